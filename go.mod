@@ -1,0 +1,8 @@
+module github.com/heddledbg/heddle
+
+go 1.26.0
+
+require (
+	github.com/gorilla/websocket v1.5.3
+	golang.org/x/tools v0.52.0
+)

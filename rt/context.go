@@ -1,0 +1,188 @@
+package rt
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// Contexts made under control cancel on the virtual clock and close their Done channel with a
+// controlled close, so a select on ctx.Done() races the other cases under heddle's choice. A
+// parent context that heddle did not make (context.Background, t.Context()) is not watched:
+// its cancellation, which only happens after the test has returned, is not propagated.
+
+type cancelCtx struct {
+	context.Context
+	done     chan struct{}
+	err      error
+	cause    error
+	children []*cancelCtx // slices, not maps: cancellation order must be deterministic
+	parent   *cancelCtx
+	deadline time.Time
+	timer    *Timer
+	after    []*afterFunc
+}
+
+type afterFunc struct{ f func() }
+
+func (c *cancelCtx) Done() <-chan struct{} { return c.done }
+
+// Err reads the cancellation state, which another goroutine's cancel writes: it is a visible
+// operation on the Done channel.
+func (c *cancelCtx) Err() error {
+	if r, g := current(); r != nil {
+		st := stateOf(r, typedChan[struct{}]{c.done})
+		id := r.chanObj(st, g)
+		g.op = op{kind: OpLen, obj: id}
+		r.yield(g)
+		r.acquire(r.record(g, OpLen, id), id)
+	}
+	return c.err
+}
+
+func (c *cancelCtx) Deadline() (time.Time, bool) {
+	if !c.deadline.IsZero() {
+		return c.deadline, true
+	}
+	return c.Context.Deadline()
+}
+
+func (c *cancelCtx) Value(key any) any {
+	if key == &cancelCtxKey {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+var cancelCtxKey int
+
+func parentCancelCtx(parent context.Context) *cancelCtx {
+	p, _ := parent.Value(&cancelCtxKey).(*cancelCtx)
+	return p
+}
+
+func newCancelCtx(parent context.Context) *cancelCtx {
+	if parent == nil {
+		panic("cannot create context from nil parent")
+	}
+	c := &cancelCtx{Context: parent, done: MakeChan[struct{}](0)}
+	if p := parentCancelCtx(parent); p != nil {
+		if p.err != nil {
+			c.cancel(p.err, p.cause)
+		} else {
+			p.children = append(p.children, c)
+			c.parent = p
+		}
+	}
+	return c
+}
+
+func (c *cancelCtx) cancel(err, cause error) {
+	if c.err != nil {
+		return
+	}
+	if cause == nil {
+		cause = err
+	}
+	c.err, c.cause = err, cause
+	Close(c.done)
+	children := c.children
+	c.children = nil
+	for _, child := range children {
+		child.cancel(err, cause)
+	}
+	if p := c.parent; p != nil {
+		if i := slices.Index(p.children, c); i >= 0 {
+			p.children = slices.Delete(p.children, i, i+1)
+		}
+		c.parent = nil
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	for _, a := range c.after {
+		Go(a.f)
+	}
+	c.after = nil
+}
+
+// WithCancel is context.WithCancel under heddle's control.
+func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
+	if active == nil {
+		return context.WithCancel(parent)
+	}
+	c := newCancelCtx(parent)
+	return c, func() { c.cancel(context.Canceled, nil) }
+}
+
+// WithCancelCause is context.WithCancelCause under heddle's control.
+func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
+	if active == nil {
+		return context.WithCancelCause(parent)
+	}
+	c := newCancelCtx(parent)
+	return c, func(cause error) { c.cancel(context.Canceled, cause) }
+}
+
+// WithDeadline is context.WithDeadline on the virtual clock.
+func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
+	return WithDeadlineCause(parent, d, nil)
+}
+
+// WithDeadlineCause is context.WithDeadlineCause on the virtual clock.
+func WithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
+	if active == nil {
+		return context.WithDeadlineCause(parent, d, cause)
+	}
+	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
+		return WithCancel(parent)
+	}
+	c := newCancelCtx(parent)
+	c.deadline = d
+	if dur := Until(d); dur <= 0 {
+		c.cancel(context.DeadlineExceeded, cause)
+	} else if c.err == nil {
+		c.timer = AfterFunc(dur, func() { c.cancel(context.DeadlineExceeded, cause) })
+	}
+	return c, func() { c.cancel(context.Canceled, nil) }
+}
+
+// WithTimeout is context.WithTimeout on the virtual clock.
+func WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return WithDeadline(parent, Now().Add(d))
+}
+
+// WithTimeoutCause is context.WithTimeoutCause on the virtual clock.
+func WithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
+	return WithDeadlineCause(parent, Now().Add(d), cause)
+}
+
+// Cause is context.Cause, aware of contexts made under control.
+func Cause(ctx context.Context) error {
+	if c := parentCancelCtx(ctx); c != nil {
+		return c.cause
+	}
+	return context.Cause(ctx)
+}
+
+// ContextAfterFunc is context.AfterFunc under heddle's control: f runs in its own goroutine
+// once ctx is done.
+func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
+	c := parentCancelCtx(ctx)
+	if active == nil || c == nil {
+		return context.AfterFunc(ctx, f)
+	}
+	a := &afterFunc{f: f}
+	if c.err != nil {
+		Go(f)
+		return func() bool { return false }
+	}
+	c.after = append(c.after, a)
+	return func() bool {
+		i := slices.Index(c.after, a)
+		if i >= 0 {
+			c.after = slices.Delete(c.after, i, i+1)
+		}
+		return i >= 0
+	}
+}

@@ -1,0 +1,25 @@
+// Package rt is heddle's controlled runtime: the part of heddle that is linked into the program
+// under test.
+//
+// Under rt, exactly one goroutine of a run executes at a time. Every synchronization operation
+// (a visible operation: mutex, channel, select, atomic, WaitGroup, Cond, Once, sync.Map, sleep
+// and timers, goroutine start, heddle.Choose) is a scheduling point. At a scheduling point the
+// running goroutine stops before the operation, and rt asks a Chooser which goroutine performs
+// the next step. Every choice with more than one alternative is a decision, and the sequence of
+// decisions (the schedule) fixes the whole execution, so any run can be replayed exactly.
+//
+// The model follows the Go runtime: a goroutine stopped before an operation that cannot complete
+// (a Lock of a held mutex, a receive with no sender) is blocked; an operation that completes a
+// blocked partner (a send to a waiting receiver) completes both, and the partner resumes
+// eagerly, running its invisible code up to its next scheduling point before the next decision.
+// Time is virtual: the clock is a pseudo-goroutine whose step advances time to the next deadline,
+// so when a timeout fires relative to other goroutines' steps is itself a decision.
+//
+// The instrumenter rewrites user code onto this package (go statements, channel operations and
+// select) and onto the shadow packages rt/sync, rt/sync/atomic, rt/time and rt/context, which
+// alias the types defined here. Outside a run (package initialisation, TestMain) every
+// operation behaves like its standard counterpart.
+//
+// rt has no dependencies outside the standard library: it is compiled into every program under
+// test.
+package rt

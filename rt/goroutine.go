@@ -1,0 +1,193 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime"
+	"runtime/debug"
+	"strings"
+)
+
+// Go starts f in a new controlled goroutine, like a go statement. The instrumenter evaluates
+// the function value and its arguments before calling Go, as the go statement does. Starting a
+// goroutine is not a scheduling point (the child does nothing visible before its own first
+// scheduling point); the child runs up to that point before the next decision.
+func Go(f func()) {
+	r, g := current()
+	if r == nil {
+		go f()
+		return
+	}
+	e := r.record(g, OpGo, NoObj)
+	child := r.newG(g, f)
+	e.Child = child.id
+	r.resume = append(r.resume, child)
+}
+
+// Gosched is a scheduling point with no other effect, like runtime.Gosched.
+func Gosched() {
+	r, g := current()
+	if r == nil {
+		runtime.Gosched()
+		return
+	}
+	g.op = op{kind: OpYield, obj: NoObj}
+	r.yield(g)
+	r.record(g, OpYield, NoObj)
+}
+
+// Goexit terminates the calling goroutine after running its deferred calls, like
+// runtime.Goexit.
+func Goexit() { runtime.Goexit() }
+
+// NumGoroutine returns the number of live goroutines of the run (the real number outside a
+// run).
+func NumGoroutine() int {
+	r := active
+	if r == nil {
+		return runtime.NumGoroutine()
+	}
+	n := 0
+	for _, g := range r.gs {
+		if g.state != gDone {
+			n++
+		}
+	}
+	return n
+}
+
+// Choose returns a value in [0, n) chosen by the scheduler: each value is a decision that an
+// exhaustive search explores (VeriSoft's VS_toss). Outside a run it returns 0.
+func Choose(n int) int {
+	r, g := current()
+	if r == nil || n <= 1 {
+		return 0
+	}
+	r.record(g, OpChoose, NoObj)
+	alts := r.alts[:0]
+	for i := 0; i < n; i++ {
+		alts = append(alts, Alt{G: g.id, Op: OpChoose, Obj: NoObj, Case: i})
+	}
+	r.alts = alts
+	i := r.choose(DecideChoose, alts, -1)
+	if i < 0 {
+		r.block(g)
+	}
+	return i
+}
+
+// AssertionError is the panic value of a failed heddle.Assert.
+type AssertionError struct{ Msg string }
+
+func (e *AssertionError) Error() string { return "assertion failed: " + e.Msg }
+
+// TestFailure is the panic value by which a test harness reports that the root test failed
+// (t.Error or t.Fatal) once its function has returned.
+type TestFailure struct{ Msg string }
+
+func (e *TestFailure) Error() string { return e.Msg }
+
+// Fail ends the run with a verdict of the given kind, reported against the current goroutine.
+// A harness calls it for test failures; it has no effect outside a run.
+func Fail(kind VerdictKind, msg string) {
+	r, g := current()
+	if r == nil {
+		return
+	}
+	r.fail(kind, msg, g, nil)
+	if g != nil && g.state != gDone {
+		r.block(g)
+	}
+}
+
+func classifyPanic(p any) VerdictKind {
+	var ae *AssertionError
+	var tf *TestFailure
+	if err, ok := p.(error); ok {
+		switch {
+		case errors.As(err, &ae):
+			return VerdictAssert
+		case errors.As(err, &tf):
+			return VerdictFatal
+		}
+	}
+	switch fmt.Sprint(p) {
+	case "close of closed channel", "close of nil channel", "sync: negative WaitGroup counter":
+		return VerdictMisuse
+	}
+	return VerdictPanic
+}
+
+// panicStack returns the stack of a panicking goroutine, from inside its deferred recover.
+func panicStack() []uintptr {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(3, pcs)
+	pcs = pcs[:n]
+	// Drop the frames of the panic machinery and of rt, keeping the user's.
+	return pcs
+}
+
+const rtPrefix = "github.com/heddledbg/heddle/rt"
+
+func internalFrame(fn string) bool {
+	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") ||
+		strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
+}
+
+// callers returns the user's call site of the rt operation in progress and the user's stack.
+func callers() (uintptr, []uintptr) {
+	var buf [48]uintptr
+	n := runtime.Callers(3, buf[:])
+	frames := runtime.CallersFrames(buf[:n])
+	var user []uintptr
+	var site uintptr
+	for i := 0; ; i++ {
+		f, more := frames.Next()
+		if !internalFrame(f.Function) {
+			if site == 0 {
+				site = f.PC
+			}
+			user = append(user, f.PC)
+		}
+		if !more {
+			break
+		}
+	}
+	return site, user
+}
+
+// frames symbolises a stack, dropping heddle's own frames.
+func frames(pcs []uintptr) []Frame {
+	if len(pcs) == 0 {
+		return nil
+	}
+	var out []Frame
+	fs := runtime.CallersFrames(pcs)
+	for {
+		f, more := fs.Next()
+		if f.Function != "" && !internalFrame(f.Function) && !strings.HasPrefix(f.Function, "testing.") {
+			out = append(out, Frame{Func: f.Function, File: f.File, Line: f.Line})
+		}
+		if !more {
+			break
+		}
+	}
+	return out
+}
+
+// Position symbolises a PC recorded in detail mode. It works on the pcs of Event.PC,
+// ObjectInfo.PC and GoroutineState.PC, which are return addresses.
+func Position(pc uintptr) (file string, line int, fn string) {
+	if pc == 0 {
+		return "", 0, ""
+	}
+	fs := runtime.CallersFrames([]uintptr{pc})
+	f, _ := fs.Next()
+	return f.File, f.Line, f.Function
+}
+
+func funcPC(f func()) uintptr { return reflect.ValueOf(f).Pointer() }
+
+// Stack returns the current goroutine's stack as text, for internal error dumps.
+func Stack() string { return string(debug.Stack()) }

@@ -1,0 +1,126 @@
+package rt
+
+// op is the visible operation a goroutine is stopped before.
+type op struct {
+	kind  OpKind
+	obj   ObjID
+	mu    *Mutex
+	rw    *RWMutex
+	wg    *WaitGroup
+	cond  *Cond
+	once  *Once
+	ch    *chanState
+	val   any    // value to send
+	cases []Case // select
+	block bool   // select without default
+	phase uint8  // RWMutex.Lock: 0 before announcing, 1 announced and waiting for readers
+	// polled holds the result of a non-blocking operation on a channel heddle does not control,
+	// performed while computing enabledness (see chanState.foreign).
+	polled  bool
+	pollV   any
+	pollOK  bool
+	pollIdx int
+	timer   *timer
+}
+
+// objState is embedded in every synchronization object. It holds the object's identity within
+// the current run and the epoch that identity belongs to.
+type objState struct {
+	epoch uint64
+	id    ObjID
+}
+
+// touch returns the object's id in run r, registering it (and reporting fresh) on its first use
+// in this run.
+func (r *run) touch(s *objState, kind ObjKind, g *goroutine) (ObjID, bool) {
+	if s.epoch == r.epoch {
+		return s.id, false
+	}
+	s.epoch = r.epoch
+	s.id = r.newObj(kind, g)
+	return s.id, true
+}
+
+func (r *run) newObj(kind ObjKind, g *goroutine) ObjID {
+	id := ObjID(len(r.objs))
+	g.nobj++
+	oi := objInfo{kind: kind, g: g.id, seq: g.nobj}
+	if r.cfg.Detail {
+		oi.pc, _ = callers()
+	}
+	r.objs = append(r.objs, oi)
+	return id
+}
+
+// enabled reports whether g's pending operation can be performed now.
+func (r *run) enabled(g *goroutine) bool {
+	o := &g.op
+	switch o.kind {
+	case OpLock:
+		if o.rw != nil {
+			if o.phase == 0 {
+				return o.rw.writer == nil
+			}
+			return o.rw.readers == 0
+		}
+		return !o.mu.locked
+	case OpRLock:
+		return o.rw.writer == nil
+	case OpWGWait:
+		return o.wg.count == 0
+	case OpCondWait, OpSleep:
+		return false // parked: completed by Signal or the clock
+	case OpOnce:
+		return !o.once.running
+	case OpSend:
+		return r.canSend(g, o.ch)
+	case OpRecv:
+		return r.canRecv(g, o.ch)
+	case OpSelect:
+		if !o.block {
+			return true
+		}
+		for i := range o.cases {
+			if r.caseReady(g, &o.cases[i]) {
+				return true
+			}
+		}
+		if r.pollForeign(g) {
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// alt describes g's pending operation as a decision alternative.
+func (r *run) alt(g *goroutine) Alt {
+	a := Alt{G: g.id, Op: g.op.kind, Obj: g.op.obj, Case: -1}
+	if g.op.kind == OpSelect {
+		start := len(r.altObjs)
+		for _, c := range g.op.cases {
+			if c.st != nil {
+				r.altObjs = append(r.altObjs, c.st.obj.id)
+			}
+		}
+		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
+	}
+	return a
+}
+
+// waitsOnClock reports whether g's wait can still be ended by a timer.
+func (r *run) waitsOnClock(g *goroutine) bool {
+	switch g.op.kind {
+	case OpSleep:
+		return true
+	case OpRecv:
+		return g.op.ch != nil && g.op.ch.timer != nil && g.op.ch.timer.active
+	case OpSelect:
+		for _, c := range g.op.cases {
+			if c.st != nil && c.st.timer != nil && c.st.timer.active {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,582 @@
+package rt
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// active is the run in progress in this process, or nil. Runs are strictly sequential within a
+// process (parallel exploration uses several worker processes), so a single pointer, written
+// only between runs, identifies the run of every controlled goroutine.
+var active *run
+
+// epoch numbers runs. Synchronization objects remember the epoch in which they were last
+// initialised, so objects that outlive a run (package-level mutexes) are reset lazily when
+// the next run first touches them.
+var epoch uint64
+
+// poisoned is set when a run could not be torn down (a goroutine never reached a scheduling
+// point again). The process can no longer run anything under control.
+var poisoned error
+
+// Config parameterises one run.
+type Config struct {
+	// Chooser makes every decision. Nil means: always the first alternative.
+	Chooser Chooser
+	// MaxSteps bounds the number of steps; exceeding it ends the run with a livelock verdict.
+	// Zero means 100,000.
+	MaxSteps int
+	// Detail records source positions of every step and the stacks of blocked goroutines.
+	// It is slower; explorations run without it and replay the schedules of bugs with it.
+	Detail bool
+	// Hang bounds the wall-clock time between two scheduling points. A goroutine that runs
+	// longer (an infinite loop with no synchronization) ends the run with a hang verdict and
+	// poisons the process. Zero means 10s.
+	Hang time.Duration
+	// ForeignWait bounds how long a run whose goroutines all wait on channels that heddle does
+	// not control (channels made by uninstrumented code) waits for one of them in real time
+	// before the run is declared deadlocked. Zero means 1s.
+	ForeignWait time.Duration
+	// AfterRootClock bounds how many times the virtual clock may advance after the root
+	// goroutine has returned, so that background tickers cannot keep a finished run alive.
+	// Zero means 64.
+	AfterRootClock int
+}
+
+// A Chooser makes decisions. Choose returns an index into p.Alts, or -1 to abandon the run
+// (a strategy's way to prune a schedule that is known to be redundant).
+type Chooser interface {
+	Choose(p *Point) int
+}
+
+type gstate uint8
+
+const (
+	gReady     gstate = iota // created or resumed, will run to its next scheduling point
+	gPending                 // stopped before g.op
+	gParked                  // waiting for another goroutine or the clock to complete g.op
+	gDone                    // returned, exited or torn down
+)
+
+// goroutine is a controlled goroutine.
+type goroutine struct {
+	id      GID
+	parent  *goroutine
+	seq     int32 // 1-based index among the parent's children
+	nchild  int32
+	nobj    int32 // objects first touched by this goroutine
+	state   gstate
+	wake    chan struct{}
+	op      op
+	since   uint64 // order in which goroutines became pending: FIFO for channel partners
+	fn      uintptr
+	created int32 // step that created it, -1 for the root
+	exited  int32
+	// Results of operations completed on g's behalf by another goroutine.
+	done     bool // op completed by a partner
+	recv     any
+	recvOK   bool
+	selected int
+	panicMsg string // the partner's operation makes g panic (send on a channel closed meanwhile)
+	// Detail mode.
+	pc    uintptr
+	stack []uintptr
+}
+
+type run struct {
+	cfg       Config
+	epoch     uint64
+	gs        []*goroutine
+	cur       *goroutine
+	root      *goroutine
+	resume    []*goroutine
+	objs      []objInfo
+	events    []Event
+	decisions []Decision
+	alts      []Alt
+	altObjs   []ObjID
+	point     Point
+	nsince    uint64
+	steps     int
+	progress  atomic.Int64 // steps, readable by the hang watchdog
+	ended     bool
+	aborted   bool
+	verdict   Verdict
+	done      chan struct{}
+	live      sync.WaitGroup
+	chans     []chanKey
+	addrs     map[uintptr]ObjID
+	clock     clock
+	afterRoot int
+	// lastRelease maps an object to the step of its last release-like operation, for the
+	// happens-before arrows of the trace (detail mode).
+	lastRelease map[ObjID]int32
+}
+
+var runPool = sync.Pool{New: func() any { return new(run) }}
+
+// Run executes body as the root goroutine G1 of a new run under control and returns when the
+// run has ended and every goroutine it started has been torn down. The result is valid until
+// the next call of Run.
+func Run(cfg Config, body func()) *Result {
+	if active != nil {
+		panic("rt: Run called while a run is in progress")
+	}
+	if poisoned != nil {
+		return &Result{Verdict: Verdict{Kind: VerdictHang, Message: poisoned.Error()}}
+	}
+	if cfg.MaxSteps == 0 {
+		cfg.MaxSteps = 100_000
+	}
+	if cfg.Hang == 0 {
+		cfg.Hang = 10 * time.Second
+	}
+	if cfg.ForeignWait == 0 {
+		cfg.ForeignWait = time.Second
+	}
+	if cfg.AfterRootClock == 0 {
+		cfg.AfterRootClock = 64
+	}
+	r := runPool.Get().(*run)
+	r.reset(cfg)
+	active = r
+	root := r.newG(nil, body)
+	r.root = root
+	r.cur = root
+	root.wake <- struct{}{}
+	r.wait()
+	r.teardown()
+	active = nil
+	res := r.result()
+	if poisoned == nil {
+		runPool.Put(r)
+	}
+	return res
+}
+
+func (r *run) reset(cfg Config) {
+	epoch++
+	*r = run{
+		cfg:       cfg,
+		epoch:     epoch,
+		gs:        r.gs[:0],
+		resume:    r.resume[:0],
+		objs:      r.objs[:0],
+		events:    r.events[:0],
+		decisions: r.decisions[:0],
+		alts:      r.alts[:0],
+		altObjs:   r.altObjs[:0],
+		chans:     r.chans[:0],
+		addrs:     r.addrs,
+		done:      make(chan struct{}),
+		clock:     clock{timers: r.clock.timers[:0]},
+	}
+	clear(r.addrs)
+	if r.addrs == nil {
+		r.addrs = make(map[uintptr]ObjID)
+	}
+	if cfg.Detail {
+		r.lastRelease = make(map[ObjID]int32)
+	}
+}
+
+// wait blocks the driver until the run ends, watching for goroutines that stop reaching
+// scheduling points.
+func (r *run) wait() {
+	t := time.NewTimer(r.cfg.Hang)
+	defer t.Stop()
+	last := -1
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+			// The step counter is written by controlled goroutines; reading it racily here only
+			// decides whether to keep waiting, and a stale value errs towards waiting longer.
+			steps := r.stepsSnapshot()
+			if steps != last {
+				last = steps
+				t.Reset(r.cfg.Hang)
+				continue
+			}
+			poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
+			r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
+			r.ended = true
+			return
+		}
+	}
+}
+
+func (r *run) stepsSnapshot() int { return int(r.progress.Load()) }
+
+// teardown ends every goroutine of the run that has not returned: each is woken in turn and
+// calls runtime.Goexit, which runs its deferred calls; rt operations in those calls exit again
+// at once.
+func (r *run) teardown() {
+	if poisoned != nil {
+		return
+	}
+	r.aborted = true
+	for _, g := range r.gs {
+		if g.state != gDone {
+			g.wake <- struct{}{}
+		}
+	}
+	ok := make(chan struct{})
+	go func() { r.live.Wait(); close(ok) }()
+	select {
+	case <-ok:
+	case <-time.After(r.cfg.Hang):
+		poisoned = fmt.Errorf("rt: a goroutine did not exit during teardown (blocked in a deferred call outside heddle's control)")
+	}
+	for _, k := range r.chans {
+		unregisterChan(k)
+	}
+}
+
+// newG creates a controlled goroutine that will run f once it is first resumed.
+func (r *run) newG(parent *goroutine, f func()) *goroutine {
+	ng := &goroutine{
+		parent:  parent,
+		wake:    make(chan struct{}, 1),
+		created: -1,
+		exited:  -1,
+		state:   gReady,
+	}
+	ng.id = GID(len(r.gs))
+	if parent != nil {
+		parent.nchild++
+		ng.seq = parent.nchild
+		ng.created = int32(len(r.events)) - 1
+	}
+	if r.cfg.Detail {
+		ng.fn = funcPC(f)
+	}
+	r.gs = append(r.gs, ng)
+	r.live.Add(1)
+	go r.body(ng, f)
+	return ng
+}
+
+func (r *run) body(g *goroutine, f func()) {
+	defer r.live.Done()
+	<-g.wake
+	if r.aborted {
+		g.state = gDone
+		return
+	}
+	returned := false
+	defer func() {
+		if returned {
+			r.exit(g)
+			return
+		}
+		if p := recover(); p != nil {
+			g.state = gDone
+			if r.aborted {
+				return
+			}
+			r.fail(classifyPanic(p), fmt.Sprint(p), g, panicStack())
+			return
+		}
+		// runtime.Goexit: t.Fatal, or teardown.
+		if r.aborted {
+			g.state = gDone
+			return
+		}
+		r.exit(g)
+	}()
+	f()
+	returned = true
+}
+
+// exit retires g and passes control on.
+func (r *run) exit(g *goroutine) {
+	g.state = gDone
+	g.exited = int32(r.steps)
+	if r.ended {
+		return
+	}
+	r.record(g, OpExit, NoObj)
+	if r.ended {
+		return
+	}
+	if n := r.next(g); n != nil {
+		r.cur = n
+		n.wake <- struct{}{}
+	}
+}
+
+// yield stops the current goroutine g before its pending operation g.op. It returns when g has
+// been chosen to perform the operation, or when another goroutine completed it (g.done).
+func (r *run) yield(g *goroutine) {
+	if r.aborted {
+		runtime.Goexit()
+	}
+	if r.cfg.Detail {
+		g.pc, g.stack = callers()
+	}
+	g.state = gPending
+	g.done = false
+	r.nsince++
+	g.since = r.nsince
+	n := r.next(g)
+	if n == g {
+		g.state = gReady
+		return
+	}
+	if n != nil {
+		r.cur = n
+		n.wake <- struct{}{}
+	}
+	<-g.wake
+	if r.aborted {
+		runtime.Goexit()
+	}
+	g.state = gReady
+}
+
+// park blocks g (whose operation another goroutine or the clock will complete) until it is
+// resumed.
+func (r *run) park(g *goroutine) {
+	g.state = gParked
+	r.nsince++
+	g.since = r.nsince
+	if n := r.next(g); n != nil {
+		r.cur = n
+		n.wake <- struct{}{}
+	}
+	<-g.wake
+	if r.aborted {
+		runtime.Goexit()
+	}
+	g.state = gReady
+}
+
+// next decides who runs after the current goroutine cur stopped (pending, parked or exited).
+// It first drains the resume queue: goroutines whose operation was completed by someone else
+// run to their next scheduling point before any decision. It returns nil when the run ended.
+func (r *run) next(cur *goroutine) *goroutine {
+	for {
+		if r.ended {
+			return nil
+		}
+		if len(r.resume) > 0 {
+			n := r.resume[0]
+			r.resume = r.resume[1:]
+			return n
+		}
+		n := r.decide(cur)
+		if n != clockG {
+			return n
+		}
+		r.fireClock()
+	}
+}
+
+// clockG is the pseudo-goroutine whose step advances the virtual clock.
+var clockG = &goroutine{id: ClockID}
+
+// decide collects the enabled alternatives and asks the chooser. It returns nil, after ending
+// the run, when nothing can run.
+func (r *run) decide(cur *goroutine) *goroutine {
+	alts := r.alts[:0]
+	r.altObjs = r.altObjs[:0]
+	curIdx := -1
+	for _, g := range r.gs {
+		if g.state == gPending && r.enabled(g) {
+			if g == cur {
+				curIdx = len(alts)
+			}
+			alts = append(alts, r.alt(g))
+		}
+	}
+	if r.clock.pending() && (!r.rootDone() || r.afterRoot < r.cfg.AfterRootClock) {
+		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
+	}
+	r.alts = alts
+	switch len(alts) {
+	case 0:
+		if r.waitForeign() {
+			return r.decide(cur)
+		}
+		r.end()
+		return nil
+	case 1:
+		return r.gOf(alts[0].G)
+	}
+	i := r.choose(DecideGoroutine, alts, curIdx)
+	if i < 0 {
+		return nil
+	}
+	return r.gOf(alts[i].G)
+}
+
+// choose records a decision among alts and returns the chosen index, or -1 after ending the run
+// when the chooser abandoned it.
+func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
+	p := &r.point
+	*p = Point{Kind: kind, Alts: alts, Current: cur, Index: len(r.decisions), Step: r.steps, run: r}
+	i := 0
+	if r.cfg.Chooser != nil {
+		i = r.cfg.Chooser.Choose(p)
+	}
+	if i < 0 || i >= len(alts) {
+		if i >= len(alts) {
+			r.fail(VerdictInternal, fmt.Sprintf("chooser returned %d of %d alternatives", i, len(alts)), nil, nil)
+			return -1
+		}
+		r.verdict = Verdict{Kind: VerdictPruned}
+		r.finish()
+		return -1
+	}
+	d := Decision{Kind: kind, Step: int32(r.steps), Pick: int32(i), Alts: make([]int32, len(alts))}
+	for j, a := range alts {
+		if kind == DecideGoroutine || kind == DecideWake {
+			d.Alts[j] = int32(a.G)
+		} else {
+			d.Alts[j] = int32(a.Case)
+		}
+	}
+	if kind == DecideGoroutine || kind == DecideWake {
+		d.Pick = int32(alts[i].G)
+	} else {
+		d.Pick = int32(alts[i].Case)
+	}
+	r.decisions = append(r.decisions, d)
+	return i
+}
+
+func (r *run) gOf(id GID) *goroutine {
+	if id == ClockID {
+		return clockG
+	}
+	return r.gs[id.index()]
+}
+
+func (r *run) rootDone() bool { return r.root.state == gDone }
+
+// resumeG queues g, whose operation was completed by the current step, to run to its next
+// scheduling point before the next decision.
+func (r *run) resumeG(g *goroutine) {
+	g.done = true
+	g.state = gReady
+	r.resume = append(r.resume, g)
+}
+
+// record appends the event of the step the current goroutine g performs and enforces the step
+// bound.
+func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
+	r.steps++
+	r.progress.Add(1)
+	r.events = append(r.events, Event{Step: int32(len(r.events)), G: g.id, Op: kind, Obj: obj, With: NoG, Child: NoG})
+	e := &r.events[len(r.events)-1]
+	if r.cfg.Detail {
+		e.PC = g.pc
+	}
+	if r.steps > r.cfg.MaxSteps && !r.ended {
+		r.fail(VerdictLivelock, fmt.Sprintf("step bound of %d exceeded: possible livelock", r.cfg.MaxSteps), g, nil)
+	}
+	return e
+}
+
+// fail ends the run with a bug verdict caused by goroutine g (nil for none).
+func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) {
+	if r.ended {
+		return
+	}
+	r.verdict = Verdict{Kind: kind, Message: msg}
+	if g != nil {
+		gs := r.goroutineState(g)
+		if stack != nil {
+			gs.Stack = frames(stack)
+		}
+		r.verdict.Goroutines = append(r.verdict.Goroutines, gs)
+	}
+	r.finish()
+}
+
+func (r *run) finish() {
+	if r.ended {
+		return
+	}
+	r.ended = true
+	close(r.done)
+}
+
+// end classifies a run in which nothing can run any more.
+func (r *run) end() {
+	if r.ended {
+		return
+	}
+	var blocked []*goroutine
+	for _, g := range r.gs {
+		if g.state != gDone {
+			blocked = append(blocked, g)
+		}
+	}
+	switch {
+	case len(blocked) == 0:
+		r.verdict = Verdict{Kind: VerdictOK}
+	case r.rootDone():
+		var leaked []*goroutine
+		for _, g := range blocked {
+			if !r.waitsOnClock(g) {
+				leaked = append(leaked, g)
+			}
+		}
+		if len(leaked) == 0 {
+			r.verdict = Verdict{Kind: VerdictOK}
+			break
+		}
+		r.verdict = Verdict{Kind: VerdictLeak, Message: fmt.Sprintf("%d goroutine(s) blocked forever after the root goroutine returned", len(leaked))}
+		for _, g := range leaked {
+			r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
+		}
+	default:
+		r.verdict = Verdict{Kind: VerdictDeadlock, Message: "all goroutines are blocked"}
+		for _, g := range blocked {
+			r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
+		}
+	}
+	r.finish()
+}
+
+func (r *run) goroutineState(g *goroutine) GoroutineState {
+	s := GoroutineState{ID: g.id, State: "running"}
+	switch g.state {
+	case gPending, gParked:
+		s.State = "blocked"
+		s.Op = g.op.kind
+		s.Obj = g.op.obj
+		if g.op.kind == OpSelect {
+			for _, c := range g.op.cases {
+				if c.st != nil {
+					s.Objs = append(s.Objs, c.st.obj.id)
+				}
+			}
+		}
+	case gDone:
+		s.State = "done"
+	}
+	s.PC = g.pc
+	if g.stack != nil {
+		s.Stack = frames(g.stack)
+	}
+	return s
+}
+
+// current returns the running run and goroutine, or nils outside a run.
+func current() (*run, *goroutine) {
+	r := active
+	if r == nil {
+		return nil, nil
+	}
+	if r.aborted {
+		runtime.Goexit()
+	}
+	return r, r.cur
+}

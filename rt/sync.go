@@ -1,0 +1,581 @@
+package rt
+
+import (
+	"runtime"
+	"sync"
+)
+
+// Lock releases (Unlock, RUnlock, the end of Once.Do) are not scheduling points: a release is
+// a left mover (Lipton), so folding it into the step that precedes it loses no behaviour, and
+// it halves the decisions of lock-heavy programs. Its event is still recorded, so the
+// dependencies of the step include it.
+
+// Mutex is sync.Mutex under heddle's control.
+type Mutex struct {
+	st     objState
+	locked bool
+	fb     sync.Mutex
+}
+
+// Lock locks m; it blocks while m is locked.
+func (m *Mutex) Lock() {
+	r, g := current()
+	if r == nil {
+		m.fb.Lock()
+		return
+	}
+	id := m.touch(r, g)
+	g.op = op{kind: OpLock, obj: id, mu: m}
+	r.yield(g)
+	m.locked = true
+	r.acquire(r.record(g, OpLock, id), id)
+}
+
+func (m *Mutex) touch(r *run, g *goroutine) ObjID {
+	id, fresh := r.touch(&m.st, ObjMutex, g)
+	if fresh {
+		m.locked = false
+	}
+	return id
+}
+
+// TryLock locks m if it is unlocked and reports whether it did.
+func (m *Mutex) TryLock() bool {
+	r, g := current()
+	if r == nil {
+		return m.fb.TryLock()
+	}
+	id := m.touch(r, g)
+	g.op = op{kind: OpTryLock, obj: id}
+	r.yield(g)
+	e := r.record(g, OpTryLock, id)
+	if m.locked {
+		return false
+	}
+	m.locked = true
+	r.acquire(e, id)
+	return true
+}
+
+// Unlock unlocks m. Unlocking an unlocked mutex is a fatal error, as in Go.
+func (m *Mutex) Unlock() {
+	r, g := current()
+	if r == nil {
+		m.fb.Unlock()
+		return
+	}
+	id := m.touch(r, g)
+	r.release(r.record(g, OpUnlock, id), id)
+	if !m.locked {
+		r.misuse(g, "fatal error: sync: unlock of unlocked mutex")
+	}
+	m.locked = false
+}
+
+// RWMutex is sync.RWMutex under heddle's control, with Go's writer preference: once a writer
+// has called Lock, new readers block until it has acquired and released the lock, so a
+// recursive read lock can deadlock.
+type RWMutex struct {
+	st      objState
+	writer  *goroutine // the writer that announced itself in Lock (waiting or holding)
+	held    bool
+	readers int
+	fb      sync.RWMutex
+}
+
+func (rw *RWMutex) touch(r *run, g *goroutine) ObjID {
+	id, fresh := r.touch(&rw.st, ObjRWMutex, g)
+	if fresh {
+		rw.writer, rw.held, rw.readers = nil, false, 0
+	}
+	return id
+}
+
+// Lock locks rw for writing. It takes two steps when readers hold the lock: the first
+// announces the writer (blocking new readers), the second acquires once they have left.
+func (rw *RWMutex) Lock() {
+	r, g := current()
+	if r == nil {
+		rw.fb.Lock()
+		return
+	}
+	id := rw.touch(r, g)
+	g.op = op{kind: OpLock, obj: id, rw: rw}
+	r.yield(g)
+	rw.writer = g
+	if rw.readers > 0 {
+		r.record(g, OpLock, id)
+		g.op = op{kind: OpLock, obj: id, rw: rw, phase: 1}
+		r.yield(g)
+	}
+	rw.held = true
+	r.acquire(r.record(g, OpLock, id), id)
+}
+
+// Unlock unlocks rw for writing and admits every reader that was blocked by the writer.
+func (rw *RWMutex) Unlock() {
+	r, g := current()
+	if r == nil {
+		rw.fb.Unlock()
+		return
+	}
+	id := rw.touch(r, g)
+	e := r.record(g, OpUnlock, id)
+	r.release(e, id)
+	if !rw.held {
+		r.misuse(g, "fatal error: sync: Unlock of unlocked RWMutex")
+	}
+	rw.writer, rw.held = nil, false
+	for _, w := range r.gs {
+		if w.state == gPending && w.op.kind == OpRLock && w.op.rw == rw {
+			rw.readers++
+			w.op.kind = OpNone
+			r.resumeG(w)
+		}
+	}
+}
+
+// RLock locks rw for reading.
+func (rw *RWMutex) RLock() {
+	r, g := current()
+	if r == nil {
+		rw.fb.RLock()
+		return
+	}
+	id := rw.touch(r, g)
+	g.op = op{kind: OpRLock, obj: id, rw: rw}
+	r.yield(g)
+	if !g.done {
+		rw.readers++
+	}
+	r.acquire(r.record(g, OpRLock, id), id)
+}
+
+// RUnlock undoes one RLock.
+func (rw *RWMutex) RUnlock() {
+	r, g := current()
+	if r == nil {
+		rw.fb.RUnlock()
+		return
+	}
+	id := rw.touch(r, g)
+	r.release(r.record(g, OpRUnlock, id), id)
+	if rw.readers <= 0 {
+		r.misuse(g, "fatal error: sync: RUnlock of unlocked RWMutex")
+	}
+	rw.readers--
+}
+
+// TryLock locks rw for writing if it is free.
+func (rw *RWMutex) TryLock() bool {
+	r, g := current()
+	if r == nil {
+		return rw.fb.TryLock()
+	}
+	id := rw.touch(r, g)
+	g.op = op{kind: OpTryLock, obj: id}
+	r.yield(g)
+	e := r.record(g, OpTryLock, id)
+	if rw.writer != nil || rw.readers > 0 {
+		return false
+	}
+	rw.writer, rw.held = g, true
+	r.acquire(e, id)
+	return true
+}
+
+// TryRLock locks rw for reading if no writer holds or awaits it.
+func (rw *RWMutex) TryRLock() bool {
+	r, g := current()
+	if r == nil {
+		return rw.fb.TryRLock()
+	}
+	id := rw.touch(r, g)
+	g.op = op{kind: OpTryRLock, obj: id}
+	r.yield(g)
+	e := r.record(g, OpTryRLock, id)
+	if rw.writer != nil {
+		return false
+	}
+	rw.readers++
+	r.acquire(e, id)
+	return true
+}
+
+// RLocker returns a Locker whose Lock and Unlock call RLock and RUnlock.
+func (rw *RWMutex) RLocker() sync.Locker { return (*rlocker)(rw) }
+
+type rlocker RWMutex
+
+func (l *rlocker) Lock()   { (*RWMutex)(l).RLock() }
+func (l *rlocker) Unlock() { (*RWMutex)(l).RUnlock() }
+
+// WaitGroup is sync.WaitGroup under heddle's control.
+type WaitGroup struct {
+	st    objState
+	count int
+	fb    sync.WaitGroup
+}
+
+// Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
+// zero, every goroutine blocked in Wait is released at once.
+func (wg *WaitGroup) Add(delta int) {
+	r, g := current()
+	if r == nil {
+		wg.fb.Add(delta)
+		return
+	}
+	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
+	if fresh {
+		wg.count = 0
+	}
+	g.op = op{kind: OpWGAdd, obj: id}
+	r.yield(g)
+	e := r.record(g, OpWGAdd, id)
+	wg.count += delta
+	if wg.count < 0 {
+		wg.count = 0
+		panic("sync: negative WaitGroup counter")
+	}
+	if wg.count == 0 {
+		r.release(e, id)
+		for _, w := range r.gs {
+			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
+				w.op.kind = OpNone
+				r.resumeG(w)
+			}
+		}
+	}
+}
+
+// Done decrements the counter by one.
+func (wg *WaitGroup) Done() { wg.Add(-1) }
+
+// Wait blocks until the counter is zero.
+func (wg *WaitGroup) Wait() {
+	r, g := current()
+	if r == nil {
+		wg.fb.Wait()
+		return
+	}
+	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
+	if fresh {
+		wg.count = 0
+	}
+	g.op = op{kind: OpWGWait, obj: id, wg: wg}
+	r.yield(g)
+	r.acquire(r.record(g, OpWGWait, id), id)
+}
+
+// Go calls f in a new goroutine and adds that task to the group.
+func (wg *WaitGroup) Go(f func()) {
+	wg.Add(1)
+	Go(func() {
+		defer wg.Done()
+		f()
+	})
+}
+
+// Cond is sync.Cond under heddle's control. Which waiter Signal wakes is a decision.
+type Cond struct {
+	L       sync.Locker
+	st      objState
+	waiters []*goroutine
+	fb      *sync.Cond
+	fbOnce  sync.Once
+}
+
+// NewCond returns a new Cond with Locker l.
+func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
+
+func (c *Cond) touch(r *run, g *goroutine) ObjID {
+	id, fresh := r.touch(&c.st, ObjCond, g)
+	if fresh {
+		c.waiters = c.waiters[:0]
+	}
+	return id
+}
+
+func (c *Cond) fallback() *sync.Cond {
+	c.fbOnce.Do(func() { c.fb = sync.NewCond(c.L) })
+	return c.fb
+}
+
+// Wait atomically unlocks c.L and suspends the goroutine until it is woken by Signal or
+// Broadcast, then locks c.L again. As in Go, the goroutine joins the wait list before it
+// unlocks, so a Signal after the Unlock is never lost.
+func (c *Cond) Wait() {
+	r, g := current()
+	if r == nil {
+		c.fallback().Wait()
+		return
+	}
+	id := c.touch(r, g)
+	c.waiters = append(c.waiters, g)
+	r.release(r.record(g, OpCondWait, id), id)
+	c.L.Unlock()
+	if r, g = current(); r != nil && !c.signalled(g) {
+		g.op = op{kind: OpCondWait, obj: id, cond: c}
+		r.park(g)
+	}
+	c.L.Lock()
+}
+
+func (c *Cond) signalled(g *goroutine) bool {
+	for _, w := range c.waiters {
+		if w == g {
+			return false
+		}
+	}
+	return true
+}
+
+// Signal wakes one waiter, if any; which one is a decision.
+func (c *Cond) Signal() {
+	r, g := current()
+	if r == nil {
+		c.fallback().Signal()
+		return
+	}
+	id := c.touch(r, g)
+	g.op = op{kind: OpSignal, obj: id}
+	r.yield(g)
+	e := r.record(g, OpSignal, id)
+	if len(c.waiters) == 0 {
+		return
+	}
+	i := 0
+	if len(c.waiters) > 1 {
+		alts := r.alts[:0]
+		for _, w := range c.waiters {
+			alts = append(alts, Alt{G: w.id, Op: OpCondWait, Obj: id, Case: -1})
+		}
+		r.alts = alts
+		if i = r.choose(DecideWake, alts, -1); i < 0 {
+			r.block(g)
+		}
+	}
+	w := c.waiters[i]
+	c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+	e = &r.events[e.Step]
+	e.With = w.id
+	r.release(e, id)
+	r.wakeWaiter(w, id)
+}
+
+// Broadcast wakes every waiter.
+func (c *Cond) Broadcast() {
+	r, g := current()
+	if r == nil {
+		c.fallback().Broadcast()
+		return
+	}
+	id := c.touch(r, g)
+	g.op = op{kind: OpBroadcast, obj: id}
+	r.yield(g)
+	r.release(r.record(g, OpBroadcast, id), id)
+	ws := c.waiters
+	c.waiters = nil
+	for _, w := range ws {
+		r.wakeWaiter(w, id)
+	}
+}
+
+func (r *run) wakeWaiter(w *goroutine, id ObjID) {
+	if w.state == gParked && w.op.kind == OpCondWait {
+		w.op.kind = OpNone
+		r.resumeG(w)
+	}
+}
+
+// Once is sync.Once under heddle's control.
+type Once struct {
+	st      objState
+	done    bool
+	running bool
+	fb      sync.Once
+}
+
+// Do calls f if and only if Do is being called for the first time for this Once. Other callers
+// block until f has returned; a recursive call deadlocks, as in Go.
+func (o *Once) Do(f func()) {
+	r, g := current()
+	if r == nil {
+		o.fb.Do(f)
+		return
+	}
+	id, fresh := r.touch(&o.st, ObjOnce, g)
+	if fresh {
+		o.done, o.running = false, false
+	}
+	g.op = op{kind: OpOnce, obj: id, once: o}
+	r.yield(g)
+	r.acquire(r.record(g, OpOnce, id), id)
+	if o.done {
+		return
+	}
+	o.running = true
+	defer func() {
+		o.running, o.done = false, true
+		if r, g := current(); r != nil {
+			r.release(r.record(g, OpOnceDone, id), id)
+		}
+	}()
+	f()
+}
+
+// OnceFunc returns a function that invokes f only once; see sync.OnceFunc.
+func OnceFunc(f func()) func() {
+	var (
+		once  Once
+		valid bool
+		p     any
+	)
+	g := func() {
+		defer func() {
+			p = recover()
+			if !valid {
+				panic(p)
+			}
+		}()
+		f()
+		f = nil
+		valid = true
+	}
+	return func() {
+		once.Do(g)
+		if !valid {
+			panic(p)
+		}
+	}
+}
+
+// OnceValue returns a function that invokes f only once and returns its value; see
+// sync.OnceValue.
+func OnceValue[T any](f func() T) func() T {
+	var (
+		once   Once
+		valid  bool
+		p      any
+		result T
+	)
+	g := func() {
+		defer func() {
+			p = recover()
+			if !valid {
+				panic(p)
+			}
+		}()
+		result = f()
+		f = nil
+		valid = true
+	}
+	return func() T {
+		once.Do(g)
+		if !valid {
+			panic(p)
+		}
+		return result
+	}
+}
+
+// OnceValues returns a function that invokes f only once and returns its values; see
+// sync.OnceValues.
+func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
+	var (
+		once  Once
+		valid bool
+		p     any
+		r1    T1
+		r2    T2
+	)
+	g := func() {
+		defer func() {
+			p = recover()
+			if !valid {
+				panic(p)
+			}
+		}()
+		r1, r2 = f()
+		f = nil
+		valid = true
+	}
+	return func() (T1, T2) {
+		once.Do(g)
+		if !valid {
+			panic(p)
+		}
+		return r1, r2
+	}
+}
+
+// Map is sync.Map; each of its operations is one atomic step.
+type Map struct {
+	st objState
+	m  sync.Map
+}
+
+func (m *Map) step() {
+	r, g := current()
+	if r == nil {
+		return
+	}
+	id, _ := r.touch(&m.st, ObjMap, g)
+	g.op = op{kind: OpMap, obj: id}
+	r.yield(g)
+	r.record(g, OpMap, id)
+}
+
+func (m *Map) Load(key any) (value any, ok bool) { m.step(); return m.m.Load(key) }
+func (m *Map) Store(key, value any)               { m.step(); m.m.Store(key, value) }
+func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {
+	m.step()
+	return m.m.LoadOrStore(key, value)
+}
+func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {
+	m.step()
+	return m.m.LoadAndDelete(key)
+}
+func (m *Map) Delete(key any)                            { m.step(); m.m.Delete(key) }
+func (m *Map) Swap(key, value any) (previous any, loaded bool) { m.step(); return m.m.Swap(key, value) }
+func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {
+	m.step()
+	return m.m.CompareAndSwap(key, old, new)
+}
+func (m *Map) CompareAndDelete(key, old any) (deleted bool) {
+	m.step()
+	return m.m.CompareAndDelete(key, old)
+}
+
+// Range calls f for each key and value; the snapshot is taken in one step.
+func (m *Map) Range(f func(key, value any) bool) { m.step(); m.m.Range(f) }
+func (m *Map) Clear()                            { m.step(); m.m.Clear() }
+
+// misuse ends the run with a misuse verdict for a fatal error that Go would not let the
+// program recover from, and stops g.
+func (r *run) misuse(g *goroutine, msg string) {
+	r.fail(VerdictMisuse, msg, g, nil)
+	r.block(g)
+}
+
+// block stops g for good: the run has ended and teardown will end g.
+func (r *run) block(g *goroutine) {
+	<-g.wake
+	runtime.Goexit()
+}
+
+// acquire and release maintain the happens-before arrows of the trace in detail mode.
+func (r *run) acquire(e *Event, id ObjID) {
+	if r.lastRelease == nil {
+		return
+	}
+	if s, ok := r.lastRelease[id]; ok {
+		e.After = append(e.After, s)
+	}
+}
+
+func (r *run) release(e *Event, id ObjID) {
+	if r.lastRelease != nil {
+		r.lastRelease[id] = e.Step
+	}
+}

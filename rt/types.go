@@ -1,0 +1,404 @@
+package rt
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// GID identifies a goroutine within a run: its index in creation order. Creation order is a
+// function of the schedule, so a GID is stable across runs that share the schedule prefix in
+// which the goroutine was created. Result.Name gives the logical id (G1.2) used in files.
+type GID int32
+
+const (
+	// NoG means no goroutine.
+	NoG GID = -1
+	// ClockID is the virtual clock pseudo-goroutine.
+	ClockID GID = -2
+)
+
+// ObjID identifies a synchronization object within a run, in order of first use.
+type ObjID int32
+
+// NoObj means no object.
+const NoObj ObjID = -1
+
+// OpKind is the kind of a visible operation.
+type OpKind uint8
+
+const (
+	OpNone OpKind = iota
+	OpGo
+	OpExit
+	OpLock
+	OpUnlock
+	OpRLock
+	OpRUnlock
+	OpTryLock
+	OpTryRLock
+	OpWGAdd
+	OpWGWait
+	OpCondWait
+	OpSignal
+	OpBroadcast
+	OpOnce
+	OpOnceDone
+	OpMap
+	OpAtomicLoad
+	OpAtomicStore
+	OpAtomicRMW
+	OpSend
+	OpRecv
+	OpClose
+	OpLen
+	OpSelect
+	OpSleep
+	OpTimer
+	OpClock
+	OpChoose
+	OpYield
+	opCount
+)
+
+var opNames = [opCount]string{
+	OpNone: "none", OpGo: "go", OpExit: "exit", OpLock: "lock", OpUnlock: "unlock",
+	OpRLock: "rlock", OpRUnlock: "runlock", OpTryLock: "trylock", OpTryRLock: "tryrlock",
+	OpWGAdd: "wg.add", OpWGWait: "wg.wait", OpCondWait: "cond.wait", OpSignal: "signal",
+	OpBroadcast: "broadcast", OpOnce: "once", OpOnceDone: "once.done", OpMap: "map",
+	OpAtomicLoad: "atomic.load", OpAtomicStore: "atomic.store", OpAtomicRMW: "atomic.rmw",
+	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
+	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
+}
+
+func (k OpKind) String() string {
+	if k < opCount {
+		return opNames[k]
+	}
+	return "op(" + strconv.Itoa(int(k)) + ")"
+}
+
+// ParseOpKind is the inverse of OpKind.String.
+func ParseOpKind(s string) (OpKind, bool) {
+	for i, n := range opNames {
+		if n == s {
+			return OpKind(i), true
+		}
+	}
+	return OpNone, false
+}
+
+// Releases reports whether the operation may enable another goroutine's acquisition: the end
+// of an atomic block in ExitBlock's sense (thesis §2.3: blocks end at lock exits).
+func (k OpKind) Releases() bool {
+	switch k {
+	case OpUnlock, OpRUnlock, OpCondWait, OpSignal, OpBroadcast, OpOnceDone, OpWGAdd,
+		OpSend, OpRecv, OpClose, OpSelect, OpExit, OpAtomicStore, OpAtomicRMW, OpTimer, OpGo:
+		return true
+	}
+	return false
+}
+
+// ReadOnly reports whether two operations of this kind on the same object commute with each
+// other (Stoller's independence table, Fig. 3: reads commute).
+func (k OpKind) ReadOnly() bool {
+	return k == OpAtomicLoad || k == OpLen
+}
+
+// DecisionKind tells what a decision chose.
+type DecisionKind uint8
+
+const (
+	// DecideGoroutine chooses which goroutine (or the clock) performs the next step.
+	DecideGoroutine DecisionKind = iota
+	// DecideSelect chooses which ready case of a select fires.
+	DecideSelect
+	// DecideWake chooses which waiter Cond.Signal wakes.
+	DecideWake
+	// DecideChoose chooses the value returned by heddle.Choose.
+	DecideChoose
+)
+
+var decisionNames = [...]string{"goroutine", "select", "wake", "choose"}
+
+func (k DecisionKind) String() string { return decisionNames[k] }
+
+// ParseDecisionKind is the inverse of DecisionKind.String.
+func ParseDecisionKind(s string) (DecisionKind, bool) {
+	for i, n := range decisionNames {
+		if n == s {
+			return DecisionKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// Alt is one alternative of a decision.
+type Alt struct {
+	// G is the goroutine that performs the step (the clock for a clock step). For select and
+	// wake decisions it is the goroutine concerned.
+	G GID
+	// Op and Obj describe the operation the goroutine is stopped before. Objs lists every
+	// object a multi-object operation (select, clock) may touch; nil otherwise.
+	Op   OpKind
+	Obj  ObjID
+	Objs []ObjID
+	// Case is the select case index (select decisions) or the value (choose decisions).
+	Case int
+}
+
+// Touches calls f for every object the alternative's operation may touch.
+func (a *Alt) Touches(f func(ObjID)) {
+	if a.Objs != nil {
+		for _, o := range a.Objs {
+			f(o)
+		}
+		return
+	}
+	if a.Obj != NoObj {
+		f(a.Obj)
+	}
+}
+
+// Point is a decision in progress, as shown to a Chooser. It is only valid during Choose.
+type Point struct {
+	Kind DecisionKind
+	Alts []Alt
+	// Current is the index in Alts of the goroutine that performed the previous step and is
+	// still enabled (a choice of any other goroutine is a preemption), or -1.
+	Current int
+	// Index is the decision's index in the schedule; Step the index of the step it precedes.
+	Index int
+	Step  int
+	run   *run
+}
+
+// Events returns the steps performed so far in this run.
+func (p *Point) Events() []Event { return p.run.events }
+
+// Dependent reports whether operations a and b may not commute: they are performed by
+// different goroutines and touch a common object, unless both only read it.
+func Dependent(aOp OpKind, aObjs []ObjID, bOp OpKind, bObjs []ObjID) bool {
+	if aOp == OpClock || bOp == OpClock {
+		// The clock's step also moves Now and may start AfterFunc goroutines: it is treated as
+		// dependent on any step touching one of the timers it fires or creating a timer.
+		if aOp == OpSleep || bOp == OpSleep || aOp == OpTimer || bOp == OpTimer {
+			return true
+		}
+	}
+	if aOp.ReadOnly() && bOp.ReadOnly() {
+		return false
+	}
+	for _, x := range aObjs {
+		for _, y := range bObjs {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Event is one step of a run.
+type Event struct {
+	Step  int32
+	G     GID
+	Op    OpKind
+	Obj   ObjID
+	Objs  []ObjID // for a clock step: the objects of the timers it fired
+	With  GID     // partner of a rendezvous, goroutine woken by Signal, or NoG
+	Child GID     // goroutine created by a go step, or NoG
+	PC    uintptr // detail mode: the user's call site
+	After []int32 // detail mode: steps this one happens after through its object
+}
+
+// Decision is one recorded choice.
+type Decision struct {
+	Kind DecisionKind
+	Step int32   // the step the decision precedes
+	Alts []int32 // goroutine ids (goroutine and wake decisions) or case indices
+	Pick int32   // the chosen element of Alts
+}
+
+// VerdictKind classifies how a run ended.
+type VerdictKind string
+
+const (
+	VerdictOK       VerdictKind = "ok"
+	VerdictDeadlock VerdictKind = "deadlock"
+	VerdictLeak     VerdictKind = "leak"
+	VerdictPanic    VerdictKind = "panic"
+	VerdictAssert   VerdictKind = "assert"
+	VerdictFatal    VerdictKind = "fatal"
+	VerdictMisuse   VerdictKind = "misuse"
+	VerdictLivelock VerdictKind = "livelock"
+	VerdictHang     VerdictKind = "hang"
+	VerdictExit     VerdictKind = "exit"
+	VerdictInternal VerdictKind = "internal"
+	// VerdictPruned marks a run abandoned by its strategy as redundant.
+	VerdictPruned VerdictKind = "pruned"
+	// VerdictDiverged marks a replay whose decisions no longer match the program.
+	VerdictDiverged VerdictKind = "diverged"
+)
+
+// Bug reports whether the verdict is a bug.
+func (k VerdictKind) Bug() bool {
+	switch k {
+	case VerdictOK, VerdictPruned, "":
+		return false
+	}
+	return true
+}
+
+// Verdict says how a run ended.
+type Verdict struct {
+	Kind       VerdictKind
+	Message    string
+	Goroutines []GoroutineState
+}
+
+// GoroutineState describes a goroutine at the end of a run.
+type GoroutineState struct {
+	ID    GID
+	State string // "blocked", "running", "done"
+	Op    OpKind
+	Obj   ObjID
+	Objs  []ObjID
+	PC    uintptr
+	Stack []Frame
+}
+
+// Frame is one frame of a goroutine's stack.
+type Frame struct {
+	Func string
+	File string
+	Line int
+}
+
+// ObjKind is the kind of a synchronization object.
+type ObjKind uint8
+
+const (
+	ObjMutex ObjKind = iota
+	ObjRWMutex
+	ObjWaitGroup
+	ObjCond
+	ObjOnce
+	ObjMap
+	ObjAtomic
+	ObjChan
+	ObjTimer
+)
+
+var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer"}
+
+func (k ObjKind) String() string { return objKindNames[k] }
+
+type objInfo struct {
+	kind ObjKind
+	g    GID
+	seq  int32
+	pc   uintptr
+}
+
+// Result is the outcome and trace of one run.
+type Result struct {
+	Verdict    Verdict
+	Events     []Event
+	Decisions  []Decision
+	Goroutines []GoroutineInfo
+	Objects    []ObjectInfo
+	Steps      int
+}
+
+// GoroutineInfo describes a goroutine of a run.
+type GoroutineInfo struct {
+	Name    string // logical id: G1, G1.2, …
+	Parent  GID
+	Func    string // detail mode
+	Created int32  // step of its go statement, -1 for the root
+	Exited  int32  // step it exited in, -1 if it never did
+}
+
+// ObjectInfo describes a synchronization object of a run.
+type ObjectInfo struct {
+	Name string // logical id: G1#3
+	Kind ObjKind
+	PC   uintptr // detail mode: first use
+}
+
+// Name returns the logical id of goroutine id in this result.
+func (res *Result) Name(id GID) string {
+	switch {
+	case id == ClockID:
+		return "clock"
+	case id < 0 || int(id) >= len(res.Goroutines):
+		return ""
+	}
+	return res.Goroutines[id].Name
+}
+
+// ObjName returns the logical id of object o.
+func (res *Result) ObjName(o ObjID) string {
+	if o < 0 || int(o) >= len(res.Objects) {
+		return ""
+	}
+	return res.Objects[o].Name
+}
+
+// GoroutineByName returns the goroutine whose logical id is name.
+func (res *Result) GoroutineByName(name string) (GID, bool) {
+	if name == "clock" {
+		return ClockID, true
+	}
+	for i, g := range res.Goroutines {
+		if g.Name == name {
+			return GID(i), true
+		}
+	}
+	return NoG, false
+}
+
+func (r *run) result() *Result {
+	res := &Result{
+		Verdict:   r.verdict,
+		Events:    append([]Event(nil), r.events...),
+		Decisions: append([]Decision(nil), r.decisions...),
+		Steps:     r.steps,
+	}
+	res.Goroutines = make([]GoroutineInfo, len(r.gs))
+	for i, g := range r.gs {
+		gi := GoroutineInfo{Name: r.gname(g), Parent: NoG, Created: g.created, Exited: g.exited}
+		if g.parent != nil {
+			gi.Parent = g.parent.id
+		}
+		if g.fn != 0 {
+			if f := runtime.FuncForPC(g.fn); f != nil {
+				gi.Func = f.Name()
+			}
+		}
+		res.Goroutines[i] = gi
+	}
+	res.Objects = make([]ObjectInfo, len(r.objs))
+	for i, o := range r.objs {
+		res.Objects[i] = ObjectInfo{Name: r.gname(r.gs[o.g]) + "#" + strconv.Itoa(int(o.seq)), Kind: o.kind, PC: o.pc}
+	}
+	return res
+}
+
+func (r *run) gname(g *goroutine) string {
+	var parts []string
+	for x := g; x != nil; x = x.parent {
+		if x.parent == nil {
+			parts = append(parts, "G1")
+		} else {
+			parts = append(parts, strconv.Itoa(int(x.seq)))
+		}
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".")
+}
+
+func (id GID) index() int { return int(id) }
