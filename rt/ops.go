@@ -105,6 +105,11 @@ func (r *run) alt(g *goroutine) Alt {
 		}
 		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
 	}
+	if g.op.kind == OpTimer {
+		start := len(r.altObjs)
+		r.altObjs = append(r.altObjs, g.op.obj, ClockObj)
+		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
+	}
 	return a
 }
 

@@ -44,6 +44,10 @@ type Config struct {
 	// goroutine has returned, so that background tickers cannot keep a finished run alive.
 	// Zero means 64.
 	AfterRootClock int
+	// AskAlways makes the chooser see every scheduling point, even those with a single
+	// alternative (which are not recorded as decisions), so that a strategy can track sleep
+	// sets exactly and abandon a run whose only enabled goroutine is asleep.
+	AskAlways bool
 }
 
 // A Chooser makes decisions. Choose returns an index into p.Alts, or -1 to abandon the run
@@ -111,6 +115,8 @@ type run struct {
 	addrs     map[uintptr]ObjID
 	clock     clock
 	afterRoot int
+	startG    GID   // the goroutine picked for the next step
+	startD    int32 // the decision that picked it, -1 if it was the only alternative
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
@@ -172,6 +178,7 @@ func (r *run) reset(cfg Config) {
 		chans:     r.chans[:0],
 		addrs:     r.addrs,
 		done:      make(chan struct{}),
+		startG:    NoG,
 		clock:     clock{timers: r.clock.timers[:0]},
 	}
 	clear(r.addrs)
@@ -398,20 +405,23 @@ func (r *run) decide(cur *goroutine) *goroutine {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
 	}
 	r.alts = alts
-	switch len(alts) {
-	case 0:
+	if len(alts) == 0 {
 		if r.waitForeign() {
 			return r.decide(cur)
 		}
 		r.end()
 		return nil
-	case 1:
-		return r.gOf(alts[0].G)
 	}
-	i := r.choose(DecideGoroutine, alts, curIdx)
-	if i < 0 {
-		return nil
+	i, d := 0, int32(-1)
+	if len(alts) > 1 || r.cfg.AskAlways {
+		if len(alts) > 1 {
+			d = int32(len(r.decisions))
+		}
+		if i = r.choose(DecideGoroutine, alts, curIdx); i < 0 {
+			return nil
+		}
 	}
+	r.startG, r.startD = alts[i].G, d
 	return r.gOf(alts[i].G)
 }
 
@@ -433,7 +443,13 @@ func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 		r.finish()
 		return -1
 	}
-	d := Decision{Kind: kind, Step: int32(r.steps), Pick: int32(i), Alts: make([]int32, len(alts))}
+	if len(alts) < 2 {
+		return i
+	}
+	d := Decision{Kind: kind, Step: int32(r.steps), Pick: int32(i), Alts: make([]int32, len(alts)), Current: -1}
+	if cur >= 0 {
+		d.Current = int32(alts[cur].G)
+	}
 	for j, a := range alts {
 		if kind == DecideGoroutine || kind == DecideWake {
 			d.Alts[j] = int32(a.G)
@@ -472,8 +488,12 @@ func (r *run) resumeG(g *goroutine) {
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	r.progress.Add(1)
-	r.events = append(r.events, Event{Step: int32(len(r.events)), G: g.id, Op: kind, Obj: obj, With: NoG, Child: NoG})
+	r.events = append(r.events, Event{Step: int32(len(r.events)), G: g.id, Op: kind, Obj: obj, With: NoG, Child: NoG, Decision: -1})
 	e := &r.events[len(r.events)-1]
+	if g.id == r.startG {
+		e.Start, e.Decision = true, r.startD
+		r.startG = NoG
+	}
 	if r.cfg.Detail {
 		e.PC = g.pc
 	}

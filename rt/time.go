@@ -84,6 +84,7 @@ func (r *run) unschedule(t *timer) bool {
 // deadline and their channels.
 func (r *run) clockObjs() []ObjID {
 	start := len(r.altObjs)
+	r.altObjs = append(r.altObjs, ClockObj)
 	next := r.clock.timers[0].when
 	for _, t := range r.clock.timers {
 		if t.when == next {
@@ -105,6 +106,7 @@ func (r *run) fireClock() {
 	next := r.clock.timers[0].when
 	r.clock.now = next
 	e := r.record(clockG, OpClock, NoObj)
+	e.Objs = append(e.Objs, ClockObj)
 	for len(r.clock.timers) > 0 && r.clock.timers[0].when == next {
 		t := heap.Pop(&r.clock.timers).(*timer)
 		t.active = false
@@ -178,7 +180,7 @@ func Sleep(d time.Duration) {
 	id := r.timerObj(t, g)
 	g.op = op{kind: OpTimer, obj: id}
 	r.yield(g)
-	r.record(g, OpSleep, id)
+	r.timerEvent(g, OpSleep, id)
 	r.schedule(t, d)
 	g.op = op{kind: OpSleep, obj: id, timer: t}
 	r.park(g)
@@ -214,7 +216,7 @@ func newTimer(d, period time.Duration, f func()) (*timer, chan time.Time) {
 	}
 	g.op = op{kind: OpTimer, obj: id}
 	r.yield(g)
-	r.record(g, OpTimer, id)
+	r.timerEvent(g, OpTimer, id)
 	r.schedule(t, d)
 	return t, c
 }
@@ -272,7 +274,7 @@ func (r *run) stopTimer(t *timer, g *goroutine) bool {
 	id := r.timerObj(t, g)
 	g.op = op{kind: OpTimer, obj: id}
 	r.yield(g)
-	r.record(g, OpTimer, id)
+	r.timerEvent(g, OpTimer, id)
 	was := r.unschedule(t)
 	if t.c != nil {
 		select {
@@ -336,4 +338,10 @@ func (t *Ticker) Reset(d time.Duration) {
 		t.t.period = int64(d)
 		r.schedule(t.t, d)
 	}
+}
+
+// timerEvent records a step that sets or stops a timer: it touches the timer and the clock.
+func (r *run) timerEvent(g *goroutine, kind OpKind, id ObjID) {
+	e := r.record(g, kind, id)
+	e.Objs = append(e.Objs, id, ClockObj)
 }

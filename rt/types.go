@@ -24,6 +24,10 @@ type ObjID int32
 // NoObj means no object.
 const NoObj ObjID = -1
 
+// ClockObj is the virtual clock seen as an object: the clock's steps and every operation that
+// sets a timer touch it, since setting a timer changes what the clock's next step fires.
+const ClockObj ObjID = -2
+
 // OpKind is the kind of a visible operation.
 type OpKind uint8
 
@@ -179,13 +183,6 @@ func (p *Point) Events() []Event { return p.run.events }
 // Dependent reports whether operations a and b may not commute: they are performed by
 // different goroutines and touch a common object, unless both only read it.
 func Dependent(aOp OpKind, aObjs []ObjID, bOp OpKind, bObjs []ObjID) bool {
-	if aOp == OpClock || bOp == OpClock {
-		// The clock's step also moves Now and may start AfterFunc goroutines: it is treated as
-		// dependent on any step touching one of the timers it fires or creating a timer.
-		if aOp == OpSleep || bOp == OpSleep || aOp == OpTimer || bOp == OpTimer {
-			return true
-		}
-	}
 	if aOp.ReadOnly() && bOp.ReadOnly() {
 		return false
 	}
@@ -210,6 +207,12 @@ type Event struct {
 	Child GID     // goroutine created by a go step, or NoG
 	PC    uintptr // detail mode: the user's call site
 	After []int32 // detail mode: steps this one happens after through its object
+	// Start marks the first event of a scheduled step: the operation the goroutine was stopped
+	// before when it was picked. Decision is the index of the decision that picked it, or -1
+	// when it was the only alternative. Events without Start continue the previous step of
+	// their goroutine (a folded release, or a goroutine resumed by a partner).
+	Start    bool
+	Decision int32
 }
 
 // Decision is one recorded choice.
@@ -218,6 +221,15 @@ type Decision struct {
 	Step int32   // the step the decision precedes
 	Alts []int32 // goroutine ids (goroutine and wake decisions) or case indices
 	Pick int32   // the chosen element of Alts
+	// Current is the goroutine that performed the previous step if it is among Alts (choosing
+	// another one is a preemption), else -1.
+	Current int32
+}
+
+// Preemptive reports whether the decision switched away from a goroutine that could have
+// continued.
+func (d *Decision) Preemptive() bool {
+	return d.Kind == DecideGoroutine && d.Current >= 0 && d.Pick != d.Current
 }
 
 // VerdictKind classifies how a run ended.
@@ -303,7 +315,10 @@ type objInfo struct {
 
 // Result is the outcome and trace of one run.
 type Result struct {
-	Verdict    Verdict
+	Verdict Verdict
+	// Pending lists every goroutine that had not returned when the run ended, with the
+	// operation it was stopped before.
+	Pending    []GoroutineState
 	Events     []Event
 	Decisions  []Decision
 	Goroutines []GoroutineInfo
@@ -365,6 +380,11 @@ func (r *run) result() *Result {
 		Events:    append([]Event(nil), r.events...),
 		Decisions: append([]Decision(nil), r.decisions...),
 		Steps:     r.steps,
+	}
+	for _, g := range r.gs {
+		if g.state == gPending || g.state == gParked {
+			res.Pending = append(res.Pending, r.goroutineState(g))
+		}
 	}
 	res.Goroutines = make([]GoroutineInfo, len(r.gs))
 	for i, g := range r.gs {

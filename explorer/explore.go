@@ -1,0 +1,341 @@
+package explorer
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// Strategies lists the strategy names Explore accepts.
+var Strategies = []string{"dpor", "dfs", "exitblock", "stoller", "bounded", "pct", "random"}
+
+// Options configure an exploration.
+type Options struct {
+	// Strategy is one of Strategies; empty means "dpor".
+	Strategy string
+	// Budgets. Zero means unlimited for runs and time (random and pct default to 1,000 runs).
+	MaxRuns int
+	MaxTime time.Duration
+	// MaxSteps bounds each run; exceeding it is reported as a possible livelock.
+	MaxSteps int
+	// Seed makes random and pct reproducible.
+	Seed uint64
+	// Depth is PCT's bug depth d (default 3).
+	Depth int
+	// Bound is the largest preemption bound of iterative deepening (default 2).
+	Bound int
+	// StopOnBug ends the exploration at the first bug.
+	StopOnBug bool
+	// Prefix restricts the exploration to schedules that start with these decisions
+	// (explore from a checkpoint).
+	Prefix []rt.Decision
+	// Progress, if set, is called after every run.
+	Progress func(*Stats)
+	// OnNode, if set, receives every new node of the schedule tree.
+	OnNode func(TreeNode)
+	// OnBug, if set, receives every new distinct bug as it is found.
+	OnBug func(*Bug)
+	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
+	Hang time.Duration
+}
+
+// Stats count an exploration's work.
+type Stats struct {
+	Runs             int
+	Decisions        int // decision nodes created in the schedule tree
+	PrunedSleep      int // alternatives pruned by sleep sets
+	PrunedPersistent int // alternatives outside every backtrack (persistent) set
+	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
+	PrunedBound      int // alternatives beyond the preemption bound
+	Aborted          int // runs abandoned because every enabled goroutine was asleep
+	Bugs             int // distinct bugs
+	BuggyRuns        int // runs that ended in a bug
+	Elapsed          time.Duration
+	Complete         bool // the strategy exhausted its search space within the budget
+}
+
+// SchedulesPerSecond is the run rate.
+func (s *Stats) SchedulesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Runs) / s.Elapsed.Seconds()
+}
+
+// Bug is a distinct bug found by an exploration.
+type Bug struct {
+	Kind    rt.VerdictKind
+	Message string
+	// Key identifies the bug across runs: its kind and the goroutines and operations involved.
+	Key string
+	// Schedule is the simplest schedule found that exhibits the bug: the fewest preemptions,
+	// then the fewest decisions.
+	Schedule    []rt.Decision
+	Preemptions int
+	Hits        int // runs that exhibited it
+	// Result is the run of Schedule, re-executed in detail mode (positions and stacks) once the
+	// exploration ends.
+	Result *rt.Result
+}
+
+// TreeNode is a decision node of the schedule tree, for the tree view.
+type TreeNode struct {
+	ID, Parent int
+	Kind       rt.DecisionKind
+	// Edge is the step taken from the parent into this node: the parent's pick.
+	Alts    []string // the alternatives: goroutine ids, or case indices
+	Pick    int
+	Pruned  []string
+	Verdict rt.VerdictKind // for the last node of a run: how the run ended
+}
+
+// Report is the outcome of an exploration.
+type Report struct {
+	Stats Stats
+	Bugs  []*Bug
+	// Outcomes counts runs by terminal outcome (verdict and final state digest), for
+	// comparing strategies.
+	Outcomes map[string]int
+}
+
+// A runner executes one run steered by a guide.
+type runner interface {
+	run(gd *Guide, detail bool) *rt.Result
+}
+
+type inProcess struct {
+	body func()
+	cfg  rt.Config
+}
+
+func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
+	gd.start()
+	cfg := p.cfg
+	cfg.Chooser = gd
+	cfg.Detail = detail
+	cfg.AskAlways = len(gd.Sleep) > 0
+	res := rt.Run(cfg, p.body)
+	if gd.diverged != "" {
+		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: gd.diverged}
+	}
+	return res
+}
+
+// Explore runs body many times in this process under the strategy of opts. Each run starts
+// body as the root goroutine; goroutines left over from a run are torn down before the next.
+func Explore(body func(), opts Options) *Report {
+	return explore(&inProcess{body: body, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, opts)
+}
+
+type explorer struct {
+	opts    Options
+	r       runner
+	rep     *Report
+	start   time.Time
+	bugs    map[string]*Bug
+	base    []int32
+	kinds   []rt.DecisionKind
+	maxLen  int
+	stopped bool
+}
+
+func explore(r runner, opts Options) *Report {
+	if opts.Strategy == "" {
+		opts.Strategy = "dpor"
+	}
+	if opts.Depth == 0 {
+		opts.Depth = 3
+	}
+	if opts.Bound == 0 {
+		opts.Bound = 2
+	}
+	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}}
+	for _, d := range opts.Prefix {
+		e.base = append(e.base, d.Pick)
+		e.kinds = append(e.kinds, d.Kind)
+	}
+	switch opts.Strategy {
+	case "dpor":
+		e.systematic(dpor{}, -1)
+	case "dfs":
+		e.systematic(naive{}, -1)
+	case "exitblock":
+		e.systematic(exitBlock{}, -1)
+	case "stoller":
+		e.systematic(stoller{}, -1)
+	case "bounded":
+		for b := 0; b <= opts.Bound && !e.stopped; b++ {
+			if e.systematic(bounded{}, b) && b < opts.Bound {
+				// Every schedule fits in this bound: deeper bounds find nothing new.
+				break
+			}
+		}
+	case "random", "pct":
+		e.sample()
+	default:
+		e.rep.Stats.Bugs = -1
+		panic(fmt.Sprintf("explorer: unknown strategy %q (want one of %s)", opts.Strategy, strings.Join(Strategies, ", ")))
+	}
+	e.finish()
+	return e.rep
+}
+
+// systematic runs a tree search to completion or budget; it reports whether it completed and
+// no alternative was cut by the preemption bound.
+func (e *explorer) systematic(br brancher, bound int) bool {
+	t := &tree{br: br, stats: &e.rep.Stats, bound: bound}
+	if e.opts.OnNode != nil {
+		t.onNode = e.emitNode
+	}
+	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound}
+	cut := e.rep.Stats.PrunedBound
+	for gd != nil {
+		if e.overBudget() {
+			return false
+		}
+		res := e.once(gd)
+		if res.Verdict.Kind == rt.VerdictDiverged {
+			// The program is not deterministic under the schedule: report it and stop, since
+			// the tree no longer describes the program.
+			return false
+		}
+		t.absorbBase(gd, res, len(e.base))
+		if e.stopped {
+			return false
+		}
+		if gd = t.next(); gd != nil {
+			gd.Prefix = append(slices.Clip(e.base), gd.Prefix...)
+			gd.Kinds = append(slices.Clip(e.kinds), gd.Kinds...)
+		}
+	}
+	e.rep.Stats.Complete = true
+	return e.rep.Stats.PrunedBound == cut
+}
+
+// sample runs random or PCT schedules.
+func (e *explorer) sample() {
+	runs := e.opts.MaxRuns
+	if runs == 0 {
+		runs = 1000
+	}
+	for i := 0; i < runs && !e.overBudget(); i++ {
+		gd := &Guide{Prefix: e.base, Kinds: e.kinds, Seed: e.opts.Seed + uint64(i), Bound: -1, Depth: e.opts.Depth, Length: max(e.maxLen, 16)}
+		gd.Policy = PolicyRandom
+		if e.opts.Strategy == "pct" {
+			gd.Policy = PolicyPCT
+		}
+		e.once(gd)
+		if e.stopped {
+			return
+		}
+	}
+}
+
+func (e *explorer) overBudget() bool {
+	s := &e.rep.Stats
+	return e.stopped || e.opts.MaxRuns > 0 && s.Runs >= e.opts.MaxRuns ||
+		e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime
+}
+
+// once executes one run and records its outcome.
+func (e *explorer) once(gd *Guide) *rt.Result {
+	res := e.r.run(gd, false)
+	s := &e.rep.Stats
+	s.Runs++
+	e.maxLen = max(e.maxLen, gd.steps)
+	switch {
+	case res.Verdict.Kind == rt.VerdictPruned:
+		s.Aborted++
+	case res.Verdict.Kind.Bug():
+		s.BuggyRuns++
+		e.addBug(res)
+		fallthrough
+	default:
+		e.rep.Outcomes[outcome(res)]++
+	}
+	if e.opts.Progress != nil {
+		s.Elapsed = time.Since(e.start)
+		e.opts.Progress(s)
+	}
+	return res
+}
+
+func (e *explorer) addBug(res *rt.Result) {
+	key := bugKey(res)
+	pre := 0
+	for i := range res.Decisions {
+		if res.Decisions[i].Preemptive() {
+			pre++
+		}
+	}
+	b := e.bugs[key]
+	if b == nil {
+		b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre}
+		e.bugs[key] = b
+		e.rep.Bugs = append(e.rep.Bugs, b)
+		e.rep.Stats.Bugs++
+		if e.opts.OnBug != nil {
+			e.opts.OnBug(b)
+		}
+		if e.opts.StopOnBug || res.Verdict.Kind == rt.VerdictHang || res.Verdict.Kind == rt.VerdictInternal {
+			e.stopped = true
+		}
+	} else if pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule) {
+		b.Schedule, b.Preemptions = res.Decisions, pre
+	}
+	b.Hits++
+}
+
+// bugKey names a bug by its kind and the goroutines and operations involved, which do not
+// depend on the schedule that exhibited it.
+func bugKey(res *rt.Result) string {
+	var parts []string
+	for _, g := range res.Verdict.Goroutines {
+		parts = append(parts, res.Name(g.ID)+":"+g.Op.String())
+	}
+	slices.Sort(parts)
+	k := string(res.Verdict.Kind) + "|" + strings.Join(parts, ",")
+	if res.Verdict.Kind != rt.VerdictDeadlock && res.Verdict.Kind != rt.VerdictLeak {
+		k += "|" + res.Verdict.Message
+	}
+	return k
+}
+
+// outcome digests a run's terminal state: verdict, and what every unfinished goroutine waits
+// on. Strategies that agree on the set of outcomes agree on deadlocks and final verdicts.
+func outcome(res *rt.Result) string {
+	var parts []string
+	for _, g := range res.Pending {
+		parts = append(parts, res.Name(g.ID)+":"+g.Op.String()+":"+res.ObjName(g.Obj))
+	}
+	slices.Sort(parts)
+	return string(res.Verdict.Kind) + "|" + res.Verdict.Message + "|" + strings.Join(parts, ",")
+}
+
+// finish replays every bug's schedule in detail mode, for positions and stacks.
+func (e *explorer) finish() {
+	for _, b := range e.rep.Bugs {
+		gd := &Guide{Bound: -1}
+		for _, d := range b.Schedule {
+			gd.Prefix = append(gd.Prefix, d.Pick)
+			gd.Kinds = append(gd.Kinds, d.Kind)
+		}
+		b.Result = e.r.run(gd, true)
+	}
+	e.rep.Stats.Elapsed = time.Since(e.start)
+}
+
+func (e *explorer) emitNode(n *node, parent int, res *rt.Result, at int) {
+	tn := TreeNode{ID: n.id, Parent: parent, Kind: n.kind, Pick: n.pick}
+	for _, a := range n.alts {
+		if n.kind == rt.DecideGoroutine || n.kind == rt.DecideWake {
+			tn.Alts = append(tn.Alts, res.Name(a.G))
+		} else {
+			tn.Alts = append(tn.Alts, fmt.Sprint(a.Case))
+		}
+	}
+	e.opts.OnNode(tn)
+}

@@ -1,0 +1,303 @@
+package explorer
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// A Guide steers one run: it replays a schedule prefix, then extends it by a policy, keeping
+// a sleep set if it was given one. It is the rt.Chooser of every strategy, so that a run can
+// be described completely by a Guide and executed in this process or in a worker.
+type Guide struct {
+	// Prefix holds the pick of each decision to replay: a goroutine id for goroutine and wake
+	// decisions, a case index or value for select and choose decisions.
+	Prefix []int32
+	// Kinds, if not nil, holds the expected kind of each prefix decision, to detect divergence.
+	Kinds []rt.DecisionKind
+	// Sleep is the sleep set that takes effect after the last prefix decision's step.
+	Sleep []Sleeper
+	// Policy extends the schedule after the prefix.
+	Policy Policy
+	Seed   uint64
+	// PCT parameters: the number of priority change points and the estimated run length.
+	Depth, Length int
+	// Bound limits preemptions after the prefix (preemption-bounded search); -1 means none.
+	Bound int
+
+	// Filled during the run.
+	log       []logged
+	diverged  string
+	rng       *rand.Rand
+	evSeen    int
+	sleepOn   bool
+	sleep     []Sleeper
+	prios     map[rt.GID]int
+	changeAt  []int
+	steps     int
+	preempted int
+}
+
+// Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
+type Sleeper struct {
+	G    rt.GID
+	Op   rt.OpKind
+	Objs []rt.ObjID
+}
+
+// Policy is how a Guide chooses after its prefix.
+type Policy uint8
+
+const (
+	// PolicyFirst continues the current goroutine when it can, else takes the first enabled
+	// goroutine that is not asleep: the depth-first order.
+	PolicyFirst Policy = iota
+	// PolicyRandom chooses uniformly.
+	PolicyRandom
+	// PolicyPCT chooses by priorities with Depth-1 random change points (Burckhardt et al.).
+	PolicyPCT
+)
+
+// logged is what a Guide saw at one decision after its prefix.
+type logged struct {
+	kind    rt.DecisionKind
+	alts    []rt.Alt
+	pick    int
+	current int
+	sleep   []Sleeper
+}
+
+func (gd *Guide) start() {
+	gd.log = gd.log[:0]
+	gd.diverged = ""
+	gd.evSeen = 0
+	gd.sleepOn = false
+	gd.sleep = nil
+	gd.steps = 0
+	gd.preempted = 0
+	if gd.Policy != PolicyFirst {
+		gd.rng = rand.New(rand.NewPCG(gd.Seed, 0x5eed))
+	}
+	if gd.Policy == PolicyPCT {
+		gd.prios = map[rt.GID]int{}
+		gd.changeAt = gd.changeAt[:0]
+		n := max(gd.Length, 1)
+		for i := 1; i < gd.Depth; i++ {
+			gd.changeAt = append(gd.changeAt, gd.rng.IntN(n))
+		}
+	}
+	if len(gd.Prefix) == 0 && len(gd.Sleep) > 0 {
+		gd.sleepOn = true
+		gd.sleep = append([]Sleeper(nil), gd.Sleep...)
+	}
+}
+
+// Choose implements rt.Chooser.
+func (gd *Guide) Choose(p *rt.Point) int {
+	if gd.sleepOn {
+		gd.updateSleep(p.Events())
+	}
+	if len(p.Alts) == 1 {
+		if gd.asleep(p.Alts[0].G) && p.Kind == rt.DecideGoroutine {
+			return -1
+		}
+		return 0
+	}
+	k := p.Index
+	if k < len(gd.Prefix) {
+		i := gd.find(p, gd.Prefix[k])
+		if i < 0 || gd.Kinds != nil && gd.Kinds[k] != p.Kind {
+			gd.diverged = fmt.Sprintf("decision %d: expected %s %d, but the program offered %s %v", k, gd.kindAt(k), gd.Prefix[k], p.Kind, altValues(p))
+			return -1
+		}
+		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
+			gd.sleepOn = true
+			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
+			gd.evSeen = len(p.Events())
+		}
+		return i
+	}
+	i := gd.extend(p)
+	if i < 0 {
+		return -1
+	}
+	gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...)})
+	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
+		gd.preempted++
+	}
+	return i
+}
+
+func (gd *Guide) kindAt(k int) string {
+	if gd.Kinds == nil {
+		return "pick"
+	}
+	return gd.Kinds[k].String()
+}
+
+func altValues(p *rt.Point) []int {
+	v := make([]int, len(p.Alts))
+	for i, a := range p.Alts {
+		v[i] = altValue(p.Kind, a)
+	}
+	return v
+}
+
+func altValue(k rt.DecisionKind, a rt.Alt) int {
+	if k == rt.DecideGoroutine || k == rt.DecideWake {
+		return int(a.G)
+	}
+	return a.Case
+}
+
+func (gd *Guide) find(p *rt.Point, v int32) int {
+	for i, a := range p.Alts {
+		if int32(altValue(p.Kind, a)) == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// extend chooses after the prefix.
+func (gd *Guide) extend(p *rt.Point) int {
+	if p.Kind != rt.DecideGoroutine {
+		if gd.Policy == PolicyFirst {
+			return 0
+		}
+		return gd.rng.IntN(len(p.Alts))
+	}
+	gd.steps++
+	awake := func(i int) bool { return !gd.asleep(p.Alts[i].G) }
+	bounded := gd.Bound >= 0 && gd.preempted >= gd.Bound && p.Current >= 0
+	switch {
+	case bounded:
+		if awake(p.Current) {
+			return p.Current
+		}
+		return -1
+	case gd.Policy == PolicyFirst:
+		if p.Current >= 0 && awake(p.Current) {
+			return p.Current
+		}
+		for i := range p.Alts {
+			if awake(i) {
+				return i
+			}
+		}
+		return -1
+	case gd.Policy == PolicyRandom:
+		n := 0
+		for i := range p.Alts {
+			if awake(i) {
+				n++
+			}
+		}
+		if n == 0 {
+			return -1
+		}
+		k := gd.rng.IntN(n)
+		for i := range p.Alts {
+			if awake(i) {
+				if k == 0 {
+					return i
+				}
+				k--
+			}
+		}
+	case gd.Policy == PolicyPCT:
+		// PCT (Burckhardt et al., ASPLOS 2010): every goroutine gets a random priority >= d
+		// when first seen; the highest-priority enabled goroutine runs; at each of the d-1
+		// change points the running goroutine drops to a priority below all initial ones.
+		best, bestP := -1, -1
+		for i, a := range p.Alts {
+			pr, ok := gd.prios[a.G]
+			if !ok {
+				pr = gd.Depth + gd.rng.IntN(1<<20)
+				gd.prios[a.G] = pr
+			}
+			if pr > bestP {
+				best, bestP = i, pr
+			}
+		}
+		for j, at := range gd.changeAt {
+			if at == gd.steps {
+				gd.prios[p.Alts[best].G] = gd.Depth - 1 - j
+				return gd.extendPCTAgain(p)
+			}
+		}
+		return best
+	}
+	return -1
+}
+
+func (gd *Guide) extendPCTAgain(p *rt.Point) int {
+	best, bestP := -1, -1
+	for i, a := range p.Alts {
+		if pr := gd.prios[a.G]; pr > bestP {
+			best, bestP = i, pr
+		}
+	}
+	return best
+}
+
+func (gd *Guide) asleep(g rt.GID) bool {
+	for _, s := range gd.sleep {
+		if s.G == g {
+			return true
+		}
+	}
+	return false
+}
+
+// updateSleep wakes every sleeper that a step performed since the last call depends on.
+func (gd *Guide) updateSleep(events []rt.Event) {
+	for _, e := range events[gd.evSeen:] {
+		gd.sleep = wake(gd.sleep, &e)
+	}
+	gd.evSeen = len(events)
+}
+
+// wake removes from a sleep set the sleepers that event e is dependent with.
+func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
+	out := sleep[:0]
+	for _, s := range sleep {
+		if s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs) {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func eventObjs(e *rt.Event) []rt.ObjID {
+	if e.Objs != nil {
+		return e.Objs
+	}
+	if e.Obj == rt.NoObj {
+		return nil
+	}
+	return []rt.ObjID{e.Obj}
+}
+
+func altObjs(a *rt.Alt) []rt.ObjID {
+	if a.Objs != nil {
+		return a.Objs
+	}
+	if a.Obj == rt.NoObj {
+		return nil
+	}
+	return []rt.ObjID{a.Obj}
+}
+
+func cloneAlts(alts []rt.Alt) []rt.Alt {
+	out := make([]rt.Alt, len(alts))
+	for i, a := range alts {
+		out[i] = a
+		if a.Objs != nil {
+			out[i].Objs = append([]rt.ObjID(nil), a.Objs...)
+		}
+	}
+	return out
+}

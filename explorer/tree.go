@@ -1,0 +1,219 @@
+package explorer
+
+import (
+	"github.com/heddledbg/heddle/rt"
+)
+
+// The systematic strategies share one stateless depth-first search (VeriSoft's reset and
+// replay, thesis §2.2): the search keeps the stack of decision nodes of the current run; each
+// new run replays the stack's picks up to a node with an unexplored alternative, takes it, and
+// lets the Guide extend the schedule. The strategies differ only in which alternatives of a
+// node must be explored (its backtrack set), which they decide when the node is created and,
+// for DPOR, after every run.
+
+type node struct {
+	kind    rt.DecisionKind
+	alts    []rt.Alt
+	current int
+	pick    int
+	back    []bool // alternatives that must be explored
+	done    []bool // alternatives explored or dispatched
+	sleep   []Sleeper
+	id      int // tree node id, for the schedule tree view
+	// bound: preemptions used on the path to this node (preemption-bounded search).
+	preempts int
+}
+
+// brancher decides a node's initial backtrack set and updates backtrack sets after a run.
+type brancher interface {
+	// initial marks n.back for a node just created from a run; prev is the run's node before n.
+	initial(n *node, res *rt.Result, at int)
+	// afterRun adds backtrack points found in the run.
+	afterRun(t *tree, res *rt.Result)
+	// sleeping tells whether the search uses sleep sets.
+	sleeping() bool
+}
+
+type tree struct {
+	base   int // decisions of the fixed prefix, not part of the stack
+	stack  []*node
+	br     brancher
+	stats  *Stats
+	bound  int // preemption bound, -1 for none
+	nextID int
+	onNode func(n *node, parent int, res *rt.Result, at int)
+}
+
+// absorbBase extends the stack with the run's decisions after the prefix and lets the
+// brancher update backtrack sets. base is the number of decisions of the fixed prefix.
+func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
+	t.base = base
+	prefix := len(gd.Prefix)
+	for i, l := range gd.log {
+		at := prefix + i
+		n := &node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep}
+		n.back = make([]bool, len(l.alts))
+		n.done = make([]bool, len(l.alts))
+		n.done[l.pick] = true
+		if len(t.stack) > 0 {
+			parent := t.stack[len(t.stack)-1]
+			n.preempts = parent.preempts
+			if parent.kind == rt.DecideGoroutine && parent.current >= 0 && parent.pick != parent.current {
+				n.preempts++
+			}
+		}
+		if n.kind != rt.DecideGoroutine {
+			for j := range n.back {
+				n.back[j] = true
+			}
+		} else {
+			t.br.initial(n, res, at)
+		}
+		n.back[l.pick] = true
+		t.stats.Decisions++
+		parentID := -1
+		if len(t.stack) > 0 {
+			parentID = t.stack[len(t.stack)-1].id
+		}
+		n.id = t.nextID
+		t.nextID++
+		t.stack = append(t.stack, n)
+		if t.onNode != nil {
+			t.onNode(n, parentID, res, at)
+		}
+	}
+	t.br.afterRun(t, res)
+}
+
+// next pops the stack to the deepest node with an alternative left and returns the guide for
+// the run that explores it, or nil when the search is complete.
+func (t *tree) next() *Guide {
+	for len(t.stack) > 0 {
+		d := len(t.stack) - 1
+		n := t.stack[d]
+		for i := range n.alts {
+			if !n.back[i] || n.done[i] {
+				continue
+			}
+			if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
+				n.done[i] = true
+				t.stats.PrunedSleep++
+				continue
+			}
+			if t.bound >= 0 && n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current && n.preempts >= t.bound {
+				t.stats.PrunedBound++
+				n.done[i] = true
+				continue
+			}
+			gd := &Guide{}
+			gd.Bound = t.bound
+			if gd.Bound >= 0 {
+				used := n.preempts
+				if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {
+					used++
+				}
+				gd.Bound = t.bound - used
+			}
+			gd.Prefix = make([]int32, d+1)
+			gd.Kinds = make([]rt.DecisionKind, d+1)
+			for k, m := range t.stack[:d] {
+				gd.Prefix[k] = int32(altValue(m.kind, m.alts[m.pick]))
+				gd.Kinds[k] = m.kind
+			}
+			gd.Prefix[d] = int32(altValue(n.kind, n.alts[i]))
+			gd.Kinds[d] = n.kind
+			if t.br.sleeping() {
+				gd.Sleep = append([]Sleeper(nil), n.sleep...)
+				if n.kind == rt.DecideGoroutine {
+					// Alternatives explored before this one sleep in its subtree (Godefroid's
+					// sleep sets): they wake as soon as a dependent step runs.
+					for j, a := range n.alts {
+						if n.done[j] && j != i {
+							gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: altObjs(&a)})
+						}
+					}
+				}
+			}
+			n.done[i] = true
+			n.pick = i
+			return gd
+		}
+		for i := range n.alts {
+			if !n.done[i] {
+				if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
+					t.stats.PrunedSleep++
+				} else {
+					t.stats.PrunedPersistent++
+				}
+			}
+		}
+		t.stack = t.stack[:d]
+	}
+	return nil
+}
+
+func asleepIn(s []Sleeper, g rt.GID) bool {
+	for _, x := range s {
+		if x.G == g {
+			return true
+		}
+	}
+	return false
+}
+
+// naive explores every alternative of every node: the ground truth.
+type naive struct{}
+
+func (naive) initial(n *node, _ *rt.Result, _ int) {
+	for i := range n.back {
+		n.back[i] = true
+	}
+}
+func (naive) afterRun(*tree, *rt.Result) {}
+func (naive) sleeping() bool              { return false }
+
+// bounded is naive search under a preemption bound (CHESS).
+type bounded struct{ naive }
+
+// stoller is Stoller's invisible-first search with sleep sets (IF-SSS, paper 003 §4):
+// invisible steps never branch (rt runs them eagerly and folds releases into the preceding
+// step), every visible operation branches, and sleep sets with the independence relation of
+// Fig. 3 prune the orders of commuting operations.
+type stoller struct{ naive }
+
+func (stoller) sleeping() bool { return true }
+
+// exitBlock branches only where the running goroutine ended an atomic block: after a release
+// (lock exit, channel operation, goroutine exit) or when it cannot continue (thesis §2.3,
+// ExitBlock). Elsewhere the running goroutine continues.
+type exitBlock struct{}
+
+func (exitBlock) initial(n *node, res *rt.Result, at int) {
+	if n.current < 0 || endedBlock(res, at, n.alts[n.current].G) {
+		for i := range n.back {
+			n.back[i] = true
+		}
+		return
+	}
+	n.back[n.current] = true
+}
+func (exitBlock) afterRun(*tree, *rt.Result) {}
+func (exitBlock) sleeping() bool              { return false }
+
+// endedBlock reports whether goroutine g's last step before decision at ended an atomic block.
+func endedBlock(res *rt.Result, at int, g rt.GID) bool {
+	end := int(res.Decisions[at].Step)
+	for j := end - 1; j >= 0; j-- {
+		e := &res.Events[j]
+		if e.G != g {
+			continue
+		}
+		if e.Op.Releases() {
+			return true
+		}
+		if e.Start {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,10 @@
+// Package context is the instrumented counterpart of the standard package
+// context.
+//
+// The instrumenter makes instrumented code import this package in place of
+// context. Context is the standard interface, so contexts cross freely
+// between instrumented and other code. The functions that start timers or
+// goroutines (WithCancel, WithTimeout, WithDeadline and their Cause variants,
+// AfterFunc) and Cause, which must see the causes they record, come from
+// package rt; everything else is the standard package's.
+package context
