@@ -15,7 +15,7 @@ import (
 type dpor struct{}
 
 func (dpor) initial(*node, *rt.Result, int) {}
-func (dpor) sleeping() bool                   { return true }
+func (dpor) sleeping() bool                 { return true }
 
 func (dpor) afterRun(t *tree, res *rt.Result) {
 	forEachRace(res, func(at int, g rt.GID) {
@@ -190,4 +190,3 @@ func join(dst, src []int32) {
 		}
 	}
 }
-

@@ -170,7 +170,7 @@ func (naive) initial(n *node, _ *rt.Result, _ int) {
 	}
 }
 func (naive) afterRun(*tree, *rt.Result) {}
-func (naive) sleeping() bool              { return false }
+func (naive) sleeping() bool             { return false }
 
 // bounded is naive search under a preemption bound (CHESS).
 type bounded struct{ naive }
@@ -198,7 +198,7 @@ func (exitBlock) initial(n *node, res *rt.Result, at int) {
 	n.back[n.current] = true
 }
 func (exitBlock) afterRun(*tree, *rt.Result) {}
-func (exitBlock) sleeping() bool              { return false }
+func (exitBlock) sleeping() bool             { return false }
 
 // endedBlock reports whether goroutine g's last step before decision at ended an atomic block.
 func endedBlock(res *rt.Result, at int, g rt.GID) bool {

@@ -65,12 +65,12 @@ func (t typedChan[T]) tryRecv() (any, bool, bool) {
 	}
 }
 
-func (t typedChan[T]) zero() any            { var z T; return z }
-func (t typedChan[T]) length() int          { return len(t.c) }
-func (t typedChan[T]) capacity() int        { return cap(t.c) }
-func (t typedChan[T]) closeReal()           { close(t.c) }
-func (t typedChan[T]) key() chanKey        { return chanPtr(t.c) }
-func (t typedChan[T]) chanValue() any       { return t.c }
+func (t typedChan[T]) zero() any      { var z T; return z }
+func (t typedChan[T]) length() int    { return len(t.c) }
+func (t typedChan[T]) capacity() int  { return cap(t.c) }
+func (t typedChan[T]) closeReal()     { close(t.c) }
+func (t typedChan[T]) key() chanKey   { return chanPtr(t.c) }
+func (t typedChan[T]) chanValue() any { return t.c }
 
 var (
 	chansMu sync.Mutex

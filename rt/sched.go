@@ -59,10 +59,10 @@ type Chooser interface {
 type gstate uint8
 
 const (
-	gReady     gstate = iota // created or resumed, will run to its next scheduling point
-	gPending                 // stopped before g.op
-	gParked                  // waiting for another goroutine or the clock to complete g.op
-	gDone                    // returned, exited or torn down
+	gReady   gstate = iota // created or resumed, will run to its next scheduling point
+	gPending               // stopped before g.op
+	gParked                // waiting for another goroutine or the clock to complete g.op
+	gDone                  // returned, exited or torn down
 )
 
 // goroutine is a controlled goroutine.

@@ -527,7 +527,7 @@ func (m *Map) step() {
 }
 
 func (m *Map) Load(key any) (value any, ok bool) { m.step(); return m.m.Load(key) }
-func (m *Map) Store(key, value any)               { m.step(); m.m.Store(key, value) }
+func (m *Map) Store(key, value any)              { m.step(); m.m.Store(key, value) }
 func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {
 	m.step()
 	return m.m.LoadOrStore(key, value)
@@ -536,7 +536,7 @@ func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {
 	m.step()
 	return m.m.LoadAndDelete(key)
 }
-func (m *Map) Delete(key any)                            { m.step(); m.m.Delete(key) }
+func (m *Map) Delete(key any)                                  { m.step(); m.m.Delete(key) }
 func (m *Map) Swap(key, value any) (previous any, loaded bool) { m.step(); return m.m.Swap(key, value) }
 func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {
 	m.step()

@@ -24,7 +24,7 @@ type timer struct {
 	seq     uint64
 	index   int // in the heap, -1 when not scheduled
 	active  bool
-	g       *goroutine         // timerSleep: the sleeper
+	g       *goroutine // timerSleep: the sleeper
 	st      *chanState // timerChan: the channel C
 	c       chan time.Time
 	f       func() // timerFunc
