@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // Strategies lists the strategy names Explore accepts.
@@ -40,6 +41,9 @@ type Options struct {
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
 	Hang time.Duration
+	// Shard and Shards split a systematic search among processes: this exploration takes the
+	// alternatives i of the first decision with i % Shards == Shard, each subtree in full.
+	Shard, Shards int
 }
 
 // Stats count an exploration's work.
@@ -106,9 +110,17 @@ type runner interface {
 	run(gd *Guide, detail bool) *rt.Result
 }
 
+// A Harness performs one run: it calls run exactly once with the run's root function, from the
+// goroutine that should drive the run. A test harness uses it to give every run a fresh
+// *testing.T.
+type Harness func(run func(body func()))
+
+// Body is the Harness of a plain function.
+func Body(body func()) Harness { return func(run func(func())) { run(body) } }
+
 type inProcess struct {
-	body func()
-	cfg  rt.Config
+	h   Harness
+	cfg rt.Config
 }
 
 func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
@@ -117,7 +129,11 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	cfg.Chooser = gd
 	cfg.Detail = detail
 	cfg.AskAlways = len(gd.Sleep) > 0
-	res := rt.Run(cfg, p.body)
+	var res *rt.Result
+	p.h(func(body func()) { res = rt.Run(cfg, body) })
+	if res == nil {
+		res = &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the harness did not perform the run"}}
+	}
 	if gd.diverged != "" {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: gd.diverged}
 	}
@@ -126,8 +142,11 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 
 // Explore runs body many times in this process under the strategy of opts. Each run starts
 // body as the root goroutine; goroutines left over from a run are torn down before the next.
-func Explore(body func(), opts Options) *Report {
-	return explore(&inProcess{body: body, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, opts)
+func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body), opts) }
+
+// ExploreWith is Explore with a harness around every run.
+func ExploreWith(h Harness, opts Options) *Report {
+	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, opts)
 }
 
 type explorer struct {
@@ -186,11 +205,11 @@ func explore(r runner, opts Options) *Report {
 // systematic runs a tree search to completion or budget; it reports whether it completed and
 // no alternative was cut by the preemption bound.
 func (e *explorer) systematic(br brancher, bound int) bool {
-	t := &tree{br: br, stats: &e.rep.Stats, bound: bound}
+	t := &tree{br: br, stats: &e.rep.Stats, bound: bound, shard: e.opts.Shard, shards: e.opts.Shards}
 	if e.opts.OnNode != nil {
 		t.onNode = e.emitNode
 	}
-	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound}
+	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: e.opts.Shard, Shards: e.opts.Shards}
 	cut := e.rep.Stats.PrunedBound
 	for gd != nil {
 		if e.overBudget() {
@@ -313,6 +332,30 @@ func outcome(res *rt.Result) string {
 	}
 	slices.Sort(parts)
 	return string(res.Verdict.Kind) + "|" + res.Verdict.Message + "|" + strings.Join(parts, ",")
+}
+
+// Replay runs body once on schedule s in detail mode. A schedule that no longer fits the
+// program ends with a diverged verdict naming the first decision that differs.
+func Replay(body func(), s *timeline.Schedule, opts Options) (*rt.Result, error) {
+	return ReplayWith(Body(body), s, opts)
+}
+
+// ReplayWith is Replay with a harness around the run.
+func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, error) {
+	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, s)
+}
+
+func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {
+	kinds, names, err := s.Picks()
+	if err != nil {
+		return nil, err
+	}
+	gd := &Guide{Kinds: kinds, Names: names, Bound: -1}
+	res := r.run(gd, true)
+	if res.Verdict.Kind != rt.VerdictDiverged && len(res.Decisions) < len(names) {
+		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: fmt.Sprintf("the run ended after %d decisions, but the schedule has %d", len(res.Decisions), len(names))}
+	}
+	return res, nil
 }
 
 // finish replays every bug's schedule in detail mode, for positions and stacks.

@@ -3,6 +3,7 @@ package explorer
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -16,6 +17,9 @@ type Guide struct {
 	Prefix []int32
 	// Kinds, if not nil, holds the expected kind of each prefix decision, to detect divergence.
 	Kinds []rt.DecisionKind
+	// Names, if not nil, replaces Prefix: the picks as written in schedule files (logical
+	// goroutine ids, case numbers), matched against the alternatives as the run meets them.
+	Names []string
 	// Sleep is the sleep set that takes effect after the last prefix decision's step.
 	Sleep []Sleeper
 	// Policy extends the schedule after the prefix.
@@ -25,6 +29,9 @@ type Guide struct {
 	Depth, Length int
 	// Bound limits preemptions after the prefix (preemption-bounded search); -1 means none.
 	Bound int
+	// Shard and Shards, when Shards > 1, make the first decision after the prefix take
+	// alternative Shard, so that a sharded search starts inside its own share.
+	Shard, Shards int
 
 	// Filled during the run.
 	log       []logged
@@ -105,6 +112,14 @@ func (gd *Guide) Choose(p *rt.Point) int {
 		return 0
 	}
 	k := p.Index
+	if k < len(gd.Names) {
+		i := gd.findName(p, gd.Names[k])
+		if i < 0 || gd.Kinds != nil && gd.Kinds[k] != p.Kind {
+			gd.diverged = fmt.Sprintf("decision %d: the schedule picks %s %s, but the program offered %s %v", k, gd.kindAt(k), gd.Names[k], p.Kind, altNames(p))
+			return -1
+		}
+		return i
+	}
 	if k < len(gd.Prefix) {
 		i := gd.find(p, gd.Prefix[k])
 		if i < 0 || gd.Kinds != nil && gd.Kinds[k] != p.Kind {
@@ -118,7 +133,14 @@ func (gd *Guide) Choose(p *rt.Point) int {
 		}
 		return i
 	}
-	i := gd.extend(p)
+	i := -1
+	if gd.Shards > 1 && k == len(gd.Prefix) {
+		if gd.Shard < len(p.Alts) {
+			i = gd.Shard
+		}
+	} else {
+		i = gd.extend(p)
+	}
 	if i < 0 {
 		return -1
 	}
@@ -149,6 +171,30 @@ func altValue(k rt.DecisionKind, a rt.Alt) int {
 		return int(a.G)
 	}
 	return a.Case
+}
+
+func altName(p *rt.Point, a rt.Alt) string {
+	if p.Kind == rt.DecideGoroutine || p.Kind == rt.DecideWake {
+		return p.Name(a.G)
+	}
+	return strconv.Itoa(a.Case)
+}
+
+func altNames(p *rt.Point) []string {
+	v := make([]string, len(p.Alts))
+	for i, a := range p.Alts {
+		v[i] = altName(p, a)
+	}
+	return v
+}
+
+func (gd *Guide) findName(p *rt.Point, name string) int {
+	for i, a := range p.Alts {
+		if altName(p, a) == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func (gd *Guide) find(p *rt.Point, v int32) int {

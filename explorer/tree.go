@@ -36,6 +36,8 @@ type brancher interface {
 
 type tree struct {
 	base   int // decisions of the fixed prefix, not part of the stack
+	shard  int
+	shards int
 	stack  []*node
 	br     brancher
 	stats  *Stats
@@ -62,7 +64,9 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 				n.preempts++
 			}
 		}
-		if n.kind != rt.DecideGoroutine {
+		if n.kind != rt.DecideGoroutine || len(t.stack) == 0 && t.shards > 1 {
+			// Data choices are all explored; so is every alternative of a sharded search's
+			// first decision, since the shards cannot share backtrack sets there.
 			for j := range n.back {
 				n.back[j] = true
 			}
@@ -95,6 +99,10 @@ func (t *tree) next() *Guide {
 			if !n.back[i] || n.done[i] {
 				continue
 			}
+			if d == 0 && t.shards > 1 && i%t.shards != t.shard {
+				n.done[i] = true
+				continue
+			}
 			if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
 				n.done[i] = true
 				t.stats.PrunedSleep++
@@ -105,7 +113,7 @@ func (t *tree) next() *Guide {
 				n.done[i] = true
 				continue
 			}
-			gd := &Guide{}
+			gd := &Guide{Shards: 1}
 			gd.Bound = t.bound
 			if gd.Bound >= 0 {
 				used := n.preempts

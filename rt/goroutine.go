@@ -88,14 +88,18 @@ type TestFailure struct{ Msg string }
 
 func (e *TestFailure) Error() string { return e.Msg }
 
-// Fail ends the run with a verdict of the given kind, reported against the current goroutine.
-// A harness calls it for test failures; it has no effect outside a run.
-func Fail(kind VerdictKind, msg string) {
+// Fail ends the run with a verdict of the given kind, reported against the current goroutine
+// if blame is set. A harness calls it for test failures; it has no effect outside a run.
+func Fail(kind VerdictKind, msg string, blame bool) {
 	r, g := current()
 	if r == nil {
 		return
 	}
-	r.fail(kind, msg, g, nil)
+	if blame {
+		r.fail(kind, msg, g, nil)
+	} else {
+		r.fail(kind, msg, nil, nil)
+	}
 	if g != nil && g.state != gDone {
 		r.block(g)
 	}

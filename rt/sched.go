@@ -494,8 +494,8 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 		e.Start, e.Decision = true, r.startD
 		r.startG = NoG
 	}
-	if r.cfg.Detail {
-		e.PC = g.pc
+	if r.cfg.Detail && g != clockG {
+		e.PC, _ = callers()
 	}
 	if r.steps > r.cfg.MaxSteps && !r.ended {
 		r.fail(VerdictLivelock, fmt.Sprintf("step bound of %d exceeded: possible livelock", r.cfg.MaxSteps), g, nil)

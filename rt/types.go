@@ -180,6 +180,14 @@ type Point struct {
 // Events returns the steps performed so far in this run.
 func (p *Point) Events() []Event { return p.run.events }
 
+// Name returns the logical id (G1.2, or clock) of goroutine id.
+func (p *Point) Name(id GID) string {
+	if id == ClockID {
+		return "clock"
+	}
+	return p.run.gname(p.run.gs[id])
+}
+
 // Dependent reports whether operations a and b may not commute: they are performed by
 // different goroutines and touch a common object, unless both only read it.
 func Dependent(aOp OpKind, aObjs []ObjID, bOp OpKind, bObjs []ObjID) bool {

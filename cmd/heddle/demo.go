@@ -1,0 +1,52 @@
+package main
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The demo module is stored with .txt names so that the go command does not treat it as
+// part of heddle's own module.
+//
+//go:embed demo
+var demoFS embed.FS
+
+// cmdDemo writes the bundled example module to a temporary directory and explores its tests.
+func cmdDemo(args []string) int {
+	dir, err := os.MkdirTemp("", "heddle-demo-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	defer os.RemoveAll(dir)
+	err = fs.WalkDir(demoFS, "demo", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := demoFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(p), ".txt")), data, 0o644)
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	src, _ := demoFS.ReadFile("demo/bank.go.txt")
+	fmt.Printf("heddle demo: exploring the tests of a small bank package (bank.go):\n\n%s\n", indent(string(src)))
+	wd, _ := os.Getwd()
+	out := filepath.Join(wd, ".heddle", "demo")
+	code := cmdTestIn(dir, append([]string{"-v", "-out", out}, args...))
+	fmt.Println("\nThe schedule files above replay each bug exactly; the demo's sources are gone, so")
+	fmt.Println("replay your own tests' schedules with: heddle replay FILE")
+	return code
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") + "\n"
+}

@@ -1,0 +1,74 @@
+// Command heddle runs Go tests and programs under a controlled scheduler, explores their
+// goroutine interleavings, and reports and replays the concurrency bugs it finds.
+//
+// Usage:
+//
+//	heddle test [build flags] [packages] [-run regexp] [-strategy s] [-budget b] [-json] [-v]
+//	heddle run [build flags] [package] [-strategy s] [-budget b]
+//	heddle replay [-v] FILE
+//	heddle serve FILE...
+//	heddle demo
+//	heddle version
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const version = "0.1.0"
+
+const usage = `heddle explores goroutine interleavings of Go tests and programs.
+
+Usage:
+
+	heddle test [build flags] [packages] [flags]   explore the tests of packages
+	heddle run [build flags] [package] [flags]     explore a main package
+	heddle replay [-v] FILE                        replay a schedule or trace file
+	heddle serve FILE...                           open the web view on result files
+	heddle demo                                    explore a bundled buggy example
+	heddle version                                 print the version
+
+Run 'heddle test -h' for the flags of test and run.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// Exit codes mirror go test: 0 nothing found, 1 a bug found, 2 usage or build error.
+const (
+	exitOK    = 0
+	exitBug   = 1
+	exitUsage = 2
+)
+
+func run(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "test":
+		return cmdTest(args[1:], true)
+	case "run":
+		return cmdTest(args[1:], false)
+	case "replay":
+		return cmdReplay(args[1:])
+	case "serve":
+		return cmdServe(args[1:])
+	case "demo":
+		return cmdDemo(args[1:])
+	case "version":
+		fmt.Println("heddle", version)
+		return exitOK
+	case "help", "-h", "-help", "--help":
+		fmt.Print(usage)
+		return exitOK
+	case "dap", "lsp":
+		fmt.Fprintf(os.Stderr, "heddle %s: not available in this version\n", args[0])
+		return exitUsage
+	}
+	fmt.Fprintf(os.Stderr, "heddle: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

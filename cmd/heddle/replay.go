@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+func cmdReplay(args []string) int {
+	fs := flag.NewFlagSet("heddle replay", flag.ContinueOnError)
+	out := fs.String("o", "", "write the replayed trace to `file`")
+	dir := fs.String("C", "", "resolve the schedule's package from `dir`")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(os.Stderr, "usage: heddle replay [-o trace.json] FILE")
+		return exitUsage
+	}
+	path := fs.Arg(0)
+	s, err := timeline.ReadSchedule(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	if s.Program.Package == "" || s.Program.Test == "" {
+		fmt.Fprintf(os.Stderr, "heddle: %s: \"program\" must name the package and the test to replay\n", path)
+		return exitUsage
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	tests := s.Program.Test != "main"
+	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	defer os.RemoveAll(res.WorkDir)
+	if len(res.Binaries) != 1 {
+		fmt.Fprintf(os.Stderr, "heddle: %s: found %d binaries for package %s\n", path, len(res.Binaries), s.Program.Package)
+		return exitUsage
+	}
+	bin := res.Binaries[0]
+	w := &explorer.Worker{Path: bin.Path, Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+	if bin.Test {
+		w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"}
+	}
+	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
+		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
+	}
+	tr, err := explorer.RemoteReplay(ctx, w, s.Program.Test, s, explorer.WireOptions{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	tr.Program = s.Program
+	fmt.Printf("replaying %s %s (%d decisions)\n\n", s.Program.Package, s.Program.Test, len(s.Decisions))
+	printInterleaving(os.Stdout, tr, "")
+	fmt.Println()
+	if *out != "" {
+		if err := timeline.WriteFile(*out, tr); err != nil {
+			fmt.Fprintln(os.Stderr, "heddle:", err)
+			return exitUsage
+		}
+	}
+	switch tr.Verdict.Kind {
+	case "diverged":
+		fmt.Fprintf(os.Stderr, "heddle: the replay diverged from the schedule: %s\n", tr.Verdict.Message)
+		return exitUsage
+	case "ok":
+		fmt.Println("verdict: ok")
+		if s.Verdict != nil && s.Verdict.Kind != "ok" {
+			fmt.Printf("the schedule was recorded with verdict %s; it did not reproduce\n", s.Verdict.Kind)
+		}
+		return exitOK
+	}
+	fmt.Printf("verdict: %s: %s\n", tr.Verdict.Kind, tr.Verdict.Message)
+	for _, g := range tr.Verdict.Goroutines {
+		fmt.Printf("  %-8s %s\n", g.ID, describe(g))
+		for _, fr := range g.Stack {
+			fmt.Printf("             %s\n                 %s:%d\n", fr.Func, fr.File, fr.Line)
+		}
+	}
+	return exitBug
+}

@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// testFlags are the flags of heddle test and heddle run; the remaining arguments are build
+// flags (passed to the go command) and package patterns, as for go test.
+type testFlags struct {
+	run      string
+	strategy string
+	budget   string
+	steps    int
+	seed     uint64
+	depth    int
+	bound    int
+	parallel int
+	jsonOut  bool
+	verbose  bool
+	out      string
+	isolate  bool
+	stop     bool
+	serve    bool
+	instr    string
+	skip     string
+	hang     time.Duration
+}
+
+func (f *testFlags) set(fs *flag.FlagSet) {
+	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
+	fs.StringVar(&f.strategy, "strategy", "dpor", "search strategy: "+strings.Join(explorer.Strategies, ", "))
+	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
+	fs.IntVar(&f.steps, "steps", 100000, "step bound per run; exceeding it is reported as a possible livelock")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
+	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
+	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
+	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
+	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
+	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
+	fs.StringVar(&f.out, "out", ".heddle", "directory for schedule, trace and exploration files")
+	fs.BoolVar(&f.isolate, "isolate", false, "run every schedule in a fresh process (programs with global state)")
+	fs.BoolVar(&f.stop, "stop", false, "stop a test's exploration at its first bug")
+	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
+	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
+	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
+	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+}
+
+// splitArgs separates heddle's flags from build flags and packages. A flag heddle does not
+// know is a build flag; a build flag that takes a value in the next argument is recognised by
+// name.
+func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
+	valued := map[string]bool{"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "mod": true,
+		"modfile": true, "overlay": true, "p": true, "pgo": true, "covermode": true, "coverpkg": true, "toolexec": true}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			pkgs = append(pkgs, a)
+			continue
+		}
+		name := strings.TrimLeft(a, "-")
+		hasValue := strings.Contains(name, "=")
+		if hasValue {
+			name = name[:strings.Index(name, "=")]
+		}
+		if f := fs.Lookup(name); f != nil {
+			own = append(own, a)
+			if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && !hasValue && i+1 < len(args) {
+				i++
+				own = append(own, args[i])
+			}
+			continue
+		}
+		build = append(build, a)
+		if valued[name] && !hasValue && i+1 < len(args) {
+			i++
+			build = append(build, args[i])
+		}
+	}
+	return own, build, pkgs
+}
+
+func parseBudget(s string) (runs int, d time.Duration, err error) {
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			v = part
+			if _, err := strconv.Atoi(v); err == nil {
+				k = "runs"
+			} else {
+				k = "time"
+			}
+		}
+		switch k {
+		case "runs":
+			if runs, err = strconv.Atoi(v); err != nil || runs < 0 {
+				return 0, 0, fmt.Errorf("-budget: %q is not a number of runs", v)
+			}
+		case "time":
+			if d, err = time.ParseDuration(v); err != nil || d < 0 {
+				return 0, 0, fmt.Errorf("-budget: %q is not a duration", v)
+			}
+		default:
+			return 0, 0, fmt.Errorf("-budget: unknown budget %q (want runs=N or time=D)", k)
+		}
+	}
+	return runs, d, nil
+}
+
+func cmdTest(args []string, tests bool) int { return cmdTestDir("", args, tests) }
+
+// cmdTestIn runs heddle test with dir as the working directory of the build.
+func cmdTestIn(dir string, args []string) int { return cmdTestDir(dir, args, true) }
+
+func cmdTestDir(dir string, args []string, tests bool) int {
+	name := "test"
+	if !tests {
+		name = "run"
+	}
+	fs := flag.NewFlagSet("heddle "+name, flag.ContinueOnError)
+	var f testFlags
+	f.set(fs)
+	own, build, pkgs := splitArgs(fs, args)
+	if err := fs.Parse(own); err != nil {
+		return exitUsage
+	}
+	pkgs = append(pkgs, fs.Args()...)
+	if len(pkgs) == 0 {
+		pkgs = []string{"."}
+	}
+	runs, budget, err := parseBudget(f.budget)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	if !slices.Contains(explorer.Strategies, f.strategy) {
+		fmt.Fprintf(os.Stderr, "heddle: unknown -strategy %q (want one of %s)\n", f.strategy, strings.Join(explorer.Strategies, ", "))
+		return exitUsage
+	}
+	var runRE *regexp.Regexp
+	if f.run != "" {
+		if runRE, err = regexp.Compile(f.run); err != nil {
+			fmt.Fprintf(os.Stderr, "heddle: -run: %v\n", err)
+			return exitUsage
+		}
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer cancel()
+	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip)}
+	res, err := instrument.Build(ctx, cfg)
+	if err != nil {
+		var be *instrument.BuildError
+		if errors.As(err, &be) {
+			fmt.Fprintln(os.Stderr, be.Output)
+			fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", be.Package)
+		} else {
+			fmt.Fprintln(os.Stderr, "heddle:", err)
+		}
+		return exitUsage
+	}
+	defer os.RemoveAll(res.WorkDir)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+	}
+	rep := newReporter(os.Stdout, f)
+	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: f.serve}
+	matched, bugs, failed := 0, 0, false
+	for _, bin := range res.Binaries {
+		w := &explorer.Worker{Path: bin.Path, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
+		if bin.Test {
+			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
+		}
+		names, err := explorer.List(ctx, w)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "heddle: %s: %v\n", bin.Package, err)
+			failed = true
+			continue
+		}
+		for _, test := range names {
+			if runRE != nil && !runRE.MatchString(test) {
+				continue
+			}
+			matched++
+			n, err := exploreTest(ctx, w, bin.Package, test, opts, f, rep)
+			bugs += n
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "heddle: %s %s: %v\n", bin.Package, test, err)
+				failed = true
+			}
+			if ctx.Err() != nil {
+				fmt.Fprintln(os.Stderr, "heddle: interrupted")
+				return exitUsage
+			}
+		}
+	}
+	if matched == 0 && !failed {
+		what := "no tests to run"
+		if f.run != "" {
+			what = fmt.Sprintf("no tests match -run %q", f.run)
+		}
+		fmt.Fprintf(os.Stderr, "heddle: %s in %s\n", what, strings.Join(pkgs, " "))
+		return exitUsage
+	}
+	switch {
+	case failed:
+		return exitUsage
+	case bugs > 0:
+		return exitBug
+	}
+	return exitOK
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func digest(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	io.Copy(h, f)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// exploreTest explores one test in worker processes and reports its bugs. It returns the
+// number of distinct bugs.
+func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts explorer.WireOptions, f testFlags, rep *reporter) (int, error) {
+	start := time.Now()
+	rep.begin(pkg, test)
+	bugs := map[string]*explorer.WireBug{}
+	var order []string
+	var stats []*explorer.WireStats
+	shardStats := make([]*explorer.WireStats, max(f.parallel, 1))
+	var exploration []explorer.TreeNode
+	err := explorer.Parallel(ctx, w, test, opts, f.parallel, func(i int, m *explorer.Message) {
+		switch m.Type {
+		case "progress":
+			shardStats[i] = m.Stats
+			rep.progress(merge(shardStats), opts.MaxTime, start)
+		case "node":
+			exploration = append(exploration, *m.Node)
+		case "bug":
+			if old, ok := bugs[m.Bug.Key]; ok {
+				old.Hits += m.Bug.Hits
+				if m.Bug.Preemptions < old.Preemptions {
+					*old = *m.Bug
+				}
+				return
+			}
+			bugs[m.Bug.Key] = m.Bug
+			order = append(order, m.Bug.Key)
+		case "done":
+			shardStats[i] = m.Stats
+			stats = append(stats, m.Stats)
+		case "error":
+			rep.note(pkg, test, m.Error)
+		}
+	})
+	total := merge(shardStats)
+	if err != nil {
+		var we *explorer.WorkerError
+		if !errors.As(err, &we) {
+			rep.end()
+			return 0, err
+		}
+		// The program took its worker down: os.Exit in code heddle does not control, a crash,
+		// or a fatal error of the Go runtime.
+		kind := "exit"
+		if strings.Contains(we.Status, "signal") {
+			kind = "panic"
+		}
+		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: "the test process " + we.Status + ": " + strings.TrimSpace(lastLines(we.Stderr, 5)), Hits: 1}
+		bugs[wb.Key] = wb
+		order = append(order, wb.Key)
+	}
+	rep.end()
+	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
+	var saved []savedBug
+	for i, k := range order {
+		b := bugs[k]
+		sb := savedBug{WireBug: b}
+		if b.Trace != nil {
+			sb.Path = filepath.Join(dir, fmt.Sprintf("%s-%d.trace.json", b.Kind, i+1))
+			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
+				return len(order), err
+			}
+		}
+		saved = append(saved, sb)
+	}
+	if err := writeExploration(filepath.Join(dir, "exploration.json"), pkg, test, opts.Strategy, total, exploration, saved); err != nil {
+		return len(order), err
+	}
+	rep.result(pkg, test, opts.Strategy, total, saved, time.Since(start))
+	return len(order), nil
+}
+
+type savedBug struct {
+	*explorer.WireBug
+	Path string
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// merge adds up the statistics of the shards of one exploration.
+func merge(ss []*explorer.WireStats) *explorer.WireStats {
+	out := &explorer.WireStats{}
+	out.Complete = true
+	any := false
+	for _, s := range ss {
+		if s == nil {
+			out.Complete = false
+			continue
+		}
+		any = true
+		out.Runs += s.Runs
+		out.Decisions += s.Decisions
+		out.PrunedSleep += s.PrunedSleep
+		out.PrunedPersistent += s.PrunedPersistent
+		out.PrunedDelayed += s.PrunedDelayed
+		out.PrunedBound += s.PrunedBound
+		out.Aborted += s.Aborted
+		out.BuggyRuns += s.BuggyRuns
+		out.Elapsed = max(out.Elapsed, s.Elapsed)
+		out.Complete = out.Complete && s.Complete
+	}
+	if !any {
+		out.Complete = false
+	}
+	if out.Elapsed > 0 {
+		out.SchedulesPerSecond = float64(out.Runs) / out.Elapsed.Seconds()
+	}
+	return out
+}
+
+// exploration is the exploration file of docs/formats.md.
+type exploration struct {
+	Heddle   string           `json:"heddle"`
+	Version  int              `json:"version"`
+	Program  timeline.Program `json:"program"`
+	Strategy string           `json:"strategy"`
+	Stats    map[string]any   `json:"stats"`
+	Tree     []map[string]any `json:"tree"`
+	Bugs     []map[string]any `json:"bugs"`
+}
+
+func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, nodes []explorer.TreeNode, bugs []savedBug) error {
+	e := exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test}, Strategy: strategy}
+	e.Stats = map[string]any{"runs": s.Runs, "decisions": s.Decisions, "prunedSleep": s.PrunedSleep,
+		"prunedPersistent": s.PrunedPersistent, "prunedDelayed": s.PrunedDelayed, "bugs": len(bugs),
+		"elapsed": s.Elapsed.String(), "schedulesPerSecond": s.SchedulesPerSecond, "complete": s.Complete}
+	e.Tree = []map[string]any{}
+	for _, n := range nodes {
+		e.Tree = append(e.Tree, map[string]any{"id": n.ID, "parent": n.Parent, "enabled": n.Alts, "pick": n.Pick, "kind": n.Kind.String()})
+	}
+	e.Bugs = []map[string]any{}
+	for i, b := range bugs {
+		m := map[string]any{"id": i, "kind": b.Kind, "message": b.Message, "preemptions": b.Preemptions, "hits": b.Hits}
+		if b.Path != "" {
+			m["trace"] = filepath.Base(b.Path)
+			m["replay"] = "heddle replay " + b.Path
+		}
+		e.Bugs = append(e.Bugs, m)
+	}
+	return timeline.WriteFile(path, e)
+}

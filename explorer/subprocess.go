@@ -1,0 +1,304 @@
+package explorer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// Worker is an executable that serves the worker protocol: an instrumented test binary or
+// program. Every request runs in a fresh process, so a program's global state, a call to
+// os.Exit, or a crash cannot affect the next request or heddle itself.
+type Worker struct {
+	Path string
+	Args []string
+	Env  []string
+	Dir  string
+	// Output receives what the program prints; nil discards it.
+	Output io.Writer
+}
+
+// WorkerError reports a worker process that failed to answer: it exited, crashed or was
+// killed before completing its request.
+type WorkerError struct {
+	Path   string
+	Status string
+	Stderr string
+}
+
+func (e *WorkerError) Error() string {
+	msg := fmt.Sprintf("%s: worker %s", e.Path, e.Status)
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		msg += ":\n" + s
+	}
+	return msg
+}
+
+// Do sends req to a new worker process and passes every message it answers to recv. It
+// returns when the worker has exited. A worker that ends without a final message ("done",
+// "result", "trace", "tests") is a WorkerError.
+func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error {
+	req.V = ProtocolVersion
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	respR, respW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return err
+	}
+	cmd := exec.Command(w.Path, w.Args...)
+	cmd.Dir = w.Dir
+	cmd.Env = append(append(os.Environ(), w.Env...), "HEDDLE_WORKER=1")
+	cmd.ExtraFiles = []*os.File{reqR, respW}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stderr := &tail{max: 16 << 10}
+	cmd.Stderr = stderr
+	if w.Output != nil {
+		cmd.Stdout = w.Output
+		cmd.Stderr = io.MultiWriter(w.Output, stderr)
+	}
+	if err := cmd.Start(); err != nil {
+		reqR.Close()
+		reqW.Close()
+		respR.Close()
+		respW.Close()
+		return fmt.Errorf("starting worker %s: %w", w.Path, err)
+	}
+	reqR.Close()
+	respW.Close()
+	go func() {
+		json.NewEncoder(reqW).Encode(req)
+		reqW.Close()
+	}()
+	stop := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			// Kill the whole process group: the program may have started processes of its own.
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		case <-stop:
+		}
+	}()
+	final := false
+	var decodeErr error
+	sc := bufio.NewScanner(respR)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	for sc.Scan() {
+		var m Message
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			decodeErr = fmt.Errorf("worker %s sent a malformed message: %v", w.Path, err)
+			continue
+		}
+		switch m.Type {
+		case "done", "result", "trace", "tests", "error":
+			final = true
+		}
+		recv(&m)
+	}
+	respR.Close()
+	werr := cmd.Wait()
+	close(stop)
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case decodeErr != nil:
+		return decodeErr
+	case !final:
+		status := "exited without answering"
+		var ee *exec.ExitError
+		if errors.As(werr, &ee) {
+			status = ee.ProcessState.String()
+		}
+		return &WorkerError{Path: w.Path, Status: status, Stderr: stderr.String()}
+	}
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.ToValidUTF8(t.buf, nil))
+}
+
+// Isolated runs a controller-side exploration in which every run is a fresh worker process:
+// the strategy lives here, and each run's guide is sent to the worker, which answers with the
+// run's result. It is slower than exploring inside the worker, and serves programs whose
+// global state or exits make runs in one process interfere.
+func Isolated(ctx context.Context, w *Worker, test string, opts Options) *Report {
+	return explore(&remote{ctx: ctx, w: w, test: test, opts: opts}, opts)
+}
+
+type remote struct {
+	ctx  context.Context
+	w    *Worker
+	test string
+	opts Options
+}
+
+func (r *remote) run(gd *Guide, detail bool) *rt.Result {
+	req := Request{Cmd: "run", Test: r.test, Guide: gd, Detail: detail,
+		Options: WireOptions{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang}}
+	var res *rt.Result
+	var log []LoggedPoint
+	var diverged, failed string
+	err := r.w.Do(r.ctx, req, func(m *Message) {
+		switch m.Type {
+		case "result":
+			res, log, diverged = m.Result, m.Log, m.Error
+		case "error":
+			failed = m.Error
+		}
+	})
+	switch {
+	case err != nil:
+		return workerVerdict(err)
+	case res == nil:
+		return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: failed}}
+	}
+	gd.SetLog(log, diverged)
+	if diverged != "" {
+		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: diverged}
+	}
+	return res
+}
+
+// workerVerdict turns a worker that died during a run into the run's verdict: a program that
+// exits (os.Exit from code heddle does not control) or crashes.
+func workerVerdict(err error) *rt.Result {
+	var we *WorkerError
+	if errors.As(err, &we) {
+		kind := rt.VerdictExit
+		if strings.Contains(we.Status, "signal") {
+			kind = rt.VerdictPanic
+		}
+		return &rt.Result{Verdict: rt.Verdict{Kind: kind, Message: "the program " + we.Status + lastLine(we.Stderr)}}
+	}
+	return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: err.Error()}}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return ": " + s
+}
+
+// Remote explores test inside one worker process, streaming its messages to recv.
+func Remote(ctx context.Context, w *Worker, test string, opts WireOptions, recv func(*Message)) error {
+	return w.Do(ctx, Request{Cmd: "explore", Test: test, Options: opts}, recv)
+}
+
+// RemoteReplay replays a schedule in a worker and returns the detailed trace.
+func RemoteReplay(ctx context.Context, w *Worker, test string, s *timeline.Schedule, opts WireOptions) (*timeline.Trace, error) {
+	var tr *timeline.Trace
+	var failed string
+	err := w.Do(ctx, Request{Cmd: "replay", Test: test, Schedule: s, Options: opts}, func(m *Message) {
+		switch m.Type {
+		case "trace":
+			tr = m.Trace
+		case "error":
+			failed = m.Error
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if tr == nil {
+		return nil, errors.New(failed)
+	}
+	return tr, nil
+}
+
+// List asks a worker for its registered tests.
+func List(ctx context.Context, w *Worker) ([]string, error) {
+	var tests []string
+	var failed string
+	err := w.Do(ctx, Request{Cmd: "list"}, func(m *Message) {
+		tests = append(tests, m.Tests...)
+		if m.Type == "error" {
+			failed = m.Error
+		}
+	})
+	if err == nil && failed != "" {
+		err = errors.New(failed)
+	}
+	return tests, err
+}
+
+// Parallel explores test with n worker processes. Random and PCT sampling split the seeds;
+// the systematic strategies split the alternatives of the first decision, each worker
+// exploring the subtrees of its share in full. Messages from all workers go to recv, which
+// is called from one goroutine at a time.
+func Parallel(ctx context.Context, w *Worker, test string, opts WireOptions, n int, recv func(worker int, m *Message)) error {
+	if n <= 1 {
+		return Remote(ctx, w, test, opts, func(m *Message) { recv(0, m) })
+	}
+	var mu sync.Mutex
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		o := opts
+		switch o.Strategy {
+		case "random", "pct":
+			runs := o.MaxRuns
+			if runs == 0 {
+				runs = 1000
+			}
+			o.MaxRuns = runs / n
+			if i < runs%n {
+				o.MaxRuns++
+			}
+			o.Seed = opts.Seed + uint64(i)*uint64(runs)
+		default:
+			o.Shard, o.Shards = i, n
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = Remote(ctx, w, test, o, func(m *Message) {
+				mu.Lock()
+				defer mu.Unlock()
+				recv(i, m)
+			})
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

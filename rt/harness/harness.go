@@ -1,0 +1,226 @@
+// Package harness runs the tests of an instrumented test binary under heddle's control. The
+// instrumenter registers every test function of the package and adds a TestHeddleWorker test
+// that calls Worker; heddle runs the binary with HEDDLE_WORKER=1 and speaks the worker
+// protocol (explorer.Request and explorer.Message) over file descriptors 3 and 4.
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+var (
+	tests = map[string]func(*testing.T){}
+	mainf func()
+)
+
+// Register records a test function of the package under test.
+func Register(name string, test func(*testing.T)) { tests[name] = test }
+
+// RegisterMain records the main function of a program. When the process is a worker, it
+// serves the request and exits instead of letting main run uncontrolled.
+func RegisterMain(main func()) {
+	mainf = main
+	if os.Getenv("HEDDLE_WORKER") == "" {
+		return
+	}
+	os.Exit(serve(func(string) (explorer.Harness, error) {
+		return func(run func(body func())) { run(main) }, nil
+	}, []string{"main"}))
+}
+
+// Worker serves the worker protocol for the registered tests. Outside heddle it skips.
+func Worker(t *testing.T) {
+	if os.Getenv("HEDDLE_WORKER") == "" {
+		t.Skip("run by heddle test")
+	}
+	names := make([]string, 0, len(tests))
+	for n := range tests {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	cap := captureStdout()
+	code := serve(func(name string) (explorer.Harness, error) {
+		test := tests[name]
+		if test == nil {
+			return nil, fmt.Errorf("no test %s in this package", name)
+		}
+		return func(run func(body func())) { runTest(t, test, cap, run) }, nil
+	}, names)
+	cap.restore()
+	if code != 0 {
+		t.FailNow()
+	}
+}
+
+// runTest performs one run of test with a fresh *testing.T from t.Run. t.Run executes its
+// function on a goroutine of its own and waits for it, so the run is started there, with the
+// test function as its root goroutine. A test that fails (t.Error, t.Fatal) ends the run with
+// a fatal verdict carrying the test's messages, which the worker's verbose output streams.
+func runTest(t *testing.T, test func(*testing.T), cap *capture, run func(body func())) {
+	cap.reset()
+	t.Run("heddle", func(st *testing.T) {
+		run(func() {
+			defer func() {
+				if st.Failed() {
+					rt.Fail(rt.VerdictFatal, "test failed: "+cap.messages(), false)
+				}
+			}()
+			test(st)
+		})
+	})
+}
+
+// serve reads one request and answers it; it returns the process exit code.
+func serve(harnessFor func(name string) (explorer.Harness, error), names []string) int {
+	in := os.NewFile(3, "heddle-request")
+	out := os.NewFile(4, "heddle-response")
+	if in == nil || out == nil {
+		fmt.Fprintln(os.Stderr, "heddle worker: file descriptors 3 and 4 are not open")
+		return 2
+	}
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	send := func(m *explorer.Message) {
+		enc.Encode(m)
+		w.Flush()
+	}
+	var req explorer.Request
+	if err := json.NewDecoder(in).Decode(&req); err != nil {
+		send(&explorer.Message{Type: "error", Error: "heddle worker: reading request: " + err.Error()})
+		return 2
+	}
+	if req.V != explorer.ProtocolVersion {
+		send(&explorer.Message{Type: "error", Error: fmt.Sprintf("heddle worker: protocol version %d, want %d", req.V, explorer.ProtocolVersion)})
+		return 2
+	}
+	if req.Cmd == "list" {
+		send(&explorer.Message{Type: "tests", Tests: names})
+		return 0
+	}
+	h, err := harnessFor(req.Test)
+	if err != nil {
+		send(&explorer.Message{Type: "error", Error: err.Error()})
+		return 2
+	}
+	prog := timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: req.Test, Binary: os.Getenv("HEDDLE_BINARY")}
+	switch req.Cmd {
+	case "explore":
+		explorer.ServeExplore(h, req, prog, send)
+	case "replay":
+		res, err := explorer.ReplayWith(h, req.Schedule, req.Options.Options())
+		if err != nil {
+			send(&explorer.Message{Type: "error", Error: err.Error()})
+			return 2
+		}
+		send(&explorer.Message{Type: "trace", Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
+	case "run":
+		send(explorer.ServeRun(h, req))
+	default:
+		send(&explorer.Message{Type: "error", Error: fmt.Sprintf("heddle worker: unknown command %q", req.Cmd)})
+		return 2
+	}
+	return 0
+}
+
+// capture collects what the test binary prints on its standard output (test logs and the
+// program's own output) so that a failed run's messages can be reported, and so that
+// thousands of runs do not flood the terminal.
+type capture struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	saved int
+	r, w  *os.File
+	seen  chan struct{}
+	mark  string
+}
+
+func captureStdout() *capture {
+	c := &capture{seen: make(chan struct{}, 1)}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return c
+	}
+	c.r, c.w = r, w
+	c.saved, _ = syscall.Dup(1)
+	syscall.Dup2(int(w.Fd()), 1)
+	go c.read()
+	return c
+}
+
+func (c *capture) read() {
+	sc := bufio.NewScanner(c.r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		c.mu.Lock()
+		if c.mark != "" && strings.Contains(line, c.mark) {
+			c.mark = ""
+			c.mu.Unlock()
+			c.seen <- struct{}{}
+			continue
+		}
+		if c.buf.Len() < 64<<10 {
+			c.buf.WriteString(line)
+			c.buf.WriteByte('\n')
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *capture) reset() {
+	if c.r == nil {
+		return
+	}
+	c.mu.Lock()
+	c.buf.Reset()
+	c.mu.Unlock()
+}
+
+// messages returns the test's log lines printed so far in this run.
+func (c *capture) messages() string {
+	if c.r == nil {
+		return "(output not captured)"
+	}
+	// Whatever the test printed is in the pipe before the mark: wait for the reader to pass it.
+	c.mu.Lock()
+	c.mark = fmt.Sprintf("heddle-mark-%p", c)
+	c.mu.Unlock()
+	fmt.Fprintln(os.Stdout, c.mark)
+	<-c.seen
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var msgs []string
+	for _, l := range strings.Split(c.buf.String(), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") {
+			continue
+		}
+		msgs = append(msgs, l)
+	}
+	if len(msgs) == 0 {
+		return "(no message)"
+	}
+	return strings.Join(msgs, "; ")
+}
+
+func (c *capture) restore() {
+	if c.r == nil {
+		return
+	}
+	syscall.Dup2(c.saved, 1)
+	runtime.KeepAlive(c.w)
+}

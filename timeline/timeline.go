@@ -1,0 +1,295 @@
+package timeline
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// Version is the version of the schedule and trace formats this package writes. It reads
+// files of this version only.
+const Version = 1
+
+// Program identifies what a schedule belongs to.
+type Program struct {
+	Package string `json:"package,omitempty"`
+	Test    string `json:"test,omitempty"`
+	// Binary is a digest of the instrumented binary, to tell a stale schedule from a divergent
+	// program.
+	Binary string `json:"binary,omitempty"`
+}
+
+// Pos is a position in the user's source.
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+func (p Pos) String() string {
+	if p.File == "" {
+		return "?"
+	}
+	return p.File + ":" + strconv.Itoa(p.Line)
+}
+
+// Decision is one decision of a schedule. Pick is a goroutine id (G1.2, clock) for goroutine
+// and wake decisions and a number for select and choose decisions.
+type Decision struct {
+	Kind string   `json:"kind"`
+	Pick string   `json:"pick"`
+	Of   []string `json:"of,omitempty"`
+	At   string   `json:"at,omitempty"`
+	Step int      `json:"step,omitempty"`
+}
+
+// Schedule is the minimal, hand-editable description of one execution.
+type Schedule struct {
+	Heddle    string     `json:"heddle"`
+	Version   int        `json:"version"`
+	Program   Program    `json:"program"`
+	Strategy  string     `json:"strategy,omitempty"`
+	Seed      uint64     `json:"seed,omitempty"`
+	Decisions []Decision `json:"decisions"`
+	Verdict   *Verdict   `json:"verdict,omitempty"`
+}
+
+// Goroutine describes a goroutine of a trace.
+type Goroutine struct {
+	ID      string `json:"id"`
+	Parent  string `json:"parent"`
+	Func    string `json:"func,omitempty"`
+	Created int    `json:"created"`
+	Exited  int    `json:"exited"`
+	Pos     *Pos   `json:"pos,omitempty"`
+}
+
+// Object describes a synchronization object of a trace.
+type Object struct {
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	Pos  *Pos   `json:"pos,omitempty"`
+}
+
+// Event is one step of a trace.
+type Event struct {
+	Step  int    `json:"step"`
+	G     string `json:"g"`
+	Op    string `json:"op"`
+	Obj   string `json:"obj,omitempty"`
+	With  string `json:"with,omitempty"`
+	Child string `json:"child,omitempty"`
+	Pos   *Pos   `json:"pos,omitempty"`
+	After []int  `json:"after,omitempty"`
+	// Decision is the index of the decision that picked this step, if it started one.
+	Decision *int `json:"decision,omitempty"`
+}
+
+// Frame is one frame of a stack.
+type Frame struct {
+	Func string `json:"func"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+}
+
+// GoroutineState is a goroutine involved in a verdict.
+type GoroutineState struct {
+	ID    string   `json:"id"`
+	State string   `json:"state"`
+	Op    string   `json:"op,omitempty"`
+	Obj   string   `json:"obj,omitempty"`
+	Objs  []string `json:"objs,omitempty"`
+	Pos   *Pos     `json:"pos,omitempty"`
+	Stack []Frame  `json:"stack,omitempty"`
+}
+
+// Verdict says how a run ended.
+type Verdict struct {
+	Kind       string           `json:"kind"`
+	Message    string           `json:"message,omitempty"`
+	Goroutines []GoroutineState `json:"goroutines,omitempty"`
+	Cycle      []string         `json:"cycle,omitempty"`
+}
+
+// Trace is a schedule plus everything observed along it.
+type Trace struct {
+	Heddle     string      `json:"heddle"`
+	Version    int         `json:"version"`
+	Program    Program     `json:"program"`
+	Strategy   string      `json:"strategy,omitempty"`
+	Seed       uint64      `json:"seed,omitempty"`
+	Decisions  []Decision  `json:"decisions"`
+	Goroutines []Goroutine `json:"goroutines"`
+	Objects    []Object    `json:"objects"`
+	Events     []Event     `json:"events"`
+	Verdict    Verdict     `json:"verdict"`
+}
+
+func pos(pc uintptr) *Pos {
+	file, line, _ := rt.Position(pc)
+	if file == "" {
+		return nil
+	}
+	return &Pos{File: file, Line: line}
+}
+
+// FromResult converts a run, preferably one executed in detail mode, into a trace.
+func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
+	t := &Trace{Heddle: "trace", Version: Version, Program: prog, Strategy: strategy}
+	t.Decisions = Decisions(res)
+	for _, g := range res.Goroutines {
+		tg := Goroutine{ID: g.Name, Parent: res.Name(g.Parent), Func: g.Func, Created: int(g.Created), Exited: int(g.Exited)}
+		if g.Created >= 0 && int(g.Created) < len(res.Events) {
+			tg.Pos = pos(res.Events[g.Created].PC)
+		}
+		t.Goroutines = append(t.Goroutines, tg)
+	}
+	for _, o := range res.Objects {
+		t.Objects = append(t.Objects, Object{ID: o.Name, Kind: o.Kind.String(), Pos: pos(o.PC)})
+	}
+	t.Events = make([]Event, len(res.Events))
+	for i, e := range res.Events {
+		te := Event{Step: int(e.Step), G: res.Name(e.G), Op: e.Op.String(), Obj: res.ObjName(e.Obj), Pos: pos(e.PC)}
+		if e.With != rt.NoG {
+			te.With = res.Name(e.With)
+		}
+		if e.Child != rt.NoG {
+			te.Child = res.Name(e.Child)
+		}
+		for _, a := range e.After {
+			te.After = append(te.After, int(a))
+		}
+		if e.Start && e.Decision >= 0 {
+			d := int(e.Decision)
+			te.Decision = &d
+		}
+		t.Events[i] = te
+	}
+	t.Verdict = verdict(res)
+	for i := range t.Decisions {
+		if s := t.Decisions[i].Step; s < len(t.Events) && t.Events[s].Pos != nil {
+			t.Decisions[i].At = shortPos(*t.Events[s].Pos)
+		}
+	}
+	return t
+}
+
+// Decisions converts a run's decisions to the file form.
+func Decisions(res *rt.Result) []Decision {
+	out := make([]Decision, len(res.Decisions))
+	for i, d := range res.Decisions {
+		out[i] = Decision{Kind: d.Kind.String(), Pick: value(res, d.Kind, d.Pick), Step: int(d.Step)}
+		for _, a := range d.Alts {
+			out[i].Of = append(out[i].Of, value(res, d.Kind, a))
+		}
+	}
+	return out
+}
+
+func value(res *rt.Result, k rt.DecisionKind, v int32) string {
+	if k == rt.DecideGoroutine || k == rt.DecideWake {
+		return res.Name(rt.GID(v))
+	}
+	return strconv.Itoa(int(v))
+}
+
+func shortPos(p Pos) string {
+	for i := len(p.File) - 1; i >= 0; i-- {
+		if p.File[i] == '/' {
+			return p.File[i+1:] + ":" + strconv.Itoa(p.Line)
+		}
+	}
+	return p.String()
+}
+
+func verdict(res *rt.Result) Verdict {
+	v := Verdict{Kind: string(res.Verdict.Kind), Message: res.Verdict.Message}
+	for _, g := range res.Verdict.Goroutines {
+		gs := GoroutineState{ID: res.Name(g.ID), State: g.State, Pos: pos(g.PC)}
+		if g.State == "blocked" {
+			gs.Op, gs.Obj = g.Op.String(), res.ObjName(g.Obj)
+			for _, o := range g.Objs {
+				gs.Objs = append(gs.Objs, res.ObjName(o))
+			}
+		}
+		for _, f := range g.Stack {
+			gs.Stack = append(gs.Stack, Frame(f))
+		}
+		if gs.Pos == nil && len(gs.Stack) > 0 {
+			gs.Pos = &Pos{File: gs.Stack[0].File, Line: gs.Stack[0].Line}
+		}
+		v.Goroutines = append(v.Goroutines, gs)
+	}
+	if res.Verdict.Kind == rt.VerdictDeadlock {
+		v.Cycle = waitCycle(res)
+	}
+	return v
+}
+
+// waitCycle finds a cycle in the wait-for graph at the end of a deadlocked run: goroutine A
+// waits for B when A is blocked on a mutex B holds. It returns nil when the deadlock is not a
+// lock cycle (a channel or WaitGroup wait).
+func waitCycle(res *rt.Result) []string {
+	holder := map[rt.ObjID]rt.GID{}
+	for _, e := range res.Events {
+		switch e.Op {
+		case rt.OpLock, rt.OpRLock:
+			holder[e.Obj] = e.G
+		case rt.OpUnlock, rt.OpRUnlock:
+			delete(holder, e.Obj)
+		}
+	}
+	waits := map[rt.GID]rt.GID{}
+	for _, g := range res.Verdict.Goroutines {
+		if g.Op == rt.OpLock || g.Op == rt.OpRLock {
+			if h, ok := holder[g.Obj]; ok {
+				waits[g.ID] = h
+			}
+		}
+	}
+	for start := range waits {
+		seen := map[rt.GID]int{}
+		var path []rt.GID
+		for g, ok := start, true; ok; g, ok = waits[g] {
+			if i, dup := seen[g]; dup {
+				var cyc []string
+				for _, x := range path[i:] {
+					cyc = append(cyc, res.Name(x))
+				}
+				return cyc
+			}
+			seen[g] = len(path)
+			path = append(path, g)
+		}
+	}
+	return nil
+}
+
+// Schedule extracts the schedule of a trace.
+func (t *Trace) Schedule() *Schedule {
+	v := t.Verdict
+	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Decisions: t.Decisions, Verdict: &v}
+}
+
+// Picks converts a schedule's decisions into the kinds and the textual picks that a replay
+// matches against the alternatives it meets.
+func (s *Schedule) Picks() ([]rt.DecisionKind, []string, error) {
+	kinds := make([]rt.DecisionKind, len(s.Decisions))
+	picks := make([]string, len(s.Decisions))
+	for i, d := range s.Decisions {
+		k, ok := rt.ParseDecisionKind(d.Kind)
+		if !ok {
+			return nil, nil, fmt.Errorf("decisions[%d].kind: unknown decision kind %q (want goroutine, select, wake or choose)", i, d.Kind)
+		}
+		if d.Pick == "" {
+			return nil, nil, fmt.Errorf("decisions[%d].pick: missing", i)
+		}
+		if k == rt.DecideSelect || k == rt.DecideChoose {
+			if _, err := strconv.Atoi(d.Pick); err != nil {
+				return nil, nil, fmt.Errorf("decisions[%d].pick: %q is not a number", i, d.Pick)
+			}
+		}
+		kinds[i], picks[i] = k, d.Pick
+	}
+	return kinds, picks, nil
+}
