@@ -41,9 +41,20 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 	})
 }
 
+// access is one goroutine's operation on objects within a step. A step may hold two: a
+// rendezvous completes the partner's blocked operation (the receiver of a send, the waiter of
+// a Signal) in the same step, and that operation belongs to the partner's program order.
+type access struct {
+	ev    int // the event
+	slot  int
+	op    rt.OpKind
+	objs  []rt.ObjID
+	count int32 // the access's index in its slot's program order
+}
+
 // forEachRace calls f(d, g) for every race of the run whose reversal must be tried: goroutine
-// g's step (or pending operation, for goroutines that never got to perform it) races with an
-// earlier step picked at decision d.
+// g's operation (performed, or pending when the run ended) races with an earlier operation of
+// the step picked at decision d.
 func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 	evs := res.Events
 	n := len(res.Goroutines) + 1 // the last slot is the clock
@@ -53,54 +64,75 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 		}
 		return int(g)
 	}
-	// Vector clocks over event counts: clk[j][s] > 0 means event j knows the k-th event of
-	// slot s for k <= clk[j][s]. Reads and writes of an object are tracked apart, so two reads
-	// do not order each other.
+	// Vector clocks over access counts; reads and writes of an object are tracked apart, so
+	// two reads do not order each other.
 	vc := make([][]int32, n)
 	for i := range vc {
 		vc[i] = make([]int32, n)
 	}
 	count := make([]int32, n)
-	evIdx := make([]int32, len(evs)) // the event's own count in its slot
 	lastW := map[rt.ObjID][]int32{}
 	reads := map[rt.ObjID][]int32{}
-	byObj := map[rt.ObjID][]int{}
-	last := make([]int, n) // index of each slot's latest event, -1 before any
+	byObj := map[rt.ObjID][]*access{}
+	last := make([]int, n) // each slot's latest event, -1 before any
 	for i := range last {
 		last[i] = -1
 	}
-	startOf := make([]int, len(evs)) // the Start event of each event's step
+	startOf := make([]int, len(evs)) // the Start event of the step each event belongs to
 	lastStart := make([]int, n)
 	for i := range lastStart {
 		lastStart[i] = -1
 	}
-	check := func(j int, p int, op rt.OpKind, objs []rt.ObjID, before []int32, a int) {
-		// FG05 takes, for each state between p's previous event a and j, the latest racing
-		// event before it: that is every racing event after a, and the latest one up to a.
+	decisionOf := func(ev int) int {
+		if s := startOf[ev]; s >= 0 {
+			return int(evs[s].Decision)
+		}
+		return -1
+	}
+	// check applies FG05's rule to an operation of slot p at event j: for each state between
+	// p's previous event a and j, the latest racing access before it must be reversible,
+	// which is every racing access after a and the latest one up to a.
+	check := func(j, p int, op rt.OpKind, objs []rt.ObjID, before []int32, a int) {
 		seenBeforeA := false
-		cands := candidates(byObj, objs)
-		for c := len(cands) - 1; c >= 0; c-- {
-			i := cands[c]
-			if i >= j {
+		for _, c := range candidates(byObj, objs) {
+			if c.ev >= j || c.slot == p || c.count <= before[c.slot] {
 				continue
 			}
-			q := slot(evs[i].G)
-			if q == p || evIdx[i] <= before[q] {
+			if !rt.Dependent(c.op, c.objs, op, objs) {
 				continue
 			}
-			if !rt.Dependent(evs[i].Op, eventObjs(&evs[i]), op, objs) {
-				continue
-			}
-			if i <= a {
+			if c.ev <= a {
 				if seenBeforeA {
 					break
 				}
 				seenBeforeA = true
 			}
-			s := startOf[i]
-			if s >= 0 && evs[s].Decision >= 0 {
-				f(int(evs[s].Decision), gidOf(p, n))
+			if d := decisionOf(c.ev); d >= 0 {
+				f(d, gidOf(p, n))
 			}
+		}
+	}
+	apply := func(a *access, c []int32) {
+		for _, o := range a.objs {
+			join(c, lastW[o])
+			if !a.op.ReadOnly() {
+				join(c, reads[o])
+			}
+		}
+		count[a.slot]++
+		c[a.slot] = count[a.slot]
+		a.count = count[a.slot]
+		for _, o := range a.objs {
+			if a.op.ReadOnly() {
+				if reads[o] == nil {
+					reads[o] = make([]int32, n)
+				}
+				join(reads[o], c)
+			} else {
+				lastW[o] = append(lastW[o][:0], c...)
+				reads[o] = nil
+			}
+			byObj[o] = append(byObj[o], a)
 		}
 	}
 	for j := range evs {
@@ -111,35 +143,32 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 		}
 		startOf[j] = lastStart[p]
 		objs := eventObjs(e)
-		before := append([]int32(nil), vc[p]...)
-		check(j, p, e.Op, objs, before, last[p])
-		c := vc[p]
-		for _, o := range objs {
-			join(c, lastW[o])
-			if !e.Op.ReadOnly() {
-				join(c, reads[o])
+		own := &access{ev: j, slot: p, op: e.Op, objs: objs}
+		partners := make([]*access, len(e.Partners))
+		for i, pt := range e.Partners {
+			partners[i] = &access{ev: j, slot: slot(pt.G), op: pt.Op, objs: pt.Objs}
+		}
+		check(j, p, own.op, own.objs, append([]int32(nil), vc[p]...), last[p])
+		for _, pa := range partners {
+			q := pa.slot
+			check(j, q, pa.op, pa.objs, append([]int32(nil), vc[q]...), last[q])
+		}
+		// Setting or stopping a timer races with the clock's next step, whatever it was then:
+		// the clock is a process whose pending step is not recorded until it runs.
+		if e.G != rt.ClockID && slices.Contains(objs, rt.ClockObj) {
+			if d := decisionOf(j); d >= 0 {
+				f(d, rt.ClockID)
 			}
 		}
-		count[p]++
-		c[p] = count[p]
-		evIdx[j] = count[p]
-		for _, o := range objs {
-			if e.Op.ReadOnly() {
-				if reads[o] == nil {
-					reads[o] = make([]int32, n)
-				}
-				join(reads[o], c)
-			} else {
-				lastW[o] = append(lastW[o][:0], c...)
-				reads[o] = nil
-			}
-			byObj[o] = append(byObj[o], j)
-		}
-		if e.With != rt.NoG {
-			join(vc[slot(e.With)], c)
+		apply(own, vc[p])
+		for _, pa := range partners {
+			q := pa.slot
+			join(vc[q], vc[p])
+			apply(pa, vc[q])
+			last[q] = j
 		}
 		if e.Child != rt.NoG {
-			copy(vc[slot(e.Child)], c)
+			copy(vc[slot(e.Child)], vc[p])
 		}
 		last[p] = j
 	}
@@ -152,6 +181,10 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 		}
 		check(len(evs), p, gs.Op, objs, vc[p], last[p])
 	}
+	if len(res.Clock) > 0 {
+		p := n - 1
+		check(len(evs), p, rt.OpClock, res.Clock, vc[p], last[p])
+	}
 }
 
 func gidOf(slot, n int) rt.GID {
@@ -161,25 +194,17 @@ func gidOf(slot, n int) rt.GID {
 	return rt.GID(slot)
 }
 
-// candidates merges the per-object event lists of objs, in increasing order.
-func candidates(byObj map[rt.ObjID][]int, objs []rt.ObjID) []int {
-	switch len(objs) {
-	case 0:
-		return nil
-	case 1:
-		return byObj[objs[0]]
-	}
-	seen := map[int]bool{}
-	var out []int
+// candidates lists the accesses to any of objs, latest first.
+func candidates(byObj map[rt.ObjID][]*access, objs []rt.ObjID) []*access {
+	var out []*access // a copy: reversing must not reorder byObj's lists
 	for _, o := range objs {
-		for _, i := range byObj[o] {
-			if !seen[i] {
-				seen[i] = true
-				out = append(out, i)
-			}
-		}
+		out = append(out, byObj[o]...)
 	}
-	slices.Sort(out)
+	if len(objs) > 1 {
+		slices.SortStableFunc(out, func(a, b *access) int { return a.ev - b.ev })
+		out = slices.CompactFunc(out, func(a, b *access) bool { return a == b })
+	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -10,8 +11,10 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
+var debugRuns = os.Getenv("HEDDLE_DEBUG_RUNS") != ""
+
 // Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"dpor", "dfs", "exitblock", "stoller", "bounded", "pct", "random"}
+var Strategies = []string{"dpor", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
 
 // Options configure an exploration.
 type Options struct {
@@ -183,6 +186,12 @@ func explore(r runner, opts Options) *Report {
 		e.systematic(naive{}, -1)
 	case "exitblock":
 		e.systematic(exitBlock{}, -1)
+	case "exitblock-rw":
+		e.systematic(newExitBlockRW(false), -1)
+	case "exitblock-dd":
+		e.systematic(exitBlockDD{}, -1)
+	case "exitblock-rwdd":
+		e.systematic(newExitBlockRW(true), -1)
 	case "stoller":
 		e.systematic(stoller{}, -1)
 	case "bounded":
@@ -222,6 +231,11 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 			return false
 		}
 		t.absorbBase(gd, res, len(e.base))
+		if p, ok := br.(predictor); ok {
+			for _, pr := range p.predict(res) {
+				e.addPrediction(res, pr)
+			}
+		}
 		if e.stopped {
 			return false
 		}
@@ -262,6 +276,16 @@ func (e *explorer) overBudget() bool {
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
 	res := e.r.run(gd, false)
+	if debugRuns {
+		fmt.Printf("run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
+		for _, ev := range res.Events {
+			fmt.Printf("   %d %s %s obj=%d objs=%v with=%d child=%d start=%v dec=%d\n", ev.Step, res.Name(ev.G), ev.Op, ev.Obj, ev.Objs, ev.With, ev.Child, ev.Start, ev.Decision)
+		}
+		for i, d := range res.Decisions {
+			fmt.Printf("   decision %d step=%d alts=%v pick=%d\n", i, d.Step, d.Alts, d.Pick)
+		}
+		fmt.Printf("   pending=%v clock=%v\n", res.Pending, res.Clock)
+	}
 	s := &e.rep.Stats
 	s.Runs++
 	e.maxLen = max(e.maxLen, gd.steps)
@@ -306,6 +330,39 @@ func (e *explorer) addBug(res *rt.Result) {
 		b.Schedule, b.Preemptions = res.Decisions, pre
 	}
 	b.Hits++
+}
+
+// addPrediction records a bug that a brancher predicted from run res without executing it (a
+// lock cycle found by ExitBlock-DD's reverse lock chain analysis). Its schedule is the run's;
+// a new one is replayed in detail mode at once, for the positions of its message.
+func (e *explorer) addPrediction(res *rt.Result, p prediction) {
+	if b := e.bugs[p.key]; b != nil {
+		b.Hits++
+		return
+	}
+	b := &Bug{Kind: p.kind, Message: p.message(res), Key: p.key, Schedule: res.Decisions, Hits: 1}
+	for i := range res.Decisions {
+		if res.Decisions[i].Preemptive() {
+			b.Preemptions++
+		}
+	}
+	gd := &Guide{Bound: -1}
+	for _, d := range res.Decisions {
+		gd.Prefix = append(gd.Prefix, d.Pick)
+		gd.Kinds = append(gd.Kinds, d.Kind)
+	}
+	if dr := e.r.run(gd, true); dr.Verdict.Kind != rt.VerdictDiverged && len(dr.Events) >= len(res.Events) {
+		b.Message = p.message(dr)
+	}
+	e.bugs[p.key] = b
+	e.rep.Bugs = append(e.rep.Bugs, b)
+	e.rep.Stats.Bugs++
+	if e.opts.OnBug != nil {
+		e.opts.OnBug(b)
+	}
+	if e.opts.StopOnBug {
+		e.stopped = true
+	}
 }
 
 // bugKey names a bug by its kind and the goroutines and operations involved, which do not

@@ -191,37 +191,4 @@ type stoller struct{ naive }
 
 func (stoller) sleeping() bool { return true }
 
-// exitBlock branches only where the running goroutine ended an atomic block: after a release
-// (lock exit, channel operation, goroutine exit) or when it cannot continue (thesis §2.3,
-// ExitBlock). Elsewhere the running goroutine continues.
-type exitBlock struct{}
-
-func (exitBlock) initial(n *node, res *rt.Result, at int) {
-	if n.current < 0 || endedBlock(res, at, n.alts[n.current].G) {
-		for i := range n.back {
-			n.back[i] = true
-		}
-		return
-	}
-	n.back[n.current] = true
-}
-func (exitBlock) afterRun(*tree, *rt.Result) {}
-func (exitBlock) sleeping() bool             { return false }
-
-// endedBlock reports whether goroutine g's last step before decision at ended an atomic block.
-func endedBlock(res *rt.Result, at int, g rt.GID) bool {
-	end := int(res.Decisions[at].Step)
-	for j := end - 1; j >= 0; j-- {
-		e := &res.Events[j]
-		if e.G != g {
-			continue
-		}
-		if e.Op.Releases() {
-			return true
-		}
-		if e.Start {
-			return false
-		}
-	}
-	return true
-}
+// exitBlock and its variants (ExitBlock-RW, -DD, -RWDD) live in exitblock.go.

@@ -214,7 +214,6 @@ func Close[T any](ch chan<- T) {
 			w.recv, w.recvOK = st.ops.zero(), false
 		}
 		w.selected = i
-		w.op.kind = OpNone
 		r.resumeG(w)
 	}
 }
@@ -344,7 +343,6 @@ func (r *run) execSend(g *goroutine, st *chanState, v any, c int) {
 	if w, wc := r.partner(g, st, false); w != nil {
 		e.With = w.id
 		w.recv, w.recvOK, w.selected = v, true, wc
-		w.op.kind = OpNone
 		r.resumeG(w)
 		return
 	}
@@ -367,7 +365,6 @@ func (r *run) execRecv(g *goroutine, st *chanState, c int) (any, bool) {
 		if w, _ := r.partnerFull(g, st); n == st.cap && w != nil {
 			e.With = w.id
 			st.ops.trySend(w.sendValue())
-			w.op.kind = OpNone
 			r.resumeG(w)
 		}
 		return v, ok
@@ -377,7 +374,6 @@ func (r *run) execRecv(g *goroutine, st *chanState, c int) (any, bool) {
 		r.acquire(e, id)
 		v := w.sendValueCase(wc)
 		w.selected = wc
-		w.op.kind = OpNone
 		r.resumeG(w)
 		return v, true
 	}

@@ -30,14 +30,26 @@ func (c *cancelCtx) Done() <-chan struct{} { return c.done }
 // Err reads the cancellation state, which another goroutine's cancel writes: it is a visible
 // operation on the Done channel.
 func (c *cancelCtx) Err() error {
-	if r, g := current(); r != nil {
-		st := stateOf(r, typedChan[struct{}]{c.done})
-		id := r.chanObj(st, g)
-		g.op = op{kind: OpLen, obj: id}
-		r.yield(g)
-		r.acquire(r.record(g, OpLen, id), id)
-	}
+	c.step(OpLen)
 	return c.err
+}
+
+// step makes the calling goroutine's access to the context's state a visible operation on
+// its Done channel: reading (Err) commutes with other reads, cancelling depends on everything.
+func (c *cancelCtx) step(kind OpKind) {
+	r, g := current()
+	if r == nil {
+		return
+	}
+	st := stateOf(r, typedChan[struct{}]{c.done})
+	id := r.chanObj(st, g)
+	g.op = op{kind: kind, obj: id}
+	r.yield(g)
+	e := r.record(g, kind, id)
+	r.acquire(e, id)
+	if kind != OpLen {
+		r.release(e, id)
+	}
 }
 
 func (c *cancelCtx) Deadline() (time.Time, bool) {
@@ -67,6 +79,7 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 	}
 	c := &cancelCtx{Context: parent, done: MakeChan[struct{}](0)}
 	if p := parentCancelCtx(parent); p != nil {
+		p.step(OpAtomicRMW)
 		if p.err != nil {
 			c.cancel(p.err, p.cause)
 		} else {
@@ -78,6 +91,7 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 }
 
 func (c *cancelCtx) cancel(err, cause error) {
+	c.step(OpAtomicRMW)
 	if c.err != nil {
 		return
 	}
@@ -173,6 +187,7 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 		return context.AfterFunc(ctx, f)
 	}
 	a := &afterFunc{f: f}
+	c.step(OpAtomicRMW)
 	if c.err != nil {
 		Go(f)
 		return func() bool { return false }

@@ -476,8 +476,26 @@ func (r *run) gOf(id GID) *goroutine {
 func (r *run) rootDone() bool { return r.root.state == gDone }
 
 // resumeG queues g, whose operation was completed by the current step, to run to its next
-// scheduling point before the next decision.
+// scheduling point before the next decision. The completed operation is recorded on the step's
+// event as a partner's: it belongs to g's program order.
 func (r *run) resumeG(g *goroutine) {
+	if n := len(r.events); n > 0 && g.op.kind != OpNone {
+		e := &r.events[n-1]
+		p := Partner{G: g.id, Op: g.op.kind, Objs: []ObjID{g.op.obj}}
+		if g.op.kind == OpSelect {
+			p.Objs = p.Objs[:0]
+			for _, c := range g.op.cases {
+				if c.st != nil {
+					p.Objs = append(p.Objs, c.st.obj.id)
+				}
+			}
+		}
+		e.Partners = append(e.Partners, p)
+		if e.With == NoG {
+			e.With = g.id
+		}
+	}
+	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady
 	r.resume = append(r.resume, g)

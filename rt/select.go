@@ -61,6 +61,7 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 	if g.op.polled {
 		i := g.op.pollIdx
 		r.record(g, opFor(cases[i].send), r.chanObj(cases[i].st, g))
+		r.selectObjs(cases)
 		return i, g.op.pollV, g.op.pollOK
 	}
 	alts := r.alts[:0]
@@ -73,6 +74,7 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 	switch len(alts) {
 	case 0:
 		r.record(g, OpSelect, NoObj)
+		r.selectObjs(cases)
 		return -1, nil, false
 	case 1:
 		chosen = alts[0].Case
@@ -86,10 +88,23 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 	c := &cases[chosen]
 	if c.send {
 		r.execSend(g, c.st, c.val, chosen)
+		r.selectObjs(cases)
 		return chosen, nil, false
 	}
 	v, ok := r.execRecv(g, c.st, chosen)
+	r.selectObjs(cases)
 	return chosen, v, ok
+}
+
+// selectObjs makes the step of a select touch every channel it looked at: the case that did
+// not fire was read too (it was not ready), so the step depends on all of them.
+func (r *run) selectObjs(cases []Case) {
+	e := &r.events[len(r.events)-1]
+	for _, c := range cases {
+		if c.st != nil {
+			e.Objs = append(e.Objs, c.st.obj.id)
+		}
+	}
 }
 
 func opFor(send bool) OpKind {

@@ -129,7 +129,6 @@ func (rw *RWMutex) Unlock() {
 	for _, w := range r.gs {
 		if w.state == gPending && w.op.kind == OpRLock && w.op.rw == rw {
 			rw.readers++
-			w.op.kind = OpNone
 			r.resumeG(w)
 		}
 	}
@@ -241,7 +240,6 @@ func (wg *WaitGroup) Add(delta int) {
 		r.release(e, id)
 		for _, w := range r.gs {
 			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
-				w.op.kind = OpNone
 				r.resumeG(w)
 			}
 		}
@@ -383,7 +381,6 @@ func (c *Cond) Broadcast() {
 
 func (r *run) wakeWaiter(w *goroutine, id ObjID) {
 	if w.state == gParked && w.op.kind == OpCondWait {
-		w.op.kind = OpNone
 		r.resumeG(w)
 	}
 }

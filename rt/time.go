@@ -112,10 +112,12 @@ func (r *run) fireClock() {
 		t.active = false
 		e = &r.events[len(r.events)-1]
 		e.Objs = append(e.Objs, t.obj.id)
+		if t.st != nil {
+			e.Objs = append(e.Objs, t.st.obj.id)
+		}
 		switch t.kind {
 		case timerSleep:
 			if t.g.state == gParked && t.g.op.kind == OpSleep {
-				t.g.op.kind = OpNone
 				r.resumeG(t.g)
 			}
 		case timerChan:
@@ -141,7 +143,6 @@ func (r *run) deliverTick(t *timer) {
 	now := clockBase.Add(time.Duration(r.clock.now))
 	if w, wc := r.partner(nil, t.st, false); w != nil {
 		w.recv, w.recvOK, w.selected = now, true, wc
-		w.op.kind = OpNone
 		r.resumeG(w)
 		return
 	}

@@ -215,12 +215,22 @@ type Event struct {
 	Child GID     // goroutine created by a go step, or NoG
 	PC    uintptr // detail mode: the user's call site
 	After []int32 // detail mode: steps this one happens after through its object
+	// Partners are the blocked operations of other goroutines that this step completed (the
+	// receiver of a send, the waiters a Close or Signal wakes, the sleepers the clock wakes).
+	Partners []Partner
 	// Start marks the first event of a scheduled step: the operation the goroutine was stopped
 	// before when it was picked. Decision is the index of the decision that picked it, or -1
 	// when it was the only alternative. Events without Start continue the previous step of
 	// their goroutine (a folded release, or a goroutine resumed by a partner).
 	Start    bool
 	Decision int32
+}
+
+// Partner is another goroutine's operation completed by a step.
+type Partner struct {
+	G    GID
+	Op   OpKind
+	Objs []ObjID
 }
 
 // Decision is one recorded choice.
@@ -326,7 +336,10 @@ type Result struct {
 	Verdict Verdict
 	// Pending lists every goroutine that had not returned when the run ended, with the
 	// operation it was stopped before.
-	Pending    []GoroutineState
+	Pending []GoroutineState
+	// Clock lists the objects the clock's next step would have touched, if timers were still
+	// set when the run ended: the clock is a pending pseudo-goroutine too.
+	Clock      []ObjID
 	Events     []Event
 	Decisions  []Decision
 	Goroutines []GoroutineInfo
@@ -393,6 +406,9 @@ func (r *run) result() *Result {
 		if g.state == gPending || g.state == gParked {
 			res.Pending = append(res.Pending, r.goroutineState(g))
 		}
+	}
+	if r.clock.pending() {
+		res.Clock = append([]ObjID(nil), r.clockObjs()...)
 	}
 	res.Goroutines = make([]GoroutineInfo, len(r.gs))
 	for i, g := range r.gs {

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/instrument"
+)
+
+// buildKernels instruments and builds the test binaries of the bug-kernel corpus once.
+var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
+	dir, _ := filepath.Abs("../../testdata/kernels")
+	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true})
+})
+
+func worker(bin instrument.Binary) *explorer.Worker {
+	return &explorer.Worker{Path: bin.Path, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
+		Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+}
+
+type found struct {
+	stats *explorer.WireStats
+	bugs  []*explorer.WireBug
+}
+
+func explore(t *testing.T, w *explorer.Worker, test string) found {
+	t.Helper()
+	var f found
+	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{Strategy: "dpor", MaxTime: 60 * time.Second}, func(m *explorer.Message) {
+		switch m.Type {
+		case "bug":
+			f.bugs = append(f.bugs, m.Bug)
+		case "done":
+			f.stats = m.Stats
+		case "error":
+			t.Errorf("worker: %s", m.Error)
+		}
+	})
+	if err != nil {
+		t.Fatalf("exploring %s: %v", test, err)
+	}
+	return f
+}
+
+// TestKernels runs heddle with default settings on every bug kernel: the buggy test must
+// reveal the expected kind of bug, its saved schedule must reproduce it on every replay, and
+// the fixed twin must report nothing.
+func TestKernels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores the whole kernel corpus")
+	}
+	res, err := buildKernels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	replays := 100
+	if n := len(res.Binaries); n < 40 {
+		t.Errorf("corpus has %d kernels, want at least 40", n)
+	}
+	for _, bin := range res.Binaries {
+		name := path.Base(bin.Package)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			want, err := os.ReadFile(filepath.Join("../../testdata/kernels", name, "want.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			kind := strings.TrimSpace(string(want))
+			w := worker(bin)
+			bug := explore(t, w, "TestBug")
+			var match *explorer.WireBug
+			for _, b := range bug.bugs {
+				if b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock" {
+					match = b
+				}
+			}
+			if match == nil {
+				var kinds []string
+				for _, b := range bug.bugs {
+					kinds = append(kinds, b.Kind+": "+b.Message)
+				}
+				t.Fatalf("TestBug: want a %s bug, found %q (%d runs)", kind, kinds, bug.stats.Runs)
+			}
+			s := match.Trace.Schedule()
+			for i := 0; i < replays; i++ {
+				tr, err := explorer.RemoteReplay(context.Background(), w, "TestBug", s, explorer.WireOptions{})
+				if err != nil {
+					t.Fatalf("replay %d: %v", i, err)
+				}
+				if tr.Verdict.Kind != match.Kind {
+					t.Fatalf("replay %d: verdict %s (%s), want %s", i, tr.Verdict.Kind, tr.Verdict.Message, match.Kind)
+				}
+			}
+			fixed := explore(t, w, "TestFixed")
+			for _, b := range fixed.bugs {
+				t.Errorf("TestFixed: %s: %s", b.Kind, b.Message)
+			}
+			if !fixed.stats.Complete {
+				t.Logf("TestFixed: search not complete within the budget (%d runs)", fixed.stats.Runs)
+			}
+		})
+	}
+}

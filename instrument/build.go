@@ -1,0 +1,569 @@
+package instrument
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/version"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/tools/go/packages"
+)
+
+// Config describes an instrumented build.
+type Config struct {
+	// Dir is the directory in which packages are resolved and the go
+	// command runs, inside the module to build. Empty means the current
+	// directory.
+	Dir string
+
+	// Packages are the package patterns to build, as for go build.
+	Packages []string
+
+	// Test builds one test binary per package (go test -c) instead of
+	// programs.
+	Test bool
+
+	// Tags are build tags.
+	Tags []string
+
+	// BuildFlags are further flags for the go command, such as
+	// "-gcflags=all=-N -l" for the debugger or "-race".
+	BuildFlags []string
+
+	// Instrument lists the import path patterns of packages outside the
+	// main module to instrument too. By default only packages of the main
+	// module are instrumented; the rest run as trusted atomic code.
+	// Patterns use the syntax of the go command: "..." matches any string,
+	// and a trailing "/..." also matches the path without it.
+	Instrument []string
+
+	// Skip lists the import path patterns of packages not to instrument.
+	Skip []string
+
+	// Out is the directory to write binaries to. Empty means a directory
+	// under the work directory.
+	Out string
+
+	// Env is the environment of the go command, as for exec.Cmd; nil means
+	// the current process's.
+	Env []string
+
+	// Runtime is a directory holding the source of the module
+	// github.com/heddledbg/heddle to build against. Empty means
+	// RuntimeSource.
+	Runtime string
+}
+
+// Result describes a completed instrumented build.
+type Result struct {
+	Binaries []Binary
+
+	// Warnings tell about packages left uninstrumented, and why.
+	Warnings []string
+
+	// WorkDir holds the rewritten files, the overlay and the go.mod used
+	// for the build. The caller removes it when done.
+	WorkDir string
+}
+
+// A Binary is one built executable.
+type Binary struct {
+	Package string // import path of the package built
+	Path    string // path of the executable
+	Test    bool   // a test binary
+}
+
+// A BuildError reports that the go command failed to build a package. Its
+// Output is the go command's own, which names the user's files and lines.
+type BuildError struct {
+	Package string
+	Output  string
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("building %s:\n%s", e.Package, strings.TrimRight(e.Output, "\n"))
+}
+
+// modeSyntax is what the rewrite needs of each instrumented package.
+const modeSyntax = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo |
+	packages.NeedModule
+
+// Build instruments the packages of cfg and the packages they depend on, and
+// builds them with the go command, without writing into the user's tree: the
+// rewritten files are given to the go command as an overlay, and a copy of
+// the user's go.mod adds heddle's runtime.
+func Build(ctx context.Context, cfg Config) (*Result, error) {
+	b, err := newBuilder(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{WorkDir: b.work}
+	roots, err := b.load()
+	if err == nil {
+		err = b.writeOverlay()
+	}
+	if err == nil {
+		res.Binaries, err = b.buildAll(roots)
+	}
+	res.Warnings = b.warnings
+	if err != nil {
+		os.RemoveAll(b.work)
+		return nil, err
+	}
+	return res, nil
+}
+
+type builder struct {
+	ctx        context.Context
+	cfg        Config
+	dir        string // absolute cfg.Dir
+	env        []string
+	work       string
+	gomod      string // the user's go.mod
+	mainModule string
+	runtime    string
+	overlay    map[string]string // original path → rewritten file
+	pending    []pendingFile     // rewritten files, written by writeOverlay
+	warnings   []string
+}
+
+func newBuilder(ctx context.Context, cfg Config) (*builder, error) {
+	b := &builder{ctx: ctx, cfg: cfg, overlay: make(map[string]string)}
+	var err error
+	if b.dir, err = filepath.Abs(cmp(cfg.Dir, ".")); err != nil {
+		return nil, err
+	}
+	if len(cfg.Packages) == 0 {
+		return nil, errors.New("instrument: no packages to build")
+	}
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// -modfile does not combine with workspaces.
+	b.env = append(slices.Clip(env), "GOWORK=off")
+	out, err := b.goCmd("env", "GOMOD").Output()
+	if err != nil {
+		return nil, fmt.Errorf("instrument: go env GOMOD in %s: %w", b.dir, err)
+	}
+	b.gomod = strings.TrimSpace(string(out))
+	if b.gomod == "" || b.gomod == os.DevNull {
+		return nil, fmt.Errorf("instrument: %s is not inside a module", b.dir)
+	}
+	data, err := os.ReadFile(b.gomod)
+	if err != nil {
+		return nil, fmt.Errorf("instrument: %w", err)
+	}
+	b.mainModule = modfile.ModulePath(data)
+	if b.vendored() {
+		b.warnings = append(b.warnings, "vendor directory ignored: the instrumented build takes dependencies from the module cache")
+	}
+	b.runtime = cfg.Runtime
+	if b.runtime == "" && b.mainModule != modulePath {
+		if b.runtime, err = RuntimeSource(); err != nil {
+			return nil, err
+		}
+	}
+	if b.work, err = os.MkdirTemp("", "heddle-build-"); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func cmp(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (b *builder) goCmd(args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(b.ctx, "go", args...)
+	cmd.Dir = b.dir
+	cmd.Env = b.env
+	return cmd
+}
+
+// buildFlags returns the flags common to loading and building.
+func (b *builder) buildFlags() []string {
+	var flags []string
+	if b.vendored() {
+		flags = append(flags, "-mod=mod")
+	}
+	if len(b.cfg.Tags) > 0 {
+		flags = append(flags, "-tags="+strings.Join(b.cfg.Tags, ","))
+	}
+	return append(flags, b.cfg.BuildFlags...)
+}
+
+// A root is a package to build.
+type root struct {
+	path string
+	name string // package name
+	dir  string
+}
+
+// load loads the packages to build and the packages of theirs to instrument,
+// and rewrites the latter.
+func (b *builder) load() ([]root, error) {
+	lcfg := &packages.Config{
+		Context:    b.ctx,
+		Mode:       packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
+		Dir:        b.dir,
+		Env:        b.env,
+		BuildFlags: b.buildFlags(),
+	}
+	graph, err := packages.Load(lcfg, b.cfg.Packages...)
+	if err != nil {
+		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(b.cfg.Packages, " "), err)
+	}
+	var roots []root
+	var msgs []string
+	for _, p := range graph {
+		for _, e := range p.Errors {
+			msgs = append(msgs, e.Error())
+		}
+		// A package of tests only is fine to test, not to build.
+		if len(p.GoFiles) == 0 && len(p.Errors) == 0 && !b.cfg.Test {
+			msgs = append(msgs, fmt.Sprintf("%s: no Go files", p.PkgPath))
+		}
+		roots = append(roots, root{path: p.PkgPath, name: p.Name, dir: pkgDir(p)})
+	}
+	if len(msgs) > 0 {
+		return nil, b.loadError(msgs)
+	}
+
+	var paths []string
+	seen := make(map[string]bool)
+	packages.Visit(graph, func(p *packages.Package) bool {
+		if seen[p.PkgPath] {
+			return false
+		}
+		seen[p.PkgPath] = true
+		if b.instrumented(p) {
+			paths = append(paths, p.PkgPath)
+		}
+		return true
+	}, nil)
+	if len(paths) == 0 {
+		return roots, nil
+	}
+
+	lcfg.Mode = modeSyntax
+	lcfg.Tests = b.cfg.Test
+	pkgs, err := packages.Load(lcfg, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(paths, " "), err)
+	}
+	rootPaths := make(map[string]bool)
+	for _, r := range roots {
+		rootPaths[r.path] = true
+	}
+	done := make(map[string]bool)
+	tests := make(map[string][]*packages.Package) // root path → its test packages
+	for _, p := range pkgs {
+		testOf, isTest := testVariant(p)
+		if isTest && !rootPaths[testOf] {
+			continue // tests of dependencies are not built
+		}
+		if strings.HasSuffix(p.ID, ".test") {
+			continue // the generated test main
+		}
+		if len(p.Errors) > 0 {
+			// Let the compiler report the errors on the original source.
+			return nil, b.compileOriginal(p)
+		}
+		if isTest {
+			tests[testOf] = append(tests[testOf], p)
+		}
+		if usesCgo(p) {
+			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))
+			continue
+		}
+		for i, f := range p.Syntax {
+			name := p.CompiledGoFiles[i]
+			if done[name] {
+				continue
+			}
+			done[name] = true
+			if err := b.rewrite(p, f, name); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if b.cfg.Test {
+		for _, r := range roots {
+			b.register(r, tests[r.path])
+		}
+	} else {
+		for _, r := range roots {
+			if r.name == "main" {
+				b.addFile(filepath.Join(r.dir, "zz_heddle_main.go"), mainFile())
+			}
+		}
+	}
+	return roots, nil
+}
+
+// loadError turns the go command's complaints about the requested packages
+// into one error.
+func (b *builder) loadError(msgs []string) error {
+	slices.Sort(msgs)
+	return fmt.Errorf("instrument: cannot load %s:\n\t%s", strings.Join(b.cfg.Packages, " "), strings.Join(slices.Compact(msgs), "\n\t"))
+}
+
+// compileOriginal builds the package p without instrumentation, to return the
+// compiler's own report of its errors.
+func (b *builder) compileOriginal(p *packages.Package) error {
+	args := []string{"build"}
+	pkg := p.PkgPath
+	if testOf, ok := testVariant(p); ok {
+		args = []string{"test", "-c"}
+		pkg = testOf
+	}
+	args = append(args, "-o", os.DevNull)
+	args = append(args, b.buildFlags()...)
+	args = append(args, pkg)
+	out, err := b.goCmd(args...).CombinedOutput()
+	if err == nil {
+		// The type checker and the compiler disagree; report the
+		// former.
+		var msgs []string
+		for _, e := range p.Errors {
+			msgs = append(msgs, e.Error())
+		}
+		out = []byte(strings.Join(msgs, "\n"))
+	}
+	return &BuildError{Package: pkg, Output: string(out)}
+}
+
+// testVariant reports whether p is a package compiled for the tests of
+// another ("p [p.test]" or "p_test [p.test]"), and of which.
+func testVariant(p *packages.Package) (string, bool) {
+	i := strings.Index(p.ID, " [")
+	if i < 0 {
+		return "", false
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(p.ID[i+2:], "]"), ".test"), true
+}
+
+func pkgDir(p *packages.Package) string {
+	if len(p.GoFiles) > 0 {
+		return filepath.Dir(p.GoFiles[0])
+	}
+	return p.Dir
+}
+
+// instrumented reports whether p is to be rewritten.
+func (b *builder) instrumented(p *packages.Package) bool {
+	if p.PkgPath == modulePath || strings.HasPrefix(p.PkgPath, rtPath+"/") || p.PkgPath == rtPath {
+		return false
+	}
+	if matchAny(b.cfg.Skip, p.PkgPath) {
+		return false
+	}
+	if p.Module != nil && p.Module.Path == b.mainModule {
+		return true
+	}
+	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
+}
+
+func matchAny(patterns []string, pkgPath string) bool {
+	for _, pat := range patterns {
+		if matchPattern(pat, pkgPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPattern reports whether pkgPath matches the go command pattern pat.
+func matchPattern(pat, pkgPath string) bool {
+	re := regexp.QuoteMeta(pat)
+	re = strings.ReplaceAll(re, `\.\.\.`, `.*`)
+	if strings.HasSuffix(re, `/.*`) {
+		re = strings.TrimSuffix(re, `/.*`) + `(/.*)?`
+	}
+	ok, _ := regexp.MatchString("^"+re+"$", pkgPath)
+	return ok
+}
+
+func usesCgo(p *packages.Package) bool {
+	for _, f := range p.Syntax {
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"C"` {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rewrite rewrites one file of p and adds it to the overlay.
+func (b *builder) rewrite(p *packages.Package, f *ast.File, name string) error {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("instrument: %w", err)
+	}
+	out, changed, err := rewriteFile(p.Fset, f, src, name, p.Types, p.TypesInfo)
+	if err != nil {
+		return fmt.Errorf("instrument: %w", err)
+	}
+	if changed {
+		b.addFile(name, out)
+	}
+	return nil
+}
+
+// addFile makes the go command see content at path name.
+func (b *builder) addFile(name string, content []byte) {
+	dst := filepath.Join(b.work, "src", strconv.Itoa(len(b.overlay))+"_"+filepath.Base(name))
+	b.overlay[name] = dst
+	b.pending = append(b.pending, pendingFile{dst, content})
+}
+
+type pendingFile struct {
+	path    string
+	content []byte
+}
+
+// writeOverlay writes the rewritten files, the overlay and the go.mod.
+func (b *builder) writeOverlay() error {
+	if err := os.MkdirAll(filepath.Join(b.work, "src"), 0o777); err != nil {
+		return err
+	}
+	for _, f := range b.pending {
+		if err := os.WriteFile(f.path, f.content, 0o666); err != nil {
+			return err
+		}
+	}
+	data, err := json.MarshalIndent(struct{ Replace map[string]string }{b.overlay}, "", "\t")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(b.work, "overlay.json"), data, 0o666); err != nil {
+		return err
+	}
+	if b.mainModule == modulePath {
+		return nil
+	}
+	gomod, err := os.ReadFile(b.gomod)
+	if err != nil {
+		return err
+	}
+	mf, err := modfile.Parse(b.gomod, gomod, nil)
+	if err != nil {
+		return fmt.Errorf("instrument: %w", err)
+	}
+	if err := mf.AddRequire(modulePath, "v0.0.0"); err != nil {
+		return err
+	}
+	if err := mf.AddReplace(modulePath, "", b.runtime, ""); err != nil {
+		return err
+	}
+	// A module may not require a module with a later go version.
+	if mf.Go == nil || version.Compare("go"+mf.Go.Version, "go"+runtimeGo) < 0 {
+		old := "unset"
+		if mf.Go != nil {
+			old = mf.Go.Version
+		}
+		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build", b.gomod, old, runtimeGo))
+		if err := mf.AddGoStmt(runtimeGo); err != nil {
+			return err
+		}
+	}
+	if gomod, err = mf.Format(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(b.work, "go.mod"), gomod, 0o666); err != nil {
+		return err
+	}
+	sum, err := os.ReadFile(strings.TrimSuffix(b.gomod, ".mod") + ".sum")
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.WriteFile(filepath.Join(b.work, "go.sum"), sum, 0o666)
+}
+
+// vendored reports whether the main module vendors its dependencies and
+// the build flags leave the choice to the go command. The go command reads
+// vendor/modules.txt directly, not through the overlay, so it cannot be told
+// about the runtime module; such builds use the module cache instead.
+func (b *builder) vendored() bool {
+	for _, f := range b.cfg.BuildFlags {
+		if strings.HasPrefix(f, "-mod=") {
+			return false
+		}
+	}
+	_, err := os.Stat(filepath.Join(filepath.Dir(b.gomod), "vendor", "modules.txt"))
+	return err == nil && b.mainModule != modulePath
+}
+
+// buildAll builds one binary per root: a test binary for each package in
+// test mode, else a program for each main package.
+func (b *builder) buildAll(roots []root) ([]Binary, error) {
+	out := b.cfg.Out
+	if out == "" {
+		out = filepath.Join(b.work, "bin")
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return nil, err
+	}
+	var bins []Binary
+	used := make(map[string]bool)
+	for _, r := range roots {
+		name := path.Base(r.path)
+		if b.cfg.Test {
+			name += ".test"
+		}
+		for i := 2; used[name]; i++ {
+			name = fmt.Sprintf("%s-%d", path.Base(r.path), i)
+			if b.cfg.Test {
+				name += ".test"
+			}
+		}
+		used[name] = true
+		bin := filepath.Join(out, name)
+		args := []string{"build"}
+		if b.cfg.Test {
+			args = []string{"test", "-c"}
+		}
+		program := b.cfg.Test || r.name == "main"
+		if program {
+			args = append(args, "-o", bin)
+		}
+		// Other packages are only compiled, to report their errors.
+		args = append(args, "-overlay", filepath.Join(b.work, "overlay.json"))
+		if b.mainModule != modulePath {
+			args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
+		}
+		args = append(args, b.buildFlags()...)
+		args = append(args, r.path)
+		if output, err := b.goCmd(args...).CombinedOutput(); err != nil {
+			if b.ctx.Err() != nil {
+				return nil, b.ctx.Err()
+			}
+			return nil, &BuildError{Package: r.path, Output: string(output)}
+		}
+		if program {
+			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test})
+		}
+	}
+	return bins, nil
+}

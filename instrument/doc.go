@@ -1,0 +1,60 @@
+// Package instrument rewrites unmodified Go packages onto heddle's controlled
+// runtime and builds them with the go command.
+//
+// # Rewriting
+//
+// Instrumented code imports shadow packages instead of the standard ones
+// whose operations are scheduling points: sync, sync/atomic, time and
+// context become github.com/heddledbg/heddle/rt/sync, …/rt/sync/atomic,
+// …/rt/time and …/rt/context. They keep the standard package names and
+// declare every exported name of their counterparts, so the rest of a file
+// compiles unchanged. The language's own concurrency is rewritten onto
+// package rt:
+//
+//	go f(x, y)              { t0 := x; t1 := y; rt.Go(func() { f(t0, t1) }) }
+//	go fn()                 rt.Go(fn)
+//	make(chan T, n)         rt.MakeChan[T](n)
+//	ch <- v                 rt.Send(ch, v)
+//	<-ch                    rt.Recv(ch)
+//	v, ok := <-ch           v, ok := rt.Recv2(ch)
+//	for v := range ch {…}   for c := ch; ; { v, ok := rt.Recv2(c); if !ok { break }; {…} }
+//	close(ch), len(ch)      rt.Close(ch), rt.Len(ch)
+//	select {…}              a switch on rt.Select(hasDefault, rt.RecvCase(c0), rt.SendCase(c1, v1), …)
+//	runtime.Gosched()       rt.Gosched() (also Goexit and NumGoroutine)
+//
+// The function value, receiver and arguments of a go statement, and the
+// channel and value operands of a select, are evaluated where Go evaluates
+// them, once and in source order. A break in a select case still leaves the
+// select, labels keep their targets, and a select that is a terminating
+// statement stays one.
+//
+// Identifiers that instrumentation introduces start with "heddle__", which
+// user code must not use; debuggers hide them. Rewriting never adds or
+// removes a line: inserted text stays on the line of the statement it
+// replaces, and line directives (/*line file:line:col*/) give every token of
+// the user's code its original position, so compiler errors, panics,
+// runtime.Caller and breakpoints all refer to the user's own lines.
+//
+// # Building
+//
+// Build instruments the packages of the main module that the requested
+// packages depend on, leaving the standard library and other modules as
+// trusted, uninstrumented code (Config.Instrument and Config.Skip adjust the
+// set; packages using cgo are left alone with a warning, and heddle's own
+// runtime never is instrumented). Nothing is written into the user's tree:
+// the rewritten files reach the go command through -overlay, and a copy of
+// the user's go.mod, passed with -modfile, requires github.com/heddledbg/heddle
+// and replaces it with the runtime source that RuntimeSource extracts from
+// the heddle binary, so that builds work offline.
+//
+// For tests, Build adds to each package a test file that registers its
+// TestXxx functions with the harness of rt/harness, the internal and the
+// external test package each registering their own, and a TestHeddleWorker
+// test through which heddle runs them; a TestMain stays as it is. For a main
+// package it adds a file that hands main to the harness.
+//
+// Because the go command reads vendor/modules.txt without the overlay, a
+// vendored module is built with -mod=mod, from the module cache. A module
+// whose go version predates the runtime's is built at the runtime's
+// version. Both cases are reported in Result.Warnings.
+package instrument

@@ -1,0 +1,31 @@
+package instrument
+
+import "testing"
+
+func TestMatchPattern(t *testing.T) {
+	for _, c := range []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"example.com/a", "example.com/a", true},
+		{"example.com/a", "example.com/ab", false},
+		{"example.com/a/...", "example.com/a", true},
+		{"example.com/a/...", "example.com/a/b/c", true},
+		{"example.com/a/...", "example.com/ab", false},
+		{"example.com/.../internal", "example.com/x/y/internal", true},
+		{"...", "anything/at/all", true},
+		{"example.com/a.b", "example.com/aXb", false},
+	} {
+		if got := matchPattern(c.pattern, c.path); got != c.want {
+			t.Errorf("matchPattern(%q, %q) = %v, want %v", c.pattern, c.path, got, c.want)
+		}
+	}
+}
+
+func TestIsTestName(t *testing.T) {
+	for name, want := range map[string]bool{"Test": true, "TestX": true, "Test_x": true, "Testable": false, "TestÄ": true, "Tes": false, "TestMain": true} {
+		if got := isTestName(name); got != want {
+			t.Errorf("isTestName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -1,0 +1,871 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Import paths of heddle's runtime.
+const (
+	modulePath  = "github.com/heddledbg/heddle"
+	rtPath      = modulePath + "/rt"
+	harnessPath = rtPath + "/harness"
+)
+
+// shadows maps each standard package that instrumented code must not use
+// directly to the rt package that replaces it.
+var shadows = map[string]string{
+	"sync":        rtPath + "/sync",
+	"sync/atomic": rtPath + "/sync/atomic",
+	"time":        rtPath + "/time",
+	"context":     rtPath + "/context",
+}
+
+// runtimeFuncs are the functions of package runtime that act on goroutines
+// and so must go through the controlled scheduler.
+var runtimeFuncs = map[string]bool{"Gosched": true, "Goexit": true, "NumGoroutine": true}
+
+// prefix starts every identifier that instrumentation introduces. User code
+// must not declare identifiers with this prefix; the debugger hides them.
+const prefix = "heddle__"
+
+// rtName is the name under which rewritten files import package rt.
+const rtName = prefix + "rt"
+
+// importMark stands for the imports that a file needs after rewriting; it is
+// replaced once the whole file has been rendered.
+const importMark = "\x00imports\x00"
+
+// An edit replaces the source of one syntax node.
+type edit struct {
+	pos, end token.Pos
+	render   func(w *writer)
+}
+
+// A rewriter rewrites one type-checked file.
+type rewriter struct {
+	fset  *token.FileSet
+	tf    *token.File
+	file  *ast.File
+	src   []byte
+	pkg   *types.Package
+	info  *types.Info
+	edits []edit
+
+	recv2   map[*ast.UnaryExpr]bool // receives rewritten to rt.Recv2
+	ntemp   int
+	usesRT  bool
+	imports map[string]string // import path → name, for imports the rewrite adds
+	err     error             // first error met while rendering
+}
+
+// rewriteFile returns the instrumented source of file, whose original text is
+// src, and which belongs to the type-checked package pkg. Line directives in
+// the result name filename. It reports changed == false if the file needs no
+// rewriting.
+func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename string, pkg *types.Package, info *types.Info) (out []byte, changed bool, err error) {
+	r := &rewriter{
+		fset:    fset,
+		tf:      fset.File(file.Pos()),
+		file:    file,
+		src:     src,
+		pkg:     pkg,
+		info:    info,
+		imports: make(map[string]string),
+		recv2:   make(map[*ast.UnaryExpr]bool),
+	}
+	if r.tf == nil || r.tf.Size() != len(src) {
+		return nil, false, fmt.Errorf("%s: source does not match the parsed file", filename)
+	}
+	for _, d := range file.Decls {
+		ast.Inspect(d, r.visit)
+	}
+	r.importEdits()
+	if len(r.edits) == 0 {
+		return nil, false, nil
+	}
+	r.add(file.Name, func(w *writer) { w.text(file.Name.Pos(), file.Name.End()); w.insert(importMark) })
+	// Outer nodes before the nodes nested in them.
+	sort.Slice(r.edits, func(i, j int) bool {
+		a, b := r.edits[i], r.edits[j]
+		if a.pos != b.pos {
+			return a.pos < b.pos
+		}
+		return a.end > b.end
+	})
+
+	w := &writer{r: r, filename: filename, line: 1, col: 1}
+	w.insertf("//line %s:1:1\n", filename)
+	w.line, w.col = 1, 1
+	w.copy(token.Pos(r.tf.Base()), token.Pos(r.tf.Base()+r.tf.Size()))
+	if r.err != nil {
+		return nil, false, r.err
+	}
+	return []byte(strings.Replace(w.buf.String(), importMark, r.importText(), 1)), true, nil
+}
+
+// importText returns the import declarations added to the package clause
+// line, so that no line of the file moves.
+func (r *rewriter) importText() string {
+	var b strings.Builder
+	if r.usesRT {
+		fmt.Fprintf(&b, "; import %s %s", rtName, quote(rtPath))
+	}
+	paths := make([]string, 0, len(r.imports))
+	for p := range r.imports {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(&b, "; import %s %s", r.imports[p], quote(p))
+	}
+	return b.String()
+}
+
+func (r *rewriter) add(n ast.Node, render func(w *writer)) {
+	r.edits = append(r.edits, edit{pos: n.Pos(), end: n.End(), render: render})
+}
+
+// search returns the index of the first edit at or after pos.
+func (r *rewriter) search(pos token.Pos) int {
+	return sort.Search(len(r.edits), func(i int) bool { return r.edits[i].pos >= pos })
+}
+
+func (r *rewriter) temp() string {
+	r.ntemp++
+	return prefix + strconv.Itoa(r.ntemp-1)
+}
+
+func (r *rewriter) rt(name string) string {
+	r.usesRT = true
+	return rtName + "." + name
+}
+
+func (r *rewriter) fail(n ast.Node, format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%s: %s", r.fset.Position(n.Pos()), fmt.Sprintf(format, args...))
+	}
+}
+
+// visit finds the nodes to rewrite. Nodes inside a rewritten node are still
+// visited: their edits are applied when the outer renderer copies them.
+func (r *rewriter) visit(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.GoStmt:
+		r.add(n, func(w *writer) { r.goStmt(w, n) })
+	case *ast.SendStmt:
+		r.add(n, func(w *writer) { r.send(w, n) })
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW && !r.recv2[n] {
+			r.add(n, func(w *writer) { r.call(w, "Recv", n.X) })
+		}
+	case *ast.AssignStmt:
+		if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+			r.commaOK(n.Rhs[0])
+		}
+	case *ast.ValueSpec:
+		if len(n.Names) == 2 && len(n.Values) == 1 {
+			r.commaOK(n.Values[0])
+		}
+	case *ast.RangeStmt:
+		if r.chanOf(n.X) != nil {
+			r.add(n, func(w *writer) { r.rangeChan(w, n) })
+		}
+	case *ast.CallExpr:
+		r.builtin(n)
+	case *ast.SelectStmt:
+		r.add(n, func(w *writer) { r.selectStmt(w, n) })
+		r.visitSelect(n)
+		return false
+	case *ast.Ident:
+		if obj, ok := r.info.Uses[n].(*types.Func); ok && isRuntimeFunc(obj) {
+			// Dot-imported runtime.Gosched and friends.
+			r.add(n, func(w *writer) { w.insert(r.rt(n.Name)) })
+		}
+	case *ast.SelectorExpr:
+		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isRuntimeFunc(obj) {
+			if id, ok := n.X.(*ast.Ident); ok {
+				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+					r.add(n, func(w *writer) { w.insert(r.rt(n.Sel.Name)) })
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// visitSelect visits the parts of a select statement that its renderer copies
+// from the original source, skipping the receive and send operations of the
+// communication clauses, which the renderer itself replaces.
+func (r *rewriter) visitSelect(s *ast.SelectStmt) {
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CommClause)
+		switch comm := cc.Comm.(type) {
+		case *ast.SendStmt:
+			ast.Inspect(comm.Chan, r.visit)
+			ast.Inspect(comm.Value, r.visit)
+		case *ast.ExprStmt:
+			ast.Inspect(ast.Unparen(comm.X).(*ast.UnaryExpr).X, r.visit)
+		case *ast.AssignStmt:
+			for _, l := range comm.Lhs {
+				ast.Inspect(l, r.visit)
+			}
+			ast.Inspect(ast.Unparen(comm.Rhs[0]).(*ast.UnaryExpr).X, r.visit)
+		}
+		for _, st := range cc.Body {
+			ast.Inspect(st, r.visit)
+		}
+	}
+}
+
+func isRuntimeFunc(f *types.Func) bool {
+	return f.Pkg() != nil && f.Pkg().Path() == "runtime" && runtimeFuncs[f.Name()] &&
+		f.Type().(*types.Signature).Recv() == nil
+}
+
+// commaOK rewrites the receive in "v, ok = <-ch" and its := and var forms.
+func (r *rewriter) commaOK(rhs ast.Expr) {
+	u, ok := ast.Unparen(rhs).(*ast.UnaryExpr)
+	if !ok || u.Op != token.ARROW {
+		return
+	}
+	r.recv2[u] = true
+	r.add(rhs, func(w *writer) { r.call(w, "Recv2", u.X) })
+}
+
+// call writes rt.name(args...).
+func (r *rewriter) call(w *writer, name string, args ...ast.Expr) {
+	w.insert(r.rt(name) + "(")
+	for i, a := range args {
+		if i > 0 {
+			w.insert(", ")
+		}
+		w.node(a)
+	}
+	w.insert(")")
+}
+
+// builtin rewrites make, close, len and cap on channels.
+func (r *rewriter) builtin(call *ast.CallExpr) {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	if _, ok := r.info.Uses[id].(*types.Builtin); !ok {
+		return
+	}
+	switch id.Name {
+	case "close":
+		r.add(call, func(w *writer) { r.call(w, "Close", call.Args[0]) })
+	case "len", "cap":
+		if r.chanOf(call.Args[0]) != nil {
+			name := "Len"
+			if id.Name == "cap" {
+				name = "Cap"
+			}
+			r.add(call, func(w *writer) { r.call(w, name, call.Args[0]) })
+		}
+	case "make":
+		if ch := r.chanOf(call.Args[0]); ch != nil {
+			r.add(call, func(w *writer) { r.makeChan(w, call, ch) })
+		}
+	}
+}
+
+// makeChan writes rt.MakeChan[E](size), converted to the type named in the
+// make call unless that is a plain bidirectional channel type literal.
+func (r *rewriter) makeChan(w *writer, call *ast.CallExpr, ch *types.Chan) {
+	typ := ast.Unparen(call.Args[0])
+	lit, isLit := typ.(*ast.ChanType)
+	plain := isLit && lit.Dir == ast.SEND|ast.RECV
+	if !plain {
+		w.insert("(")
+		w.node(call.Args[0])
+		w.insert(")(")
+	}
+	w.insert(r.rt("MakeChan") + "[")
+	if isLit {
+		w.node(lit.Value)
+	} else {
+		w.insert(r.typeExpr(call, ch.Elem()))
+	}
+	w.insert("](")
+	if len(call.Args) < 2 {
+		w.insert("0")
+	} else {
+		size := call.Args[1]
+		tv := r.info.Types[size]
+		if b, ok := tv.Type.(*types.Basic); ok && (b.Kind() == types.Int || b.Info()&types.IsUntyped != 0) {
+			w.node(size)
+		} else {
+			w.insert("int(")
+			w.node(size)
+			w.insert(")")
+		}
+	}
+	w.insert(")")
+	if !plain {
+		w.insert(")")
+	}
+}
+
+// send writes rt.Send(ch, v).
+func (r *rewriter) send(w *writer, s *ast.SendStmt) {
+	w.insert(r.rt("Send") + r.typeArgs(s, s.Chan, s.Value) + "(")
+	w.node(s.Chan)
+	w.insert(", ")
+	w.node(s.Value)
+	w.insert(")")
+}
+
+// typeArgs returns the explicit instantiation needed to send value on ch:
+// type inference alone fails when value has a type that is assignable to the
+// element type without being identical to it.
+func (r *rewriter) typeArgs(at ast.Node, ch, value ast.Expr) string {
+	c := r.chanOf(ch)
+	tv := r.info.Types[value]
+	if c == nil || tv.Type == nil || tv.IsNil() || isUntyped(tv.Type) || types.Identical(tv.Type, c.Elem()) {
+		return ""
+	}
+	return "[" + r.typeExpr(at, c.Elem()) + "]"
+}
+
+// chanOf returns the channel type of e, or of the core type of e's type
+// parameter, or nil if e is not a channel.
+func (r *rewriter) chanOf(e ast.Expr) *types.Chan {
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Type == nil {
+		return nil
+	}
+	return coreChan(tv.Type)
+}
+
+func coreChan(t types.Type) *types.Chan {
+	switch u := t.Underlying().(type) {
+	case *types.Chan:
+		return u
+	case *types.Interface:
+		if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+			return ifaceChan(tp.Constraint().Underlying().(*types.Interface))
+		}
+	}
+	return nil
+}
+
+// ifaceChan returns the channel type in the type set of a constraint.
+func ifaceChan(iface *types.Interface) *types.Chan {
+	for i := 0; i < iface.NumEmbeddeds(); i++ {
+		switch e := iface.EmbeddedType(i).(type) {
+		case *types.Union:
+			for j := 0; j < e.Len(); j++ {
+				if c, ok := e.Term(j).Type().Underlying().(*types.Chan); ok {
+					return c
+				}
+			}
+		default:
+			switch u := e.Underlying().(type) {
+			case *types.Chan:
+				return u
+			case *types.Interface:
+				if c := ifaceChan(u); c != nil {
+					return c
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// typeExpr returns source text denoting t in the rewritten file, adding an
+// import for every package it mentions.
+func (r *rewriter) typeExpr(at ast.Node, t types.Type) string {
+	var bad *types.TypeName
+	s := types.TypeString(t, func(p *types.Package) string {
+		if p == r.pkg {
+			return ""
+		}
+		name, ok := r.imports[p.Path()]
+		if !ok {
+			name = fmt.Sprintf("%sp%d", prefix, len(r.imports))
+			r.imports[p.Path()] = name
+		}
+		return name
+	})
+	// A type declared unexported in another package cannot be named.
+	var check func(t types.Type)
+	check = func(t types.Type) {
+		if n, ok := types.Unalias(t).(interface{ Obj() *types.TypeName }); ok {
+			if o := n.Obj(); o.Pkg() != nil && o.Pkg() != r.pkg && !o.Exported() {
+				bad = o
+			}
+		}
+	}
+	check(t)
+	if bad != nil {
+		r.fail(at, "cannot instrument: the operation needs type %s named here, but it is unexported", bad.Name())
+	}
+	return s
+}
+
+// rangeChan rewrites "for k := range ch { body }" into a loop that receives
+// with rt.Recv2 and breaks when the channel is closed. The body keeps its own
+// braces, so that it stays a nested scope.
+func (r *rewriter) rangeChan(w *writer, s *ast.RangeStmt) {
+	ch, ok := r.temp(), r.temp()
+	w.insert("for " + ch + " := ")
+	w.node(s.X)
+	w.insert("; ; { ")
+	key := s.Key
+	if id, isID := key.(*ast.Ident); isID && id.Name == "_" {
+		key = nil
+	}
+	switch {
+	case key == nil:
+		w.insertf("if _, %s := %s(%s); !%s { break }; ", ok, r.rt("Recv2"), ch, ok)
+	case s.Tok == token.DEFINE:
+		w.node(key)
+		w.insertf(", %s := %s(%s); if !%s { break }; ", ok, r.rt("Recv2"), ch, ok)
+	default:
+		v := r.temp()
+		w.insertf("%s, %s := %s(%s); if !%s { break }; ", v, ok, r.rt("Recv2"), ch, ok)
+		w.node(key)
+		w.insert(" = " + v + "; ")
+	}
+	w.node(s.Body)
+	w.insert(" }")
+}
+
+// goStmt rewrites a go statement into a call of rt.Go. The function value,
+// receiver and arguments are evaluated at the statement, as Go requires.
+func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
+	call := s.Call
+	isBuiltin := r.info.Types[call.Fun].IsBuiltin()
+	var sig *types.Signature
+	if !isBuiltin {
+		sig, _ = r.info.Types[call.Fun].Type.Underlying().(*types.Signature)
+	}
+
+	// go f() where f is already a func(): pass the function value itself.
+	if !isBuiltin && len(call.Args) == 0 && sig != nil && sig.Params().Len() == 0 && sig.Results().Len() == 0 {
+		w.at(s.Pos())
+		w.insert(r.rt("Go") + "(")
+		w.node(call.Fun)
+		w.insert(")")
+		return
+	}
+
+	type value struct {
+		temp string   // temporary holding the value, or ""
+		expr ast.Expr // the expression used in place if temp is ""
+	}
+	// Each temporary is assigned by its own statement, in source order.
+	var temps []string
+	var inits []func()
+	hoist := func(e ast.Expr, conv string) string {
+		t := r.temp()
+		temps = append(temps, t)
+		inits = append(inits, func() {
+			if conv != "" {
+				w.insert(conv + "(")
+				w.node(e)
+				w.insert(")")
+			} else {
+				w.node(e)
+			}
+		})
+		return t
+	}
+
+	fun := value{expr: call.Fun}
+	if !isBuiltin && !r.static(call.Fun) {
+		fun.temp = hoist(call.Fun, "")
+	}
+	var args []value
+	if len(call.Args) == 1 && !isBuiltin {
+		if tuple, ok := r.info.Types[call.Args[0]].Type.(*types.Tuple); ok {
+			// go f(g()) with g returning several values.
+			var names []string
+			for range tuple.Len() {
+				t := r.temp()
+				names = append(names, t)
+				args = append(args, value{temp: t})
+			}
+			temps = append(temps, strings.Join(names, ", "))
+			arg := call.Args[0]
+			inits = append(inits, func() { w.node(arg) })
+		}
+	}
+	if args == nil {
+		for i, a := range call.Args {
+			tv := r.info.Types[a]
+			if tv.Value != nil || tv.IsNil() || tv.IsType() {
+				args = append(args, value{expr: a})
+				continue
+			}
+			conv := ""
+			if isUntyped(tv.Type) && !isBuiltin && sig != nil {
+				conv = r.typeExpr(a, paramType(sig, i, call.Ellipsis.IsValid()))
+			}
+			args = append(args, value{temp: hoist(a, conv)})
+		}
+	}
+
+	if len(temps) > 0 {
+		w.insert("{ ")
+		for i, init := range inits {
+			w.insert(temps[i] + " := ")
+			init()
+			w.insert("; ")
+		}
+	}
+	w.at(s.Pos())
+	w.insert(r.rt("Go") + "(func() { ")
+	if fun.temp != "" {
+		w.insert(fun.temp)
+		w.insert("(")
+	} else if r.isBuiltin(call.Fun, "close") {
+		w.insert(r.rt("Close") + "(")
+	} else {
+		w.node(fun.expr)
+		w.insert("(")
+	}
+	for i, a := range args {
+		if i > 0 {
+			w.insert(", ")
+		}
+		if a.temp != "" {
+			w.insert(a.temp)
+		} else {
+			w.node(a.expr)
+		}
+	}
+	if call.Ellipsis.IsValid() {
+		w.insert("...")
+	}
+	w.insert(") })")
+	if len(temps) > 0 {
+		w.insert(" }")
+	}
+}
+
+// isBuiltin reports whether fun denotes the builtin function name.
+func (r *rewriter) isBuiltin(fun ast.Expr, name string) bool {
+	id, ok := ast.Unparen(fun).(*ast.Ident)
+	if !ok || id.Name != name {
+		return false
+	}
+	_, ok = r.info.Uses[id].(*types.Builtin)
+	return ok
+}
+
+// paramType returns the type of the i'th parameter of sig as seen by an
+// argument.
+func paramType(sig *types.Signature, i int, ellipsis bool) types.Type {
+	n := sig.Params().Len()
+	if sig.Variadic() && i >= n-1 {
+		t := sig.Params().At(n - 1).Type()
+		if ellipsis {
+			return t
+		}
+		return t.(*types.Slice).Elem()
+	}
+	return sig.Params().At(i).Type()
+}
+
+// static reports whether evaluating fun has no effect and always yields the
+// same function: a function literal or a package-level function, possibly
+// instantiated. Such a callee need not be evaluated ahead of the goroutine.
+func (r *rewriter) static(fun ast.Expr) bool {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.FuncLit:
+		return true
+	case *ast.Ident:
+		return isPkgFunc(r.info.Uses[f])
+	case *ast.SelectorExpr:
+		if id, ok := f.X.(*ast.Ident); ok {
+			if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+				return isPkgFunc(r.info.Uses[f.Sel])
+			}
+		}
+	case *ast.IndexExpr:
+		return r.static(f.X)
+	case *ast.IndexListExpr:
+		return r.static(f.X)
+	}
+	return false
+}
+
+func isPkgFunc(obj types.Object) bool {
+	f, ok := obj.(*types.Func)
+	return ok && f.Type().(*types.Signature).Recv() == nil
+}
+
+// A commCase is one communication clause of a select statement.
+type commCase struct {
+	clause *ast.CommClause
+	ch     ast.Expr // channel operand
+	value  ast.Expr // value sent, for a send case
+	lhs    []ast.Expr
+	define bool
+	chTemp string // temporary holding the channel, or ""
+	vTemp  string // temporary holding the sent value, or ""
+}
+
+// selectStmt rewrites a select statement into a call of rt.Select and a
+// switch on the chosen case:
+//
+//	switch t0, t1 := ch0, v1; { default: switch i, recv, ok := rt.Select(hasDefault, rt.RecvCase(t0), rt.SendCase(ch1, t1)); i {
+//	case 0: x := rt.Recvd(t0, recv)
+//		...
+//	}}
+//
+// The outer switch holds the channel and value operands, evaluated once in
+// source order on entry, and carries the label of the select, if any, for
+// labeled breaks. The inner switch captures unlabeled breaks, which in a
+// select case leave the select. Without a default clause, the last case
+// becomes the default of the inner switch, so that a select that is a
+// terminating statement stays one.
+func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
+	var cases []*commCase
+	hasDefault := false
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CommClause)
+		k := &commCase{clause: cc}
+		switch comm := cc.Comm.(type) {
+		case nil:
+			hasDefault = true
+			continue
+		case *ast.SendStmt:
+			k.ch, k.value = comm.Chan, comm.Value
+		case *ast.ExprStmt:
+			k.ch = ast.Unparen(comm.X).(*ast.UnaryExpr).X
+		case *ast.AssignStmt:
+			k.ch = ast.Unparen(comm.Rhs[0]).(*ast.UnaryExpr).X
+			k.lhs, k.define = comm.Lhs, comm.Tok == token.DEFINE
+		}
+		cases = append(cases, k)
+	}
+	if len(cases) == 0 && !hasDefault {
+		// select {} blocks forever, and is a terminating statement.
+		w.insert("for { " + r.rt("Select") + "(false) }")
+		return
+	}
+
+	// Operands that must be evaluated up front, in source order.
+	needTemps := false
+	for _, k := range cases {
+		if !r.simple(k.ch) || k.value != nil && !r.simple(k.value) {
+			needTemps = true
+		}
+	}
+	var temps []string
+	var inits []func()
+	if needTemps {
+		for _, k := range cases {
+			k.chTemp = r.temp()
+			temps = append(temps, k.chTemp)
+			ch := k.ch
+			inits = append(inits, func() { w.node(ch) })
+			if k.value == nil {
+				continue
+			}
+			tv := r.info.Types[k.value]
+			if tv.Value != nil || tv.IsNil() {
+				continue
+			}
+			k.vTemp = r.temp()
+			temps = append(temps, k.vTemp)
+			v := k.value
+			conv := ""
+			if isUntyped(tv.Type) {
+				if c := r.chanOf(k.ch); c != nil {
+					conv = r.typeExpr(v, c.Elem())
+				}
+			}
+			inits = append(inits, func() {
+				if conv != "" {
+					w.insert(conv + "(")
+				}
+				w.node(v)
+				if conv != "" {
+					w.insert(")")
+				}
+			})
+		}
+	}
+
+	index, recv, ok := r.temp(), "_", "_"
+	for _, k := range cases {
+		if k.value == nil && len(k.lhs) > 0 {
+			if recv == "_" {
+				recv = r.temp()
+			}
+			if len(k.lhs) == 2 && ok == "_" {
+				ok = r.temp()
+			}
+		}
+	}
+
+	w.at(s.Pos())
+	w.insert("switch ")
+	if len(temps) > 0 {
+		w.insert(strings.Join(temps, ", ") + " := ")
+		for i, init := range inits {
+			if i > 0 {
+				w.insert(", ")
+			}
+			init()
+		}
+		w.at(s.Pos())
+		w.insert("; { default: switch ")
+	}
+	w.insertf("%s, %s, %s := %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
+	for _, k := range cases {
+		w.insert(", ")
+		if k.value != nil {
+			w.insert(r.rt("SendCase") + r.typeArgs(k.clause, k.ch, k.value) + "(")
+			r.operand(w, k.chTemp, k.ch)
+			w.insert(", ")
+			r.operand(w, k.vTemp, k.value)
+		} else {
+			w.insert(r.rt("RecvCase") + "(")
+			r.operand(w, k.chTemp, k.ch)
+		}
+		w.insert(")")
+	}
+	w.insert("); " + index + " ")
+
+	// The body: the original text, with each clause header replaced.
+	w.text(s.Body.Lbrace, s.Body.Lbrace+1)
+	from := s.Body.Lbrace + 1
+	i := 0
+	for _, c := range s.Body.List {
+		cc := c.(*ast.CommClause)
+		w.copy(from, cc.Pos())
+		if cc.Comm == nil {
+			w.copy(cc.Pos(), cc.Colon+1)
+		} else {
+			k := cases[i]
+			w.at(cc.Pos())
+			if i == len(cases)-1 && !hasDefault {
+				w.insert("default:")
+			} else {
+				w.insertf("case %d:", i)
+			}
+			if len(k.lhs) > 0 {
+				w.insert(" ")
+				for j, l := range k.lhs {
+					if j > 0 {
+						w.insert(", ")
+					}
+					w.node(l)
+				}
+				if k.define {
+					w.insert(" := ")
+				} else {
+					w.insert(" = ")
+				}
+				w.insert(r.rt("Recvd") + "(")
+				r.operand(w, k.chTemp, k.ch)
+				w.insert(", " + recv + ")")
+				if len(k.lhs) == 2 {
+					w.insert(", " + ok)
+				}
+				w.insert(";")
+			}
+			i++
+		}
+		from = cc.Colon + 1
+	}
+	w.copy(from, s.Body.Rbrace+1)
+	if len(temps) > 0 {
+		w.insert("}")
+	}
+}
+
+// operand writes the temporary holding an operand, or the operand itself.
+func (r *rewriter) operand(w *writer, temp string, e ast.Expr) {
+	if temp != "" {
+		w.insert(temp)
+	} else {
+		w.node(e)
+	}
+}
+
+// simple reports whether e may be evaluated again, out of order, with the
+// same result: a constant, nil, or a variable. Select operands that are all
+// simple need no temporaries.
+func (r *rewriter) simple(e ast.Expr) bool {
+	tv := r.info.Types[e]
+	if tv.Value != nil || tv.IsNil() {
+		return true
+	}
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	_, isVar := r.info.Uses[id].(*types.Var)
+	return isVar
+}
+
+// importEdits swaps the imports of shadowed standard packages, and blanks an
+// import of runtime whose every use has been rewritten.
+func (r *rewriter) importEdits() {
+	for _, spec := range r.file.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		if shadow, ok := shadows[path]; ok {
+			r.add(spec.Path, func(w *writer) { w.insert(quote(shadow)) })
+			continue
+		}
+		if path != "runtime" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+			continue
+		}
+		pkgName := r.pkgNameOf(spec)
+		if pkgName == nil {
+			continue
+		}
+		uses, rewritten := 0, 0
+		for id, obj := range r.info.Uses {
+			if obj != pkgName {
+				continue
+			}
+			uses++
+			if slices.ContainsFunc(r.edits, func(e edit) bool { return e.pos == id.Pos() && e.end > id.End() }) {
+				rewritten++
+			}
+		}
+		if uses > 0 && uses == rewritten {
+			if spec.Name != nil {
+				r.add(spec.Name, func(w *writer) { w.insert("_") })
+			} else {
+				r.add(spec.Path, func(w *writer) { w.insert("_ " + spec.Path.Value) })
+			}
+		}
+	}
+}
+
+func (r *rewriter) pkgNameOf(spec *ast.ImportSpec) *types.PkgName {
+	var obj types.Object
+	if spec.Name != nil {
+		obj = r.info.Defs[spec.Name]
+	} else {
+		obj = r.info.Implicits[spec]
+	}
+	p, _ := obj.(*types.PkgName)
+	return p
+}

@@ -1,0 +1,3 @@
+module example.com/positions
+
+go 1.24

@@ -1,0 +1,3 @@
+module example.com/tests
+
+go 1.24

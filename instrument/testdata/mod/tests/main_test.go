@@ -1,0 +1,9 @@
+package tests
+
+import "testing"
+
+func TestMainRan(t *testing.T) {
+	if !mainRan {
+		t.Fatal("TestMain did not run")
+	}
+}

@@ -1,0 +1,8 @@
+package p
+
+import "runtime"
+
+func keep() string {
+	runtime.Gosched()
+	return runtime.GOOS
+}

@@ -1,0 +1,174 @@
+import { hierarchy, tree as tidyTree } from "d3-hierarchy";
+import type { Pruned, TreeNode } from "../types";
+
+// A VNode is a node of the drawn tree: either a decision point of the
+// schedule tree, or a pruned alternative, drawn as a stub so that what was
+// not explored stays visible next to what was.
+export interface VNode {
+  kind: "node" | "pruned";
+  id: number; // the decision point's id; for a stub, its parent's
+  node: TreeNode | null;
+  pruned: Pruned | null;
+  parent: VNode | null;
+  children: VNode[]; // decision points first, then stubs
+  collapsed: boolean;
+  hidden: number; // decision points under a collapsed node
+  // Layout, in world units: x grows with depth, y across siblings.
+  x: number;
+  y: number;
+  depth: number;
+}
+
+export interface TreeStats {
+  nodes: number;
+  leaves: number;
+  bugs: number;
+}
+
+// Spacing of the layout in world units (pixels at zoom 1).
+export const DEPTH_W = 220;
+export const BREADTH_H = 22;
+
+// A Column holds the laid-out nodes at one depth, ordered by y, so that
+// drawing finds the visible ones by binary search.
+export interface Column {
+  nodes: VNode[];
+  ys: Float64Array;
+  // reach bounds |child.y - parent.y| over the column, so that edges into
+  // the column that cross the viewport are found from either end.
+  reach: number;
+}
+
+export class TreeModel {
+  readonly byId = new Map<number, VNode>();
+  readonly roots: VNode[] = [];
+  private leafCount = 0;
+  private bugCount = 0;
+  columns: Column[] = [];
+  extent = { x0: 0, x1: 0, y0: 0, y1: 0 };
+  version = 0; // bumped on every change, so views know to relayout
+  laidOut = -1; // the version the layout is for
+  lastLayoutMs = 0;
+
+  // add inserts a decision point. A node seen before is ignored, which makes
+  // a replayed stream harmless; a node whose parent is unknown is dropped
+  // and reported, because it cannot be placed.
+  add(n: TreeNode): boolean {
+    if (this.byId.has(n.id)) return false;
+    const parent = n.parent === -1 ? null : this.byId.get(n.parent);
+    if (parent === undefined) {
+      console.warn(`heddle: tree node ${n.id} names unknown parent ${n.parent}`);
+      return false;
+    }
+    const v: VNode = {
+      kind: "node", id: n.id, node: n, pruned: null, parent: parent ?? null, children: [],
+      collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
+    };
+    for (const p of n.pruned ?? []) {
+      v.children.push({
+        kind: "pruned", id: n.id, node: null, pruned: p, parent: v, children: [],
+        collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
+      });
+    }
+    this.byId.set(n.id, v);
+    if (parent) {
+      if (!parent.children.some((c) => c.kind === "node")) this.leafCount--;
+      // Decision points stay ahead of stubs, in arrival order.
+      const at = parent.children.findIndex((c) => c.kind === "pruned");
+      if (at < 0) parent.children.push(v);
+      else parent.children.splice(at, 0, v);
+    } else {
+      this.roots.push(v);
+    }
+    this.leafCount++;
+    if (n.leaf?.bug !== undefined && n.leaf.bug !== null) this.bugCount++;
+    this.version++;
+    return true;
+  }
+
+  stats(): TreeStats {
+    return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugCount };
+  }
+
+  toggle(v: VNode): void {
+    if (v.children.length === 0) return;
+    v.collapsed = !v.collapsed;
+    this.version++;
+  }
+
+  expandAll(): void {
+    for (const v of this.byId.values()) v.collapsed = false;
+    this.version++;
+  }
+
+  // layout places every visible node with the tidy tree algorithm, once per
+  // change rather than per frame, and builds the per-depth columns.
+  layout(): void {
+    const t0 = performance.now();
+    const top: VNode = {
+      kind: "node", id: -1, node: null, pruned: null, parent: null, children: this.roots,
+      collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
+    };
+    const root = hierarchy<VNode>(top, (v) => (v.collapsed ? null : v.children));
+    tidyTree<VNode>()
+      .nodeSize([BREADTH_H, DEPTH_W])
+      .separation((a, b) => (a.parent === b.parent ? 1 : 1.5))(root);
+    const columns: VNode[][] = [];
+    let y0 = Infinity, y1 = -Infinity;
+    // each() is breadth-first, so every column fills in order of y.
+    root.each((h) => {
+      const v = h.data;
+      if (v === top) return;
+      v.depth = h.depth - 1;
+      v.x = v.depth * DEPTH_W;
+      v.y = h.x ?? 0;
+      (columns[v.depth] ??= []).push(v);
+      if (v.y < y0) y0 = v.y;
+      if (v.y > y1) y1 = v.y;
+    });
+    for (const v of this.byId.values()) {
+      if (v.collapsed) v.hidden = countHidden(v);
+    }
+    this.columns = columns.map((nodes) => {
+      const ys = new Float64Array(nodes.length);
+      let reach = 0;
+      nodes.forEach((v, i) => {
+        ys[i] = v.y;
+        if (v.parent) reach = Math.max(reach, Math.abs(v.y - v.parent.y));
+      });
+      return { nodes, ys, reach };
+    });
+    this.extent = { x0: 0, x1: Math.max(0, columns.length - 1) * DEPTH_W, y0: isFinite(y0) ? y0 : 0, y1: isFinite(y1) ? y1 : 0 };
+    this.laidOut = this.version;
+    this.lastLayoutMs = performance.now() - t0;
+  }
+
+  // path returns the decision points from a root to v.
+  path(v: VNode): VNode[] {
+    const out: VNode[] = [];
+    for (let p: VNode | null = v.kind === "node" ? v : v.parent; p; p = p.parent) out.push(p);
+    return out.reverse();
+  }
+}
+
+function countHidden(v: VNode): number {
+  let n = 0;
+  const stack = [...v.children];
+  while (stack.length > 0) {
+    const c = stack.pop()!;
+    if (c.kind === "node") n++;
+    stack.push(...c.children);
+  }
+  return n;
+}
+
+// lowerBound returns the first index i with ys[i] >= y.
+export function lowerBound(ys: Float64Array, y: number): number {
+  let lo = 0, hi = ys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ys[mid]! < y) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

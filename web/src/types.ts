@@ -1,0 +1,215 @@
+// Types of docs/formats.md, as the web view reads them. Optional fields are
+// the ones the format lets writers omit.
+
+export interface Program {
+  package?: string;
+  test?: string;
+  binary?: string;
+}
+
+export interface Position {
+  file: string;
+  line: number;
+}
+
+export interface Decision {
+  kind: string;
+  pick: string;
+  of?: string[];
+  at?: string;
+  step?: number;
+}
+
+export interface Frame {
+  func: string;
+  file: string;
+  line: number;
+}
+
+export interface VerdictGoroutine {
+  id: string;
+  state?: string;
+  op?: string;
+  obj?: string;
+  pos?: Position;
+  stack?: Frame[];
+}
+
+export interface Verdict {
+  kind: string;
+  message?: string;
+  goroutines?: VerdictGoroutine[];
+  cycle?: string[];
+}
+
+export interface Goroutine {
+  id: string;
+  parent: string;
+  func?: string;
+  created: number;
+  exited: number;
+  pos?: Position;
+}
+
+export interface SyncObject {
+  id: string;
+  kind: string;
+  pos?: Position;
+}
+
+export interface TraceEvent {
+  step: number;
+  g: string;
+  op: string;
+  obj?: string;
+  child?: string;
+  with?: string;
+  pos?: Position;
+  after?: number[];
+}
+
+export interface Trace {
+  heddle: "trace";
+  version: number;
+  program: Program;
+  strategy?: string;
+  decisions: Decision[] | null;
+  goroutines: Goroutine[] | null;
+  objects: SyncObject[] | null;
+  events: TraceEvent[] | null;
+  verdict?: Verdict;
+}
+
+export interface Stats {
+  runs: number;
+  decisions: number;
+  prunedSleep: number;
+  prunedPersistent: number;
+  prunedDelayed: number;
+  bugs: number;
+  elapsed?: string;
+  schedulesPerSecond: number;
+  complete: boolean;
+}
+
+export type PruneReason = "sleep" | "persistent" | "delayed";
+
+export interface Pruned {
+  g: string;
+  reason: PruneReason;
+}
+
+export interface Leaf {
+  verdict: string;
+  bug?: number;
+  aborted?: boolean;
+}
+
+export interface TreeNode {
+  id: number;
+  parent: number;
+  g?: string;
+  op?: string;
+  obj?: string;
+  pos?: Position;
+  enabled: string[] | null;
+  pruned?: Pruned[];
+  leaf?: Leaf;
+}
+
+export interface Bug {
+  id: number;
+  kind: string;
+  message?: string;
+  trace?: string;
+  replay?: string;
+  preemptions?: number;
+}
+
+export interface LockNode {
+  lock?: string;
+  pos?: Position;
+  children: LockNode[] | null;
+}
+
+export interface LockPath {
+  g: string;
+  path: string[];
+}
+
+export interface LockWarning {
+  locks: [string, string];
+  first: LockPath;
+  second: LockPath;
+}
+
+export interface LockTrees {
+  trees: { g: string; root: LockNode }[] | null;
+  warnings: LockWarning[] | null;
+  suppressed: { locks: string[]; gates: string[] }[] | null;
+  graph: {
+    nodes: string[] | null;
+    edges: { from: string; to: string; g: string[] | null; pos?: Position }[] | null;
+    cycles: string[][] | null;
+  };
+}
+
+export interface Exploration {
+  heddle: "exploration";
+  version: number;
+  program: Program;
+  strategy?: string;
+  stats: Stats;
+  tree: TreeNode[] | null;
+  bugs: Bug[] | null;
+  lockTrees?: LockTrees;
+}
+
+// What the server adds around the files.
+
+export interface Session {
+  session: string;
+  program: Program | null;
+  stats: Stats | null;
+  explorations: number;
+  traces: number;
+  live: boolean;
+  debugger: boolean;
+}
+
+export interface ExplorationSummary {
+  id: string;
+  name: string;
+  program: Program;
+  strategy: string;
+  stats: Stats;
+  nodes: number;
+  bugs: number;
+}
+
+export interface BugSummary extends Bug {
+  exploration: string;
+  traceLoaded: boolean;
+  goroutines: VerdictGoroutine[];
+}
+
+export interface TraceSummary {
+  name: string;
+  verdict: string;
+  steps: number;
+}
+
+export interface SourceSnippet {
+  file: string;
+  line: number;
+  start: number;
+  lines: string[];
+}
+
+export type StreamMessage =
+  | { type: "hello"; session: string; program: Program | null }
+  | ({ type: "node" } & TreeNode)
+  | ({ type: "bug" } & Bug)
+  | { type: "progress"; stats: Stats }
+  | { type: "done"; stats: Stats }
+  | { type: "checkpoint"; index: number; step: number; trace: string };
