@@ -10,5 +10,5 @@ import "embed"
 // with, so that they build offline. The instrument package's tests check
 // that the extracted module builds.
 //
-//go:embed *.go rt explorer timeline
+//go:embed *.go rt explorer timeline locktree
 var RuntimeFS embed.FS

@@ -2,16 +2,26 @@ package explorer
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
 
-var debugRuns = os.Getenv("HEDDLE_DEBUG_RUNS") != ""
+// HEDDLE_DEBUG_RUNS=file logs every run's events and decisions to file, for debugging heddle.
+var debugRuns = func() io.Writer {
+	if p := os.Getenv("HEDDLE_DEBUG_RUNS"); p != "" {
+		if f, err := os.Create(p); err == nil {
+			return f
+		}
+	}
+	return nil
+}()
 
 // Strategies lists the strategy names Explore accepts.
 var Strategies = []string{"dpor", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
@@ -88,21 +98,47 @@ type Bug struct {
 	Result *rt.Result
 }
 
-// TreeNode is a decision node of the schedule tree, for the tree view.
+// TreeNode is a node of the schedule tree (docs/formats.md): a decision point, or a leaf
+// where a run ended. The edge into a node is the step chosen at its parent. A node is sent
+// again, with Pruned filled in, once the search has left its subtree for good.
 type TreeNode struct {
-	ID, Parent int
-	Kind       rt.DecisionKind
-	// Edge is the step taken from the parent into this node: the parent's pick.
-	Alts    []string // the alternatives: goroutine ids, or case indices
-	Pick    int
-	Pruned  []string
-	Verdict rt.VerdictKind // for the last node of a run: how the run ended
+	ID     int    `json:"id"`
+	Parent int    `json:"parent"`
+	Kind   string `json:"kind,omitempty"`
+	// The edge from the parent: the goroutine (or select case, or value) chosen, and the
+	// operation it was stopped before.
+	G       string   `json:"g,omitempty"`
+	Op      string   `json:"op,omitempty"`
+	Obj     string   `json:"obj,omitempty"`
+	Enabled []string `json:"enabled,omitempty"`
+	Pruned  []Pruned `json:"pruned,omitempty"`
+	Leaf    *Leaf    `json:"leaf,omitempty"`
+}
+
+// Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
+// "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
+// bound).
+type Pruned struct {
+	G      string `json:"g"`
+	Reason string `json:"reason"`
+}
+
+// Leaf is how the run that ended at a leaf ended.
+type Leaf struct {
+	Verdict string `json:"verdict"`
+	Bug     string `json:"bug,omitempty"` // the bug's key
 }
 
 // Report is the outcome of an exploration.
 type Report struct {
 	Stats Stats
 	Bugs  []*Bug
+	// LockTrees analyses the lock operations of the exploration's first run (JPF's lock
+	// trees with gate locks, and the lock-order graph).
+	LockTrees *locktree.Report
+	// First is the exploration's first run, replayed in detail: the run the lock trees come
+	// from.
+	First *rt.Result
 	// Outcomes counts runs by terminal outcome (verdict and final state digest), for
 	// comparing strategies.
 	Outcomes map[string]int
@@ -162,6 +198,7 @@ type explorer struct {
 	kinds   []rt.DecisionKind
 	maxLen  int
 	stopped bool
+	first   []rt.Decision // the first run's schedule, for the lock trees
 }
 
 func explore(r runner, opts Options) *Report {
@@ -217,6 +254,7 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 	t := &tree{br: br, stats: &e.rep.Stats, bound: bound, shard: e.opts.Shard, shards: e.opts.Shards}
 	if e.opts.OnNode != nil {
 		t.onNode = e.emitNode
+		t.onPop = e.emitPruned
 	}
 	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: e.opts.Shard, Shards: e.opts.Shards}
 	cut := e.rep.Stats.PrunedBound
@@ -231,6 +269,9 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 			return false
 		}
 		t.absorbBase(gd, res, len(e.base))
+		if e.opts.OnNode != nil && res.Verdict.Kind != rt.VerdictPruned {
+			e.emitLeaf(t, res)
+		}
 		if p, ok := br.(predictor); ok {
 			for _, pr := range p.predict(res) {
 				e.addPrediction(res, pr)
@@ -276,15 +317,18 @@ func (e *explorer) overBudget() bool {
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
 	res := e.r.run(gd, false)
-	if debugRuns {
-		fmt.Printf("run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
+	if e.rep.Stats.Runs == 0 {
+		e.first = res.Decisions
+	}
+	if debugRuns != nil {
+		fmt.Fprintf(debugRuns, "run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
 		for _, ev := range res.Events {
-			fmt.Printf("   %d %s %s obj=%d objs=%v with=%d child=%d start=%v dec=%d\n", ev.Step, res.Name(ev.G), ev.Op, ev.Obj, ev.Objs, ev.With, ev.Child, ev.Start, ev.Decision)
+			fmt.Fprintf(debugRuns, "   %d %s %s obj=%d objs=%v with=%d child=%d start=%v dec=%d\n", ev.Step, res.Name(ev.G), ev.Op, ev.Obj, ev.Objs, ev.With, ev.Child, ev.Start, ev.Decision)
 		}
 		for i, d := range res.Decisions {
-			fmt.Printf("   decision %d step=%d alts=%v pick=%d\n", i, d.Step, d.Alts, d.Pick)
+			fmt.Fprintf(debugRuns, "   decision %d step=%d alts=%v pick=%d\n", i, d.Step, d.Alts, d.Pick)
 		}
-		fmt.Printf("   pending=%v clock=%v\n", res.Pending, res.Clock)
+		fmt.Fprintf(debugRuns, "   pending=%v clock=%v\n", res.Pending, res.Clock)
 	}
 	s := &e.rep.Stats
 	s.Runs++
@@ -415,27 +459,83 @@ func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {
 	return res, nil
 }
 
-// finish replays every bug's schedule in detail mode, for positions and stacks.
+// finish replays every bug's schedule in detail mode, for positions and stacks, and the first
+// run's for the lock trees.
 func (e *explorer) finish() {
+	if e.rep.Stats.Runs > 0 {
+		e.rep.First = e.r.run(scheduleGuide(e.first), true)
+		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
+	}
 	for _, b := range e.rep.Bugs {
-		gd := &Guide{Bound: -1}
-		for _, d := range b.Schedule {
-			gd.Prefix = append(gd.Prefix, d.Pick)
-			gd.Kinds = append(gd.Kinds, d.Kind)
-		}
-		b.Result = e.r.run(gd, true)
+		b.Result = e.r.run(scheduleGuide(b.Schedule), true)
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
 
-func (e *explorer) emitNode(n *node, parent int, res *rt.Result, at int) {
-	tn := TreeNode{ID: n.id, Parent: parent, Kind: n.kind, Pick: n.pick}
-	for _, a := range n.alts {
-		if n.kind == rt.DecideGoroutine || n.kind == rt.DecideWake {
-			tn.Alts = append(tn.Alts, res.Name(a.G))
-		} else {
-			tn.Alts = append(tn.Alts, fmt.Sprint(a.Case))
+// scheduleGuide replays a run's decisions.
+func scheduleGuide(ds []rt.Decision) *Guide {
+	gd := &Guide{Bound: -1}
+	for _, d := range ds {
+		gd.Prefix = append(gd.Prefix, d.Pick)
+		gd.Kinds = append(gd.Kinds, d.Kind)
+	}
+	return gd
+}
+
+// lockEvents extracts the lock acquisitions and releases of a detailed run.
+func lockEvents(res *rt.Result) []locktree.Event {
+	var out []locktree.Event
+	for _, e := range res.Events {
+		var op locktree.Op
+		switch e.Op {
+		case rt.OpLock:
+			op = locktree.Acquire
+		case rt.OpUnlock:
+			op = locktree.Release
+		case rt.OpRLock:
+			op = locktree.RAcquire
+		case rt.OpRUnlock:
+			op = locktree.RRelease
+		default:
+			continue
 		}
+		file, line, _ := rt.Position(e.PC)
+		out = append(out, locktree.Event{G: res.Name(e.G), Lock: res.ObjName(e.Obj), Op: op, Pos: locktree.Pos{File: file, Line: line}})
+	}
+	return out
+}
+
+func (e *explorer) emitNode(n *node, parent *node, res *rt.Result) {
+	tn := TreeNode{ID: n.id, Parent: -1, Kind: n.kind.String(), Enabled: n.names}
+	if parent != nil {
+		tn.Parent = parent.id
+		tn.G, tn.Op, tn.Obj = edge(parent, res)
 	}
 	e.opts.OnNode(tn)
+}
+
+// edge describes the alternative chosen at n.
+func edge(n *node, res *rt.Result) (g, op, obj string) {
+	a := n.alts[n.pick]
+	return n.names[n.pick], a.Op.String(), res.ObjName(a.Obj)
+}
+
+// emitLeaf adds the leaf where a run ended, under the deepest node of the run.
+func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
+	leaf := TreeNode{ID: t.nextID, Parent: -1, Leaf: &Leaf{Verdict: string(res.Verdict.Kind)}}
+	t.nextID++
+	if res.Verdict.Kind.Bug() {
+		leaf.Leaf.Bug = bugKey(res)
+	}
+	if len(t.stack) > 0 {
+		p := t.stack[len(t.stack)-1]
+		leaf.Parent = p.id
+		leaf.G, leaf.Op, leaf.Obj = edge(p, res)
+	}
+	e.opts.OnNode(leaf)
+}
+
+// emitPruned sends a node again with the alternatives its search left out.
+func (e *explorer) emitPruned(n *node, pruned []Pruned) {
+	e.opts.OnNode(TreeNode{ID: n.id, Parent: -2, Pruned: pruned})
 }

@@ -1,6 +1,8 @@
 package explorer
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
@@ -20,14 +22,40 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 		}
 	}
 	if req.Options.Tree {
-		opts.OnNode = func(n TreeNode) { send(&Message{Type: "node", Node: &n}) }
+		sent := 0
+		opts.OnNode = func(n TreeNode) {
+			// The schedule tree is for people: past this size it is summarised by the
+			// statistics alone.
+			if sent < maxTreeNodes {
+				sent++
+				send(&Message{Type: "node", Node: &n})
+			}
+		}
 	}
 	rep := ExploreWith(h, opts)
+	deadlock := false
 	for _, b := range rep.Bugs {
+		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
 		send(&Message{Type: "bug", Bug: WireBugOf(b, prog, opts.Strategy)})
 	}
-	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), Outcomes: rep.Outcomes})
+	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
+	// run its lock trees come from, unless a deadlock was found anyway.
+	if rep.LockTrees != nil && !deadlock {
+		for _, w := range rep.LockTrees.Warnings {
+			send(&Message{Type: "bug", Bug: &WireBug{
+				Kind: "lockorder",
+				Key:  "lockorder|" + w.Locks[0] + "|" + w.Locks[1],
+				Message: fmt.Sprintf("lock-order inversion: %s acquires %s while holding %s, %s acquires them in the opposite order",
+					w.First.G, strings.Join(w.First.Path, " → "), w.First.Path[0], w.Second.G),
+				Hits:  1,
+				Trace: timeline.FromResult(rep.First, prog, opts.Strategy),
+			}})
+		}
+	}
+	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), Outcomes: rep.Outcomes, LockTrees: rep.LockTrees})
 }
+
+const maxTreeNodes = 200_000
 
 func wireStats(s *Stats) *WireStats {
 	return &WireStats{Stats: *s, SchedulesPerSecond: s.SchedulesPerSecond()}

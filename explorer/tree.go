@@ -1,6 +1,8 @@
 package explorer
 
 import (
+	"strconv"
+
 	"github.com/heddledbg/heddle/rt"
 )
 
@@ -19,7 +21,9 @@ type node struct {
 	back    []bool // alternatives that must be explored
 	done    []bool // alternatives explored or dispatched
 	sleep   []Sleeper
-	id      int // tree node id, for the schedule tree view
+	id      int      // tree node id, for the schedule tree view
+	names   []string // the alternatives' names, for the tree view
+	why     []string // why an alternative was skipped ("sleep", "bound"), if it was
 	// bound: preemptions used on the path to this node (preemption-bounded search).
 	preempts int
 }
@@ -43,7 +47,8 @@ type tree struct {
 	stats  *Stats
 	bound  int // preemption bound, -1 for none
 	nextID int
-	onNode func(n *node, parent int, res *rt.Result, at int)
+	onNode func(n, parent *node, res *rt.Result)
+	onPop  func(n *node, pruned []Pruned)
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the
@@ -75,15 +80,23 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 		}
 		n.back[l.pick] = true
 		t.stats.Decisions++
-		parentID := -1
+		var parent *node
 		if len(t.stack) > 0 {
-			parentID = t.stack[len(t.stack)-1].id
+			parent = t.stack[len(t.stack)-1]
 		}
 		n.id = t.nextID
 		t.nextID++
 		t.stack = append(t.stack, n)
 		if t.onNode != nil {
-			t.onNode(n, parentID, res, at)
+			n.names = make([]string, len(n.alts))
+			for j, a := range n.alts {
+				if n.kind == rt.DecideGoroutine || n.kind == rt.DecideWake {
+					n.names[j] = res.Name(a.G)
+				} else {
+					n.names[j] = strconv.Itoa(a.Case)
+				}
+			}
+			t.onNode(n, parent, res)
 		}
 	}
 	t.br.afterRun(t, res)
@@ -104,13 +117,13 @@ func (t *tree) next() *Guide {
 				continue
 			}
 			if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
-				n.done[i] = true
+				n.skip(i, "sleep")
 				t.stats.PrunedSleep++
 				continue
 			}
 			if t.bound >= 0 && n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current && n.preempts >= t.bound {
 				t.stats.PrunedBound++
-				n.done[i] = true
+				n.skip(i, "bound")
 				continue
 			}
 			gd := &Guide{Shards: 1}
@@ -146,18 +159,38 @@ func (t *tree) next() *Guide {
 			n.pick = i
 			return gd
 		}
+		var pruned []Pruned
 		for i := range n.alts {
+			if n.why != nil && n.why[i] != "" && n.names != nil {
+				pruned = append(pruned, Pruned{G: n.names[i], Reason: n.why[i]})
+			}
 			if !n.done[i] {
+				reason := "persistent"
 				if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
 					t.stats.PrunedSleep++
+					reason = "sleep"
 				} else {
 					t.stats.PrunedPersistent++
 				}
+				if n.names != nil {
+					pruned = append(pruned, Pruned{G: n.names[i], Reason: reason})
+				}
 			}
+		}
+		if t.onPop != nil && len(pruned) > 0 {
+			t.onPop(n, pruned)
 		}
 		t.stack = t.stack[:d]
 	}
 	return nil
+}
+
+func (n *node) skip(i int, why string) {
+	n.done[i] = true
+	if n.why == nil {
+		n.why = make([]string, len(n.alts))
+	}
+	n.why[i] = why
 }
 
 func asleepIn(s []Sleeper, g rt.GID) bool {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -63,8 +64,9 @@ type Message struct {
 	Node  *TreeNode  `json:"node,omitempty"`
 	Bug   *WireBug   `json:"bug,omitempty"`
 	// Outcomes of an exploration, by terminal outcome.
-	Outcomes map[string]int `json:"outcomes,omitempty"`
-	Trace    *timeline.Trace `json:"trace,omitempty"`
+	Outcomes  map[string]int   `json:"outcomes,omitempty"`
+	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	Trace     *timeline.Trace  `json:"trace,omitempty"`
 	// Result and Log answer a "run" request.
 	Result *rt.Result    `json:"result,omitempty"`
 	Log    []LoggedPoint `json:"log,omitempty"`

@@ -115,6 +115,8 @@ type run struct {
 	addrs     map[uintptr]ObjID
 	clock     clock
 	afterRoot int
+	pending   []GoroutineState
+	clockNext []ObjID
 	startG    GID   // the goroutine picked for the next step
 	startD    int32 // the decision that picked it, -1 if it was the only alternative
 	// lastRelease maps an object to the step of its last release-like operation, for the
@@ -542,6 +544,15 @@ func (r *run) finish() {
 		return
 	}
 	r.ended = true
+	// What every goroutine and the clock were about to do, before teardown ends them.
+	for _, g := range r.gs {
+		if g.state == gPending || g.state == gParked {
+			r.pending = append(r.pending, r.goroutineState(g))
+		}
+	}
+	if r.clock.pending() {
+		r.clockNext = append([]ObjID(nil), r.clockObjs()...)
+	}
 	close(r.done)
 }
 

@@ -104,7 +104,7 @@ func (rw *RWMutex) Lock() {
 	r.yield(g)
 	rw.writer = g
 	if rw.readers > 0 {
-		r.record(g, OpLock, id)
+		r.record(g, OpLockWait, id)
 		g.op = op{kind: OpLock, obj: id, rw: rw, phase: 1}
 		r.yield(g)
 	}

@@ -62,6 +62,7 @@ const (
 	OpClock
 	OpChoose
 	OpYield
+	OpLockWait
 	opCount
 )
 
@@ -73,6 +74,7 @@ var opNames = [opCount]string{
 	OpAtomicLoad: "atomic.load", OpAtomicStore: "atomic.store", OpAtomicRMW: "atomic.rmw",
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
+	OpLockWait: "lock.wait",
 }
 
 func (k OpKind) String() string {
@@ -402,14 +404,7 @@ func (r *run) result() *Result {
 		Decisions: append([]Decision(nil), r.decisions...),
 		Steps:     r.steps,
 	}
-	for _, g := range r.gs {
-		if g.state == gPending || g.state == gParked {
-			res.Pending = append(res.Pending, r.goroutineState(g))
-		}
-	}
-	if r.clock.pending() {
-		res.Clock = append([]ObjID(nil), r.clockObjs()...)
-	}
+	res.Pending, res.Clock = r.pending, r.clockNext
 	res.Goroutines = make([]GoroutineInfo, len(r.gs))
 	for i, g := range r.gs {
 		gi := GoroutineInfo{Name: r.gname(g), Parent: NoG, Created: g.created, Exited: g.exited}

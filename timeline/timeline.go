@@ -40,7 +40,7 @@ type Decision struct {
 	Pick string   `json:"pick"`
 	Of   []string `json:"of,omitempty"`
 	At   string   `json:"at,omitempty"`
-	Step int      `json:"step,omitempty"`
+	Step int      `json:"step"`
 }
 
 // Schedule is the minimal, hand-editable description of one execution.

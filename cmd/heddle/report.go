@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -22,6 +23,20 @@ type reporter struct {
 	enc      *json.Encoder
 	lastDraw time.Time
 	drawn    bool
+	srv      *server.Server // the live web view, with -serve
+}
+
+// publish forwards a worker's message to the live web view.
+func (r *reporter) publish(m *explorer.Message) {
+	if r.srv == nil {
+		return
+	}
+	switch m.Type {
+	case "node":
+		r.srv.Publish(map[string]any{"type": "node", "node": m.Node})
+	case "progress":
+		r.srv.Publish(map[string]any{"type": "progress", "stats": m.Stats})
+	}
 }
 
 func newReporter(w io.Writer, f testFlags) *reporter {

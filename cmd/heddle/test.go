@@ -19,6 +19,8 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -182,8 +184,18 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintln(os.Stderr, "heddle: warning:", w)
 	}
 	rep := newReporter(os.Stdout, f)
+	if f.serve {
+		srv, err := server.New(server.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heddle:", err)
+			return exitUsage
+		}
+		defer srv.Close()
+		rep.srv = srv
+		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
+	}
 	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: f.serve}
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: true}
 	matched, bugs, failed := 0, 0, false
 	for _, bin := range res.Binaries {
 		w := &explorer.Worker{Path: bin.Path, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
@@ -221,13 +233,18 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: %s in %s\n", what, strings.Join(pkgs, " "))
 		return exitUsage
 	}
+	code := exitOK
 	switch {
 	case failed:
-		return exitUsage
+		code = exitUsage
 	case bugs > 0:
-		return exitBug
+		code = exitBug
 	}
-	return exitOK
+	if rep.srv != nil {
+		fmt.Fprintf(os.Stderr, "heddle: done; the web view stays at %s until Ctrl-C\n", rep.srv.URL())
+		<-ctx.Done()
+	}
+	return code
 }
 
 func splitList(s string) []string {
@@ -258,16 +275,18 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	rep.begin(pkg, test)
 	bugs := map[string]*explorer.WireBug{}
 	var order []string
-	var stats []*explorer.WireStats
 	shardStats := make([]*explorer.WireStats, max(f.parallel, 1))
-	var exploration []explorer.TreeNode
+	var tree collectTree
+	var lockTrees *locktree.Report
 	err := explorer.Parallel(ctx, w, test, opts, f.parallel, func(i int, m *explorer.Message) {
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
 			rep.progress(merge(shardStats), opts.MaxTime, start)
+			rep.publish(m)
 		case "node":
-			exploration = append(exploration, *m.Node)
+			tree.add(*m.Node)
+			rep.publish(m)
 		case "bug":
 			if old, ok := bugs[m.Bug.Key]; ok {
 				old.Hits += m.Bug.Hits
@@ -280,7 +299,9 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			order = append(order, m.Bug.Key)
 		case "done":
 			shardStats[i] = m.Stats
-			stats = append(stats, m.Stats)
+			if lockTrees == nil {
+				lockTrees = m.LockTrees
+			}
 		case "error":
 			rep.note(pkg, test, m.Error)
 		}
@@ -316,8 +337,14 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		}
 		saved = append(saved, sb)
 	}
-	if err := writeExploration(filepath.Join(dir, "exploration.json"), pkg, test, opts.Strategy, total, exploration, saved); err != nil {
+	expPath := filepath.Join(dir, "exploration.json")
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees); err != nil {
 		return len(order), err
+	}
+	if rep.srv != nil {
+		if err := rep.srv.Load(expPath); err != nil {
+			rep.note(pkg, test, "web view: "+err.Error())
+		}
 	}
 	rep.result(pkg, test, opts.Strategy, total, saved, time.Since(start))
 	return len(order), nil
@@ -369,32 +396,73 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 
 // exploration is the exploration file of docs/formats.md.
 type exploration struct {
-	Heddle   string           `json:"heddle"`
-	Version  int              `json:"version"`
-	Program  timeline.Program `json:"program"`
-	Strategy string           `json:"strategy"`
-	Stats    map[string]any   `json:"stats"`
-	Tree     []map[string]any `json:"tree"`
-	Bugs     []map[string]any `json:"bugs"`
+	Heddle    string           `json:"heddle"`
+	Version   int              `json:"version"`
+	Program   timeline.Program `json:"program"`
+	Strategy  string           `json:"strategy"`
+	Stats     map[string]any   `json:"stats"`
+	Tree      []treeNode       `json:"tree"`
+	Bugs      []map[string]any `json:"bugs"`
+	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
 }
 
-func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, nodes []explorer.TreeNode, bugs []savedBug) error {
-	e := exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test}, Strategy: strategy}
+type treeNode struct {
+	explorer.TreeNode
+	Leaf *leaf `json:"leaf,omitempty"`
+}
+
+type leaf struct {
+	Verdict string `json:"verdict"`
+	Bug     *int   `json:"bug,omitempty"`
+}
+
+// collectTree merges the node messages of an exploration: a node sent again (parent -2)
+// carries the alternatives its search pruned.
+type collectTree struct {
+	nodes []explorer.TreeNode
+	index map[int]int
+}
+
+func (c *collectTree) add(n explorer.TreeNode) {
+	if c.index == nil {
+		c.index = map[int]int{}
+	}
+	if n.Parent == -2 {
+		if i, ok := c.index[n.ID]; ok {
+			c.nodes[i].Pruned = n.Pruned
+		}
+		return
+	}
+	c.index[n.ID] = len(c.nodes)
+	c.nodes = append(c.nodes, n)
+}
+
+func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
+	e := exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test}, Strategy: strategy, LockTrees: lt}
 	e.Stats = map[string]any{"runs": s.Runs, "decisions": s.Decisions, "prunedSleep": s.PrunedSleep,
 		"prunedPersistent": s.PrunedPersistent, "prunedDelayed": s.PrunedDelayed, "bugs": len(bugs),
 		"elapsed": s.Elapsed.String(), "schedulesPerSecond": s.SchedulesPerSecond, "complete": s.Complete}
-	e.Tree = []map[string]any{}
-	for _, n := range nodes {
-		e.Tree = append(e.Tree, map[string]any{"id": n.ID, "parent": n.Parent, "enabled": n.Alts, "pick": n.Pick, "kind": n.Kind.String()})
-	}
+	index := map[string]int{}
 	e.Bugs = []map[string]any{}
 	for i, b := range bugs {
+		index[b.Key] = i
 		m := map[string]any{"id": i, "kind": b.Kind, "message": b.Message, "preemptions": b.Preemptions, "hits": b.Hits}
 		if b.Path != "" {
 			m["trace"] = filepath.Base(b.Path)
 			m["replay"] = "heddle replay " + b.Path
 		}
 		e.Bugs = append(e.Bugs, m)
+	}
+	e.Tree = []treeNode{}
+	for _, n := range tree.nodes {
+		tn := treeNode{TreeNode: n}
+		if n.Leaf != nil {
+			tn.Leaf = &leaf{Verdict: n.Leaf.Verdict}
+			if i, ok := index[n.Leaf.Bug]; ok && n.Leaf.Bug != "" {
+				tn.Leaf.Bug = &i
+			}
+		}
+		e.Tree = append(e.Tree, tn)
 	}
 	return timeline.WriteFile(path, e)
 }
