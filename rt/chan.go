@@ -194,28 +194,12 @@ func Close[T any](ch chan<- T) {
 		panic(plainError("close of closed channel"))
 	}
 	r.release(e, id)
-	// As in the Go runtime, closing wakes every goroutine blocked on the channel: receivers
-	// get the zero value, senders panic.
-	var woken []*goroutine
-	for _, w := range r.gs {
-		if w.state == gPending && w != g && !r.enabled(w) {
-			if i, _ := waitsOn(w, st); i >= -1 {
-				woken = append(woken, w)
-			}
-		}
-	}
+	// Goroutines blocked on the channel are not completed here, unlike in the Go runtime:
+	// they become enabled and see the closed channel when they run. A goroutine stopped
+	// before its operation may not have parked yet, and then it would choose among every
+	// case ready by the time it does, so this keeps all of Go's behaviours.
 	st.closed = true
 	st.ops.closeReal()
-	for _, w := range woken {
-		i, send := waitsOn(w, st)
-		if send {
-			w.panicMsg = "send on closed channel"
-		} else {
-			w.recv, w.recvOK = st.ops.zero(), false
-		}
-		w.selected = i
-		r.resumeG(w)
-	}
 }
 
 // Len returns len(ch) for any channel value; it is a scheduling point.
@@ -287,12 +271,14 @@ func (r *run) partner(g *goroutine, st *chanState, send bool) (*goroutine, int) 
 	return best, bestCase
 }
 
-// waitsOnCase is waitsOn restricted to cases of the given direction.
+// waitsOnCase is waitsOn restricted to cases of the given direction. A select with a case
+// ready on its own (buffered data or room, a closed channel) is not waiting: in Go it would
+// not park, so no partner can complete it.
 func (r *run) waitsOnCase(w *goroutine, st *chanState, send bool) (int, bool) {
 	if w.op.kind != OpSelect {
 		return waitsOn(w, st)
 	}
-	if !w.op.block {
+	if !w.op.block || selfReady(w) {
 		return -2, false
 	}
 	for i, c := range w.op.cases {
@@ -301,6 +287,17 @@ func (r *run) waitsOnCase(w *goroutine, st *chanState, send bool) (int, bool) {
 		}
 	}
 	return -2, false
+}
+
+// selfReady reports whether one of w's select cases can proceed without a partner.
+func selfReady(w *goroutine) bool {
+	for _, c := range w.op.cases {
+		st := c.st
+		if st != nil && (st.closed || c.send && st.ops.length() < st.cap || !c.send && st.ops.length() > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) canSend(g *goroutine, st *chanState) bool {

@@ -70,12 +70,16 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 			alts = append(alts, Alt{G: g.id, Op: opFor(cases[i].send), Obj: cases[i].st.obj.id, Case: i})
 		}
 	}
+	// A partner stopped before its blocking operation may not have parked yet, and only a
+	// parked partner makes a case ready in Go: when no case is ready on its own, default is a
+	// possible outcome too.
+	if hasDefault && len(alts) > 0 && !selfReady(g) {
+		alts = append(alts, Alt{G: g.id, Op: OpSelect, Obj: NoObj, Case: -1})
+	}
 	r.alts = alts
 	switch len(alts) {
 	case 0:
-		r.record(g, OpSelect, NoObj)
-		r.selectObjs(cases)
-		return -1, nil, false
+		chosen = -1
 	case 1:
 		chosen = alts[0].Case
 	default:
@@ -84,6 +88,11 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 			r.block(g)
 		}
 		chosen = alts[k].Case
+	}
+	if chosen < 0 {
+		r.record(g, OpSelect, NoObj)
+		r.selectObjs(cases)
+		return -1, nil, false
 	}
 	c := &cases[chosen]
 	if c.send {
