@@ -82,6 +82,7 @@ type Binary struct {
 	Package string // import path of the package built
 	Path    string // path of the executable
 	Test    bool   // a test binary
+	Dir     string // the package's directory, where go test would run its tests
 }
 
 // A BuildError reports that the go command failed to build a package. Its
@@ -562,7 +563,7 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 			return nil, &BuildError{Package: r.path, Output: string(output)}
 		}
 		if program {
-			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test})
+			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test, Dir: r.dir})
 		}
 	}
 	return bins, nil

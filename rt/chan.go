@@ -139,7 +139,6 @@ func Send[T any](ch chan<- T, v T) {
 	g.op = op{kind: OpSend, obj: r.chanObj(st, g), ch: st, val: v}
 	r.yield(g)
 	if g.done {
-		g.panicIfClosed()
 		return
 	}
 	r.execSend(g, st, v, -1)
@@ -402,14 +401,6 @@ func (r *run) partnerFull(g *goroutine, st *chanState) (*goroutine, int) {
 		best.selected = bestCase
 	}
 	return best, bestCase
-}
-
-// panicIfClosed raises, in g, the panic of a send that a close completed.
-func (g *goroutine) panicIfClosed() {
-	if msg := g.panicMsg; msg != "" {
-		g.panicMsg = ""
-		panic(plainError(msg))
-	}
 }
 
 func (w *goroutine) sendValue() any { return w.sendValueCase(w.selected) }

@@ -84,7 +84,6 @@ type goroutine struct {
 	recv     any
 	recvOK   bool
 	selected int
-	panicMsg string // the partner's operation makes g panic (send on a channel closed meanwhile)
 	// Detail mode.
 	pc    uintptr
 	stack []uintptr
@@ -627,5 +626,19 @@ func current() (*run, *goroutine) {
 	if r.aborted {
 		runtime.Goexit()
 	}
+	if g := r.cur; g.state != gReady {
+		// The running goroutine is stopped, so the caller is a goroutine heddle does not
+		// control: a callback from uninstrumented code (an HTTP handler called by net/http,
+		// say). Its operations cannot be scheduled; the run ends, and the caller proceeds
+		// as outside a run.
+		foreignMu.Lock()
+		defer foreignMu.Unlock()
+		if !r.ended {
+			r.fail(VerdictInternal, "instrumented code was called from a goroutine heddle does not control (a callback from an uninstrumented package?); heddle cannot schedule it", nil, nil)
+		}
+		return nil, nil
+	}
 	return r, r.cur
 }
+
+var foreignMu sync.Mutex

@@ -53,7 +53,6 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 	if g.done {
 		i := g.selected
 		if cases[i].send {
-			g.panicIfClosed()
 			return i, nil, false
 		}
 		return i, g.recv, g.recvOK
@@ -179,6 +178,18 @@ func (r *run) pollForeign(g *goroutine) bool {
 // channels, it waits for one of those channels in real time, up to cfg.ForeignWait, and
 // reports whether one became ready.
 func (r *run) waitForeign() bool {
+	for _, w := range r.gs {
+		if w.state == gPending && (w.op.kind == OpRecv || w.op.kind == OpSelect) {
+			return r.waitForeignSlow()
+		}
+	}
+	return false
+}
+
+// waitForeignSlow is kept out of line: its frame is large, and goroutine stacks are small.
+//
+//go:noinline
+func (r *run) waitForeignSlow() bool {
 	var cases []reflect.SelectCase
 	var who []*goroutine
 	var idx []int

@@ -21,7 +21,7 @@ var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 })
 
 func worker(bin instrument.Binary) *explorer.Worker {
-	return &explorer.Worker{Path: bin.Path, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
+	return &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
 		Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
 }
 

@@ -47,7 +47,7 @@ func cmdReplay(args []string) int {
 		return exitUsage
 	}
 	bin := res.Binaries[0]
-	w := &explorer.Worker{Path: bin.Path, Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
 	if bin.Test {
 		w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"}
 	}

@@ -198,7 +198,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: true}
 	matched, bugs, failed := 0, 0, false
 	for _, bin := range res.Binaries {
-		w := &explorer.Worker{Path: bin.Path, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
+		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
 		if bin.Test {
 			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
 		}
@@ -278,7 +278,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	shardStats := make([]*explorer.WireStats, max(f.parallel, 1))
 	var tree collectTree
 	var lockTrees *locktree.Report
-	err := explorer.Parallel(ctx, w, test, opts, f.parallel, func(i int, m *explorer.Message) {
+	recv := func(i int, m *explorer.Message) {
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
@@ -305,7 +305,21 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		case "error":
 			rep.note(pkg, test, m.Error)
 		}
-	})
+	}
+	var err error
+	if f.isolate {
+		// Every run in a fresh process: the strategy runs here, the worker runs one schedule.
+		o := opts.Options()
+		o.OnNode = func(n explorer.TreeNode) { recv(0, &explorer.Message{Type: "node", Node: &n}) }
+		r := explorer.Isolated(ctx, w, test, o)
+		prog := timeline.Program{Package: pkg, Test: test}
+		for _, b := range r.Bugs {
+			recv(0, &explorer.Message{Type: "bug", Bug: explorer.WireBugOf(b, prog, opts.Strategy)})
+		}
+		recv(0, &explorer.Message{Type: "done", Stats: &explorer.WireStats{Stats: r.Stats, SchedulesPerSecond: r.Stats.SchedulesPerSecond()}, LockTrees: r.LockTrees})
+	} else {
+		err = explorer.Parallel(ctx, w, test, opts, f.parallel, recv)
+	}
 	total := merge(shardStats)
 	if err != nil {
 		var we *explorer.WorkerError

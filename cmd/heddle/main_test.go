@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+var heddleBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "heddle-cli-")
+	if err != nil {
+		panic(err)
+	}
+	heddleBin = filepath.Join(dir, "heddle")
+	if out, err := exec.Command("go", "build", "-o", heddleBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// heddle runs the heddle binary in dir and returns its stdout, stderr and exit code.
+func heddle(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(heddleBin, args...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// demoDir writes the demo module to a temporary directory.
+func demoDir(t *testing.T) string {
+	dir := t.TempDir()
+	ents, _ := demoFS.ReadDir("demo")
+	for _, e := range ents {
+		data, _ := demoFS.ReadFile("demo/" + e.Name())
+		os.WriteFile(filepath.Join(dir, strings.TrimSuffix(e.Name(), ".txt")), data, 0o644)
+	}
+	return dir
+}
+
+func TestDemoFindsBothBugs(t *testing.T) {
+	dir := demoDir(t)
+	out, errOut, code := heddle(t, dir, "test", "-v", ".")
+	if code != exitBug {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitBug, out, errOut)
+	}
+	for _, want := range []string{
+		"--- BUG: TestTransfer: deadlock",
+		"--- BUG: TestDeposit: fatal",
+		"balance = 50, want 100",
+		"wait-for cycle:",
+		"replay:   heddle replay",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	// Positions are exact: every blocked goroutine of the deadlock is reported at a line of
+	// bank.go that locks a mutex.
+	src, _ := os.ReadFile(filepath.Join(dir, "bank.go"))
+	lines := strings.Split(string(src), "\n")
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*.trace.json"))
+	if len(traces) != 1 {
+		t.Fatalf("deadlock traces: %v", traces)
+	}
+	tr, err := timeline.ReadTrace(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := 0
+	for _, g := range tr.Verdict.Goroutines {
+		if g.Op != "lock" {
+			continue
+		}
+		blocked++
+		if g.Pos == nil || filepath.Base(g.Pos.File) != "bank.go" || !strings.Contains(lines[g.Pos.Line-1], ".mu.Lock()") {
+			t.Errorf("%s blocked at %v, not at a Lock call in bank.go", g.ID, g.Pos)
+		}
+	}
+	if blocked != 2 {
+		t.Errorf("%d goroutines blocked in lock, want 2", blocked)
+	}
+	// Every event position is a line of the user's own files.
+	for _, e := range tr.Events {
+		if e.Pos == nil {
+			continue
+		}
+		if b := filepath.Base(e.Pos.File); b != "bank.go" && b != "bank_test.go" {
+			t.Errorf("step %d at %s: not the user's file", e.Step, e.Pos)
+		}
+	}
+	// The saved schedule replays to the same verdict.
+	out, errOut, code = heddle(t, dir, "replay", traces[0])
+	if code != exitBug || !strings.Contains(out, "verdict: deadlock") {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+func TestJSONEvents(t *testing.T) {
+	dir := demoDir(t)
+	out, _, code := heddle(t, dir, "test", "-json", "-run", "TestTransfer", ".")
+	if code != exitBug {
+		t.Fatalf("exit %d", code)
+	}
+	actions := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var e struct {
+			Action, Test string
+			Bug          *struct{ Kind, Trace string }
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		actions[e.Action]++
+		if e.Action == "bug" && (e.Bug == nil || e.Bug.Kind != "deadlock" || e.Bug.Trace == "") {
+			t.Errorf("bug event without kind or trace: %s", line)
+		}
+	}
+	if actions["run"] != 1 || actions["bug"] != 1 || actions["fail"] != 1 {
+		t.Errorf("actions %v, want one run, one bug, one fail", actions)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	demo := demoDir(t)
+	for _, tc := range []struct {
+		name string
+		dir  string
+		args []string
+		code int
+		want string
+	}{
+		{"does not compile", "testdata/broken", []string{"test", "."}, exitUsage, "broken.go:4:17: undefined: c"},
+		{"no such package", demo, []string{"test", "./nothere"}, exitUsage, "nothere"},
+		{"no test matches", demo, []string{"test", "-run", "TestNothing", "."}, exitUsage, `no tests match -run "TestNothing"`},
+		{"bad strategy", demo, []string{"test", "-strategy", "best", "."}, exitUsage, `unknown -strategy "best"`},
+		{"bad budget", demo, []string{"test", "-budget", "forever", "."}, exitUsage, `-budget: "forever" is not a duration`},
+		{"os.Exit", "testdata/exits", []string{"test", "."}, exitBug, "exit status 3"},
+		{"infinite loop", "testdata/loops", []string{"test", "-hang", "2s", "."}, exitBug, "without reaching a scheduling point"},
+		{"unknown command", demo, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{"corrupt schedule", demo, []string{"replay", "go.mod"}, exitUsage, "go.mod"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := heddle(t, tc.dir, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out+errOut, tc.want) {
+				t.Errorf("output lacks %q:\n%s\n%s", tc.want, out, errOut)
+			}
+		})
+	}
+}
+
+// TestOwnPackages runs heddle on heddle's own engine packages: nothing false may be reported.
+func TestOwnPackages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("explores heddle's own tests")
+	}
+	// The engine's own packages (rt, explorer, timeline, locktree) are linked into every
+	// worker, so their internal tests cannot be instrumented against themselves.
+	out, errOut, code := heddle(t, "../..", "test", "-budget", "runs=20,time=20s", "./web")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+
+// BenchmarkSubprocessRuns measures runs per second when every run is a fresh worker process
+// (heddle test -isolate), on the demo's deadlocking test.
+func BenchmarkSubprocessRuns(b *testing.B) {
+	dir := b.TempDir()
+	ents, _ := demoFS.ReadDir("demo")
+	for _, e := range ents {
+		data, _ := demoFS.ReadFile("demo/" + e.Name())
+		os.WriteFile(filepath.Join(dir, strings.TrimSuffix(e.Name(), ".txt")), data, 0o644)
+	}
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"."}, Test: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	w := worker(res.Binaries[0])
+	b.ResetTimer()
+	rep := explorer.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
+	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "runs/s")
+}

@@ -1,0 +1,5 @@
+package broken
+
+func Add(a, b int) int {
+	return a + b + c
+}

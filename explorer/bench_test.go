@@ -1,0 +1,107 @@
+package explorer_test
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/rt"
+)
+
+// small is the "small test" of the speed targets: two goroutines updating a counter under a
+// mutex, joined by a WaitGroup.
+func small() {
+	var mu rt.Mutex
+	var wg rt.WaitGroup
+	n := 0
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		rt.Go(func() {
+			defer wg.Done()
+			mu.Lock()
+			n++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+}
+
+// smallPlain is the same body on the real runtime.
+func smallPlain() {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	n := 0
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			n++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+}
+
+// BenchmarkSchedules measures schedules per second in process: b.N runs of the small test
+// under random scheduling, on one core.
+func BenchmarkSchedules(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	b.ReportAllocs()
+	b.ResetTimer()
+	rep := explorer.Explore(small, explorer.Options{Strategy: "random", MaxRuns: b.N})
+	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "schedules/s")
+}
+
+// BenchmarkUninstrumented runs the same body on Go's own scheduler, for the overhead ratio.
+func BenchmarkUninstrumented(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	b.ReportAllocs()
+	for b.Loop() {
+		smallPlain()
+	}
+}
+
+// BenchmarkDPOR measures a complete DPOR exploration of the small test.
+func BenchmarkDPOR(b *testing.B) {
+	for b.Loop() {
+		explorer.Explore(small, explorer.Options{})
+	}
+}
+
+// TestMemoryFlat runs the small test many times in one process and checks that the heap does
+// not grow with the number of runs: every run's goroutines are torn down and its objects
+// collected. HEDDLE_MEMRUNS sets the number of runs (default 100,000; the benchmark figure in
+// BENCHMARKS.md uses 1,000,000).
+func TestMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	runs := 100_000
+	if s := os.Getenv("HEDDLE_MEMRUNS"); s != "" {
+		runs, _ = strconv.Atoi(s)
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	explorer.Explore(small, explorer.Options{Strategy: "random", MaxRuns: runs / 10})
+	before, g0 := heap(), runtime.NumGoroutine()
+	explorer.Explore(small, explorer.Options{Strategy: "random", MaxRuns: runs})
+	after, g1 := heap(), runtime.NumGoroutine()
+	t.Logf("%d runs: heap in use %d KiB before, %d KiB after; goroutines %d before, %d after", runs, before>>10, after>>10, g0, g1)
+	if after > before+4<<20 {
+		t.Errorf("heap grew by %d KiB over %d runs", (after-before)>>10, runs)
+	}
+	if g1 > g0 {
+		t.Errorf("%d goroutines left behind", g1-g0)
+	}
+}
+
+var _ = rt.Run
