@@ -166,9 +166,14 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 			join(vc[q], vc[p])
 			apply(pa, vc[q])
 			last[q] = j
+			// What the partner does when it resumes, up to its next scheduling point, is part
+			// of this step.
+			lastStart[q] = lastStart[p]
 		}
 		if e.Child != rt.NoG {
-			copy(vc[slot(e.Child)], vc[p])
+			c := slot(e.Child)
+			copy(vc[c], vc[p])
+			lastStart[c] = lastStart[p]
 		}
 		last[p] = j
 	}

@@ -111,6 +111,7 @@ func stateOf(r *run, c chanOps) *chanState {
 	st := chans[k]
 	if st == nil {
 		st = &chanState{cap: c.capacity(), foreign: true, ops: c, ofRun: true}
+		r.hasForeign = true
 		chans[k] = st
 		r.chans = append(r.chans, k)
 	}
@@ -128,6 +129,13 @@ func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 	return id
 }
 
+// A channel operation takes the Go runtime's two phases. Attempting it is always enabled: it
+// completes at once (buffered data or room, a closed channel, or a partner already parked on
+// the channel), or the goroutine parks on the channel. A parked goroutine is completed by the
+// partner that arrives later, or by close, and resumes without a decision. Which goroutines are
+// parked is state that other operations observe (a select with default fires only on a parked
+// partner), so parking is a step of its own.
+
 // Send sends v on ch, like ch <- v.
 func Send[T any](ch chan<- T, v T) {
 	r, g := current()
@@ -138,10 +146,11 @@ func Send[T any](ch chan<- T, v T) {
 	st := stateOf(r, typedChan[T]{bidi[T](ch)})
 	g.op = op{kind: OpSend, obj: r.chanObj(st, g), ch: st, val: v}
 	r.yield(g)
-	if g.done {
+	if r.trySend(g, st, v, -1) {
 		return
 	}
-	r.execSend(g, st, v, -1)
+	r.parkOn(g)
+	g.panicIfClosed()
 }
 
 // Recv receives from ch, like <-ch.
@@ -160,18 +169,28 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	st := stateOf(r, typedChan[T]{bidi[T](ch)})
 	g.op = op{kind: OpRecv, obj: r.chanObj(st, g), ch: st}
 	r.yield(g)
-	var v any
-	var ok bool
-	if g.done {
+	v, ok, done := r.tryRecv(g, st, -1)
+	if !done {
+		r.parkOn(g)
 		v, ok = g.recv, g.recvOK
-	} else {
-		v, ok = r.execRecv(g, st, -1)
 	}
 	if v == nil {
 		var z T
 		return z, ok
 	}
 	return v.(T), ok
+}
+
+// parkOn parks g on the channel operation g.op, which could not complete: the park is a step
+// touching the channels involved.
+func (r *run) parkOn(g *goroutine) {
+	e := r.record(g, OpPark, g.op.obj)
+	if g.op.kind == OpSelect {
+		r.selectObjs(g.op.cases)
+	} else if g.op.ch == nil {
+		e.Obj = NoObj
+	}
+	r.park(g)
 }
 
 // Close closes ch, like close(ch).
@@ -193,12 +212,26 @@ func Close[T any](ch chan<- T) {
 		panic(plainError("close of closed channel"))
 	}
 	r.release(e, id)
-	// Goroutines blocked on the channel are not completed here, unlike in the Go runtime:
-	// they become enabled and see the closed channel when they run. A goroutine stopped
-	// before its operation may not have parked yet, and then it would choose among every
-	// case ready by the time it does, so this keeps all of Go's behaviours.
 	st.closed = true
 	st.ops.closeReal()
+	// As in the Go runtime, closing completes every goroutine parked on the channel: a
+	// receiver gets the zero value, a sender panics.
+	for _, w := range r.gs {
+		if w.state != gParked {
+			continue
+		}
+		i, send := waitsOn(w, st)
+		if i < -1 {
+			continue
+		}
+		if send {
+			w.panicMsg = "send on closed channel"
+		} else {
+			w.recv, w.recvOK = st.ops.zero(), false
+		}
+		w.selected = i
+		r.resumeG(w)
+	}
 }
 
 // Len returns len(ch) for any channel value; it is a scheduling point.
@@ -217,8 +250,8 @@ func Len(ch any) int {
 // a scheduling point.
 func Cap(ch any) int { return reflect.ValueOf(ch).Cap() }
 
-// waitsOn reports whether w is blocked in a channel operation on st: the select case index (-1
-// for a plain send or receive) and whether it sends. It returns -2 when w does not wait on st.
+// waitsOn reports whether w's operation involves st: the select case index (-1 for a plain
+// send or receive) and whether it sends. It returns -2 when it does not.
 func waitsOn(w *goroutine, st *chanState) (int, bool) {
 	switch w.op.kind {
 	case OpSend:
@@ -230,9 +263,6 @@ func waitsOn(w *goroutine, st *chanState) (int, bool) {
 			return -1, false
 		}
 	case OpSelect:
-		if !w.op.block {
-			return -2, false
-		}
 		for i, c := range w.op.cases {
 			if c.st == st {
 				return i, c.send
@@ -242,168 +272,136 @@ func waitsOn(w *goroutine, st *chanState) (int, bool) {
 	return -2, false
 }
 
-// partner finds the goroutine other than g that has waited longest to receive (send false) or
-// send (send true) on st and is blocked doing so: a receiver only blocks on an empty buffer, a
-// sender on a full one.
-func (r *run) partner(g *goroutine, st *chanState, send bool) (*goroutine, int) {
-	if st == nil || st.closed {
-		return nil, 0
-	}
-	n := st.ops.length()
-	if send && n < st.cap || !send && n > 0 {
+// parked finds the goroutine parked longest to send (send true) or receive on st.
+func (r *run) parked(st *chanState, send bool) (*goroutine, int) {
+	if st == nil {
 		return nil, 0
 	}
 	var best *goroutine
 	bestCase := 0
 	for _, w := range r.gs {
-		if w == g || w.state != gPending {
+		if w.state != gParked {
 			continue
 		}
-		i, s := r.waitsOnCase(w, st, send)
-		if i < -1 || s != send {
-			continue
+		i := -2
+		switch w.op.kind {
+		case OpSend, OpRecv:
+			if w.op.ch == st && (w.op.kind == OpSend) == send {
+				i = -1
+			}
+		case OpSelect:
+			for j, c := range w.op.cases {
+				if c.st == st && c.send == send {
+					i = j
+					break
+				}
+			}
 		}
-		if best == nil || w.since < best.since {
+		if i >= -1 && (best == nil || w.since < best.since) {
 			best, bestCase = w, i
 		}
 	}
 	return best, bestCase
 }
 
-// waitsOnCase is waitsOn restricted to cases of the given direction. A select with a case
-// ready on its own (buffered data or room, a closed channel) is not waiting: in Go it would
-// not park, so no partner can complete it.
-func (r *run) waitsOnCase(w *goroutine, st *chanState, send bool) (int, bool) {
-	if w.op.kind != OpSelect {
-		return waitsOn(w, st)
+// sendReady and recvReady tell whether a send or receive on st would complete now.
+func (r *run) sendReady(st *chanState) bool {
+	if st == nil {
+		return false
 	}
-	if !w.op.block || selfReady(w) {
-		return -2, false
+	if st.closed || st.ops.length() < st.cap {
+		return true
 	}
-	for i, c := range w.op.cases {
-		if c.st == st && c.send == send {
-			return i, send
-		}
-	}
-	return -2, false
+	w, _ := r.parked(st, false)
+	return w != nil
 }
 
-// selfReady reports whether one of w's select cases can proceed without a partner.
-func selfReady(w *goroutine) bool {
-	for _, c := range w.op.cases {
-		st := c.st
-		if st != nil && (st.closed || c.send && st.ops.length() < st.cap || !c.send && st.ops.length() > 0) {
+func (r *run) recvReady(st *chanState) bool {
+	if st == nil {
+		return false
+	}
+	if st.closed || st.ops.length() > 0 {
+		return true
+	}
+	w, _ := r.parked(st, true)
+	return w != nil
+}
+
+// trySend performs g's send of v on st if it can complete now; c is the select case index or
+// -1. A send on a foreign channel that nobody heddle controls is waiting for is tried on the
+// real channel.
+func (r *run) trySend(g *goroutine, st *chanState, v any, c int) bool {
+	if st == nil {
+		return false
+	}
+	id := r.chanObj(st, g)
+	switch {
+	case st.closed:
+		r.record(g, OpSend, id)
+		panic(plainError("send on closed channel"))
+	}
+	if w, wc := r.parked(st, false); w != nil {
+		e := r.record(g, OpSend, id)
+		r.release(e, id)
+		w.recv, w.recvOK, w.selected = v, true, wc
+		r.resumeG(w)
+		return true
+	}
+	if st.ops.length() < st.cap || st.foreign {
+		if st.ops.trySend(v) {
+			r.release(r.record(g, OpSend, id), id)
 			return true
 		}
 	}
 	return false
 }
 
-func (r *run) canSend(g *goroutine, st *chanState) bool {
-	switch {
-	case st == nil:
-		return false
-	case st.closed, st.ops.length() < st.cap:
-		return true
+// tryRecv performs g's receive from st if it can complete now.
+func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
+	if st == nil {
+		return nil, false, false
 	}
-	if w, _ := r.partner(g, st, false); w != nil {
-		return true
-	}
-	return st.foreign && r.pollForeign(g)
-}
-
-func (r *run) canRecv(g *goroutine, st *chanState) bool {
-	switch {
-	case st == nil:
-		return false
-	case st.closed, st.ops.length() > 0:
-		return true
-	}
-	if w, _ := r.partner(g, st, true); w != nil {
-		return true
-	}
-	return st.foreign && r.pollForeign(g)
-}
-
-// execSend performs g's send of v on st; c is the select case index or -1.
-func (r *run) execSend(g *goroutine, st *chanState, v any, c int) {
 	id := r.chanObj(st, g)
-	e := r.record(g, OpSend, id)
-	switch {
-	case g.op.polled:
-		return
-	case st.closed:
-		panic(plainError("send on closed channel"))
-	}
-	r.release(e, id)
-	if w, wc := r.partner(g, st, false); w != nil {
-		e.With = w.id
-		w.recv, w.recvOK, w.selected = v, true, wc
-		r.resumeG(w)
-		return
-	}
-	if !st.ops.trySend(v) {
-		r.internal(g, "send on a channel that was not ready")
-	}
-}
-
-// execRecv performs g's receive from st and returns the value.
-func (r *run) execRecv(g *goroutine, st *chanState, c int) (any, bool) {
-	id := r.chanObj(st, g)
-	e := r.record(g, OpRecv, id)
-	if g.op.polled {
-		return g.op.pollV, g.op.pollOK
-	}
 	if n := st.ops.length(); n > 0 {
+		e := r.record(g, OpRecv, id)
 		v, ok, _ := st.ops.tryRecv()
 		r.acquire(e, id)
-		// A sender blocked on the full buffer now moves its value in, as in the Go runtime.
-		if w, _ := r.partnerFull(g, st); n == st.cap && w != nil {
-			e.With = w.id
-			st.ops.trySend(w.sendValue())
+		// A sender parked on the full buffer now moves its value in, as in the Go runtime.
+		if w, wc := r.parked(st, true); w != nil && n == st.cap {
+			st.ops.trySend(w.sendValueCase(wc))
+			w.selected = wc
 			r.resumeG(w)
 		}
-		return v, ok
+		return v, ok, true
 	}
-	if w, wc := r.partner(g, st, true); w != nil {
-		e.With = w.id
+	if w, wc := r.parked(st, true); w != nil {
+		e := r.record(g, OpRecv, id)
 		r.acquire(e, id)
 		v := w.sendValueCase(wc)
 		w.selected = wc
 		r.resumeG(w)
-		return v, true
+		return v, true, true
 	}
 	if st.closed {
-		r.acquire(e, id)
-		return st.ops.zero(), false
+		r.acquire(r.record(g, OpRecv, id), id)
+		return st.ops.zero(), false, true
 	}
-	r.internal(g, "receive from a channel that was not ready")
-	return nil, false
+	if st.foreign {
+		if v, ok, got := st.ops.tryRecv(); got {
+			r.record(g, OpRecv, id)
+			return v, ok, true
+		}
+	}
+	return nil, false, false
 }
 
-// partnerFull finds a sender blocked on st's buffer, which has just lost one value.
-func (r *run) partnerFull(g *goroutine, st *chanState) (*goroutine, int) {
-	var best *goroutine
-	bestCase := 0
-	for _, w := range r.gs {
-		if w == g || w.state != gPending {
-			continue
-		}
-		i, s := r.waitsOnCase(w, st, true)
-		if i < -1 || !s {
-			continue
-		}
-		if best == nil || w.since < best.since {
-			best, bestCase = w, i
-		}
+// panicIfClosed raises, in g, the panic of a parked send whose channel was closed.
+func (g *goroutine) panicIfClosed() {
+	if msg := g.panicMsg; msg != "" {
+		g.panicMsg = ""
+		panic(plainError(msg))
 	}
-	if best != nil {
-		best.selected = bestCase
-	}
-	return best, bestCase
 }
-
-func (w *goroutine) sendValue() any { return w.sendValueCase(w.selected) }
 
 func (w *goroutine) sendValueCase(c int) any {
 	if w.op.kind == OpSelect {

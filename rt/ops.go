@@ -14,13 +14,7 @@ type op struct {
 	cases []Case // select
 	block bool   // select without default
 	phase uint8  // RWMutex.Lock: 0 before announcing, 1 announced and waiting for readers
-	// polled holds the result of a non-blocking operation on a channel heddle does not control,
-	// performed while computing enabledness (see chanState.foreign).
-	polled  bool
-	pollV   any
-	pollOK  bool
-	pollIdx int
-	timer   *timer
+	timer *timer
 }
 
 // objState is embedded in every synchronization object. It holds the object's identity within
@@ -72,23 +66,9 @@ func (r *run) enabled(g *goroutine) bool {
 		return false // parked: completed by Signal or the clock
 	case OpOnce:
 		return !o.once.running
-	case OpSend:
-		return r.canSend(g, o.ch)
-	case OpRecv:
-		return r.canRecv(g, o.ch)
-	case OpSelect:
-		if !o.block {
-			return true
-		}
-		for i := range o.cases {
-			if r.caseReady(g, &o.cases[i]) {
-				return true
-			}
-		}
-		if r.pollForeign(g) {
-			return true
-		}
-		return false
+	case OpSend, OpRecv, OpSelect:
+		// Attempting a channel operation is always possible: it completes or parks.
+		return true
 	}
 	return true
 }
@@ -120,6 +100,8 @@ func (r *run) waitsOnClock(g *goroutine) bool {
 		return true
 	case OpRecv:
 		return g.op.ch != nil && g.op.ch.timer != nil && g.op.ch.timer.active
+	case OpSend:
+		return false
 	case OpSelect:
 		for _, c := range g.op.cases {
 			if c.st != nil && c.st.timer != nil && c.st.timer.active {

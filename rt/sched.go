@@ -84,40 +84,43 @@ type goroutine struct {
 	recv     any
 	recvOK   bool
 	selected int
+	panicMsg string // a parked send whose channel was closed panics when it resumes
 	// Detail mode.
 	pc    uintptr
 	stack []uintptr
 }
 
 type run struct {
-	cfg       Config
-	epoch     uint64
-	gs        []*goroutine
-	cur       *goroutine
-	root      *goroutine
-	resume    []*goroutine
-	objs      []objInfo
-	events    []Event
-	decisions []Decision
-	alts      []Alt
-	altObjs   []ObjID
-	point     Point
-	nsince    uint64
-	steps     int
-	progress  atomic.Int64 // steps, readable by the hang watchdog
-	ended     bool
-	aborted   bool
-	verdict   Verdict
-	done      chan struct{}
-	live      sync.WaitGroup
-	chans     []chanKey
-	addrs     map[uintptr]ObjID
-	clock     clock
-	afterRoot int
-	pending   []GoroutineState
-	clockNext []ObjID
-	startG    GID   // the goroutine picked for the next step
-	startD    int32 // the decision that picked it, -1 if it was the only alternative
+	cfg        Config
+	epoch      uint64
+	gs         []*goroutine
+	cur        *goroutine
+	root       *goroutine
+	resume     []*goroutine
+	objs       []objInfo
+	events     []Event
+	decisions  []Decision
+	alts       []Alt
+	altObjs    []ObjID
+	point      Point
+	nsince     uint64
+	steps      int
+	progress   atomic.Int64 // steps, readable by the hang watchdog
+	ended      bool
+	aborted    bool
+	verdict    Verdict
+	done       chan struct{}
+	live       sync.WaitGroup
+	chans      []chanKey
+	addrs      map[uintptr]ObjID
+	clock      clock
+	afterRoot  int
+	pending    []GoroutineState
+	hasForeign bool // a foreign channel was seen: parked goroutines may need polling
+	clockLast  bool // the last step was the clock's
+	clockNext  []ObjID
+	startG     GID   // the goroutine picked for the next step
+	startD     int32 // the decision that picked it, -1 if it was the only alternative
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
@@ -377,6 +380,9 @@ func (r *run) next(cur *goroutine) *goroutine {
 			r.resume = r.resume[1:]
 			return n
 		}
+		if r.hasForeign && r.pollParked() {
+			continue
+		}
 		n := r.decide(cur)
 		if n != clockG {
 			return n
@@ -402,7 +408,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			alts = append(alts, r.alt(g))
 		}
 	}
-	if r.clock.pending() && (!r.rootDone() || r.afterRoot < r.cfg.AfterRootClock) {
+	// Fairness: while a goroutine can run, the clock advances at most once between two of its
+	// steps; otherwise a schedule could let time run forever and starve every goroutine.
+	if r.clock.pending() && (!r.rootDone() || r.afterRoot < r.cfg.AfterRootClock) && (len(alts) == 0 || !r.clockLast) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
 	}
 	r.alts = alts
@@ -507,6 +515,7 @@ func (r *run) resumeG(g *goroutine) {
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	r.progress.Add(1)
+	r.clockLast = g == clockG
 	r.events = append(r.events, Event{Step: int32(len(r.events)), G: g.id, Op: kind, Obj: obj, With: NoG, Child: NoG, Decision: -1})
 	e := &r.events[len(r.events)-1]
 	if g.id == r.startG {

@@ -50,35 +50,27 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 	}
 	g.op = op{kind: OpSelect, obj: obj, cases: cases, block: !hasDefault}
 	r.yield(g)
-	if g.done {
-		i := g.selected
-		if cases[i].send {
-			return i, nil, false
-		}
-		return i, g.recv, g.recvOK
-	}
-	if g.op.polled {
-		i := g.op.pollIdx
-		r.record(g, opFor(cases[i].send), r.chanObj(cases[i].st, g))
-		r.selectObjs(cases)
-		return i, g.op.pollV, g.op.pollOK
-	}
 	alts := r.alts[:0]
 	for i := range cases {
-		if r.caseReady(g, &cases[i]) {
+		if r.caseReady(&cases[i]) {
 			alts = append(alts, Alt{G: g.id, Op: opFor(cases[i].send), Obj: cases[i].st.obj.id, Case: i})
 		}
-	}
-	// A partner stopped before its blocking operation may not have parked yet, and only a
-	// parked partner makes a case ready in Go: when no case is ready on its own, default is a
-	// possible outcome too.
-	if hasDefault && len(alts) > 0 && !selfReady(g) {
-		alts = append(alts, Alt{G: g.id, Op: OpSelect, Obj: NoObj, Case: -1})
 	}
 	r.alts = alts
 	switch len(alts) {
 	case 0:
-		chosen = -1
+		if hasDefault {
+			r.record(g, OpSelect, NoObj)
+			r.selectObjs(cases)
+			return -1, nil, false
+		}
+		r.parkOn(g)
+		i := g.selected
+		if cases[i].send {
+			g.panicIfClosed()
+			return i, nil, false
+		}
+		return i, g.recv, g.recvOK
 	case 1:
 		chosen = alts[0].Case
 	default:
@@ -88,18 +80,13 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 		}
 		chosen = alts[k].Case
 	}
-	if chosen < 0 {
-		r.record(g, OpSelect, NoObj)
-		r.selectObjs(cases)
-		return -1, nil, false
-	}
 	c := &cases[chosen]
 	if c.send {
-		r.execSend(g, c.st, c.val, chosen)
+		r.trySend(g, c.st, c.val, chosen)
 		r.selectObjs(cases)
 		return chosen, nil, false
 	}
-	v, ok := r.execRecv(g, c.st, chosen)
+	v, ok, _ := r.tryRecv(g, c.st, chosen)
 	r.selectObjs(cases)
 	return chosen, v, ok
 }
@@ -122,56 +109,70 @@ func opFor(send bool) OpKind {
 	return OpRecv
 }
 
-// caseReady reports whether case c of g's select can proceed now without polling.
-func (r *run) caseReady(g *goroutine, c *Case) bool {
-	st := c.st
-	switch {
-	case st == nil:
-		return false
-	case st.closed:
-		return true
-	case c.send:
-		if st.ops.length() < st.cap {
-			return true
-		}
-	case st.ops.length() > 0:
-		return true
+// caseReady reports whether a select case can proceed now.
+func (r *run) caseReady(c *Case) bool {
+	if c.send {
+		return r.sendReady(c.st)
 	}
-	w, _ := r.partner(g, st, !c.send)
-	return w != nil
+	return r.recvReady(c.st)
 }
 
-// pollForeign tries g's pending operation on foreign channels without blocking. A success has
-// already happened in the real channel, so its result is kept for when g is scheduled.
+// pollForeign tries, without blocking, the operation of a goroutine parked on channels that
+// heddle does not control. A success has already happened in the real channel: it completes
+// the goroutine.
 func (r *run) pollForeign(g *goroutine) bool {
 	o := &g.op
-	if o.polled {
-		return true
+	try := func(st *chanState, send bool, val any) (any, bool, bool) {
+		if st == nil || !st.foreign {
+			return nil, false, false
+		}
+		if send {
+			return nil, false, st.ops.trySend(val)
+		}
+		return st.ops.tryRecv()
 	}
 	switch o.kind {
-	case OpSend:
-		o.polled = o.ch.ops.trySend(o.val)
-	case OpRecv:
-		if v, ok, got := o.ch.ops.tryRecv(); got {
-			o.polled, o.pollV, o.pollOK = true, v, ok
+	case OpSend, OpRecv:
+		if v, ok, got := try(o.ch, o.kind == OpSend, o.val); got {
+			g.recv, g.recvOK, g.selected = v, ok, -1
+			return true
 		}
 	case OpSelect:
 		for i, c := range o.cases {
-			if c.st == nil || !c.st.foreign {
-				continue
-			}
-			if c.send {
-				o.polled = c.st.ops.trySend(c.val)
-			} else if v, ok, got := c.st.ops.tryRecv(); got {
-				o.polled, o.pollV, o.pollOK = true, v, ok
-			}
-			if o.polled {
-				o.pollIdx = i
-				break
+			if v, ok, got := try(c.st, c.send, c.val); got {
+				g.recv, g.recvOK, g.selected = v, ok, i
+				return true
 			}
 		}
 	}
-	return o.polled
+	return false
+}
+
+// pollParked completes the goroutines parked on foreign channels that became ready, and
+// reports whether it completed any.
+func (r *run) pollParked() bool {
+	any := false
+	for _, w := range r.gs {
+		if w.state == gParked && w.op.kind != OpSleep && w.op.kind != OpCondWait && r.onForeign(w) && r.pollForeign(w) {
+			r.resumeG(w)
+			any = true
+		}
+	}
+	return any
+}
+
+func (r *run) onForeign(w *goroutine) bool {
+	switch w.op.kind {
+	case OpSend, OpRecv:
+		return w.op.ch != nil && w.op.ch.foreign
+	case OpSelect:
+		for _, c := range w.op.cases {
+			if c.st != nil && c.st.foreign {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitForeign is called when no goroutine can run. If some wait to receive from foreign
@@ -179,7 +180,7 @@ func (r *run) pollForeign(g *goroutine) bool {
 // reports whether one became ready.
 func (r *run) waitForeign() bool {
 	for _, w := range r.gs {
-		if w.state == gPending && (w.op.kind == OpRecv || w.op.kind == OpSelect) {
+		if w.state == gParked && r.onForeign(w) {
 			return r.waitForeignSlow()
 		}
 	}
@@ -199,7 +200,7 @@ func (r *run) waitForeignSlow() bool {
 		idx = append(idx, i)
 	}
 	for _, w := range r.gs {
-		if w.state != gPending {
+		if w.state != gParked {
 			continue
 		}
 		switch w.op.kind {
@@ -226,10 +227,8 @@ func (r *run) waitForeignSlow() bool {
 		return false
 	}
 	w := who[i]
-	w.op.polled, w.op.pollV, w.op.pollOK = true, v.Interface(), ok
-	if idx[i] >= 0 {
-		w.op.pollIdx = idx[i]
-	}
+	w.recv, w.recvOK, w.selected = v.Interface(), ok, idx[i]
+	r.resumeG(w)
 	return true
 }
 

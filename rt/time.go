@@ -141,7 +141,7 @@ func (r *run) fireClock() {
 // into the one-element buffer; a tick that finds the buffer full is dropped, as in Go.
 func (r *run) deliverTick(t *timer) {
 	now := clockBase.Add(time.Duration(r.clock.now))
-	if w, wc := r.partner(nil, t.st, false); w != nil {
+	if w, wc := r.parked(t.st, false); w != nil {
 		w.recv, w.recvOK, w.selected = now, true, wc
 		r.resumeG(w)
 		return

@@ -63,6 +63,7 @@ const (
 	OpChoose
 	OpYield
 	OpLockWait
+	OpPark
 	opCount
 )
 
@@ -74,7 +75,7 @@ var opNames = [opCount]string{
 	OpAtomicLoad: "atomic.load", OpAtomicStore: "atomic.store", OpAtomicRMW: "atomic.rmw",
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
-	OpLockWait: "lock.wait",
+	OpLockWait: "lock.wait", OpPark: "park",
 }
 
 func (k OpKind) String() string {
@@ -94,15 +95,16 @@ func ParseOpKind(s string) (OpKind, bool) {
 	return OpNone, false
 }
 
-// Releases reports whether the operation may enable another goroutine's acquisition: the end
-// of an atomic block in ExitBlock's sense (thesis §2.3: blocks end at lock exits).
+// Releases reports whether the operation ends an atomic block in ExitBlock's sense (thesis
+// §2.3: blocks end at lock exits). Go adds communication the thesis's Java model did not
+// have: channel operations, atomics, WaitGroups, timers and the like all observe or publish
+// shared state, so they end blocks too. Only acquisitions continue a block.
 func (k OpKind) Releases() bool {
 	switch k {
-	case OpUnlock, OpRUnlock, OpCondWait, OpSignal, OpBroadcast, OpOnceDone, OpWGAdd,
-		OpSend, OpRecv, OpClose, OpSelect, OpExit, OpAtomicStore, OpAtomicRMW, OpTimer, OpGo:
-		return true
+	case OpLock, OpRLock, OpLockWait, OpGo, OpNone, OpChoose:
+		return false
 	}
-	return false
+	return true
 }
 
 // ReadOnly reports whether two operations of this kind on the same object commute with each
