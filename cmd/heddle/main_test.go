@@ -186,7 +186,6 @@ func TestOwnPackages(t *testing.T) {
 	}
 }
 
-
 // BenchmarkSubprocessRuns measures runs per second when every run is a fresh worker process
 // (heddle test -isolate), on the demo's deadlocking test.
 func BenchmarkSubprocessRuns(b *testing.B) {
