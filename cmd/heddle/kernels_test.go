@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
@@ -88,6 +90,7 @@ func TestKernels(t *testing.T) {
 				}
 				t.Fatalf("TestBug: want a %s bug, found %q (%d runs)", kind, kinds, bug.stats.Runs)
 			}
+			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), goldenReport(match))
 			s := match.Trace.Schedule()
 			for i := 0; i < replays; i++ {
 				tr, err := explorer.RemoteReplay(context.Background(), w, "TestBug", s, explorer.WireOptions{})
@@ -106,5 +109,35 @@ func TestKernels(t *testing.T) {
 				t.Logf("TestFixed: search not complete within the budget (%d runs)", fixed.stats.Runs)
 			}
 		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden reports of the kernel corpus")
+
+// goldenReport is the part of a bug report that must not change: its kind, message, and each
+// goroutine involved with what it was doing and where.
+func goldenReport(b *explorer.WireBug) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "kind: %s\nmessage: %s\n", b.Kind, b.Message)
+	for _, g := range b.Trace.Verdict.Goroutines {
+		fmt.Fprintf(&sb, "%s %s\n", g.ID, describe(g))
+	}
+	return sb.String()
+}
+
+func checkGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("report differs from %s:\n--- got\n%s--- want\n%s", path, got, want)
 	}
 }

@@ -1,0 +1,3 @@
+module example.com/kernels
+
+go 1.26

@@ -1,0 +1,51 @@
+// Pattern: timer Reset race. The loop resets its timer with the "if !t.Stop() { <-t.C }" drain
+// idiom, but when the timer has fired and its own select already consumed t.C, Stop returns
+// false and the drain blocks forever. (Under Go >= 1.23 timer semantics this is the form the
+// classic "Reset on a fired timer whose channel wasn't drained" bug takes: Reset itself no
+// longer delivers stale values, so the drain is both unnecessary and dangerous.)
+// Modeled on: election/backoff loops in etcd and Kubernetes client-go.
+// Fix: just call t.Reset(d).
+package timerdrain
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type electionLoop struct {
+	resetc    chan time.Duration
+	quit      chan struct{}
+	done      chan struct{}
+	campaigns atomic.Int32
+}
+
+func (e *electionLoop) run(fixed bool) {
+	defer close(e.done)
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			e.campaigns.Add(1) // election timeout: campaign
+		case d := <-e.resetc: // heartbeat from the leader
+			if !fixed && !t.Stop() {
+				<-t.C // BUG: blocks forever if the select above already received the tick
+			}
+			t.Reset(d)
+		case <-e.quit:
+			return
+		}
+	}
+}
+
+func run(fixed bool) {
+	e := &electionLoop{resetc: make(chan time.Duration), quit: make(chan struct{}), done: make(chan struct{})}
+	go e.run(fixed)
+	e.resetc <- 500 * time.Millisecond
+	close(e.quit)
+	<-e.done
+}
+
+func TestBug(t *testing.T)   { run(false) }
+func TestFixed(t *testing.T) { run(true) }
