@@ -18,6 +18,9 @@ type Program struct {
 	// Binary is a digest of the instrumented binary, to tell a stale schedule from a divergent
 	// program.
 	Binary string `json:"binary,omitempty"`
+	// Dir is the package's directory when the schedule was recorded; replay builds there
+	// unless told otherwise.
+	Dir string `json:"dir,omitempty"`
 }
 
 // Pos is a position in the user's source.

@@ -17,12 +17,17 @@ var demoFS embed.FS
 
 // cmdDemo writes the bundled example module to a temporary directory and explores its tests.
 func cmdDemo(args []string) int {
-	dir, err := os.MkdirTemp("", "heddle-demo-")
+	wd, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
-	defer os.RemoveAll(dir)
+	// The example stays on disk, so that the replay commands printed below work.
+	dir := filepath.Join(wd, ".heddle", "demo", "src")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
 	err = fs.WalkDir(demoFS, "demo", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -39,12 +44,14 @@ func cmdDemo(args []string) int {
 	}
 	src, _ := demoFS.ReadFile("demo/bank.go.txt")
 	fmt.Printf("heddle demo: exploring the tests of a small bank package (bank.go):\n\n%s\n", indent(string(src)))
-	wd, _ := os.Getwd()
 	out := filepath.Join(wd, ".heddle", "demo")
 	code := cmdTestIn(dir, append([]string{"-v", "-out", out}, args...))
-	fmt.Println("\nThe schedule files above replay each bug exactly; the demo's sources are gone, so")
-	fmt.Println("replay your own tests' schedules with: heddle replay FILE")
-	return code
+	if code != exitBug {
+		return code
+	}
+	fmt.Printf("\nheddle found the bugs the example hides. Its sources are in %s;\n", dir)
+	fmt.Println("each replay command above re-runs a bug's exact interleaving step by step.")
+	return exitOK
 }
 
 func indent(s string) string {

@@ -15,7 +15,7 @@ import (
 func cmdReplay(args []string) int {
 	fs := flag.NewFlagSet("heddle replay", flag.ContinueOnError)
 	out := fs.String("o", "", "write the replayed trace to `file`")
-	dir := fs.String("C", "", "resolve the schedule's package from `dir`")
+	dir := fs.String("C", "", "build the schedule's package in `dir` (default: where it was recorded)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -32,6 +32,11 @@ func cmdReplay(args []string) int {
 	if s.Program.Package == "" || s.Program.Test == "" {
 		fmt.Fprintf(os.Stderr, "heddle: %s: \"program\" must name the package and the test to replay\n", path)
 		return exitUsage
+	}
+	if *dir == "" {
+		if fi, err := os.Stat(s.Program.Dir); err == nil && fi.IsDir() {
+			*dir = s.Program.Dir
+		}
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer cancel()

@@ -344,6 +344,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		b := bugs[k]
 		sb := savedBug{WireBug: b}
 		if b.Trace != nil {
+			b.Trace.Program.Dir = w.Dir
 			sb.Path = filepath.Join(dir, fmt.Sprintf("%s-%d.trace.json", b.Kind, i+1))
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
 				return len(order), err
