@@ -28,10 +28,23 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 			return
 		}
 		for i, a := range n.alts {
-			if a.G == g {
+			if a.G != g {
+				continue
+			}
+			if !asleepIn(n.sleep, g) {
 				n.back[i] = true
 				return
 			}
+			// g is asleep here: its own subtree was explored from an ancestor, yet the
+			// reversed race can still start with another goroutine whose step wakes g. Every
+			// awake alternative is a candidate start (a superset of the source set of
+			// Abdulla et al., 2014).
+			for j, b := range n.alts {
+				if !asleepIn(n.sleep, b.G) {
+					n.back[j] = true
+				}
+			}
+			return
 		}
 		// The racing goroutine was not enabled before the earlier step: explore every
 		// alternative there (FG05's conservative fallback).

@@ -1,0 +1,226 @@
+package explorer_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/corpus"
+)
+
+var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS-counts.md)")
+
+// absOp is an abstract operation of a program model: the step of goroutine g that touches obj.
+// Two operations are dependent if they belong to the same goroutine or touch the same object.
+type absOp struct{ g, obj int }
+
+// performanceModel is the abstract program of corpus.Performance(k, n) as heddle schedules it:
+// the root starts the goroutines and returns without a scheduling point, and each goroutine's
+// steps are its n Lock calls, each with the following Unlock folded in (releases are not
+// scheduling points), on the mutexes 0..n-1 in turn.
+func performanceModel(k, n int) [][]absOp {
+	gs := make([][]absOp, k)
+	for g := range gs {
+		for l := range n {
+			gs[g] = append(gs[g], absOp{g: g, obj: l})
+		}
+	}
+	return gs
+}
+
+// mazurkiewicz counts the Mazurkiewicz traces of a model, independently of the explorer: it
+// enumerates every interleaving of the goroutines' operation sequences and counts the distinct
+// Foata normal forms. An operation's Foata level is one more than the highest level of the
+// earlier operations it depends on; two interleavings are equivalent (differ only in the order
+// of commuting adjacent operations) exactly when every operation gets the same level.
+func mazurkiewicz(gs [][]absOp) int {
+	total := 0
+	for _, ops := range gs {
+		total += len(ops)
+	}
+	next := make([]int, len(gs))
+	word := make([]absOp, 0, total)
+	seen := map[string]bool{}
+	var walk func()
+	walk = func() {
+		if len(word) == total {
+			seen[foata(word, gs)] = true
+			return
+		}
+		for g := range gs {
+			if next[g] < len(gs[g]) {
+				word = append(word, gs[g][next[g]])
+				next[g]++
+				walk()
+				next[g]--
+				word = word[:len(word)-1]
+			}
+		}
+	}
+	walk()
+	return len(seen)
+}
+
+// foata returns a canonical form of word's trace: the Foata level of each operation, listed
+// goroutine by goroutine in program order.
+func foata(word []absOp, gs [][]absOp) string {
+	level := make([]int, len(word))
+	for i, a := range word {
+		for j, b := range word[:i] {
+			if a.g == b.g || a.obj == b.obj {
+				level[i] = max(level[i], level[j]+1)
+			}
+		}
+	}
+	byG := make([][]int, len(gs))
+	for i, a := range word {
+		byG[a.g] = append(byG[a.g], level[i])
+	}
+	return fmt.Sprint(byG)
+}
+
+// TestMazurkiewiczCounter checks the independent trace counter on models whose counts are
+// known in closed form.
+func TestMazurkiewiczCounter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gs   [][]absOp
+		want int
+	}{
+		// Nothing shared: every interleaving is one trace.
+		{"independent", [][]absOp{{{0, 0}, {0, 1}}, {{1, 2}, {1, 3}}}, 1},
+		// Everything on one object: every interleaving is its own trace, C(4,2).
+		{"one object", [][]absOp{{{0, 0}, {0, 0}}, {{1, 0}, {1, 0}}}, 6},
+		// k goroutines with one step each on one mutex: k! orders.
+		{"Performance(4,1)", performanceModel(4, 1), 24},
+		// Two goroutines and n mutexes taken in the same order: the order at each mutex is
+		// free, 2^n.
+		{"Performance(2,3)", performanceModel(2, 3), 8},
+	} {
+		if got := mazurkiewicz(tc.gs); got != tc.want {
+			t.Errorf("%s: %d traces, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestPerformanceTraces checks DPOR against the independent trace count: with sleep sets, DPOR
+// explores each Mazurkiewicz trace of Performance(k, n) by exactly one complete run (the other
+// runs are abandoned when every enabled goroutine is asleep).
+func TestPerformanceTraces(t *testing.T) {
+	for _, kn := range [][2]int{{2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {4, 1}, {4, 2}} {
+		p := corpus.Performance(kn[0], kn[1])
+		rep := explorer.Explore(p.Body, explorer.Options{})
+		want := mazurkiewicz(performanceModel(kn[0], kn[1]))
+		if got := rep.Stats.Runs - rep.Stats.Aborted; !rep.Stats.Complete || got != want {
+			t.Errorf("%s: DPOR made %d complete runs (%d aborted, complete=%v), want one per trace: %d",
+				p.Name, got, rep.Stats.Aborted, rep.Stats.Complete, want)
+		}
+	}
+}
+
+// thesisCounts quotes the numbers of paths of Tables 4.1 and 4.3 of Bruening's thesis, measured
+// with Rivet on JDK 1.1.6. "normal" is ExitBlock-RWDD counting the JDK's own synchronized
+// regions (thread start and death), "javasafe" ignores those, "deadlock" is ExitBlock-DD.
+var thesisCounts = map[string]string{
+	"Performance(2,1)":  "10 normal, 4 javasafe",
+	"Performance(2,2)":  "11 normal, 5 javasafe",
+	"Performance(2,3)":  "12 normal, 6 javasafe",
+	"Performance(3,1)":  "67 normal, 13 javasafe",
+	"Performance(3,2)":  "85 normal, 21 javasafe",
+	"Performance(3,3)":  "105 normal, 31 javasafe",
+	"Performance(4,1)":  "546 normal, 40 javasafe",
+	"Performance(4,2)":  "784 normal, 85 javasafe",
+	"Performance(4,3)":  "1080 normal, 156 javasafe",
+	"Performance(5,1)":  "5447 normal, 121 javasafe",
+	"Performance(5,2)":  "8632 normal, 341 javasafe",
+	"Performance(2,10)": "—",
+	"SplitSync":         "18",
+	"NoEraser":          "16",
+	"Deadlock":          "10; 841 deadlock",
+	"Deadlock3":         "79; *207299 deadlock (out of memory); 2505 deadlock+javasafe",
+	"DeadlockWait":      "7; 19 deadlock",
+	"BufferIf":          "22958; 169 javasafe; 1781 deadlock+javasafe",
+	"BufferNotify":      "29350; 79 javasafe; 574 deadlock+javasafe",
+}
+
+// TestCounts logs, as Markdown, the number of runs each systematic strategy needs to exhaust
+// the Performance programs and the thesis's error programs, next to the thesis's numbers and,
+// for Performance, the number of Mazurkiewicz traces. It only logs: the counts are a
+// benchmark, recorded in BENCHMARKS-counts.md.
+func TestCounts(t *testing.T) {
+	if !*countsFlag && os.Getenv("HEDDLE_COUNTS") == "" {
+		t.Skip("schedule counts are logged with -counts or HEDDLE_COUNTS=1")
+	}
+	var strategies []string
+	for _, s := range explorer.Strategies {
+		if s != "pct" && s != "random" {
+			strategies = append(strategies, s)
+		}
+	}
+	var progs []corpus.Program
+	for _, kn := range [][2]int{{2, 1}, {2, 2}, {2, 3}, {2, 10}, {3, 1}, {3, 2}, {3, 3}, {4, 1}, {4, 2}, {4, 3}, {5, 1}, {5, 2}} {
+		progs = append(progs, corpus.Performance(kn[0], kn[1]))
+	}
+	for _, name := range []string{"SplitSync", "NoEraser", "Deadlock", "Deadlock3", "DeadlockWait", "BufferIf", "BufferNotify", "StollerComposition"} {
+		p, ok := corpus.Lookup(name)
+		if !ok {
+			t.Fatalf("%s is not in the corpus", name)
+		}
+		progs = append(progs, p)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| program | thesis | traces | %s |\n|---|---|---|%s\n", strings.Join(strategies, " | "), strings.Repeat("---|", len(strategies)))
+	for _, p := range progs {
+		traces := "—"
+		var k, n int
+		if _, err := fmt.Sscanf(p.Name, "Performance(%d,%d)", &k, &n); err == nil {
+			traces = fmt.Sprint(mazurkiewicz(performanceModel(k, n)))
+		}
+		thesis := thesisCounts[p.Name]
+		if thesis == "" {
+			thesis = "—"
+		}
+		row := fmt.Sprintf("| %s | %s | %s |", p.Name, thesis, traces)
+		for _, s := range strategies {
+			row += " " + countRuns(p, s) + " |"
+		}
+		t.Log(row) // progress: the larger programs take minutes
+		b.WriteString(row + "\n")
+	}
+	t.Log("\n" + b.String())
+}
+
+// countRuns explores p with strategy s and formats its number of runs: complete runs, then
+// aborted (sleep-set blocked) runs if any, and the bugs found.
+func countRuns(p corpus.Program, s string) string {
+	opts := explorer.Options{Strategy: s, MaxRuns: 2_000_000, MaxTime: 5 * time.Minute}
+	if s == "bounded" {
+		// A bound above any program's number of preemptions: the iterative deepening ends
+		// when a bound cuts nothing, so the count includes every shallower iteration.
+		opts.Bound = 1000
+	}
+	rep := explorer.Explore(p.Body, opts)
+	st := rep.Stats
+	out := fmt.Sprint(st.Runs - st.Aborted)
+	if st.Aborted > 0 {
+		out += fmt.Sprintf(" +%d aborted", st.Aborted)
+	}
+	if !st.Complete {
+		out = "≥" + out + " (incomplete)"
+	}
+	var kinds []string
+	for _, b := range rep.Bugs {
+		if !slices.Contains(kinds, string(b.Kind)) {
+			kinds = append(kinds, string(b.Kind))
+		}
+	}
+	if len(kinds) > 0 {
+		out += " " + strings.Join(kinds, ",")
+	}
+	return out
+}
