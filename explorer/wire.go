@@ -1,7 +1,6 @@
 package explorer
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
@@ -119,9 +118,6 @@ func (gd *Guide) SetLog(ls []LoggedPoint, diverged string) {
 // Diverged returns the divergence message of the guide's last run, if any.
 func (gd *Guide) Diverged() string { return gd.diverged }
 
-// Start prepares the guide for a run; a worker executing a "run" request calls it.
-func (gd *Guide) Start() { gd.start() }
-
 // WireBugOf converts a bug, with its detailed run, to the wire.
 func WireBugOf(b *Bug, prog timeline.Program, strategy string) *WireBug {
 	wb := &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions}
@@ -130,6 +126,3 @@ func WireBugOf(b *Bug, prog timeline.Program, strategy string) *WireBug {
 	}
 	return wb
 }
-
-// Encode writes m as one JSON line.
-func (m *Message) Encode(enc *json.Encoder) error { return enc.Encode(m) }

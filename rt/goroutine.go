@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"strings"
 )
 
@@ -192,6 +191,3 @@ func Position(pc uintptr) (file string, line int, fn string) {
 }
 
 func funcPC(f func()) uintptr { return reflect.ValueOf(f).Pointer() }
-
-// Stack returns the current goroutine's stack as text, for internal error dumps.
-func Stack() string { return string(debug.Stack()) }

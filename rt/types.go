@@ -85,16 +85,6 @@ func (k OpKind) String() string {
 	return "op(" + strconv.Itoa(int(k)) + ")"
 }
 
-// ParseOpKind is the inverse of OpKind.String.
-func ParseOpKind(s string) (OpKind, bool) {
-	for i, n := range opNames {
-		if n == s {
-			return OpKind(i), true
-		}
-	}
-	return OpNone, false
-}
-
 // Releases reports whether the operation ends an atomic block in ExitBlock's sense (thesis
 // §2.3: blocks end at lock exits). Go adds communication the thesis's Java model did not
 // have: channel operations, atomics, WaitGroups, timers and the like all observe or publish
@@ -384,19 +374,6 @@ func (res *Result) ObjName(o ObjID) string {
 		return ""
 	}
 	return res.Objects[o].Name
-}
-
-// GoroutineByName returns the goroutine whose logical id is name.
-func (res *Result) GoroutineByName(name string) (GID, bool) {
-	if name == "clock" {
-		return ClockID, true
-	}
-	for i, g := range res.Goroutines {
-		if g.Name == name {
-			return GID(i), true
-		}
-	}
-	return NoG, false
 }
 
 func (r *run) result() *Result {

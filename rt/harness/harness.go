@@ -22,10 +22,7 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-var (
-	tests = map[string]func(*testing.T){}
-	mainf func()
-)
+var tests = map[string]func(*testing.T){}
 
 // Register records a test function of the package under test.
 func Register(name string, test func(*testing.T)) { tests[name] = test }
@@ -33,7 +30,6 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // RegisterMain records the main function of a program. When the process is a worker, it
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
-	mainf = main
 	if os.Getenv("HEDDLE_WORKER") == "" {
 		return
 	}
