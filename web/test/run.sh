@@ -22,3 +22,4 @@ npx tsc --noEmit -p .
 node build.mjs --check
 (cd .. && go vet ./server/... ./web/ && go test ./server/... ./web/)
 node --test test/web.test.mjs
+node --test test/real.test.mjs
