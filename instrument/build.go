@@ -369,7 +369,7 @@ func pkgDir(p *packages.Package) string {
 
 // instrumented reports whether p is to be rewritten.
 func (b *builder) instrumented(p *packages.Package) bool {
-	if p.PkgPath == modulePath || strings.HasPrefix(p.PkgPath, rtPath+"/") || p.PkgPath == rtPath {
+	if runtimePackage(p.PkgPath) {
 		return false
 	}
 	if matchAny(b.cfg.Skip, p.PkgPath) {
@@ -379,6 +379,21 @@ func (b *builder) instrumented(p *packages.Package) bool {
 		return true
 	}
 	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
+}
+
+// runtimePackage reports whether pkgPath is part of heddle's runtime, which is linked into
+// every program under test and must never be instrumented: the root package, rt and its
+// subpackages, and the packages the worker harness runs (explorer, timeline, locktree).
+func runtimePackage(pkgPath string) bool {
+	if pkgPath == modulePath || pkgPath == rtPath || strings.HasPrefix(pkgPath, rtPath+"/") {
+		return true
+	}
+	for _, p := range []string{"explorer", "timeline", "locktree"} {
+		if pkgPath == modulePath+"/"+p {
+			return true
+		}
+	}
+	return false
 }
 
 func matchAny(patterns []string, pkgPath string) bool {
