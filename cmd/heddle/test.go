@@ -338,6 +338,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		order = append(order, wb.Key)
 	}
 	rep.end()
+	total.Bugs = len(order)
 	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
 	var saved []savedBug
 	for i, k := range order {

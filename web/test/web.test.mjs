@@ -52,7 +52,15 @@ test("clicking an inner node shows it, double-clicking folds it", async () => {
 });
 
 test("clicking a bug leaf opens that bug's timeline", async () => {
-  const at = await page.evaluate(() => window.heddle.treeNodeAt(7));
+  // Unfolding in the previous test re-lays the tree out after a delay: wait until leaf 7
+  // stays where it is before clicking it.
+  let at = null;
+  for (let i = 0; i < 40; i++) {
+    const before = await page.evaluate(() => window.heddle.treeNodeAt(7));
+    await page.waitForTimeout(150);
+    at = await page.evaluate(() => window.heddle.treeNodeAt(7));
+    if (before && at && before.x === at.x && before.y === at.y) break;
+  }
   assert.ok(at, "leaf 7 is laid out");
   await page.mouse.click(at.x, at.y);
   await page.waitForURL(/#\/timeline\?exploration=1&bug=0$/);

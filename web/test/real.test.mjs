@@ -1,0 +1,183 @@
+// Browser tests of the web view against real explorations: the heddle CLI
+// explores small Go test packages written to a temporary directory, and the
+// page is opened on the exploration.json files it wrote.
+import assert from "node:assert/strict";
+import { spawnSync, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { launchBrowser, repoDir, screenshotDir, startServer } from "./harness.mjs";
+
+let tmp, heddle, browser;
+const servers = [];
+const pageErrors = [];
+
+before(async () => {
+  mkdirSync(screenshotDir, { recursive: true });
+  tmp = mkdtempSync(join(tmpdir(), "heddle-real-"));
+  heddle = join(tmp, "heddle");
+  execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  for (const s of servers) await s.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+// explore runs `heddle test -json` on the module in dir and returns the
+// parsed events. Exit code 1 means bugs were found, which is expected here.
+function explore(dir, out) {
+  const r = spawnSync(heddle, ["test", "-json", "-out", out, dir], { cwd: dir, encoding: "utf8", timeout: 120000 });
+  assert.ok(r.status === 0 || r.status === 1, `heddle test exited with ${r.status} (${r.signal}):\n${r.stderr}`);
+  return r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+// open starts a server on the exploration and opens the page on it.
+async function open(file) {
+  const server = await startServer([file]);
+  servers.push(server);
+  const page = await browser.context.newPage();
+  page.on("pageerror", (err) => pageErrors.push(err));
+  page.on("console", (m) => {
+    if (m.type() === "error") pageErrors.push(new Error(m.text()));
+  });
+  await page.goto(server.url);
+  await page.waitForFunction(() => window.heddle?.ready());
+  return page;
+}
+
+const countLeaves = (exploration) => exploration.tree.filter((n) => n.leaf !== undefined).length;
+
+test("a real exploration of the bank demo: tree, bug timeline and stepping", async () => {
+  const mod = join(tmp, "bank");
+  mkdirSync(mod);
+  const demo = join(repoDir, "cmd", "heddle", "demo");
+  for (const f of ["bank.go", "bank_test.go", "go.mod"]) copyFileSync(join(demo, `${f}.txt`), join(mod, f));
+  const out = join(tmp, "out-bank");
+  const events = explore(mod, out).filter((e) => e.Test === "TestTransfer");
+  const bugs = events.filter((e) => e.Action === "bug");
+  const end = events.find((e) => e.Action === "fail" || e.Action === "pass");
+  assert.ok(end, "TestTransfer finished");
+  assert.equal(end.Action, "fail");
+  assert.ok(end.Stats.Runs >= 1, `stats: ${JSON.stringify(end.Stats)}`);
+  assert.ok(bugs.length >= 1, "the deadlock is found");
+  assert.equal(bugs[0].Bug.kind, "deadlock");
+
+  const file = join(out, "example.com", "bank", "TestTransfer", "exploration.json");
+  const exploration = JSON.parse(readFileSync(file, "utf8"));
+  const leaves = countLeaves(exploration);
+  assert.ok(leaves >= 1);
+  assert.equal(exploration.stats.runs, end.Stats.Runs);
+
+  const page = await open(file);
+  await page.waitForFunction(() => window.heddle.treeStats().nodes > 0);
+  const stats = await page.evaluate(() => window.heddle.treeStats());
+  assert.equal(stats.bugs, bugs.length);
+  assert.equal(stats.leaves, leaves);
+  assert.equal(stats.nodes, exploration.tree.length);
+
+  await page.getByTestId("tab-bugs").click();
+  const rows = page.getByTestId("bug-row");
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), bugs.length);
+  assert.equal(await rows.nth(0).getByTestId("bug-kind").innerText(), "deadlock");
+  await rows.nth(0).getByTestId("bug-open").click();
+  await page.waitForURL(/#\/timeline\?exploration=\d+&bug=0$/);
+  await page.getByTestId("verdict-kind").getByText("deadlock").waitFor();
+  for (const g of ["G1.1", "G1.2"]) await page.getByTestId(`lane-${g}`).waitFor();
+
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  const before = await page.evaluate(() => window.heddle.selectedStep());
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((b) => window.heddle.selectedStep() !== b, before);
+  const first = await page.evaluate(() => window.heddle.selectedStep());
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((b) => window.heddle.selectedStep() !== b, first);
+  await page.screenshot({ path: join(screenshotDir, "real-timeline.png") });
+  await page.close();
+});
+
+// JPF Figure 5 (internal/corpus/papers.go, jpfFigure5) as a plain Go test.
+const figure5 = `package figure5
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestFigure5(t *testing.T) {
+	var L1, L2, L3, L4 sync.Mutex
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		// synchronized(L1) { synchronized(L3) { synchronized(L2) {}; synchronized(L4) {} } }
+		L1.Lock()
+		L3.Lock()
+		L2.Lock()
+		L2.Unlock()
+		L4.Lock()
+		L4.Unlock()
+		L3.Unlock()
+		L1.Unlock()
+		// synchronized(L4) { synchronized(L2) { synchronized(L3) {} } }
+		L4.Lock()
+		L2.Lock()
+		L3.Lock()
+		L3.Unlock()
+		L2.Unlock()
+		L4.Unlock()
+	}()
+	go func() {
+		defer wg.Done()
+		// synchronized(L1) { synchronized(L2) { synchronized(L3) {} } }
+		L1.Lock()
+		L2.Lock()
+		L3.Lock()
+		L3.Unlock()
+		L2.Unlock()
+		L1.Unlock()
+		// synchronized(L4) { synchronized(L3) { synchronized(L2) {} } }
+		L4.Lock()
+		L3.Lock()
+		L2.Lock()
+		L2.Unlock()
+		L3.Unlock()
+		L4.Unlock()
+	}()
+	wg.Wait()
+}
+`;
+
+test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () => {
+  const mod = join(tmp, "figure5");
+  mkdirSync(mod);
+  writeFileSync(join(mod, "go.mod"), "module example.com/figure5\n\ngo 1.26\n");
+  writeFileSync(join(mod, "figure5_test.go"), figure5);
+  const out = join(tmp, "out-figure5");
+  const events = explore(mod, out).filter((e) => e.Test === "TestFigure5");
+  assert.ok(events.some((e) => e.Action === "fail" || e.Action === "pass"), "TestFigure5 finished");
+
+  const file = join(out, "example.com", "figure5", "TestFigure5", "exploration.json");
+  const exploration = JSON.parse(readFileSync(file, "utf8"));
+  assert.equal(exploration.lockTrees.warnings.length, 1);
+
+  const page = await open(file);
+  await page.getByTestId("tab-locks").click();
+  await page.getByTestId("view-locks").waitFor();
+  assert.equal(await page.evaluate(() => window.heddle.warnings()), 1);
+  assert.equal(await page.getByTestId("lock-warning").count(), 1);
+  // As in the paper's Figure 6: the L2/L3 inversions are gated by L1 and L4,
+  // and the two threads' trees have 13 nodes.
+  assert.equal(await page.getByTestId("lock-suppressed-item").count(), 2);
+  assert.equal(await page.getByTestId("lock-node").count(), 13);
+  await page.screenshot({ path: join(screenshotDir, "real-locks.png") });
+  await page.close();
+});
+
+test("the pages raised no errors", () => {
+  assert.deepEqual(pageErrors.map((e) => e.message), []);
+});
