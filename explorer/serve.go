@@ -45,8 +45,8 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			send(&Message{Type: "bug", Bug: &WireBug{
 				Kind: "lockorder",
 				Key:  "lockorder|" + w.Locks[0] + "|" + w.Locks[1],
-				Message: fmt.Sprintf("lock-order inversion: %s acquires %s while holding %s, %s acquires them in the opposite order",
-					w.First.G, strings.Join(w.First.Path, " → "), w.First.Path[0], w.Second.G),
+				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
+					w.Locks[0], w.Locks[1], w.First.G, strings.Join(w.First.Path, " → "), w.Second.G, strings.Join(w.Second.Path, " → ")),
 				Hits:  1,
 				Trace: timeline.FromResult(rep.First, prog, opts.Strategy),
 			}})
