@@ -26,7 +26,6 @@ type chanState struct {
 	foreign bool
 	ops     chanOps
 	timer   *timer // the timer whose channel this is
-	ofRun   bool   // made during a run: forgotten when the run ends
 }
 
 // chanOps are the type-specific operations on the real channel, all non-blocking.
@@ -88,7 +87,6 @@ func MakeChan[T any](size int) chan T {
 	chans[chanPtr(c)] = st
 	chansMu.Unlock()
 	if r != nil && !r.aborted {
-		st.ofRun = true
 		r.chans = append(r.chans, chanPtr(c))
 	}
 	return c
@@ -110,7 +108,7 @@ func stateOf(r *run, c chanOps) *chanState {
 	chansMu.Lock()
 	st := chans[k]
 	if st == nil {
-		st = &chanState{cap: c.capacity(), foreign: true, ops: c, ofRun: true}
+		st = &chanState{cap: c.capacity(), foreign: true, ops: c}
 		r.hasForeign = true
 		chans[k] = st
 		r.chans = append(r.chans, k)

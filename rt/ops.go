@@ -7,14 +7,11 @@ type op struct {
 	mu    *Mutex
 	rw    *RWMutex
 	wg    *WaitGroup
-	cond  *Cond
 	once  *Once
 	ch    *chanState
 	val   any    // value to send
 	cases []Case // select
-	block bool   // select without default
 	phase uint8  // RWMutex.Lock: 0 before announcing, 1 announced and waiting for readers
-	timer *timer
 }
 
 // objState is embedded in every synchronization object. It holds the object's identity within

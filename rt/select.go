@@ -48,7 +48,7 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 			obj = id
 		}
 	}
-	g.op = op{kind: OpSelect, obj: obj, cases: cases, block: !hasDefault}
+	g.op = op{kind: OpSelect, obj: obj, cases: cases}
 	r.yield(g)
 	alts := r.alts[:0]
 	for i := range cases {

@@ -313,7 +313,7 @@ func (c *Cond) Wait() {
 	r.release(r.record(g, OpCondWait, id), id)
 	c.L.Unlock()
 	if r, g = current(); r != nil && !c.signalled(g) {
-		g.op = op{kind: OpCondWait, obj: id, cond: c}
+		g.op = op{kind: OpCondWait, obj: id}
 		r.park(g)
 	}
 	c.L.Lock()

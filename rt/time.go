@@ -183,7 +183,7 @@ func Sleep(d time.Duration) {
 	r.yield(g)
 	r.timerEvent(g, OpSleep, id)
 	r.schedule(t, d)
-	g.op = op{kind: OpSleep, obj: id, timer: t}
+	g.op = op{kind: OpSleep, obj: id}
 	r.park(g)
 }
 
