@@ -1,5 +1,7 @@
 package server
 
+import "github.com/heddledbg/heddle/locktree"
+
 // These types mirror docs/formats.md. The server keeps its own copy so that
 // it can validate what it is given and serve it without depending on how the
 // engine represents traces in memory.
@@ -138,6 +140,7 @@ type Stats struct {
 type Node struct {
 	ID      int       `json:"id"`
 	Parent  int       `json:"parent"`
+	Kind    string    `json:"kind,omitempty"`
 	G       string    `json:"g,omitempty"`
 	Op      string    `json:"op,omitempty"`
 	Obj     string    `json:"obj,omitempty"`
@@ -167,59 +170,9 @@ type Bug struct {
 	Trace       string `json:"trace,omitempty"`
 	Replay      string `json:"replay,omitempty"`
 	Preemptions int    `json:"preemptions"`
+	Hits        int    `json:"hits,omitempty"`
 }
 
-// LockTrees holds the per-goroutine lock trees and what was found in them.
-type LockTrees struct {
-	Trees      []LockTree   `json:"trees"`
-	Warnings   []LockWarn   `json:"warnings"`
-	Suppressed []Suppressed `json:"suppressed"`
-	Graph      LockGraph    `json:"graph"`
-}
-
-// LockTree is one goroutine's tree of nested acquisitions.
-type LockTree struct {
-	G    string   `json:"g"`
-	Root LockNode `json:"root"`
-}
-
-// LockNode is one acquisition in a lock tree. The root has no lock.
-type LockNode struct {
-	Lock     string     `json:"lock,omitempty"`
-	Pos      *Position  `json:"pos,omitempty"`
-	Children []LockNode `json:"children"`
-}
-
-// LockWarn is a lock-order inversion between two goroutines.
-type LockWarn struct {
-	Locks  []string `json:"locks"`
-	First  LockPath `json:"first"`
-	Second LockPath `json:"second"`
-}
-
-// LockPath is a path from the root of a goroutine's lock tree.
-type LockPath struct {
-	G    string   `json:"g"`
-	Path []string `json:"path"`
-}
-
-// Suppressed is an inversion that gate locks prevent from deadlocking.
-type Suppressed struct {
-	Locks []string `json:"locks"`
-	Gates []string `json:"gates"`
-}
-
-// LockGraph is the lock-order graph across goroutines.
-type LockGraph struct {
-	Nodes  []string   `json:"nodes"`
-	Edges  []LockEdge `json:"edges"`
-	Cycles [][]string `json:"cycles"`
-}
-
-// LockEdge says that some goroutine acquired To while holding From.
-type LockEdge struct {
-	From string    `json:"from"`
-	To   string    `json:"to"`
-	G    []string  `json:"g"`
-	Pos  *Position `json:"pos,omitempty"`
-}
+// LockTrees holds the per-goroutine lock trees and what was found in them: the analysis's own
+// report type, which marshals to the "lockTrees" JSON.
+type LockTrees = locktree.Report

@@ -190,7 +190,7 @@ func (t *Trace) check() (string, error) {
 	return "", nil
 }
 
-var pruneReasons = map[string]bool{"sleep": true, "persistent": true, "delayed": true}
+var pruneReasons = map[string]bool{"sleep": true, "persistent": true, "delayed": true, "bound": true}
 
 func (e *Exploration) check() (string, error) {
 	bugs := make(map[int]bool, len(e.Bugs))
@@ -211,8 +211,8 @@ func (e *Exploration) check() (string, error) {
 	}
 	if lt := e.LockTrees; lt != nil {
 		for i, w := range lt.Warnings {
-			if len(w.Locks) != 2 {
-				return fmt.Sprintf("lockTrees.warnings[%d].locks", i), fmt.Errorf("names %d locks, want 2", len(w.Locks))
+			if w.Locks[0] == "" || w.Locks[1] == "" {
+				return fmt.Sprintf("lockTrees.warnings[%d].locks", i), errors.New("names fewer locks than the 2 of an inversion, want 2")
 			}
 		}
 		for i, c := range lt.Graph.Cycles {
@@ -236,7 +236,7 @@ func checkNode(n *Node, ids, bugs map[int]bool) (string, error) {
 	}
 	for j, p := range n.Pruned {
 		if !pruneReasons[p.Reason] {
-			return fmt.Sprintf(".pruned[%d].reason", j), fmt.Errorf("unknown reason %q; want sleep, persistent or delayed", p.Reason)
+			return fmt.Sprintf(".pruned[%d].reason", j), fmt.Errorf("unknown reason %q; want sleep, persistent, delayed or bound", p.Reason)
 		}
 	}
 	if l := n.Leaf; l != nil {

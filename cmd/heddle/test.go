@@ -410,28 +410,6 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 	return out
 }
 
-// exploration is the exploration file of docs/formats.md.
-type exploration struct {
-	Heddle    string           `json:"heddle"`
-	Version   int              `json:"version"`
-	Program   timeline.Program `json:"program"`
-	Strategy  string           `json:"strategy"`
-	Stats     map[string]any   `json:"stats"`
-	Tree      []treeNode       `json:"tree"`
-	Bugs      []map[string]any `json:"bugs"`
-	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
-}
-
-type treeNode struct {
-	explorer.TreeNode
-	Leaf *leaf `json:"leaf,omitempty"`
-}
-
-type leaf struct {
-	Verdict string `json:"verdict"`
-	Bug     *int   `json:"bug,omitempty"`
-}
-
 // collectTree merges the node messages of an exploration: a node sent again (parent -2)
 // carries the alternatives its search pruned.
 type collectTree struct {
@@ -453,32 +431,37 @@ func (c *collectTree) add(n explorer.TreeNode) {
 	c.nodes = append(c.nodes, n)
 }
 
+// writeExploration writes the exploration file of docs/formats.md, in the server's types so
+// that the writer and the web view's reader share one definition.
 func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
-	e := exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test}, Strategy: strategy, LockTrees: lt}
-	e.Stats = map[string]any{"runs": s.Runs, "decisions": s.Decisions, "prunedSleep": s.PrunedSleep,
-		"prunedPersistent": s.PrunedPersistent, "prunedDelayed": s.PrunedDelayed, "bugs": len(bugs),
-		"elapsed": s.Elapsed.String(), "schedulesPerSecond": s.SchedulesPerSecond, "complete": s.Complete}
+	e := server.Exploration{Heddle: "exploration", Version: timeline.Version, Program: server.Program{Package: pkg, Test: test},
+		Strategy: strategy, LockTrees: lt, Tree: []server.Node{}, Bugs: []server.Bug{},
+		Stats: server.Stats{Runs: s.Runs, Decisions: s.Decisions, PrunedSleep: s.PrunedSleep, PrunedPersistent: s.PrunedPersistent,
+			PrunedDelayed: s.PrunedDelayed, Bugs: len(bugs), Elapsed: s.Elapsed.String(), SchedulesPerSecond: s.SchedulesPerSecond, Complete: s.Complete}}
 	index := map[string]int{}
-	e.Bugs = []map[string]any{}
 	for i, b := range bugs {
 		index[b.Key] = i
-		m := map[string]any{"id": i, "kind": b.Kind, "message": b.Message, "preemptions": b.Preemptions, "hits": b.Hits}
+		sb := server.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Path != "" {
-			m["trace"] = filepath.Base(b.Path)
-			m["replay"] = "heddle replay " + b.Path
+			sb.Trace, sb.Replay = filepath.Base(b.Path), "heddle replay "+b.Path
 		}
-		e.Bugs = append(e.Bugs, m)
+		e.Bugs = append(e.Bugs, sb)
 	}
-	e.Tree = []treeNode{}
 	for _, n := range tree.nodes {
-		tn := treeNode{TreeNode: n}
+		sn := server.Node{ID: n.ID, Parent: n.Parent, Kind: n.Kind, G: n.G, Op: n.Op, Obj: n.Obj, Enabled: n.Enabled}
+		if sn.Enabled == nil {
+			sn.Enabled = []string{} // a leaf: no alternatives
+		}
+		for _, p := range n.Pruned {
+			sn.Pruned = append(sn.Pruned, server.Pruned{G: p.G, Reason: p.Reason})
+		}
 		if n.Leaf != nil {
-			tn.Leaf = &leaf{Verdict: n.Leaf.Verdict}
+			sn.Leaf = &server.Leaf{Verdict: n.Leaf.Verdict}
 			if i, ok := index[n.Leaf.Bug]; ok && n.Leaf.Bug != "" {
-				tn.Leaf.Bug = &i
+				sn.Leaf.Bug = &i
 			}
 		}
-		e.Tree = append(e.Tree, tn)
+		e.Tree = append(e.Tree, sn)
 	}
 	return timeline.WriteFile(path, e)
 }
