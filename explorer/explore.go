@@ -232,12 +232,23 @@ func explore(r runner, opts Options) *Report {
 	case "stoller":
 		e.systematic(stoller{}, -1)
 	case "bounded":
+		// Each deeper bound searches a new tree that contains the previous one: only the last
+		// tree is reported, so node ids stay unique.
+		emit, last := e.opts.OnNode, []TreeNode(nil)
+		if emit != nil {
+			e.opts.OnNode = func(n TreeNode) { last = append(last, n) }
+		}
 		for b := 0; b <= opts.Bound && !e.stopped; b++ {
+			last = last[:0]
 			if e.systematic(bounded{}, b) && b < opts.Bound {
 				// Every schedule fits in this bound: deeper bounds find nothing new.
 				break
 			}
 		}
+		for _, n := range last {
+			emit(n)
+		}
+		e.opts.OnNode = emit
 	case "random", "pct":
 		e.sample()
 	default:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -204,4 +205,21 @@ func BenchmarkSubprocessRuns(b *testing.B) {
 	b.ResetTimer()
 	rep := explorer.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
 	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "runs/s")
+}
+
+// TestExplorationFilesLoad checks that the exploration file of every strategy is one the web
+// view's server accepts: unique node ids, parents first, known pruning reasons.
+func TestExplorationFilesLoad(t *testing.T) {
+	dir := demoDir(t)
+	for _, s := range explorer.Strategies {
+		t.Run(s, func(t *testing.T) {
+			out := t.TempDir()
+			if _, errOut, code := heddle(t, dir, "test", "-strategy", s, "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if _, err := server.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", "exploration.json")); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }
