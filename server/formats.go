@@ -1,114 +1,26 @@
 package server
 
-import "github.com/heddledbg/heddle/locktree"
+import (
+	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/timeline"
+)
 
-// These types mirror docs/formats.md. The server keeps its own copy so that
-// it can validate what it is given and serve it without depending on how the
-// engine represents traces in memory.
-
-// Program identifies the program under test.
-type Program struct {
-	Package string `json:"package,omitempty"`
-	Test    string `json:"test,omitempty"`
-	Binary  string `json:"binary,omitempty"`
-}
-
-// Position is a line in the user's own source.
-type Position struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
-// Decision is one choice made during a run.
-type Decision struct {
-	Kind string   `json:"kind"`
-	Pick string   `json:"pick"`
-	Of   []string `json:"of,omitempty"`
-	At   string   `json:"at,omitempty"`
-	// Step is the index of the step the decision precedes; only traces carry it.
-	Step *int `json:"step,omitempty"`
-}
-
-// Verdict is how a run ended.
-type Verdict struct {
-	Kind       string             `json:"kind"`
-	Message    string             `json:"message,omitempty"`
-	Goroutines []VerdictGoroutine `json:"goroutines,omitempty"`
-	Cycle      []string           `json:"cycle,omitempty"`
-}
-
-// VerdictGoroutine is the state of one goroutine when a run ended.
-type VerdictGoroutine struct {
-	ID    string    `json:"id"`
-	State string    `json:"state,omitempty"`
-	Op    string    `json:"op,omitempty"`
-	Obj   string    `json:"obj,omitempty"`
-	Pos   *Position `json:"pos,omitempty"`
-	Stack []Frame   `json:"stack,omitempty"`
-}
-
-// Frame is one entry of a goroutine's stack.
-type Frame struct {
-	Func string `json:"func"`
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
-// Schedule is the minimal description of one execution.
-type Schedule struct {
-	Heddle    string     `json:"heddle"`
-	Version   int        `json:"version"`
-	Program   Program    `json:"program"`
-	Strategy  string     `json:"strategy,omitempty"`
-	Seed      int64      `json:"seed"`
-	Decisions []Decision `json:"decisions"`
-	Verdict   *Verdict   `json:"verdict,omitempty"`
-}
-
-// Trace is a schedule plus everything observed along it.
-type Trace struct {
-	Heddle     string      `json:"heddle"`
-	Version    int         `json:"version"`
-	Program    Program     `json:"program"`
-	Strategy   string      `json:"strategy,omitempty"`
-	Seed       int64       `json:"seed,omitempty"`
-	Decisions  []Decision  `json:"decisions"`
-	Goroutines []Goroutine `json:"goroutines"`
-	Objects    []Object    `json:"objects"`
-	Events     []Event     `json:"events"`
-	Verdict    *Verdict    `json:"verdict,omitempty"`
-}
-
-// Goroutine describes one goroutine of a trace.
-type Goroutine struct {
-	ID     string `json:"id"`
-	Parent string `json:"parent"`
-	Func   string `json:"func,omitempty"`
-	// Created is the step of the go statement, -1 for the root goroutine.
-	Created int `json:"created"`
-	// Exited is the step of the goroutine's exit, -1 if it never exited.
-	Exited int       `json:"exited"`
-	Pos    *Position `json:"pos,omitempty"`
-}
-
-// Object is a synchronization object of a trace.
-type Object struct {
-	ID   string    `json:"id"`
-	Kind string    `json:"kind"`
-	Pos  *Position `json:"pos,omitempty"`
-}
-
-// Event is one step of a trace.
-type Event struct {
-	Step  int       `json:"step"`
-	G     string    `json:"g"`
-	Op    string    `json:"op"`
-	Obj   string    `json:"obj,omitempty"`
-	Child string    `json:"child,omitempty"`
-	With  string    `json:"with,omitempty"`
-	Pos   *Position `json:"pos,omitempty"`
-	After []int     `json:"after,omitempty"`
-}
+// The schedule and trace files are timeline's: the server serves what the engine writes, in
+// the same types. The exploration file, which only the CLI writes and the web view reads, is
+// defined here.
+type (
+	Program          = timeline.Program
+	Position         = timeline.Pos
+	Decision         = timeline.Decision
+	Verdict          = timeline.Verdict
+	VerdictGoroutine = timeline.GoroutineState
+	Frame            = timeline.Frame
+	Schedule         = timeline.Schedule
+	Trace            = timeline.Trace
+	Goroutine        = timeline.Goroutine
+	Object           = timeline.Object
+	Event            = timeline.Event
+)
 
 // Exploration is the result of exploring one test.
 type Exploration struct {

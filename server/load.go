@@ -86,7 +86,7 @@ func Parse(name string, data []byte) (any, error) {
 		v, check = s, func() (string, error) { return checkDecisions(s.Decisions, false) }
 	case "trace":
 		t := new(Trace)
-		v, check = t, t.check
+		v, check = t, func() (string, error) { return checkTrace(t) }
 	case "exploration":
 		e := new(Exploration)
 		v, check = e, e.check
@@ -142,17 +142,17 @@ func checkDecisions(ds []Decision, withStep bool) (string, error) {
 		if d.Pick == "" {
 			return p + ".pick", errors.New("missing pick")
 		}
-		if withStep && d.Step != nil {
-			if *d.Step < last {
-				return p + ".step", fmt.Errorf("step %d comes before the previous decision's step %d", *d.Step, last)
+		if withStep {
+			if d.Step < last {
+				return p + ".step", fmt.Errorf("step %d comes before the previous decision's step %d", d.Step, last)
 			}
-			last = *d.Step
+			last = d.Step
 		}
 	}
 	return "", nil
 }
 
-func (t *Trace) check() (string, error) {
+func checkTrace(t *Trace) (string, error) {
 	if path, err := checkDecisions(t.Decisions, true); err != nil {
 		return path, err
 	}

@@ -194,7 +194,7 @@ func (s *Server) addExploration(name string, e *Exploration, data []byte, traces
 // added under the same name. Source snippets become available for the files
 // it mentions.
 func (s *Server) AddTrace(name string, t *Trace) error {
-	if path, err := t.check(); err != nil {
+	if path, err := checkTrace(t); err != nil {
 		return &FileError{File: name, Path: path, Err: err}
 	}
 	data, err := json.Marshal(t)
@@ -209,7 +209,7 @@ func (s *Server) addTrace(name string, t *Trace, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.traces[name] = &trace{name: name, t: t, data: data}
-	for _, f := range t.files() {
+	for _, f := range traceFiles(t) {
 		s.sources[f] = true
 	}
 	if s.program == nil {
@@ -219,7 +219,7 @@ func (s *Server) addTrace(name string, t *Trace, data []byte) {
 }
 
 // files returns the source files a trace mentions.
-func (t *Trace) files() []string {
+func traceFiles(t *Trace) []string {
 	var fs []string
 	add := func(p *Position) {
 		if p != nil && p.File != "" {
@@ -235,12 +235,10 @@ func (t *Trace) files() []string {
 	for i := range t.Events {
 		add(t.Events[i].Pos)
 	}
-	if v := t.Verdict; v != nil {
-		for _, g := range v.Goroutines {
-			add(g.Pos)
-			for _, f := range g.Stack {
-				add(&Position{File: f.File, Line: f.Line})
-			}
+	for _, g := range t.Verdict.Goroutines {
+		add(g.Pos)
+		for _, f := range g.Stack {
+			add(&Position{File: f.File, Line: f.Line})
 		}
 	}
 	return fs
@@ -257,7 +255,7 @@ func (s *Server) Load(name string) error {
 	}
 	switch v := v.(type) {
 	case *Schedule:
-		s.addTrace(name, v.trace(), mustMarshal(v.trace()))
+		s.addTrace(name, scheduleTrace(v), mustMarshal(scheduleTrace(v)))
 	case *Trace:
 		s.addTrace(name, v, mustMarshal(v))
 	case *Exploration:
@@ -289,9 +287,17 @@ func (s *Server) Load(name string) error {
 	return nil
 }
 
-// trace converts a schedule to a trace with no events, so that the web view
+// verdictOf is a schedule's verdict, if it records one.
+func verdictOf(sc *Schedule) Verdict {
+	if sc.Verdict == nil {
+		return Verdict{}
+	}
+	return *sc.Verdict
+}
+
+// scheduleTrace converts a schedule to a trace with no events, so that the web view
 // can show its decisions and verdict.
-func (sc *Schedule) trace() *Trace {
+func scheduleTrace(sc *Schedule) *Trace {
 	return &Trace{
 		Heddle:    "trace",
 		Version:   sc.Version,
@@ -299,7 +305,7 @@ func (sc *Schedule) trace() *Trace {
 		Strategy:  sc.Strategy,
 		Seed:      sc.Seed,
 		Decisions: sc.Decisions,
-		Verdict:   sc.Verdict,
+		Verdict:   verdictOf(sc),
 	}
 }
 
@@ -435,7 +441,7 @@ func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
 		sum := bugSummary{Bug: b, Exploration: x.id, Goroutines: []VerdictGoroutine{}}
 		if t := s.traces[x.traces[b.ID]]; t != nil {
 			sum.TraceLoaded = true
-			if t.t.Verdict != nil {
+			if t.t.Verdict.Kind != "" {
 				for _, g := range t.t.Verdict.Goroutines {
 					g.Stack = nil
 					sum.Goroutines = append(sum.Goroutines, g)
@@ -458,7 +464,7 @@ func (s *Server) apiTraces(w http.ResponseWriter, r *http.Request) {
 	list := make([]entry, 0, len(s.traces))
 	for _, t := range s.traces {
 		e := entry{Name: t.name, Steps: len(t.t.Events)}
-		if t.t.Verdict != nil {
+		if t.t.Verdict.Kind != "" {
 			e.Verdict = t.t.Verdict.Kind
 		}
 		list = append(list, e)
