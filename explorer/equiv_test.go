@@ -66,6 +66,7 @@ func exploreGen(p *genProgram, strategy string) genResult {
 	aborted := 0
 	opts := explorer.Options{
 		Strategy: strategy,
+		Outcomes: true,
 		Progress: func(s *explorer.Stats) {
 			// A run abandoned as redundant reaches no terminal state.
 			if s.Aborted > aborted {

@@ -54,6 +54,9 @@ type Options struct {
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
 	Hang time.Duration
+	// Outcomes makes the report count runs by terminal outcome (Report.Outcomes), for
+	// comparing strategies; it costs a string per run.
+	Outcomes bool
 	// Shard and Shards split a systematic search among processes: this exploration takes the
 	// alternatives i of the first decision with i % Shards == Shard, each subtree in full.
 	Shard, Shards int
@@ -140,7 +143,7 @@ type Report struct {
 	// from.
 	First *rt.Result
 	// Outcomes counts runs by terminal outcome (verdict and final state digest), for
-	// comparing strategies.
+	// comparing strategies, when Options.Outcomes is set.
 	Outcomes map[string]int
 }
 
@@ -352,7 +355,9 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		e.addBug(res)
 		fallthrough
 	default:
-		e.rep.Outcomes[outcome(res)]++
+		if e.opts.Outcomes {
+			e.rep.Outcomes[outcome(res)]++
+		}
 	}
 	if e.opts.Progress != nil {
 		s.Elapsed = time.Since(e.start)

@@ -52,7 +52,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			}})
 		}
 	}
-	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), Outcomes: rep.Outcomes, LockTrees: rep.LockTrees})
+	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), LockTrees: rep.LockTrees})
 }
 
 const maxTreeNodes = 200_000

@@ -57,13 +57,11 @@ func (w WireOptions) Options() Options {
 
 // Message is one line a worker writes.
 type Message struct {
-	Type  string     `json:"type"` // tests, progress, node, bug, done, result, trace, error
-	Tests []string   `json:"tests,omitempty"`
-	Stats *WireStats `json:"stats,omitempty"`
-	Node  *TreeNode  `json:"node,omitempty"`
-	Bug   *WireBug   `json:"bug,omitempty"`
-	// Outcomes of an exploration, by terminal outcome.
-	Outcomes  map[string]int   `json:"outcomes,omitempty"`
+	Type      string           `json:"type"` // tests, progress, node, bug, done, result, trace, error
+	Tests     []string         `json:"tests,omitempty"`
+	Stats     *WireStats       `json:"stats,omitempty"`
+	Node      *TreeNode        `json:"node,omitempty"`
+	Bug       *WireBug         `json:"bug,omitempty"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
 	Trace     *timeline.Trace  `json:"trace,omitempty"`
 	// Result and Log answer a "run" request.
