@@ -149,9 +149,11 @@ func callers() (uintptr, []uintptr) {
 		f, more := frames.Next()
 		if !internalFrame(f.Function) {
 			if site == 0 {
-				site = f.PC
+				site = f.PC + 1
 			}
-			user = append(user, f.PC)
+			// Frame.PC is the call instruction; CallersFrames wants the return address
+			// form, and only from that does it expand the frames of inlined calls.
+			user = append(user, f.PC+1)
 		}
 		if !more {
 			break
@@ -185,9 +187,15 @@ func Position(pc uintptr) (file string, line int, fn string) {
 	if pc == 0 {
 		return "", 0, ""
 	}
+	// When an rt function was inlined into the user's, both share the PC; the frames of the
+	// PC run from the innermost out, so skip heddle's own to reach the user's line.
 	fs := runtime.CallersFrames([]uintptr{pc})
-	f, _ := fs.Next()
-	return f.File, f.Line, f.Function
+	for {
+		f, more := fs.Next()
+		if !internalFrame(f.Function) || !more {
+			return f.File, f.Line, f.Function
+		}
+	}
 }
 
 func funcPC(f func()) uintptr { return reflect.ValueOf(f).Pointer() }
