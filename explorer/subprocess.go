@@ -63,7 +63,8 @@ func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error
 	}
 	cmd := exec.Command(w.Path, w.Args...)
 	cmd.Dir = w.Dir
-	cmd.Env = append(append(os.Environ(), w.Env...), "HEDDLE_WORKER=1")
+	// HEDDLE_DEBUG is cleared: a debug adapter in this process may have it set for a debuggee.
+	cmd.Env = append(append(os.Environ(), w.Env...), "HEDDLE_WORKER=1", "HEDDLE_DEBUG=")
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr := &tail{max: 16 << 10}

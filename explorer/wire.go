@@ -57,7 +57,7 @@ func (w WireOptions) Options() Options {
 
 // Message is one line a worker writes.
 type Message struct {
-	Type      string           `json:"type"` // tests, progress, node, bug, done, result, trace, error
+	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, error
 	Tests     []string         `json:"tests,omitempty"`
 	Stats     *WireStats       `json:"stats,omitempty"`
 	Node      *TreeNode        `json:"node,omitempty"`

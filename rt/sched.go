@@ -48,6 +48,32 @@ type Config struct {
 	// alternative (which are not recorded as decisions), so that a strategy can track sleep
 	// sets exactly and abandon a run whose only enabled goroutine is asleep.
 	AskAlways bool
+	// Resumed, if not nil, is called by a goroutine each time the scheduler resumes it, before
+	// it performs its operation (or, for a new goroutine, before its function starts). A
+	// debugger uses it to number checkpoints and to stop a goroutine at one.
+	Resumed func(Resumption)
+	// Bug, if not nil, is called when a run ends with a bug verdict, before any goroutine is
+	// torn down, by the goroutine that found the bug: a debugger stops there with every
+	// goroutine still at its blocking operation.
+	Bug func(*Verdict)
+}
+
+// Resumption describes a goroutine resumed by the scheduler.
+type Resumption struct {
+	G    GID
+	Name string // logical id, G1.2
+	Step int    // the step it is about to perform
+	Op   OpKind
+	Obj  ObjID
+	// PC is the position of the operation in the user's code (detail mode), 0 for a new
+	// goroutine or when unknown.
+	PC uintptr
+	// Decision is the index of the decision that picked the goroutine, or -1 when it was the
+	// only alternative or was resumed by a partner that completed its operation.
+	Decision int
+	// New is set when the goroutine is about to start; Fn is then its function (detail mode).
+	New bool
+	Fn  uintptr
 }
 
 // A Chooser makes decisions. Choose returns an index into p.Alts, or -1 to abandon the run
@@ -279,6 +305,9 @@ func (r *run) body(g *goroutine, f func()) {
 		g.state = gDone
 		return
 	}
+	if r.cfg.Resumed != nil {
+		r.resumed(g, true)
+	}
 	returned := false
 	defer func() {
 		if returned {
@@ -337,6 +366,9 @@ func (r *run) yield(g *goroutine) {
 	n := r.next(g)
 	if n == g {
 		g.state = gReady
+		if r.cfg.Resumed != nil {
+			r.resumed(g, false)
+		}
 		return
 	}
 	if n != nil {
@@ -348,6 +380,19 @@ func (r *run) yield(g *goroutine) {
 		runtime.Goexit()
 	}
 	g.state = gReady
+	if r.cfg.Resumed != nil {
+		r.resumed(g, false)
+	}
+}
+
+// resumed reports g's resumption to the Resumed hook. The decision that picked g is the last
+// one when it picked g at the current step.
+func (r *run) resumed(g *goroutine, isNew bool) {
+	d := -1
+	if r.startG == g.id && r.startD >= 0 {
+		d = int(r.startD)
+	}
+	r.cfg.Resumed(Resumption{G: g.id, Name: r.gname(g), Step: r.steps, Op: g.op.kind, Obj: g.op.obj, PC: g.pc, Decision: d, New: isNew, Fn: g.fn})
 }
 
 // park blocks g (whose operation another goroutine or the clock will complete) until it is
@@ -365,6 +410,9 @@ func (r *run) park(g *goroutine) {
 		runtime.Goexit()
 	}
 	g.state = gReady
+	if r.cfg.Resumed != nil {
+		r.resumed(g, false)
+	}
 }
 
 // next decides who runs after the current goroutine cur stopped (pending, parked or exited).
@@ -550,6 +598,10 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 func (r *run) finish() {
 	if r.ended {
 		return
+	}
+	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind != VerdictOK && r.verdict.Kind != VerdictPruned {
+		r.cfg.Bug = nil
+		bug(&r.verdict)
 	}
 	r.ended = true
 	// What every goroutine and the clock were about to do, before teardown ends them.

@@ -420,3 +420,32 @@ func (r *run) gname(g *goroutine) string {
 }
 
 func (id GID) index() int { return int(id) }
+
+// Goroutines returns the state of every goroutine of the run that has not finished, with the
+// position of its pending operation in detail mode.
+func (p *Point) Goroutines() []GoroutineState {
+	var out []GoroutineState
+	for _, g := range p.run.gs {
+		if g.state != gDone {
+			out = append(out, p.run.goroutineState(g))
+		}
+	}
+	return out
+}
+
+// ObjName returns the logical id of object o (G1#3).
+func (p *Point) ObjName(o ObjID) string {
+	if o < 0 || int(o) >= len(p.run.objs) {
+		return ""
+	}
+	ob := p.run.objs[o]
+	return p.run.gname(p.run.gs[ob.g]) + "#" + strconv.Itoa(int(ob.seq))
+}
+
+// PC returns the position of goroutine id's pending operation (detail mode), or 0.
+func (p *Point) PC(id GID) uintptr {
+	if id < 0 || int(id) >= len(p.run.gs) {
+		return 0
+	}
+	return p.run.gs[id].pc
+}

@@ -13,6 +13,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/heddledbg/heddle/dap"
 	"os"
 )
 
@@ -33,6 +34,8 @@ Run 'heddle test -h' for the flags of test and run.
 `
 
 func main() {
+	// A process started by the debug adapter to run Delve for one incarnation.
+	dap.ServeDelve()
 	os.Exit(run(os.Args[1:]))
 }
 
@@ -65,9 +68,10 @@ func run(args []string) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Print(usage)
 		return exitOK
-	case "dap", "lsp":
-		fmt.Fprintf(os.Stderr, "heddle %s: not available in this version\n", args[0])
-		return exitUsage
+	case "dap":
+		return cmdDAP(args[1:])
+	case "lsp":
+		return cmdLSP(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "heddle: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage

@@ -33,9 +33,13 @@ func RegisterMain(main func()) {
 	if os.Getenv("HEDDLE_WORKER") == "" {
 		return
 	}
-	os.Exit(serve(func(string) (explorer.Harness, error) {
+	harnessFor := func(string) (explorer.Harness, error) {
 		return func(run func(body func())) { run(main) }, nil
-	}, []string{"main"}))
+	}
+	if ok, code := debug(harnessFor, func(string) string { return funcName(main) }); ok {
+		os.Exit(code)
+	}
+	os.Exit(serve(harnessFor, []string{"main"}))
 }
 
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
@@ -48,6 +52,19 @@ func Worker(t *testing.T) {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	if ok, code := debug(func(name string) (explorer.Harness, error) {
+		test := tests[name]
+		if test == nil {
+			return nil, fmt.Errorf("no test %s in this package", name)
+		}
+		// The program's output goes to the debugger's console, uncaptured.
+		return func(run func(body func())) { runTest(t, test, &capture{}, run) }, nil
+	}, func(name string) string { return funcName(tests[name]) }); ok {
+		if code != 0 {
+			t.FailNow()
+		}
+		return
+	}
 	cap := captureStdout()
 	code := serve(func(name string) (explorer.Harness, error) {
 		test := tests[name]

@@ -1,0 +1,194 @@
+package bidir
+
+import (
+	"context"
+	"fmt"
+)
+
+// Stop is where a stopped incarnation is.
+type Stop struct {
+	// Checkpoint is the index of the last checkpoint reached.
+	Checkpoint int
+	// Steps is the number of line steps made by the goroutine resumed at Checkpoint since
+	// then: 0 at the checkpoint itself, -1 when unknown (a breakpoint hit).
+	Steps int
+	// Goroutine is the stopped goroutine's logical id; File, Line and Depth (the number of
+	// the user's frames on its stack) tell where it is.
+	Goroutine string
+	File      string
+	Line      int
+	Depth     int
+	// Ended is set when the run ended instead of stopping.
+	Ended bool
+}
+
+// Same reports whether s and t are at the same place: the same checkpoint, goroutine, line
+// and stack depth. Within one checkpoint's segment a line revisited at the same depth (a
+// loop) is the same place; Steps tells the visits apart when it is known.
+func (s Stop) Same(t Stop) bool {
+	return s.Checkpoint == t.Checkpoint && s.Goroutine == t.Goroutine && s.File == t.File && s.Line == t.Line && s.Depth == t.Depth
+}
+
+func (s Stop) String() string {
+	return fmt.Sprintf("checkpoint %d+%d %s at %s:%d", s.Checkpoint, s.Steps, s.Goroutine, s.File, s.Line)
+}
+
+// Incarnation is a live execution that can only go forward. A fresh incarnation has not
+// started its run; its first call starts it.
+type Incarnation interface {
+	// Goto runs to checkpoint k and stops the goroutine resumed there before its operation.
+	Goto(ctx context.Context, k int) (Stop, error)
+	// Step makes one line step of the stopped goroutine.
+	Step(ctx context.Context) (Stop, error)
+	// Continue runs to the next breakpoint hit, or to the end of the run.
+	Continue(ctx context.Context) (Stop, error)
+	// Close ends the incarnation.
+	Close()
+}
+
+// Starter starts a fresh incarnation of the program that will follow the session's schedule.
+type Starter func(ctx context.Context) (Incarnation, error)
+
+// Navigator plans backward moves. Checkpoints names the goroutine resumed at each checkpoint
+// of the recorded execution.
+type Navigator struct {
+	Start       Starter
+	Checkpoints []string
+}
+
+// StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
+func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	if cur.Steps < 0 {
+		steps, err := n.count(ctx, cur)
+		if err != nil {
+			return nil, Stop{}, err
+		}
+		cur.Steps = steps
+	}
+	if cur.Steps > 0 {
+		return n.at(ctx, cur.Checkpoint, cur.Steps-1)
+	}
+	// At a checkpoint: the previous line is the last but one of the goroutine's previous
+	// segment (its last line is the operation it is now stopped before).
+	prev := -1
+	for j := min(cur.Checkpoint, len(n.Checkpoints)) - 1; j >= 0; j-- {
+		if n.Checkpoints[j] == cur.Goroutine {
+			prev = j
+			break
+		}
+	}
+	if prev < 0 {
+		// The goroutine's first segment: go to the checkpoint before, whoever ran there.
+		return n.at(ctx, max(cur.Checkpoint-1, 0), 0)
+	}
+	in, err := n.Start(ctx)
+	if err != nil {
+		return nil, Stop{}, err
+	}
+	last, err := segmentLength(ctx, in, prev)
+	in.Close()
+	if err != nil {
+		return nil, Stop{}, err
+	}
+	return n.at(ctx, prev, max(last-1, 0))
+}
+
+// segmentLength goes to checkpoint k and counts the line steps that stay in its segment.
+func segmentLength(ctx context.Context, in Incarnation, k int) (int, error) {
+	st, err := in.Goto(ctx, k)
+	if err != nil {
+		return 0, err
+	}
+	g := st.Goroutine
+	for steps := 0; ; steps++ {
+		st, err = in.Step(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if st.Ended || st.Checkpoint != k || st.Goroutine != g {
+			return steps, nil
+		}
+	}
+}
+
+// count finds how many line steps after its checkpoint cur is, by stepping a new incarnation
+// from the checkpoint until it is at cur's place.
+func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
+	in, err := n.Start(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	st, err := in.Goto(ctx, cur.Checkpoint)
+	if err != nil {
+		return 0, err
+	}
+	for steps := 0; ; steps++ {
+		if st.Same(cur) {
+			return steps, nil
+		}
+		if st.Ended || st.Checkpoint != cur.Checkpoint {
+			// cur is not on the stepping path (a goroutine heddle does not control, say):
+			// the nearest place before it is its checkpoint.
+			return 0, nil
+		}
+		if st, err = in.Step(ctx); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// at returns a new incarnation stopped steps line steps after checkpoint k.
+func (n *Navigator) at(ctx context.Context, k, steps int) (Incarnation, Stop, error) {
+	in, err := n.Start(ctx)
+	if err != nil {
+		return nil, Stop{}, err
+	}
+	st, err := in.Goto(ctx, k)
+	for i := 0; i < steps && err == nil; i++ {
+		st, err = in.Step(ctx)
+	}
+	if err != nil {
+		in.Close()
+		return nil, Stop{}, err
+	}
+	st.Steps = steps
+	return in, st, nil
+}
+
+// ReverseContinue returns an incarnation stopped at the latest breakpoint hit before cur, or
+// at checkpoint 0 when there is none.
+func (n *Navigator) ReverseContinue(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	in, err := n.Start(ctx)
+	if err != nil {
+		return nil, Stop{}, err
+	}
+	hits := 0
+	for {
+		st, err := in.Continue(ctx)
+		if err != nil {
+			in.Close()
+			return nil, Stop{}, err
+		}
+		if st.Ended || st.Checkpoint > cur.Checkpoint || st.Same(cur) {
+			break
+		}
+		hits++
+	}
+	in.Close()
+	if hits == 0 {
+		return n.at(ctx, 0, 0)
+	}
+	if in, err = n.Start(ctx); err != nil {
+		return nil, Stop{}, err
+	}
+	var st Stop
+	for i := 0; i < hits; i++ {
+		if st, err = in.Continue(ctx); err != nil {
+			in.Close()
+			return nil, Stop{}, err
+		}
+	}
+	st.Steps = -1
+	return in, st, nil
+}

@@ -1,0 +1,310 @@
+package dap
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// controller is the scheduler of one debuggee: it answers the debug protocol
+// (explorer.DebugEvent) and records the run's checkpoints and decisions.
+type controller struct {
+	ln   net.Listener
+	path string
+
+	mu        sync.Mutex
+	connected chan struct{} // closed when the debuggee has dialled in
+	conn      net.Conn
+	enc       *json.Encoder
+	start     explorer.DebugStart
+	started   bool
+	// What the run did so far.
+	checkpoints []Checkpoint
+	decisions   []decision
+	points      int
+	last        *explorer.DebugPoint
+	goids       map[string]int64
+	bug         *Bug
+	trace       *timeline.Trace
+	ended       chan struct{}
+	endErr      string
+	// What the run is to do.
+	plan planned
+	// breaking is the reason of the stop the debuggee is about to make in debugBreak,
+	// consumed by the adapter when the debugger reports the stop.
+	breaking string
+	breakAt  *Checkpoint
+}
+
+// planned is how the controller steers the run.
+type planned struct {
+	// follow holds the pick of each decision, by name, to replay.
+	follow []string
+	// breakAt is the checkpoint to stop at, -1 for none.
+	breakAt int
+	// stopOnBug stops where a bug is found.
+	stopOnBug bool
+	// next, if set, is the goroutine to pick at the next decision where it can run; the run
+	// then stops when it resumes.
+	next      string
+	breakNext bool
+}
+
+// Checkpoint is a resumption of a goroutine by the scheduler: it is about to perform Op.
+type Checkpoint struct {
+	Index     int           `json:"index"`
+	Goroutine string        `json:"goroutine"`
+	Op        string        `json:"op,omitempty"`
+	Position  *timeline.Pos `json:"position,omitempty"`
+	Decision  bool          `json:"decision"`
+	// DecisionIndex is the decision that picked the goroutine, or -1.
+	DecisionIndex int    `json:"decisionIndex"`
+	Step          int    `json:"step"`
+	New           bool   `json:"new,omitempty"`
+	Func          string `json:"func,omitempty"`
+	goid          int64
+}
+
+// decision is a point with several alternatives and the pick made there.
+type decision struct {
+	point *explorer.DebugPoint
+	pick  int
+	rt    rt.Decision
+}
+
+func (d *decision) pickName() string { return d.point.Alts[d.pick].Name }
+
+func newController(path string) (*controller, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("debug control socket: %w", err)
+	}
+	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}}
+	c.plan.breakAt = -1
+	go c.accept()
+	return c, nil
+}
+
+func (c *controller) close() {
+	c.ln.Close()
+	c.mu.Lock()
+	if c.conn != nil {
+		c.conn.Close()
+	}
+	c.mu.Unlock()
+}
+
+func (c *controller) accept() {
+	conn, err := c.ln.Accept()
+	if err != nil {
+		return
+	}
+	c.ln.Close()
+	c.mu.Lock()
+	c.conn = conn
+	c.enc = json.NewEncoder(conn)
+	c.mu.Unlock()
+	close(c.connected)
+}
+
+// begin starts the run of test with plan p. The debuggee must have connected.
+func (c *controller) begin(test string, p planned) error {
+	c.mu.Lock()
+	if c.started {
+		c.mu.Unlock()
+		return fmt.Errorf("the run has already started")
+	}
+	c.started = true
+	c.plan = p
+	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test}
+	err := c.enc.Encode(&c.start)
+	conn := c.conn
+	c.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("starting the debuggee's run: %w", err)
+	}
+	go c.serve(conn)
+	return nil
+}
+
+func (c *controller) serve(conn net.Conn) {
+	sc := bufio.NewScanner(conn)
+	sc.Buffer(make([]byte, 1<<20), 256<<20)
+	defer func() {
+		c.mu.Lock()
+		select {
+		case <-c.ended:
+		default:
+			if c.endErr == "" {
+				c.endErr = "the debuggee exited before its run ended"
+			}
+			close(c.ended)
+		}
+		c.mu.Unlock()
+	}()
+	for sc.Scan() {
+		var ev explorer.DebugEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			c.mu.Lock()
+			c.endErr = fmt.Sprintf("the debuggee sent a malformed message: %v", err)
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Lock()
+		reply, answer := c.handle(&ev)
+		if answer {
+			c.enc.Encode(reply)
+		}
+		c.mu.Unlock()
+		if ev.Type == "end" {
+			return
+		}
+	}
+}
+
+// handle records ev and decides the reply; c.mu is held.
+func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool) {
+	var r explorer.DebugReply
+	switch ev.Type {
+	case "point":
+		p := ev.Point
+		c.points++
+		c.last = p
+		for _, g := range p.Goroutines {
+			if g.Goid != 0 {
+				c.goids[g.ID] = g.Goid
+			}
+		}
+		r.Pick = c.pick(p)
+		if len(p.Alts) > 1 {
+			d := decision{point: p, pick: r.Pick, rt: rt.Decision{Kind: p.Kind, Step: int32(p.Step), Pick: int32(r.Pick), Current: -1}}
+			d.rt.Alts = make([]int32, len(p.Alts))
+			for i, a := range p.Alts {
+				if p.Kind == rt.DecideGoroutine || p.Kind == rt.DecideWake {
+					d.rt.Alts[i] = int32(a.G)
+				} else {
+					d.rt.Alts[i] = int32(a.Case)
+				}
+			}
+			if p.Kind == rt.DecideGoroutine || p.Kind == rt.DecideWake {
+				d.rt.Pick = int32(p.Alts[r.Pick].G)
+				if p.Current >= 0 {
+					d.rt.Current = int32(p.Alts[p.Current].G)
+				}
+			} else {
+				d.rt.Pick = int32(p.Alts[r.Pick].Case)
+			}
+			c.decisions = append(c.decisions, d)
+		}
+		return r, true
+	case "resumed":
+		res := ev.Resumed
+		cp := Checkpoint{Index: len(c.checkpoints), Goroutine: res.G, Op: res.Op, Position: res.Pos, Decision: res.Decision >= 0,
+			DecisionIndex: res.Decision, Step: res.Step, New: res.New, Func: res.Func, goid: res.Goid}
+		c.goids[res.G] = res.Goid
+		c.checkpoints = append(c.checkpoints, cp)
+		if cp.Index == c.plan.breakAt || (c.plan.breakNext && cp.Decision) {
+			c.plan.breakNext = false
+			r.Break = true
+			c.breaking = "checkpoint"
+			c.breakAt = &c.checkpoints[len(c.checkpoints)-1]
+		}
+		return r, true
+	case "bug":
+		c.bug = &Bug{Kind: ev.Kind, Message: ev.Message}
+		if ev.Point != nil {
+			c.last = ev.Point
+		}
+		if c.plan.stopOnBug {
+			r.Break = true
+			c.breaking = "bug"
+			c.breakAt = nil
+		}
+		return r, true
+	case "end":
+		c.trace = ev.Trace
+		c.endErr = ev.Error
+		close(c.ended)
+		return r, false
+	}
+	return r, true
+}
+
+// pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the
+// current goroutine (no preemption), the first alternative otherwise.
+func (c *controller) pick(p *explorer.DebugPoint) int {
+	if len(p.Alts) < 2 {
+		return 0
+	}
+	if c.plan.next != "" {
+		for i, a := range p.Alts {
+			if a.Name == c.plan.next {
+				c.plan.next = ""
+				c.plan.breakNext = true
+				return i
+			}
+		}
+	}
+	d := len(c.decisions)
+	if d < len(c.plan.follow) {
+		if i := slices.IndexFunc(p.Alts, func(a explorer.DebugAlt) bool { return a.Name == c.plan.follow[d] }); i >= 0 {
+			return i
+		}
+		// The schedule diverged: follow it no further.
+		c.plan.follow = c.plan.follow[:d]
+	}
+	if p.Current >= 0 {
+		return p.Current
+	}
+	return 0
+}
+
+// takeBreak returns and clears the reason of a stop the debuggee made on the controller's
+// request, or "" if it made none.
+func (c *controller) takeBreak() (string, *Checkpoint) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, cp := c.breaking, c.breakAt
+	c.breaking, c.breakAt = "", nil
+	return r, cp
+}
+
+// snapshot returns a copy of what the run did so far.
+func (c *controller) snapshot() state {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := state{checkpoints: slices.Clone(c.checkpoints), decisions: slices.Clone(c.decisions), last: c.last, goids: make(map[string]int64, len(c.goids))}
+	for k, v := range c.goids {
+		st.goids[k] = v
+	}
+	if c.bug != nil {
+		b := *c.bug
+		st.bug = &b
+	}
+	return st
+}
+
+// state is what a run did up to a moment.
+type state struct {
+	checkpoints []Checkpoint
+	decisions   []decision
+	last        *explorer.DebugPoint
+	goids       map[string]int64
+	bug         *Bug
+}
+
+// picks returns the names of the decisions' picks.
+func (s *state) picks() []string {
+	out := make([]string, len(s.decisions))
+	for i := range s.decisions {
+		out[i] = s.decisions[i].pickName()
+	}
+	return out
+}

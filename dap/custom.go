@@ -1,0 +1,347 @@
+package dap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/server"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// custom handles the heddle/* requests (docs/dap.md).
+func (s *Session) custom(m *message) {
+	var a struct {
+		Index     *int   `json:"index"`
+		Goroutine string `json:"goroutine"`
+		Path      string `json:"path"`
+		Strategy  string `json:"strategy"`
+		Budget    string `json:"budget"`
+		ID        int    `json:"id"`
+		Bug       int    `json:"bug"`
+		Schedule  string `json:"schedule"`
+	}
+	if len(m.Arguments) > 0 {
+		if err := json.Unmarshal(m.Arguments, &a); err != nil {
+			s.fail(m, "%s: malformed arguments: %v", m.Command, err)
+			return
+		}
+	}
+	switch m.Command {
+	case "heddle/checkpoints":
+		s.checkpoints(m)
+	case "heddle/gotoCheckpoint":
+		if a.Index == nil {
+			s.fail(m, "heddle/gotoCheckpoint: missing \"index\"")
+			return
+		}
+		s.gotoCheckpoint(m, *a.Index)
+	case "heddle/runnable":
+		s.runnable(m)
+	case "heddle/scheduleNext":
+		s.scheduleNext(m, a.Goroutine)
+	case "heddle/saveSchedule":
+		s.saveSchedule(m, a.Path)
+	case "heddle/explore":
+		s.explore(m, a.Strategy, a.Budget)
+	case "heddle/cancel":
+		s.explores.cancel(a.ID)
+		s.respond(m, nil)
+	case "heddle/replay":
+		s.replay(m, a.Bug, a.Schedule)
+	case "heddle/lockTrees":
+		s.explores.mu.Lock()
+		lt := s.explores.lockTrees
+		s.explores.mu.Unlock()
+		if lt == nil {
+			s.fail(m, "heddle/lockTrees: no exploration has finished yet")
+			return
+		}
+		s.respond(m, lt)
+	case "heddle/webview":
+		s.webview(m)
+	default:
+		s.fail(m, "unknown request %q", m.Command)
+	}
+}
+
+func (s *Session) checkpoints(m *message) {
+	in := s.current()
+	if in == nil {
+		s.fail(m, "heddle/checkpoints: no program is being debugged")
+		return
+	}
+	st := in.ctrl.snapshot()
+	s.mu.Lock()
+	cur := -1
+	if s.cur != nil {
+		cur = s.cur.Checkpoint
+	}
+	s.mu.Unlock()
+	cps := st.checkpoints
+	if cps == nil {
+		cps = []Checkpoint{}
+	}
+	s.respond(m, map[string]any{"current": cur, "checkpoints": cps})
+}
+
+// runnableGoroutine is a goroutine the user may schedule next.
+type runnableGoroutine struct {
+	ID       string        `json:"id"`
+	Op       string        `json:"op"`
+	Position *timeline.Pos `json:"position,omitempty"`
+	Current  bool          `json:"current"`
+}
+
+// choice says which decision heddle/scheduleNext makes: at a checkpoint that a decision led
+// to, that decision is made again differently (redo); elsewhere, the next decision.
+func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, err error) {
+	in := s.current()
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	if in == nil || cur == nil {
+		return nil, "", -1, fmt.Errorf("the program is not stopped")
+	}
+	st := in.ctrl.snapshot()
+	if cur.Steps == 0 && cur.Checkpoint >= 0 && cur.Checkpoint < len(st.checkpoints) {
+		if d := st.checkpoints[cur.Checkpoint].DecisionIndex; d >= 0 && d < len(st.decisions) {
+			dc := st.decisions[d]
+			return dc.point.Alts, dc.pickName(), d, nil
+		}
+	}
+	if st.last == nil {
+		return nil, "", -1, fmt.Errorf("the run has not reached a scheduling point")
+	}
+	cur0 := ""
+	if st.last.Current >= 0 {
+		cur0 = st.last.Alts[st.last.Current].Name
+	}
+	return st.last.Alts, cur0, -1, nil
+}
+
+func (s *Session) runnable(m *message) {
+	alts, current, redo, err := s.choice()
+	if err != nil {
+		s.fail(m, "heddle/runnable: %v", err)
+		return
+	}
+	out := []runnableGoroutine{}
+	for _, a := range alts {
+		op := a.Op
+		if a.Obj != "" {
+			op += " " + a.Obj
+		}
+		out = append(out, runnableGoroutine{ID: a.Name, Op: op, Position: a.Pos, Current: a.Name == current})
+	}
+	s.respond(m, map[string]any{"goroutines": out, "redo": redo >= 0})
+}
+
+// scheduleNext makes goroutine g run at the decision the user is at, or the next one, and
+// stops when it resumes.
+func (s *Session) scheduleNext(m *message, g string) {
+	if g == "" {
+		s.fail(m, "heddle/scheduleNext: missing \"goroutine\"")
+		return
+	}
+	alts, _, redo, err := s.choice()
+	if err != nil {
+		s.fail(m, "heddle/scheduleNext: %v", err)
+		return
+	}
+	if redo >= 0 {
+		var names []string
+		for _, a := range alts {
+			names = append(names, a.Name)
+		}
+		if !slices.Contains(names, g) {
+			s.fail(m, "heddle/scheduleNext: %s cannot run here (runnable: %s)", g, strings.Join(names, ", "))
+			return
+		}
+		s.record(s.current())
+		p := s.plan(-1)
+		p.follow = p.follow[:min(redo, len(p.follow))]
+		p.next = g
+		s.mu.Lock()
+		s.follow = p.follow
+		s.mu.Unlock()
+		s.navigateTo(m, p, -1, "step")
+		return
+	}
+	// Mid-segment: the current incarnation makes the next decision the user's way.
+	in := s.current()
+	in.ctrl.mu.Lock()
+	in.ctrl.plan.follow = in.ctrl.plan.follow[:min(len(in.ctrl.decisions), len(in.ctrl.plan.follow))]
+	in.ctrl.plan.next = g
+	in.ctrl.mu.Unlock()
+	s.mu.Lock()
+	if s.cur != nil {
+		cur := *s.cur
+		s.mu.Unlock()
+		id := s.threads.id(cur.Goroutine)
+		s.forwardMotion(&message{Seq: m.Seq, Type: "request", Command: "continue", Arguments: body(map[string]any{"threadId": id})})
+		return
+	}
+	s.mu.Unlock()
+	s.fail(m, "heddle/scheduleNext: the program is not stopped")
+}
+
+// saveSchedule writes the decisions made so far as a schedule file.
+func (s *Session) saveSchedule(m *message, path string) {
+	in := s.current()
+	if in == nil || path == "" {
+		s.fail(m, "heddle/saveSchedule: needs a running program and a \"path\"")
+		return
+	}
+	st := in.ctrl.snapshot()
+	sch := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: "manual",
+		Program: timeline.Program{Package: s.prog.pkg, Test: s.prog.test, Dir: s.prog.dir}}
+	for _, d := range st.decisions {
+		td := timeline.Decision{Kind: d.point.Kind.String(), Pick: d.pickName()}
+		for _, a := range d.point.Alts {
+			td.Of = append(td.Of, a.Name)
+		}
+		if p := d.point.Alts[d.pick].Pos; p != nil {
+			td.At = p.String()
+		}
+		sch.Decisions = append(sch.Decisions, td)
+	}
+	if err := timeline.WriteFile(path, sch); err != nil {
+		s.fail(m, "heddle/saveSchedule: %v", err)
+		return
+	}
+	s.respond(m, map[string]any{"path": path})
+}
+
+// replay debugs a found bug, or a schedule file, in a new incarnation that stops at the bug.
+func (s *Session) replay(m *message, bugID int, path string) {
+	if s.current() == nil {
+		s.fail(m, "heddle/replay: no program is being debugged")
+		return
+	}
+	var sch *timeline.Schedule
+	switch {
+	case bugID > 0:
+		b := s.explores.bug(bugID)
+		if b == nil {
+			s.fail(m, "heddle/replay: no bug %d", bugID)
+			return
+		}
+		if b.trace == nil {
+			s.fail(m, "heddle/replay: bug %d's schedule is not ready yet: it is saved when the search ends", bugID)
+			return
+		}
+		sch = b.trace.Schedule()
+	case path != "":
+		var err error
+		if sch, err = timeline.ReadSchedule(path); err != nil {
+			s.fail(m, "heddle/replay: %v", err)
+			return
+		}
+		if sch.Program.Test != "" && sch.Program.Test != s.prog.test {
+			s.fail(m, "heddle/replay: %s is a schedule of %s, not of %s", path, sch.Program.Test, s.prog.test)
+			return
+		}
+	default:
+		s.fail(m, "heddle/replay: needs \"bug\" or \"schedule\"")
+		return
+	}
+	_, names, err := sch.Picks()
+	if err != nil {
+		s.fail(m, "heddle/replay: %v", err)
+		return
+	}
+	s.mu.Lock()
+	s.follow = names
+	s.mu.Unlock()
+	p := s.plan(-1)
+	p.stopOnBug = true
+	s.navigateTo(m, p, -1, "")
+}
+
+// webview starts the session's web view, which follows the debugger.
+func (s *Session) webview(m *message) {
+	s.mu.Lock()
+	web := s.web
+	s.mu.Unlock()
+	if web == nil {
+		start := s.opts.Web
+		if start == nil {
+			start = func() (*server.Server, error) { return server.New(server.Options{}) }
+		}
+		var err error
+		if web, err = start(); err != nil {
+			s.fail(m, "heddle/webview: %v", err)
+			return
+		}
+		web.OnGoto(func(step int) error { return s.gotoStep(step) })
+		s.mu.Lock()
+		s.web = web
+		s.mu.Unlock()
+		if in := s.current(); in != nil {
+			s.mu.Lock()
+			cur := s.cur
+			s.mu.Unlock()
+			if cur != nil {
+				s.publishCheckpoint(web, in, cur.Checkpoint)
+			}
+		}
+	}
+	s.respond(m, map[string]any{"url": web.URL()})
+}
+
+// publishCheckpoint shows the session's schedule in the web view, at checkpoint k. The trace
+// is that of the schedule the incarnations follow, replayed in a worker in detail.
+func (s *Session) publishCheckpoint(web *server.Server, in *incarnation, k int) {
+	s.record(in)
+	s.mu.Lock()
+	names := append([]string(nil), s.follow...)
+	cps := s.recorded
+	prog := s.prog
+	s.mu.Unlock()
+	if prog == nil || k < 0 || k >= len(cps) {
+		return
+	}
+	sch := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: "debug",
+		Program: timeline.Program{Package: prog.pkg, Test: prog.test, Dir: prog.dir}}
+	st := in.ctrl.snapshot()
+	for i, n := range names {
+		d := timeline.Decision{Pick: n, Kind: "goroutine"}
+		if i < len(st.decisions) {
+			d.Kind = st.decisions[i].point.Kind.String()
+		}
+		sch.Decisions = append(sch.Decisions, d)
+	}
+	tr, err := explorer.RemoteReplay(context.Background(), prog.worker(), prog.test, sch, explorer.WireOptions{})
+	if err != nil {
+		s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+		return
+	}
+	tr.Program.Dir = prog.dir
+	if err := web.AddTrace("session", tr); err != nil {
+		s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+		return
+	}
+	web.Publish(server.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+}
+
+// gotoStep moves the debugger to the checkpoint of a step the web view selected.
+func (s *Session) gotoStep(step int) error {
+	s.mu.Lock()
+	cps := s.recorded
+	s.mu.Unlock()
+	k := -1
+	for i, c := range cps {
+		if c.Step <= step {
+			k = i
+		}
+	}
+	if k < 0 {
+		return fmt.Errorf("no checkpoint at or before step %d", step)
+	}
+	s.gotoCheckpoint(&message{Type: "request", Command: "heddle/gotoCheckpoint"}, k)
+	return nil
+}

@@ -1,0 +1,198 @@
+package dap
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+const buildTimeout = 3 * time.Minute
+
+// launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line.
+func launchBank(t *testing.T, line int, extra map[string]any) (*client, string) {
+	t.Helper()
+	c := newClient(t)
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	var caps struct {
+		SupportsStepBack bool `json:"supportsStepBack"`
+	}
+	json.Unmarshal(c.response(seq, 10*time.Second).Body, &caps)
+	if !caps.SupportsStepBack {
+		t.Fatalf("initialize: supportsStepBack is false")
+	}
+	dir, _ := filepath.Abs("testdata/bank")
+	args := map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestTransfer$"}}
+	for k, v := range extra {
+		args[k] = v
+	}
+	seq = c.custom("launch", args)
+	c.response(seq, buildTimeout)
+	c.event("initialized", 10*time.Second)
+	src := filepath.Join(dir, "bank.go")
+	if line > 0 {
+		seq = c.send(&godap.SetBreakpointsRequest{Request: godap.Request{Command: "setBreakpoints"}, Arguments: godap.SetBreakpointsArguments{
+			Source: godap.Source{Path: src}, Breakpoints: []godap.SourceBreakpoint{{Line: line}}}})
+		var b struct {
+			Breakpoints []struct {
+				Verified bool `json:"verified"`
+				Line     int  `json:"line"`
+			} `json:"breakpoints"`
+		}
+		json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+		if len(b.Breakpoints) != 1 || !b.Breakpoints[0].Verified {
+			t.Fatalf("breakpoint at bank.go:%d not verified: %+v", line, b)
+		}
+	}
+	seq = c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}})
+	c.response(seq, time.Minute)
+	return c, src
+}
+
+func TestBreakpointThreadsAndStacks(t *testing.T) {
+	c, src := launchBank(t, 15, nil)
+	st := c.stopped(time.Minute)
+	if st.Reason != "breakpoint" {
+		t.Fatalf("stopped for %q, want breakpoint", st.Reason)
+	}
+	fs := c.stack(st.ThreadID)
+	if len(fs) == 0 || fs[0].Line != 15 || fs[0].Source.Path != src || !strings.Contains(fs[0].Name, "Transfer") {
+		t.Fatalf("top frame = %+v, want Transfer at %s:15", fs, src)
+	}
+	for _, f := range fs {
+		if hiddenFrame(f.Name, f.Source.Path) {
+			t.Errorf("frame %s of heddle's runtime is shown", f.Name)
+		}
+	}
+	ths := c.threads()
+	var names []string
+	for _, th := range ths {
+		names = append(names, th.Name)
+		if !strings.HasPrefix(th.Name, "G1") {
+			t.Errorf("thread %q is not named by its logical id", th.Name)
+		}
+	}
+	t.Logf("threads: %s", strings.Join(names, " | "))
+	if len(ths) < 2 {
+		t.Errorf("threads = %v, want the root and its goroutines", names)
+	}
+	if v := c.evaluate(st.ThreadID, "amount"); v != "10" && v != "20" {
+		t.Errorf("amount = %q, want 10 or 20", v)
+	}
+}
+
+// bugFound is a heddle/bugFound event's body.
+type bugFound struct {
+	ID  int `json:"id"`
+	Bug Bug `json:"bug"`
+}
+
+func TestExploreReplayStepBack(t *testing.T) {
+	c, src := launchBank(t, 15, nil)
+	st := c.stopped(time.Minute)
+	if st.Reason != "breakpoint" {
+		t.Fatalf("stopped for %q, want breakpoint", st.Reason)
+	}
+	start := time.Now()
+	seq := c.custom("heddle/explore", map[string]any{"strategy": "dpor", "budget": "20s"})
+	c.response(seq, 10*time.Second)
+	var found bugFound
+	for {
+		m := c.event("heddle/bugFound", time.Minute)
+		json.Unmarshal(m.Body, &found)
+		if found.Bug.Kind == "deadlock" && found.Bug.Schedule != "" {
+			break
+		}
+		t.Logf("bug found after %v: %s %s", time.Since(start), found.Bug.Kind, found.Bug.Message)
+	}
+	done := c.event("heddle/exploreDone", time.Minute)
+	t.Logf("explore done: %s", done.Body)
+	atLock := 0
+	for _, g := range found.Bug.Goroutines {
+		if g.Op == "lock" && g.Position != nil && g.Position.File == src && g.Position.Line == 15 {
+			atLock++
+		}
+	}
+	if atLock != 2 {
+		t.Fatalf("deadlock goroutines = %+v, want 2 blocked in Lock at bank.go:15", found.Bug.Goroutines)
+	}
+
+	// Replay: every goroutine of the deadlock stands at its blocking Lock.
+	seq = c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID})
+	c.response(seq, time.Minute)
+	st = c.stopped(time.Minute)
+	if st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
+		t.Fatalf("replay stopped with %+v, want a deadlock exception", st)
+	}
+	blocked := 0
+	for _, th := range c.threads() {
+		t.Logf("thread %d %s", th.ID, th.Name)
+		if !strings.Contains(th.Name, "blocked") {
+			continue
+		}
+		fs := c.stack(th.ID)
+		if len(fs) == 0 {
+			t.Fatalf("%s has no frames", th.Name)
+		}
+		t.Logf("%s at %s:%d (%s)", th.Name, filepath.Base(fs[0].Source.Path), fs[0].Line, fs[0].Name)
+		if strings.Contains(th.Name, "G1.") {
+			if fs[0].Source.Path != src || fs[0].Line != 15 {
+				t.Errorf("%s blocks at %s:%d, want bank.go:15", th.Name, fs[0].Source.Path, fs[0].Line)
+			}
+			blocked++
+		}
+	}
+	if blocked != 2 {
+		t.Fatalf("%d goroutines blocked at their Lock, want 2", blocked)
+	}
+
+	// Step back three times from the deadlock: each goes to an earlier line of the stopped
+	// goroutine, with its variables as they were.
+	thread := st.ThreadID
+	prev := c.stack(thread)[0].Line
+	for i := 0; i < 3; i++ {
+		t0 := time.Now()
+		seq = c.send(&godap.StepBackRequest{Request: godap.Request{Command: "stepBack"}, Arguments: godap.StepBackArguments{ThreadId: thread}})
+		c.response(seq, time.Minute)
+		st = c.stopped(time.Minute)
+		fs := c.stack(st.ThreadID)
+		t.Logf("step back %d: %s:%d (%s) in %v", i+1, filepath.Base(fs[0].Source.Path), fs[0].Line, fs[0].Name, time.Since(t0))
+		if fs[0].Line == prev && i == 0 {
+			t.Errorf("step back stayed on line %d", prev)
+		}
+		prev = fs[0].Line
+		thread = st.ThreadID
+	}
+}
+
+// stepBack steps back on thread and returns where it stopped.
+func (c *client) stepBack(thread int) (stopped, frame) {
+	c.t.Helper()
+	seq := c.send(&godap.StepBackRequest{Request: godap.Request{Command: "stepBack"}, Arguments: godap.StepBackArguments{ThreadId: thread}})
+	c.response(seq, time.Minute)
+	st := c.stopped(time.Minute)
+	return st, c.stack(st.ThreadID)[0]
+}
+
+func TestStepBackLines(t *testing.T) {
+	c, _ := launchBank(t, 17, nil)
+	st := c.stopped(time.Minute)
+	fs := c.stack(st.ThreadID)
+	if fs[0].Line != 17 {
+		t.Fatalf("stopped at line %d, want 17", fs[0].Line)
+	}
+	from := c.evaluate(st.ThreadID, "from.balance")
+	for _, want := range []int{16, 15, 14, 13} {
+		var f frame
+		st, f = c.stepBack(st.ThreadID)
+		if f.Line != want || !strings.HasSuffix(f.Source.Path, "bank.go") {
+			t.Fatalf("step back reached %s:%d, want bank.go:%d", f.Source.Path, f.Line, want)
+		}
+	}
+	if got := c.evaluate(st.ThreadID, "from.balance"); got != from {
+		t.Errorf("from.balance after stepping back = %s, want %s (nothing was transferred yet)", got, from)
+	}
+}

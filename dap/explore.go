@@ -1,0 +1,210 @@
+package dap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// Bug is a bug found by heddle/explore, as heddle/bugFound reports it.
+type Bug struct {
+	ID         int            `json:"id"`
+	Kind       string         `json:"kind"`
+	Message    string         `json:"message"`
+	Goroutines []BugGoroutine `json:"goroutines,omitempty"`
+	// Schedule is the saved trace file, and Replay the command that replays it; both are
+	// empty until the search has ended and the bug's run has been re-executed in detail.
+	Schedule string `json:"schedule,omitempty"`
+	Replay   string `json:"replay,omitempty"`
+	key      string
+	trace    *timeline.Trace
+}
+
+// BugGoroutine is a goroutine involved in a bug.
+type BugGoroutine struct {
+	ID       string        `json:"id"`
+	State    string        `json:"state"`
+	Op       string        `json:"op,omitempty"`
+	Position *timeline.Pos `json:"position,omitempty"`
+}
+
+// explorations are the session's searches and the bugs they found.
+type explorations struct {
+	mu        sync.Mutex
+	next      int
+	running   map[int]context.CancelFunc
+	bugs      []*Bug
+	lockTrees *locktree.Report
+}
+
+func newExplorations() *explorations { return &explorations{running: map[int]context.CancelFunc{}} }
+
+func (e *explorations) cancelAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, c := range e.running {
+		c()
+	}
+}
+
+func (e *explorations) cancel(id int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if id == 0 {
+		for _, c := range e.running {
+			c()
+		}
+		return len(e.running) > 0
+	}
+	c, ok := e.running[id]
+	if ok {
+		c()
+	}
+	return ok
+}
+
+func (e *explorations) bug(id int) *Bug {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if id < 1 || id > len(e.bugs) {
+		return nil
+	}
+	return e.bugs[id-1]
+}
+
+// explore searches every schedule that shares the decisions made so far, in a worker
+// process, while the debug session stays usable. It streams progress and bugs as events.
+func (s *Session) explore(m *message, strategy, budget string) {
+	in := s.current()
+	if in == nil || s.prog == nil {
+		s.fail(m, "heddle/explore: no program is being debugged")
+		return
+	}
+	if strategy == "" {
+		strategy = s.prog.strategy
+	}
+	if budget == "" {
+		budget = s.prog.budget
+	}
+	if !contains(explorer.Strategies, strategy) {
+		s.fail(m, "heddle/explore: unknown strategy %q (want one of %s)", strategy, strings.Join(explorer.Strategies, ", "))
+		return
+	}
+	runs, d, err := parseBudget(budget)
+	if err != nil {
+		s.fail(m, "heddle/explore: %v", err)
+		return
+	}
+	st := in.ctrl.snapshot()
+	prefix := make([]rt.Decision, len(st.decisions))
+	for i, dc := range st.decisions {
+		prefix[i] = dc.rt
+	}
+	e := s.explores
+	ctx, cancel := context.WithCancel(s.ctx)
+	e.mu.Lock()
+	e.next++
+	id := e.next
+	e.running[id] = cancel
+	e.mu.Unlock()
+	s.respond(m, map[string]any{"id": id, "prefix": len(prefix)})
+	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix}
+	prog := s.prog
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			e.mu.Lock()
+			delete(e.running, id)
+			e.mu.Unlock()
+			cancel()
+		}()
+		start := time.Now()
+		byKey := map[string]*Bug{}
+		var stats *explorer.WireStats
+		nbugs := 0
+		w := prog.worker()
+		err := explorer.Remote(ctx, w, prog.test, opts, func(msg *explorer.Message) {
+			switch msg.Type {
+			case "progress", "done":
+				if msg.Stats != nil {
+					stats = msg.Stats
+					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond,
+						"bugs": nbugs, "elapsedMs": time.Since(start).Milliseconds()})
+				}
+				if msg.LockTrees != nil {
+					e.mu.Lock()
+					e.lockTrees = msg.LockTrees
+					e.mu.Unlock()
+				}
+			case "found", "bug":
+				wb := msg.Bug
+				b := byKey[wb.Key]
+				if b == nil {
+					b = &Bug{Kind: wb.Kind, Message: wb.Message, key: wb.Key}
+					e.mu.Lock()
+					e.bugs = append(e.bugs, b)
+					b.ID = len(e.bugs)
+					e.mu.Unlock()
+					byKey[wb.Key] = b
+					nbugs++
+				}
+				if wb.Trace != nil {
+					s.completeBug(prog, b, wb.Trace)
+				}
+				s.event("heddle/bugFound", map[string]any{"id": id, "bug": b})
+			}
+		})
+		done := map[string]any{"id": id, "bugs": nbugs, "cancelled": ctx.Err() != nil && s.ctx.Err() == nil}
+		if stats != nil {
+			done["runs"], done["complete"] = stats.Runs, stats.Complete
+		}
+		if err != nil && ctx.Err() == nil {
+			done["error"] = err.Error()
+		}
+		s.event("heddle/exploreDone", done)
+	}()
+}
+
+// completeBug saves a bug's trace where heddle test saves them, and fills in what the trace
+// tells.
+func (s *Session) completeBug(p *program, b *Bug, tr *timeline.Trace) {
+	tr.Program.Dir = p.dir
+	b.trace = tr
+	b.Goroutines = nil
+	for _, g := range tr.Verdict.Goroutines {
+		bg := BugGoroutine{ID: g.ID, State: g.State, Op: g.Op, Position: g.Pos}
+		b.Goroutines = append(b.Goroutines, bg)
+	}
+	dir := filepath.Join(moduleRoot(p.dir), ".heddle", filepath.FromSlash(p.pkg), p.test)
+	path := filepath.Join(dir, fmt.Sprintf("explore-%s-%d.trace.json", b.Kind, b.ID))
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		if err := timeline.WriteFile(path, tr); err == nil {
+			b.Schedule = path
+			b.Replay = "heddle replay " + path
+		}
+	}
+}
+
+// moduleRoot returns the directory of the go.mod above dir, or dir.
+func moduleRoot(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
+}

@@ -1,0 +1,11 @@
+package dap
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	ServeDelve()
+	os.Exit(m.Run())
+}

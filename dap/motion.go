@@ -1,0 +1,582 @@
+package dap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/bidir"
+)
+
+// pump routes an incarnation's events for as long as its debugger runs.
+func (s *Session) pump(in *incarnation) {
+	for ev := range in.events {
+		s.route(in, ev)
+	}
+	in.mu.Lock()
+	sink := in.sink
+	in.mu.Unlock()
+	if sink != nil {
+		sink <- &message{Type: "event", Event: "terminated"}
+	}
+}
+
+func (s *Session) route(in *incarnation, ev *message) {
+	switch ev.Event {
+	case "stopped", "terminated", "exited", "continued":
+		in.mu.Lock()
+		sink := in.sink
+		in.mu.Unlock()
+		if sink != nil {
+			sink <- ev
+			return
+		}
+		if in != s.current() {
+			return
+		}
+		if ev.Event == "stopped" {
+			// A stop no motion waits for: a pause.
+			var b struct {
+				ThreadID int64  `json:"threadId"`
+				Reason   string `json:"reason"`
+			}
+			json.Unmarshal(ev.Body, &b)
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				s.present(in, halt{goid: b.ThreadID, reason: b.Reason}, -1)
+			}()
+			return
+		}
+		if ev.Event == "continued" {
+			ev.Body = s.threads.fromDelve(in, ev.Body)
+		}
+		s.send(ev)
+	case "initialized":
+	default:
+		if in != s.current() {
+			return
+		}
+		ev.Body = s.threads.fromDelve(in, ev.Body)
+		s.send(ev)
+	}
+}
+
+// capture makes in's stop events go to the returned channel until release.
+func (in *incarnation) capture() chan *message {
+	ch := make(chan *message, 64)
+	in.mu.Lock()
+	in.sink = ch
+	in.mu.Unlock()
+	return ch
+}
+
+func (in *incarnation) release() {
+	in.mu.Lock()
+	in.sink = nil
+	in.mu.Unlock()
+}
+
+// halt is where an incarnation came to rest after a motion.
+type halt struct {
+	ended  bool
+	goid   int64
+	reason string // DAP stop reason
+	// bug is set when the debuggee stopped where it found a bug.
+	bug  *Bug
+	desc string
+	cp   *Checkpoint // set when it stopped at a checkpoint
+}
+
+// maxEscape bounds the step-outs from heddle's frames back to the user's code.
+const maxEscape = 32
+
+// await waits until in stops for good: stops inside heddle's runtime after a step are
+// stepped out of, and a stop at a new goroutine's checkpoint runs to its function's first
+// line. stepping says the motion was a step.
+func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message, stepping bool) (halt, error) {
+	for escapes := 0; ; {
+		var ev *message
+		select {
+		case ev = <-sink:
+		case <-ctx.Done():
+			return halt{}, ctx.Err()
+		}
+		switch ev.Event {
+		case "terminated", "exited":
+			return halt{ended: true}, nil
+		case "continued":
+			continue
+		}
+		var b struct {
+			ThreadID int64  `json:"threadId"`
+			Reason   string `json:"reason"`
+		}
+		json.Unmarshal(ev.Body, &b)
+		reason, cp := in.ctrl.takeBreak()
+		switch reason {
+		case "bug":
+			in.ctrl.mu.Lock()
+			bug := in.ctrl.bug
+			in.ctrl.mu.Unlock()
+			h := halt{goid: b.ThreadID, reason: "exception", bug: bug}
+			if bug != nil {
+				h.desc = bug.Kind + ": " + bug.Message
+			}
+			return h, nil
+		case "checkpoint":
+			if cp.New && cp.Func != "" {
+				return s.enter(ctx, in, sink, b.ThreadID, cp)
+			}
+			return halt{goid: b.ThreadID, reason: "step", cp: cp}, nil
+		}
+		if (stepping || b.Reason == "step") && escapes < maxEscape {
+			hidden, err := s.inHeddle(in, b.ThreadID)
+			if err != nil {
+				return halt{}, err
+			}
+			if hidden {
+				escapes++
+				if _, err := in.call(ctx, "stepOut", map[string]any{"threadId": b.ThreadID}); err != nil {
+					return halt{}, err
+				}
+				continue
+			}
+		}
+		return halt{goid: b.ThreadID, reason: b.Reason}, nil
+	}
+}
+
+// enter runs a goroutine stopped at its start (inside heddle) to the first line of its
+// function, with a temporary function breakpoint.
+func (s *Session) enter(ctx context.Context, in *incarnation, sink chan *message, goid int64, cp *Checkpoint) (halt, error) {
+	if _, err := in.call(ctx, "setFunctionBreakpoints", s.bps.functions([]string{cp.Func})); err != nil {
+		return halt{}, err
+	}
+	if _, err := in.call(ctx, "continue", map[string]any{"threadId": goid}); err != nil {
+		return halt{}, err
+	}
+	h, err := s.await(ctx, in, sink, false)
+	if _, err := in.call(ctx, "setFunctionBreakpoints", s.bps.functions(nil)); err != nil {
+		return halt{}, err
+	}
+	if err == nil && h.cp == nil && h.bug == nil && !h.ended {
+		h.cp, h.reason = cp, "step"
+	}
+	return h, err
+}
+
+// inHeddle reports whether goroutine goid's top frame is in heddle's runtime or Go's.
+func (s *Session) inHeddle(in *incarnation, goid int64) (bool, error) {
+	resp, err := s.call(in, "stackTrace", map[string]any{"threadId": goid, "startFrame": 0, "levels": 1})
+	if err != nil {
+		return false, err
+	}
+	var b struct {
+		StackFrames []stackFrame `json:"stackFrames"`
+	}
+	json.Unmarshal(resp.Body, &b)
+	return len(b.StackFrames) > 0 && b.StackFrames[0].hidden(), nil
+}
+
+// position reads where goroutine goid of in stands, for bidir.
+func (s *Session) position(in *incarnation, h halt) bidir.Stop {
+	st := bidir.Stop{Steps: -1, Ended: h.ended}
+	in.ctrl.mu.Lock()
+	st.Checkpoint = len(in.ctrl.checkpoints) - 1
+	in.ctrl.mu.Unlock()
+	if h.ended {
+		return st
+	}
+	_, st.Goroutine = s.threads.client(in, h.goid)
+	frames, err := s.frames(in, h.goid)
+	if err != nil || len(frames) == 0 {
+		return st
+	}
+	var top stackFrame
+	json.Unmarshal(frames[0], &top)
+	st.Line, st.Depth = top.Line, len(frames)
+	if top.Source != nil {
+		st.File = top.Source.Path
+	}
+	if h.cp != nil {
+		st.Steps = 0
+	}
+	return st
+}
+
+// present shows a halt to the client: a stopped event on the goroutine's thread, and heddle's
+// checkpoint event. steps is the halt's line steps since its checkpoint, when known.
+func (s *Session) present(in *incarnation, h halt, steps int) {
+	if h.ended {
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+		s.event("terminated", nil)
+		return
+	}
+	st := s.position(in, h)
+	if st.Steps < 0 {
+		st.Steps = steps
+	}
+	s.mu.Lock()
+	s.cur = &st
+	web := s.web
+	s.mu.Unlock()
+	id, _ := s.threads.client(in, h.goid)
+	b := map[string]any{"reason": h.reason, "threadId": id, "allThreadsStopped": true}
+	if h.desc != "" {
+		b["description"], b["text"] = h.desc, h.desc
+	}
+	s.event("stopped", b)
+	s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
+	if web != nil {
+		s.publishCheckpoint(web, in, st.Checkpoint)
+	}
+}
+
+// begin starts a motion; only one runs at a time.
+func (s *Session) begin(m *message) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.moving {
+		s.mu.Unlock()
+		s.fail(m, "%s: the debugger is busy with another command; try again when it stops", m.Command)
+		s.mu.Lock()
+		return false
+	}
+	s.moving = true
+	return true
+}
+
+func (s *Session) end() {
+	s.mu.Lock()
+	s.moving = false
+	s.mu.Unlock()
+}
+
+// forwardMotion handles continue and the steps: Delve moves the debuggee, and heddle keeps
+// the user out of its runtime.
+func (s *Session) forwardMotion(m *message) {
+	in := s.current()
+	if in == nil {
+		s.fail(m, "%s: no program is being debugged", m.Command)
+		return
+	}
+	if !s.begin(m) {
+		return
+	}
+	var a struct {
+		ThreadID int `json:"threadId"`
+	}
+	json.Unmarshal(m.Arguments, &a)
+	goid := s.threads.goid(in, a.ThreadID)
+	s.mu.Lock()
+	prev := s.cur
+	s.mu.Unlock()
+	sink := in.capture()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.end()
+		defer in.release()
+		ctx := s.ctx
+		stepping := m.Command != "continue"
+		if stepping {
+			// At a checkpoint the goroutine stands inside heddle's runtime, before its
+			// operation: step out to the user's line first, which performs the operation.
+			hidden, err := s.inHeddle(in, goid)
+			if err != nil {
+				s.fail(m, "%s: %v", m.Command, err)
+				return
+			}
+			if hidden {
+				before := s.position(in, halt{goid: goid})
+				h, err := s.stepOutOfHeddle(ctx, in, sink, goid)
+				if err != nil {
+					s.fail(m, "%s: %v", m.Command, err)
+					return
+				}
+				if h != nil {
+					// Something else stopped the debuggee first.
+					s.respond(m, nil)
+					s.present(in, *h, -1)
+					return
+				}
+				here := halt{goid: goid, reason: "step"}
+				if after := s.position(in, here); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
+					// Returning from the operation's call already reached the next line.
+					s.respond(m, nil)
+					steps := -1
+					if prev != nil && prev.Steps >= 0 && after.Checkpoint == prev.Checkpoint {
+						steps = prev.Steps + 1
+					}
+					s.present(in, here, steps)
+					return
+				}
+			}
+		}
+		resp, err := in.call(ctx, m.Command, s.threads.toDelve(in, m.Arguments))
+		if err != nil {
+			s.fail(m, "%v", err)
+			return
+		}
+		resp.RequestSeq, resp.Seq = m.Seq, 0
+		s.send(resp)
+		h, err := s.await(ctx, in, sink, stepping)
+		if err != nil {
+			s.output("stderr", fmt.Sprintf("heddle: %s: %v\n", m.Command, err))
+			return
+		}
+		steps := -1
+		if m.Command == "next" && prev != nil && prev.Steps >= 0 {
+			steps = prev.Steps + 1
+		}
+		if h.cp != nil {
+			steps = 0
+		}
+		st := s.position(in, h)
+		if prev != nil && st.Checkpoint != prev.Checkpoint && h.cp == nil {
+			steps = -1
+		}
+		s.present(in, h, steps)
+	}()
+}
+
+// stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the
+// debuggee stopped for another reason on the way.
+func (s *Session) stepOutOfHeddle(ctx context.Context, in *incarnation, sink chan *message, goid int64) (*halt, error) {
+	for i := 0; i < maxEscape; i++ {
+		if _, err := in.call(ctx, "stepOut", map[string]any{"threadId": goid}); err != nil {
+			return nil, err
+		}
+		h, err := s.awaitRaw(ctx, in, sink)
+		if err != nil {
+			return nil, err
+		}
+		if h.ended || h.bug != nil || h.cp != nil || h.goid != goid || h.reason != "step" {
+			return &h, nil
+		}
+		hidden, err := s.inHeddle(in, goid)
+		if err != nil {
+			return nil, err
+		}
+		if !hidden {
+			return nil, nil
+		}
+	}
+	return nil, fmt.Errorf("could not step out of heddle's runtime")
+}
+
+// awaitRaw waits for the next stop without stepping out of anything.
+func (s *Session) awaitRaw(ctx context.Context, in *incarnation, sink chan *message) (halt, error) {
+	for {
+		var ev *message
+		select {
+		case ev = <-sink:
+		case <-ctx.Done():
+			return halt{}, ctx.Err()
+		}
+		switch ev.Event {
+		case "terminated", "exited":
+			return halt{ended: true}, nil
+		case "continued":
+			continue
+		}
+		var b struct {
+			ThreadID int64  `json:"threadId"`
+			Reason   string `json:"reason"`
+		}
+		json.Unmarshal(ev.Body, &b)
+		reason, cp := in.ctrl.takeBreak()
+		h := halt{goid: b.ThreadID, reason: b.Reason, cp: cp}
+		if reason == "bug" {
+			in.ctrl.mu.Lock()
+			h.bug = in.ctrl.bug
+			in.ctrl.mu.Unlock()
+			h.reason = "exception"
+		}
+		return h, nil
+	}
+}
+
+// launch builds the program and launches the first incarnation; the client then sets its
+// breakpoints on it, and configurationDone starts the run.
+func (s *Session) launch(m *message) {
+	a, extra, err := parseLaunch(m.Arguments)
+	if err != nil {
+		s.fail(m, "%v", err)
+		return
+	}
+	s.mu.Lock()
+	if s.prog != nil {
+		s.mu.Unlock()
+		s.fail(m, "launch: this session already debugs %s", s.prog.pkg)
+		return
+	}
+	s.mu.Unlock()
+	s.output("console", "heddle: building "+a.Program+a.Schedule+" for debugging\n")
+	p, err := build(s.ctx, a, s.tmp)
+	if err != nil {
+		s.fail(m, "%v", err)
+		return
+	}
+	spec := &launchSpec{initialize: s.initArgs, binary: p.binary, env: a.Env, cwd: a.Cwd, extra: extra}
+	if spec.cwd == "" {
+		spec.cwd = p.dir
+	}
+	if p.mode == "test" {
+		spec.args = testArgs(a.Args)
+	} else {
+		spec.args = a.Args
+	}
+	if spec.env == nil {
+		spec.env = map[string]string{}
+	}
+	spec.env["HEDDLE_PACKAGE"] = p.pkg
+	if spec.initialize == nil {
+		spec.initialize = body(map[string]any{"adapterID": "heddle", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})
+	}
+	s.mu.Lock()
+	s.prog, s.spec = p, spec
+	if p.schedule != nil {
+		_, names, err := p.schedule.Picks()
+		if err == nil {
+			s.follow = names
+		}
+	}
+	s.mu.Unlock()
+	in, err := s.prepare(s.ctx)
+	if err != nil {
+		s.fail(m, "launch: %v", err)
+		return
+	}
+	s.mu.Lock()
+	s.active = in
+	s.mu.Unlock()
+	s.respond(m, nil)
+	s.event("initialized", nil)
+}
+
+// prepare launches a new incarnation and starts routing its events.
+func (s *Session) prepare(ctx context.Context) (*incarnation, error) {
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	spec := s.spec
+	s.mu.Unlock()
+	in, err := prepareIncarnation(ctx, id, s.tmp, spec)
+	if err != nil {
+		return nil, err
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.pump(in)
+	}()
+	return in, nil
+}
+
+// configurationDone lets the first incarnation run.
+func (s *Session) configurationDone(m *message) {
+	in := s.current()
+	if in == nil {
+		s.fail(m, "configurationDone: launch first")
+		return
+	}
+	if !s.begin(m) {
+		return
+	}
+	sink := in.capture()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.end()
+		defer in.release()
+		if err := in.finish(s.ctx, s.bps, false); err != nil {
+			s.fail(m, "configurationDone: %v", err)
+			return
+		}
+		s.respond(m, nil)
+		p := s.plan(-1)
+		if s.prog.stopOnEntry {
+			p.breakAt = 0
+		}
+		if err := in.ctrl.begin(s.prog.test, p); err != nil {
+			s.output("stderr", "heddle: "+err.Error()+"\n")
+			return
+		}
+		s.startSpare()
+		h, err := s.await(s.ctx, in, sink, false)
+		if err != nil {
+			s.output("stderr", "heddle: "+err.Error()+"\n")
+			return
+		}
+		if h.ended {
+			s.reportEnd(in)
+		}
+		s.present(in, h, -1)
+	}()
+}
+
+// reportEnd tells the user how the run ended when it ended without stopping.
+func (s *Session) reportEnd(in *incarnation) {
+	select {
+	case <-in.ctrl.ended:
+	case <-time.After(2 * time.Second):
+		return
+	}
+	in.ctrl.mu.Lock()
+	tr, errMsg := in.ctrl.trace, in.ctrl.endErr
+	in.ctrl.mu.Unlock()
+	switch {
+	case errMsg != "":
+		s.output("stderr", "heddle: "+errMsg+"\n")
+	case tr != nil:
+		msg := "heddle: the run ended: " + tr.Verdict.Kind
+		if tr.Verdict.Message != "" {
+			msg += ": " + tr.Verdict.Message
+		}
+		s.output("console", msg+"\n")
+	}
+}
+
+// plan is how a new incarnation runs: it follows the session's schedule and stops at
+// checkpoint breakAt.
+func (s *Session) plan(breakAt int) planned {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return planned{follow: append([]string(nil), s.follow...), breakAt: breakAt, stopOnBug: s.prog.stopOnBug}
+}
+
+// record makes the current incarnation's decisions the session's schedule, keeping any
+// recorded decisions beyond them (a replayed schedule's rest).
+func (s *Session) record(in *incarnation) {
+	st := in.ctrl.snapshot()
+	picks := st.picks()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(picks) >= len(s.follow) || !prefixOf(picks, s.follow) {
+		s.follow = picks
+	}
+	s.recorded = st.checkpoints
+}
+
+func prefixOf(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// describeHalt is a one-line description of where a halt is, for messages.
+func describeHalt(st bidir.Stop) string {
+	return strings.TrimSpace(fmt.Sprintf("%s at %s:%d", st.Goroutine, st.File, st.Line))
+}

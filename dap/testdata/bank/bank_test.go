@@ -1,0 +1,28 @@
+package bank
+
+import (
+	"sync"
+	"testing"
+)
+
+func TestTransfer(t *testing.T) {
+	a, b := &Account{balance: 100}, &Account{balance: 100}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); Transfer(a, b, 10) }()
+	go func() { defer wg.Done(); Transfer(b, a, 20) }()
+	wg.Wait()
+}
+
+func TestDeposit(t *testing.T) {
+	a := &Account{}
+	done := make(chan bool)
+	for i := 0; i < 2; i++ {
+		go func() { Deposit(a, 50); done <- true }()
+	}
+	<-done
+	<-done
+	if a.balance != 100 {
+		t.Errorf("balance = %d, want 100", a.balance)
+	}
+}

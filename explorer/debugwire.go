@@ -1,0 +1,87 @@
+package explorer
+
+import (
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// The debug protocol connects a debuggee (an instrumented binary run by the debugger with
+// HEDDLE_DEBUG set to the path of a Unix socket) to the debug adapter, which acts as its
+// scheduler. The debuggee dials the socket and reads a DebugStart; then it reports every
+// scheduling point, resumption and bug as a DebugEvent and waits for a DebugReply to each, so
+// that when the debuggee is stopped by the debugger, the adapter has seen everything that
+// happened. See docs/protocol.md.
+
+// DebugStart tells a debuggee which test to run.
+type DebugStart struct {
+	V        int    `json:"v"`
+	Test     string `json:"test"`
+	MaxSteps int    `json:"maxSteps,omitempty"`
+}
+
+// DebugEvent is what a debuggee reports. Type is "point", "resumed", "bug" or "end".
+type DebugEvent struct {
+	Type string `json:"type"`
+	// point: a scheduling point, including those with a single alternative.
+	Point *DebugPoint `json:"point,omitempty"`
+	// resumed: a goroutine was resumed by the scheduler (a checkpoint).
+	Resumed *DebugResumed `json:"resumed,omitempty"`
+	// bug: the run ends with a bug of this kind (before teardown).
+	Kind    string `json:"kind,omitempty"`
+	Message string `json:"message,omitempty"`
+	// end: the run's detailed trace.
+	Trace *timeline.Trace `json:"trace,omitempty"`
+	Error string          `json:"error,omitempty"`
+}
+
+// DebugPoint is a scheduling point.
+type DebugPoint struct {
+	Kind    rt.DecisionKind `json:"kind"`
+	Alts    []DebugAlt      `json:"alts"`
+	Current int             `json:"current"`
+	Step    int             `json:"step"`
+	// Decision is the index the point gets in the schedule when it has several alternatives.
+	Decision int `json:"decision"`
+	// Goroutines is the state of every goroutine that has not finished.
+	Goroutines []DebugGoroutine `json:"goroutines"`
+}
+
+// DebugAlt is one alternative of a point.
+type DebugAlt struct {
+	G    rt.GID        `json:"g"`
+	Name string        `json:"name"` // G1.2, clock, or the case or value
+	Op   string        `json:"op"`
+	Obj  string        `json:"obj,omitempty"`
+	Case int           `json:"case"`
+	Pos  *timeline.Pos `json:"pos,omitempty"`
+}
+
+// DebugGoroutine is a goroutine's state at a point.
+type DebugGoroutine struct {
+	ID    string        `json:"id"`
+	Goid  int64         `json:"goid"`
+	State string        `json:"state"` // blocked, running
+	Op    string        `json:"op,omitempty"`
+	Obj   string        `json:"obj,omitempty"`
+	Pos   *timeline.Pos `json:"pos,omitempty"`
+}
+
+// DebugResumed is a checkpoint: goroutine G is about to perform its operation.
+type DebugResumed struct {
+	G        string        `json:"g"`
+	Goid     int64         `json:"goid"`
+	Step     int           `json:"step"`
+	Op       string        `json:"op,omitempty"`
+	Pos      *timeline.Pos `json:"pos,omitempty"`
+	Decision int           `json:"decision"`
+	New      bool          `json:"new,omitempty"`
+	// Func is the function a new goroutine is about to run.
+	Func string `json:"func,omitempty"`
+}
+
+// DebugReply answers a DebugEvent. For a point, Pick is the chosen alternative's index. For a
+// resumption or a bug, Break asks the debuggee to stop in the debugger there.
+type DebugReply struct {
+	Pick  int  `json:"pick"`
+	Break bool `json:"break,omitempty"`
+}

@@ -1,0 +1,206 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"reflect"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// BreakFunc is the function the debugger sets a breakpoint on. The debuggee calls it when the
+// adapter asks it to stop at a checkpoint or at a bug; the stack of the goroutine that calls
+// it, without heddle's frames, ends at the user's line.
+const BreakFunc = "github.com/heddledbg/heddle/rt/harness.debugBreak"
+
+// debugReason is written by debugBreak so that the call cannot be optimised away.
+var debugReason string
+
+//go:noinline
+func debugBreak(reason string) { debugReason = reason }
+
+// debugSession is the debuggee's end of the debug protocol: the adapter is its scheduler.
+type debugSession struct {
+	conn  net.Conn
+	w     *bufio.Writer
+	enc   *json.Encoder
+	dec   *json.Decoder
+	goids map[rt.GID]int64
+	// root is the function of the root goroutine: the test function, or main.main.
+	root string
+	// point is the run's last scheduling point, valid until the run ends.
+	point *rt.Point
+}
+
+// debug serves a debugging session when HEDDLE_DEBUG names the adapter's socket; it returns
+// false otherwise. The run's goroutines are those of harnessFor(test).
+func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func(name string) string) (bool, int) {
+	addr := os.Getenv("HEDDLE_DEBUG")
+	if addr == "" {
+		return false, 0
+	}
+	conn, err := net.Dial("unix", addr)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "heddle debuggee: connecting to the debug adapter at %s: %v\n", addr, err)
+		return true, 2
+	}
+	defer conn.Close()
+	s := &debugSession{conn: conn, w: bufio.NewWriter(conn), dec: json.NewDecoder(conn), goids: map[rt.GID]int64{}}
+	s.enc = json.NewEncoder(s.w)
+	var start explorer.DebugStart
+	if err := s.dec.Decode(&start); err != nil {
+		fmt.Fprintf(os.Stderr, "heddle debuggee: reading the start message: %v\n", err)
+		return true, 2
+	}
+	s.root = rootFunc(start.Test)
+	h, err := harnessFor(start.Test)
+	if err != nil {
+		s.send(&explorer.DebugEvent{Type: "end", Error: err.Error()})
+		return true, 2
+	}
+	var res *rt.Result
+	h(func(body func()) {
+		res = rt.Run(rt.Config{
+			Chooser:   s,
+			Detail:    true,
+			AskAlways: true,
+			MaxSteps:  start.MaxSteps,
+			// The debuggee stands still while the user looks at it: no wall-clock bounds.
+			Hang:        100000 * time.Hour,
+			ForeignWait: time.Second,
+			Resumed:     s.resumed,
+			Bug:         s.bug,
+		}, body)
+	})
+	tr := timeline.FromResult(res, timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: start.Test, Binary: os.Getenv("HEDDLE_BINARY")}, "debug")
+	s.send(&explorer.DebugEvent{Type: "end", Trace: tr})
+	return true, 0
+}
+
+func (s *debugSession) send(ev *explorer.DebugEvent) {
+	s.enc.Encode(ev)
+	s.w.Flush()
+}
+
+// ask sends ev and waits for the adapter's reply. Without an adapter the debuggee cannot go
+// on: it exits.
+func (s *debugSession) ask(ev *explorer.DebugEvent) explorer.DebugReply {
+	s.send(ev)
+	var r explorer.DebugReply
+	if err := s.dec.Decode(&r); err != nil {
+		fmt.Fprintf(os.Stderr, "heddle debuggee: the debug adapter went away: %v\n", err)
+		os.Exit(2)
+	}
+	return r
+}
+
+// Choose implements rt.Chooser: the adapter decides.
+func (s *debugSession) Choose(p *rt.Point) int {
+	s.point = p
+	dp := &explorer.DebugPoint{Kind: p.Kind, Current: p.Current, Step: p.Step, Decision: p.Index}
+	for _, a := range p.Alts {
+		da := explorer.DebugAlt{G: a.G, Op: a.Op.String(), Obj: p.ObjName(a.Obj), Case: a.Case}
+		switch p.Kind {
+		case rt.DecideGoroutine, rt.DecideWake:
+			da.Name = p.Name(a.G)
+		default:
+			da.Name = strconv.Itoa(a.Case)
+		}
+		if a.G != rt.ClockID {
+			da.Pos = position(p.PC(a.G))
+		}
+		dp.Alts = append(dp.Alts, da)
+	}
+	dp.Goroutines = s.goroutines(p)
+	r := s.ask(&explorer.DebugEvent{Type: "point", Point: dp})
+	if r.Pick < 0 || r.Pick >= len(p.Alts) {
+		return 0
+	}
+	return r.Pick
+}
+
+func (s *debugSession) resumed(r rt.Resumption) {
+	goid, ok := s.goids[r.G]
+	if !ok {
+		goid = currentGoid()
+		s.goids[r.G] = goid
+	}
+	ev := &explorer.DebugResumed{G: r.Name, Goid: goid, Step: r.Step, Decision: r.Decision, New: r.New}
+	switch {
+	case !r.New:
+		ev.Op, ev.Pos = r.Op.String(), position(r.PC)
+	case r.G == 0:
+		ev.Func = s.root
+	case r.Fn != 0:
+		if f := runtime.FuncForPC(r.Fn); f != nil {
+			ev.Func = f.Name()
+		}
+	}
+	if s.ask(&explorer.DebugEvent{Type: "resumed", Resumed: ev}).Break {
+		debugBreak("checkpoint")
+	}
+}
+
+// goroutines returns the state of every goroutine of p's run.
+func (s *debugSession) goroutines(p *rt.Point) []explorer.DebugGoroutine {
+	var out []explorer.DebugGoroutine
+	for _, g := range p.Goroutines() {
+		dg := explorer.DebugGoroutine{ID: p.Name(g.ID), Goid: s.goids[g.ID], State: g.State, Pos: position(g.PC)}
+		if g.State == "blocked" {
+			dg.Op, dg.Obj = g.Op.String(), p.ObjName(g.Obj)
+		}
+		out = append(out, dg)
+	}
+	return out
+}
+
+func (s *debugSession) bug(v *rt.Verdict) {
+	ev := &explorer.DebugEvent{Type: "bug", Kind: string(v.Kind), Message: v.Message}
+	if s.point != nil {
+		// The goroutines as the bug leaves them: for a deadlock, all blocked.
+		ev.Point = &explorer.DebugPoint{Current: -1, Goroutines: s.goroutines(s.point)}
+	}
+	if s.ask(ev).Break {
+		debugBreak(string(v.Kind))
+	}
+}
+
+func position(pc uintptr) *timeline.Pos {
+	file, line, _ := rt.Position(pc)
+	if file == "" {
+		return nil
+	}
+	return &timeline.Pos{File: file, Line: line}
+}
+
+// currentGoid returns the runtime's id of the calling goroutine, which the debugger shows.
+func currentGoid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		id, _ := strconv.ParseInt(string(b[:i]), 10, 64)
+		return id
+	}
+	return 0
+}
+
+func funcName[F any](f F) string {
+	v := reflect.ValueOf(f)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	if fn := runtime.FuncForPC(v.Pointer()); fn != nil {
+		return fn.Name()
+	}
+	return ""
+}

@@ -1,0 +1,25 @@
+// Package lsp is heddle's language server: it shows the results of heddle test in an
+// editor, over the Language Server Protocol (LSP), and offers to explore, debug and replay.
+//
+// [Serve] speaks the protocol on a stream, usually the standard input and output of
+// "heddle lsp". The server provides:
+//
+//   - Code lenses above every func TestXxx(t *testing.T) of an open _test.go file: "explore
+//     interleavings" (command heddle.explore) and "debug with heddle" (heddle.debugTest),
+//     both with the argument {"package": <directory of the file>, "test": "TestXxx"}.
+//   - Diagnostics (severity Warning, source "heddle", code the bug kind) at the source lines
+//     of the bugs of the latest explorations, read from the trace and exploration files that
+//     heddle test writes under .heddle in each workspace folder: one at each blocked
+//     goroutine of a deadlock or leak, with the other goroutines as related information;
+//     at the failing line of a panic, misuse, assertion or failed test; at the nested
+//     acquisitions of a lock-order inversion or of a predicted lock cycle. The server
+//     polls the result directories, and reloads them at once on
+//     workspace/didChangeWatchedFiles or on the heddle/refresh notification.
+//   - A quick fix on each of its diagnostics, "Replay with heddle" (command heddle.replayBug,
+//     argument {"trace": <absolute path of the trace file>}).
+//
+// The commands belong to the editor extension, which runs heddle. The server runs no program
+// and answers workspace/executeCommand with an error: nothing a client sends can make it
+// execute anything. Files it cannot read or parse are skipped with a window/logMessage
+// warning. docs/lsp.md describes the protocol surface for extension authors.
+package lsp

@@ -1,0 +1,11 @@
+package bank
+
+import "testing"
+
+func TestBeforeTheError(t *testing.T) {}
+
+func TestBroken(t *testing.T) {
+	if {
+}
+
+func TestAfterTheError(t *testing.T) {}

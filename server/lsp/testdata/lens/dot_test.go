@@ -1,0 +1,5 @@
+package bank
+
+import . "testing"
+
+func TestDot(t *T) {}

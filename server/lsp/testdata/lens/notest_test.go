@@ -1,0 +1,3 @@
+package bank
+
+func TestNoImport(t *testing.T) {}
