@@ -186,9 +186,11 @@ func (n *navInc) Close() {
 	go n.in.close()
 }
 
-// adopt makes a navigated incarnation the session's current one and shows its stop.
-func (s *Session) adopt(n *navInc, st bidir.Stop, reason string) {
+// adopt makes a navigated incarnation the session's current one, ends motion id and shows
+// the incarnation's stop.
+func (s *Session) adopt(id int, n *navInc, st bidir.Stop, reason string) {
 	n.in.release()
+	s.end(id)
 	s.mu.Lock()
 	old := s.active
 	s.active = n.in
@@ -225,13 +227,14 @@ func (s *Session) backward(m *message) {
 		s.fail(m, "%s: the program is not stopped", m.Command)
 		return
 	}
-	if !s.begin(m) {
+	id, ok := s.begin(m)
+	if !ok {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.end()
+		defer s.end(id)
 		nav := s.navigator()
 		var (
 			inc bidir.Incarnation
@@ -255,7 +258,7 @@ func (s *Session) backward(m *message) {
 				reason = "entry"
 			}
 		}
-		s.adopt(inc.(*navInc), st, reason)
+		s.adopt(id, inc.(*navInc), st, reason)
 	}()
 }
 
@@ -280,13 +283,14 @@ func (s *Session) gotoCheckpoint(m *message, k int) {
 // navigateTo starts a new incarnation with plan p, runs it to checkpoint k (or, for k < 0,
 // until it stops) and makes it current.
 func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
-	if !s.begin(m) {
+	id, ok := s.begin(m)
+	if !ok {
 		return
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.end()
+		defer s.end(id)
 		inc, err := s.starter(p)(s.ctx)
 		if err != nil {
 			s.fail(m, "%s: %v", m.Command, err)
@@ -320,9 +324,10 @@ func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
 				go old.close()
 			}
 			s.reportEnd(n.in)
+			s.end(id)
 			s.present(n.in, n.last, -1)
 			return
 		}
-		s.adopt(n, st, reason)
+		s.adopt(id, n, st, reason)
 	}()
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +23,8 @@ type client struct {
 	queue  []*message
 	done   chan error
 	cancel context.CancelFunc
+
+	closeOnce sync.Once
 }
 
 // newClient starts a session on one end of a pipe and returns a client on the other.
@@ -35,7 +38,9 @@ func newClient(t testing.TB) *client {
 	return c
 }
 
-func (c *client) close() {
+func (c *client) close() { c.closeOnce.Do(c.doClose) }
+
+func (c *client) doClose() {
 	c.cancel()
 	c.conn.Close()
 	select {

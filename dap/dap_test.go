@@ -196,3 +196,100 @@ func TestStepBackLines(t *testing.T) {
 		t.Errorf("from.balance after stepping back = %s, want %s (nothing was transferred yet)", got, from)
 	}
 }
+
+func (c *client) cont(thread int) stopped {
+	c.t.Helper()
+	seq := c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: thread}})
+	c.response(seq, time.Minute)
+	return c.stopped(time.Minute)
+}
+
+func TestReverseContinue(t *testing.T) {
+	c, _ := launchBank(t, 13, nil)
+	first := c.stopped(time.Minute)
+	amount1 := c.evaluate(first.ThreadID, "amount")
+	second := c.cont(first.ThreadID)
+	if f := c.stack(second.ThreadID)[0]; f.Line != 13 || second.ThreadID == first.ThreadID {
+		t.Fatalf("second stop: thread %d at line %d, want the other goroutine at line 13", second.ThreadID, f.Line)
+	}
+	seq := c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: second.ThreadID}})
+	c.response(seq, time.Minute)
+	back := c.stopped(time.Minute)
+	f := c.stack(back.ThreadID)[0]
+	if back.ThreadID != first.ThreadID || f.Line != 13 || back.Reason != "breakpoint" {
+		t.Fatalf("reverse continue stopped on thread %d at line %d (%s), want thread %d at line 13", back.ThreadID, f.Line, back.Reason, first.ThreadID)
+	}
+	if got := c.evaluate(back.ThreadID, "amount"); got != amount1 {
+		t.Errorf("amount = %s after reverse continue, want %s", got, amount1)
+	}
+	// Before the first hit there is none: reverse continue goes to the start.
+	seq = c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: back.ThreadID}})
+	c.response(seq, time.Minute)
+	start := c.stopped(time.Minute)
+	if f := c.stack(start.ThreadID)[0]; start.ThreadID != 1 || !strings.Contains(f.Name, "TestTransfer") {
+		t.Errorf("reverse continue to the start stopped in %s on thread %d, want TestTransfer on G1", f.Name, start.ThreadID)
+	}
+}
+
+func TestScheduleNextToDeadlock(t *testing.T) {
+	c, _ := launchBank(t, 14, nil)
+	st := c.stopped(time.Minute)
+	seq := c.custom("heddle/runnable", nil)
+	var r struct {
+		Goroutines []runnableGoroutine `json:"goroutines"`
+	}
+	json.Unmarshal(c.response(seq, 10*time.Second).Body, &r)
+	var other string
+	for _, g := range r.Goroutines {
+		if g.ID != "G1" && g.ID != c.threadName(st.ThreadID) {
+			other = g.ID
+		}
+	}
+	if other == "" {
+		t.Fatalf("runnable = %+v, want the other transfer goroutine", r.Goroutines)
+	}
+	seq = c.custom("heddle/scheduleNext", map[string]any{"goroutine": other})
+	c.response(seq, time.Minute)
+	next := c.stopped(time.Minute)
+	if name := c.threadName(next.ThreadID); name != other {
+		t.Fatalf("after scheduleNext %s, stopped on %s", other, name)
+	}
+	// The other transfer now takes its first lock: each holds one, and the run deadlocks.
+	end := c.cont(next.ThreadID)
+	if end.Reason == "breakpoint" {
+		// The other transfer at line 14, holding its first lock.
+		if name := c.threadName(end.ThreadID); name != other {
+			t.Fatalf("stopped at the breakpoint on %s, want %s", name, other)
+		}
+		end = c.cont(end.ThreadID)
+	}
+	if end.Reason != "exception" || !strings.Contains(end.Description, "deadlock") {
+		t.Fatalf("continuing after the hand-made schedule stopped with %+v, want a deadlock", end)
+	}
+	path := filepath.Join(t.TempDir(), "hand.schedule.json")
+	seq = c.custom("heddle/saveSchedule", map[string]any{"path": path})
+	c.response(seq, 10*time.Second)
+
+	// The saved schedule replays the deadlock in a new session.
+	c2 := newClient(t)
+	seq = c2.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	c2.response(seq, 10*time.Second)
+	seq = c2.custom("launch", map[string]any{"mode": "replay", "schedule": path})
+	c2.response(seq, buildTimeout)
+	c2.event("initialized", 10*time.Second)
+	c2.response(c2.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	if st := c2.stopped(time.Minute); st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
+		t.Fatalf("replaying the saved schedule stopped with %+v, want the deadlock", st)
+	}
+}
+
+func (c *client) threadName(id int) string {
+	c.t.Helper()
+	for _, th := range c.threads() {
+		if th.ID == id {
+			name, _, _ := strings.Cut(th.Name, " ")
+			return name
+		}
+	}
+	return ""
+}

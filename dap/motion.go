@@ -79,6 +79,15 @@ func (in *incarnation) release() {
 	in.mu.Unlock()
 }
 
+// releaseSink releases the capture made with sink, if it is still the current one.
+func (in *incarnation) releaseSink(sink chan *message) {
+	in.mu.Lock()
+	if in.sink == sink {
+		in.sink = nil
+	}
+	in.mu.Unlock()
+}
+
 // halt is where an incarnation came to rest after a motion.
 type halt struct {
 	ended  bool
@@ -98,11 +107,9 @@ const maxEscape = 32
 // line. stepping says the motion was a step.
 func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message, stepping bool) (halt, error) {
 	for escapes := 0; ; {
-		var ev *message
-		select {
-		case ev = <-sink:
-		case <-ctx.Done():
-			return halt{}, ctx.Err()
+		ev, err := waitEvent(ctx, in, sink)
+		if err != nil {
+			return halt{}, err
 		}
 		switch ev.Event {
 		case "terminated", "exited":
@@ -115,6 +122,10 @@ func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message
 			Reason   string `json:"reason"`
 		}
 		json.Unmarshal(ev.Body, &b)
+		if b.ThreadID == 0 && gone(in) {
+			// Delve's last word on a debuggee that was killed.
+			return halt{ended: true}, nil
+		}
 		reason, cp := in.ctrl.takeBreak()
 		switch reason {
 		case "bug":
@@ -146,6 +157,26 @@ func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message
 			}
 		}
 		return halt{goid: b.ThreadID, reason: b.Reason}, nil
+	}
+}
+
+// waitEvent returns the next stop event of in. A debuggee that has gone (killed, crashed)
+// while Delve reports nothing counts as terminated once Delve has had a moment to say so.
+func waitEvent(ctx context.Context, in *incarnation, sink chan *message) (*message, error) {
+	select {
+	case ev := <-sink:
+		return ev, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-in.ctrl.ended:
+	}
+	select {
+	case ev := <-sink:
+		return ev, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(2 * time.Second):
+		return &message{Type: "event", Event: "terminated"}, nil
 	}
 }
 
@@ -237,24 +268,36 @@ func (s *Session) present(in *incarnation, h halt, steps int) {
 	}
 }
 
-// begin starts a motion; only one runs at a time.
-func (s *Session) begin(m *message) bool {
+// begin starts a motion; only one runs at a time. It returns the motion's id.
+func (s *Session) begin(m *message) (int, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.moving {
+	if s.moving != 0 {
 		s.mu.Unlock()
 		s.fail(m, "%s: the debugger is busy with another command; try again when it stops", m.Command)
-		s.mu.Lock()
-		return false
+		return 0, false
 	}
-	s.moving = true
-	return true
+	s.motions++
+	s.moving = s.motions
+	s.mu.Unlock()
+	return s.moving, true
 }
 
-func (s *Session) end() {
+// end ends motion id, if it is still the current one.
+func (s *Session) end(id int) {
 	s.mu.Lock()
-	s.moving = false
+	if s.moving == id {
+		s.moving = 0
+	}
 	s.mu.Unlock()
+}
+
+// settle ends motion id before its stop is shown, so that the client may start the next
+// motion as soon as it sees the stop.
+func (s *Session) settle(id int, in *incarnation, sink chan *message) {
+	if sink != nil {
+		in.releaseSink(sink)
+	}
+	s.end(id)
 }
 
 // forwardMotion handles continue and the steps: Delve moves the debuggee, and heddle keeps
@@ -265,7 +308,8 @@ func (s *Session) forwardMotion(m *message) {
 		s.fail(m, "%s: no program is being debugged", m.Command)
 		return
 	}
-	if !s.begin(m) {
+	id, ok := s.begin(m)
+	if !ok {
 		return
 	}
 	var a struct {
@@ -280,8 +324,8 @@ func (s *Session) forwardMotion(m *message) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.end()
-		defer in.release()
+		defer s.end(id)
+		defer in.releaseSink(sink)
 		ctx := s.ctx
 		stepping := m.Command != "continue"
 		if stepping {
@@ -302,6 +346,7 @@ func (s *Session) forwardMotion(m *message) {
 				if h != nil {
 					// Something else stopped the debuggee first.
 					s.respond(m, nil)
+					s.settle(id, in, sink)
 					s.present(in, *h, -1)
 					return
 				}
@@ -313,6 +358,7 @@ func (s *Session) forwardMotion(m *message) {
 					if prev != nil && prev.Steps >= 0 && after.Checkpoint == prev.Checkpoint {
 						steps = prev.Steps + 1
 					}
+					s.settle(id, in, sink)
 					s.present(in, here, steps)
 					return
 				}
@@ -321,6 +367,7 @@ func (s *Session) forwardMotion(m *message) {
 		resp, err := in.call(ctx, m.Command, s.threads.toDelve(in, m.Arguments))
 		if err != nil {
 			s.fail(m, "%v", err)
+			s.endIfGone(in)
 			return
 		}
 		resp.RequestSeq, resp.Seq = m.Seq, 0
@@ -341,6 +388,10 @@ func (s *Session) forwardMotion(m *message) {
 		if prev != nil && st.Checkpoint != prev.Checkpoint && h.cp == nil {
 			steps = -1
 		}
+		if h.ended {
+			s.reportEnd(in)
+		}
+		s.settle(id, in, sink)
 		s.present(in, h, steps)
 	}()
 }
@@ -373,11 +424,9 @@ func (s *Session) stepOutOfHeddle(ctx context.Context, in *incarnation, sink cha
 // awaitRaw waits for the next stop without stepping out of anything.
 func (s *Session) awaitRaw(ctx context.Context, in *incarnation, sink chan *message) (halt, error) {
 	for {
-		var ev *message
-		select {
-		case ev = <-sink:
-		case <-ctx.Done():
-			return halt{}, ctx.Err()
+		ev, err := waitEvent(ctx, in, sink)
+		if err != nil {
+			return halt{}, err
 		}
 		switch ev.Event {
 		case "terminated", "exited":
@@ -390,6 +439,9 @@ func (s *Session) awaitRaw(ctx context.Context, in *incarnation, sink chan *mess
 			Reason   string `json:"reason"`
 		}
 		json.Unmarshal(ev.Body, &b)
+		if b.ThreadID == 0 && gone(in) {
+			return halt{ended: true}, nil
+		}
 		reason, cp := in.ctrl.takeBreak()
 		h := halt{goid: b.ThreadID, reason: b.Reason, cp: cp}
 		if reason == "bug" {
@@ -486,15 +538,16 @@ func (s *Session) configurationDone(m *message) {
 		s.fail(m, "configurationDone: launch first")
 		return
 	}
-	if !s.begin(m) {
+	id, ok := s.begin(m)
+	if !ok {
 		return
 	}
 	sink := in.capture()
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.end()
-		defer in.release()
+		defer s.end(id)
+		defer in.releaseSink(sink)
 		if err := in.finish(s.ctx, s.bps, false); err != nil {
 			s.fail(m, "configurationDone: %v", err)
 			return
@@ -517,8 +570,37 @@ func (s *Session) configurationDone(m *message) {
 		if h.ended {
 			s.reportEnd(in)
 		}
+		s.settle(id, in, sink)
 		s.present(in, h, -1)
 	}()
+}
+
+// gone reports, within two seconds, whether in's debuggee has gone.
+func gone(in *incarnation) bool {
+	select {
+	case <-in.ctrl.ended:
+		return true
+	case <-in.done:
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+// endIfGone ends the session's run if in's debuggee has gone (killed, crashed): its
+// requests fail, and the client must learn that there is nothing left to debug.
+func (s *Session) endIfGone(in *incarnation) {
+	select {
+	case <-in.ctrl.ended:
+	case <-in.done:
+	case <-time.After(2 * time.Second):
+		return
+	}
+	if in != s.current() {
+		return
+	}
+	s.reportEnd(in)
+	s.present(in, halt{ended: true}, -1)
 }
 
 // reportEnd tells the user how the run ended when it ended without stopping.

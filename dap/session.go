@@ -45,7 +45,8 @@ type Session struct {
 	cur      *bidir.Stop
 	follow   []string
 	recorded []Checkpoint
-	moving   bool
+	moving   int // the current motion's id, 0 for none
+	motions  int
 	explores *explorations
 	web      *server.Server
 	ended    bool
