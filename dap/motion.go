@@ -570,6 +570,9 @@ func (s *Session) configurationDone(m *message) {
 		if h.ended {
 			s.reportEnd(in)
 		}
+		if h.cp != nil && h.cp.Index == 0 {
+			h.reason = "entry"
+		}
 		s.settle(id, in, sink)
 		s.present(in, h, -1)
 	}()

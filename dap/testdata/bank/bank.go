@@ -28,3 +28,13 @@ func Deposit(a *Account, amount int) {
 	a.balance = b + amount
 	a.mu.Unlock()
 }
+
+// Withdraw takes n from a, and panics when the balance does not cover it.
+func Withdraw(a *Account, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.balance < n {
+		panic("insufficient funds")
+	}
+	a.balance -= n
+}

@@ -26,3 +26,13 @@ func TestDeposit(t *testing.T) {
 		t.Errorf("balance = %d, want 100", a.balance)
 	}
 }
+
+func TestOverdraw(t *testing.T) {
+	a := &Account{balance: 10}
+	done := make(chan bool)
+	go func() {
+		Withdraw(a, 20)
+		done <- true
+	}()
+	<-done
+}

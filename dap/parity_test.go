@@ -1,0 +1,175 @@
+package dap
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// launch starts a session on a test of testdata/bank, applies setup before
+// configurationDone, and returns the client.
+func launch(t *testing.T, test string, extra map[string]any, setup func(c *client, src string)) *client {
+	t.Helper()
+	c := newClient(t)
+	initialize(c)
+	dir, _ := filepath.Abs("testdata/bank")
+	args := map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^" + test + "$"}}
+	for k, v := range extra {
+		args[k] = v
+	}
+	c.response(c.custom("launch", args), buildTimeout)
+	c.event("initialized", 10*time.Second)
+	if setup != nil {
+		setup(c, filepath.Join(dir, "bank.go"))
+	}
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	return c
+}
+
+func setBreakpoints(c *client, src string, bps ...godap.SourceBreakpoint) {
+	c.t.Helper()
+	c.response(c.send(&godap.SetBreakpointsRequest{Request: godap.Request{Command: "setBreakpoints"}, Arguments: godap.SetBreakpointsArguments{
+		Source: godap.Source{Path: src}, Breakpoints: bps}}), 30*time.Second)
+}
+
+// The standard requests behave as under dlv dap: heddle passes them to Delve.
+func TestDelveParity(t *testing.T) {
+	t.Run("conditional breakpoint", func(t *testing.T) {
+		c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+			setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17, Condition: "amount == 20"})
+		})
+		st := c.stopped(time.Minute)
+		if v := c.evaluate(st.ThreadID, "amount"); v != "20" {
+			t.Errorf("stopped with amount = %s, want 20", v)
+		}
+	})
+	t.Run("hit count", func(t *testing.T) {
+		c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+			setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17, HitCondition: "2"})
+		})
+		st := c.stopped(time.Minute)
+		first := c.evaluate(st.ThreadID, "from.balance")
+		// The second transfer finds its source account already credited or debited once.
+		if first != "120" && first != "90" {
+			t.Errorf("second hit: from.balance = %s, want the second transfer's (120 or 90)", first)
+		}
+	})
+	t.Run("logpoint", func(t *testing.T) {
+		c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+			setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17, LogMessage: "moving {amount}"})
+		})
+		var logged []string
+		for len(logged) < 2 {
+			m := c.event("output", time.Minute)
+			var b struct {
+				Output string `json:"output"`
+			}
+			json.Unmarshal(m.Body, &b)
+			if strings.Contains(b.Output, "moving") {
+				logged = append(logged, strings.TrimSpace(b.Output))
+			}
+		}
+		c.event("terminated", time.Minute)
+		t.Logf("logged %q", logged)
+	})
+	t.Run("function breakpoint", func(t *testing.T) {
+		c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+			c.response(c.send(&godap.SetFunctionBreakpointsRequest{Request: godap.Request{Command: "setFunctionBreakpoints"},
+				Arguments: godap.SetFunctionBreakpointsArguments{Breakpoints: []godap.FunctionBreakpoint{{Name: "example.com/bank.Transfer"}}}}), 30*time.Second)
+		})
+		st := c.stopped(time.Minute)
+		if f := c.stack(st.ThreadID)[0]; !strings.HasSuffix(f.Name, "Transfer") {
+			t.Errorf("stopped in %s, want Transfer", f.Name)
+		}
+	})
+	t.Run("set variable", func(t *testing.T) {
+		c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+			setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17})
+		})
+		st := c.stopped(time.Minute)
+		fs := c.stack(st.ThreadID)
+		var scopes struct {
+			Scopes []struct {
+				Name               string `json:"name"`
+				VariablesReference int    `json:"variablesReference"`
+			} `json:"scopes"`
+		}
+		json.Unmarshal(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
+		c.response(c.send(&godap.SetVariableRequest{Request: godap.Request{Command: "setVariable"}, Arguments: godap.SetVariableArguments{
+			VariablesReference: scopes.Scopes[0].VariablesReference, Name: "amount", Value: "99"}}), 30*time.Second)
+		if v := c.evaluate(st.ThreadID, "amount"); v != "99" {
+			t.Errorf("amount = %s after setVariable, want 99", v)
+		}
+	})
+	t.Run("panic", func(t *testing.T) {
+		c := launch(t, "TestOverdraw", nil, nil)
+		st := c.stopped(time.Minute)
+		if st.Reason != "exception" || !strings.Contains(st.Description, "insufficient funds") {
+			t.Fatalf("stopped with %+v, want the panic", st)
+		}
+		if f := c.stack(st.ThreadID)[0]; !strings.HasSuffix(f.Source.Path, "bank.go") || f.Line != 37 {
+			t.Errorf("the panic stops at %s:%d, want bank.go:37", f.Source.Path, f.Line)
+		}
+	})
+}
+
+func TestCheckpoints(t *testing.T) {
+	c := launch(t, "TestTransfer", map[string]any{"stopOnEntry": true}, nil)
+	st := c.stopped(time.Minute)
+	if f := c.stack(st.ThreadID)[0]; st.Reason != "entry" || st.ThreadID != 1 || !strings.Contains(f.Name, "TestTransfer") {
+		t.Fatalf("stop on entry: %+v in %s, want G1 at the start of TestTransfer", st, f.Name)
+	}
+	// With no breakpoints, the default schedule runs to the end.
+	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+	c.event("terminated", time.Minute)
+}
+
+func TestGotoCheckpointAndWebView(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 18})
+	})
+	st := c.stopped(time.Minute)
+	var cps struct {
+		Current     int          `json:"current"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	if len(cps.Checkpoints) < 4 || cps.Current != len(cps.Checkpoints)-1 {
+		t.Fatalf("checkpoints: current %d of %d, want the last of several", cps.Current, len(cps.Checkpoints))
+	}
+	// Go to each checkpoint with an operation: the goroutine resumed there stands at it.
+	for _, cp := range cps.Checkpoints {
+		if cp.New || cp.Position == nil {
+			continue
+		}
+		c.response(c.custom("heddle/gotoCheckpoint", map[string]any{"index": cp.Index}), time.Minute)
+		st = c.stopped(time.Minute)
+		f := c.stack(st.ThreadID)[0]
+		if st.Reason != "goto" || c.threadName(st.ThreadID) != cp.Goroutine || f.Line != cp.Position.Line || f.Source.Path != cp.Position.File {
+			t.Errorf("checkpoint %d: stopped (%s) on %s at %s:%d, want %s at %s", cp.Index, st.Reason, c.threadName(st.ThreadID), f.Source.Path, f.Line, cp.Goroutine, cp.Position)
+		}
+	}
+	m := c.response(c.custom("heddle/webview", nil), 10*time.Second)
+	var w struct {
+		URL string `json:"url"`
+	}
+	json.Unmarshal(m.Body, &w)
+	if !strings.HasPrefix(w.URL, "http://127.0.0.1:") {
+		t.Fatalf("web view at %q, want a loopback URL", w.URL)
+	}
+	resp, err := http.Get(w.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), "<html") {
+		t.Errorf("GET %s: %d, want the page", w.URL, resp.StatusCode)
+	}
+}
