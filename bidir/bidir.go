@@ -54,6 +54,9 @@ type Starter func(ctx context.Context) (Incarnation, error)
 type Navigator struct {
 	Start       Starter
 	Checkpoints []string
+	// FromStart makes ReverseContinue replay from the start with breakpoints on, for
+	// breakpoints whose hit counts must count every hit.
+	FromStart bool
 }
 
 // StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
@@ -157,38 +160,69 @@ func (n *Navigator) at(ctx context.Context, k, steps int) (Incarnation, Stop, er
 }
 
 // ReverseContinue returns an incarnation stopped at the latest breakpoint hit before cur, or
-// at checkpoint 0 when there is none.
+// at checkpoint 0 when there is none. It looks for hits in windows of checkpoints before cur
+// that grow fourfold, so that the usual case, a hit shortly before, replays only the end of
+// the execution with breakpoints on; replaying to a window's start needs none.
 func (n *Navigator) ReverseContinue(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	for w := 4; ; w *= 4 {
+		k0 := max(cur.Checkpoint-w, 0)
+		if n.FromStart {
+			k0 = 0
+		}
+		hits, err := n.hitsBefore(ctx, k0, cur)
+		if err != nil {
+			return nil, Stop{}, err
+		}
+		if hits > 0 {
+			in, err := n.Start(ctx)
+			if err != nil {
+				return nil, Stop{}, err
+			}
+			st, err := n.window(ctx, in, k0)
+			for i := 0; i < hits && err == nil; i++ {
+				st, err = in.Continue(ctx)
+			}
+			if err != nil {
+				in.Close()
+				return nil, Stop{}, err
+			}
+			st.Steps = -1
+			return in, st, nil
+		}
+		if k0 == 0 {
+			return n.at(ctx, 0, 0)
+		}
+	}
+}
+
+// window starts in's run at checkpoint k0, or from the very start for 0 (where checkpoint 0's
+// goroutine has not yet run any line with a breakpoint).
+func (n *Navigator) window(ctx context.Context, in Incarnation, k0 int) (Stop, error) {
+	if k0 == 0 {
+		return Stop{}, nil
+	}
+	return in.Goto(ctx, k0)
+}
+
+// hitsBefore counts the breakpoint hits from checkpoint k0 to cur.
+func (n *Navigator) hitsBefore(ctx context.Context, k0 int, cur Stop) (int, error) {
 	in, err := n.Start(ctx)
 	if err != nil {
-		return nil, Stop{}, err
+		return 0, err
+	}
+	defer in.Close()
+	if _, err := n.window(ctx, in, k0); err != nil {
+		return 0, err
 	}
 	hits := 0
 	for {
 		st, err := in.Continue(ctx)
 		if err != nil {
-			in.Close()
-			return nil, Stop{}, err
+			return 0, err
 		}
 		if st.Ended || st.Checkpoint > cur.Checkpoint || st.Same(cur) {
-			break
+			return hits, nil
 		}
 		hits++
 	}
-	in.Close()
-	if hits == 0 {
-		return n.at(ctx, 0, 0)
-	}
-	if in, err = n.Start(ctx); err != nil {
-		return nil, Stop{}, err
-	}
-	var st Stop
-	for i := 0; i < hits; i++ {
-		if st, err = in.Continue(ctx); err != nil {
-			in.Close()
-			return nil, Stop{}, err
-		}
-	}
-	st.Steps = -1
-	return in, st, nil
 }

@@ -3,42 +3,48 @@ package dap
 import (
 	"context"
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/heddledbg/heddle/bidir"
 )
 
-// startSpare prepares an incarnation in the background, so that the next backward move
-// does not wait for Delve to load the binary: the cache of live incarnations, parked before
-// their run starts.
+// spares is how many incarnations are kept ready, parked before their run starts, so that
+// backward moves do not wait for Delve to start and load the binary. Two cover a step back
+// made while the previous one's replacement is still loading.
+const spares = 2
+
+// startSpare tops the pool of spare incarnations up, in the background.
 func (s *Session) startSpare() {
 	s.mu.Lock()
-	if s.spare != nil || s.ctx.Err() != nil {
-		s.mu.Unlock()
-		return
-	}
-	ch := make(chan *incarnation, 1)
-	s.spare = ch
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		in, err := s.prepare(s.ctx)
-		if err == nil {
-			if err = in.finish(s.ctx, s.bps, true); err != nil {
-				in.close()
-				in = nil
+	defer s.mu.Unlock()
+	for len(s.spare) < spares && s.ctx.Err() == nil {
+		ch := make(chan *incarnation, 1)
+		s.spare = append(s.spare, ch)
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			in, err := s.prepare(s.ctx)
+			if err == nil {
+				if err = in.finish(s.ctx, s.bps, false); err != nil {
+					in.close()
+					in = nil
+				}
 			}
-		}
-		ch <- in
-	}()
+			ch <- in
+		}()
+	}
 }
 
-// fresh returns an incarnation ready to begin its run: the spare if there is one, with its
-// breakpoints brought up to date, and starts preparing the next spare.
+// fresh returns an incarnation ready to begin its run: a spare if there is one, and tops the
+// pool up again.
 func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 	s.mu.Lock()
-	ch := s.spare
-	s.spare = nil
+	var ch chan *incarnation
+	if len(s.spare) > 0 {
+		ch = s.spare[0]
+		s.spare = s.spare[1:]
+	}
 	s.mu.Unlock()
 	var in *incarnation
 	if ch != nil {
@@ -48,20 +54,12 @@ func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 			return nil, ctx.Err()
 		}
 	}
-	if in != nil && in.version != s.bps.version() {
-		if err := in.configure(ctx, s.bps); err != nil {
-			in.close()
-			in = nil
-		} else {
-			in.version = s.bps.version()
-		}
-	}
 	if in == nil {
 		var err error
 		if in, err = s.prepare(ctx); err != nil {
 			return nil, err
 		}
-		if err := in.finish(ctx, s.bps, true); err != nil {
+		if err := in.finish(ctx, s.bps, false); err != nil {
 			in.close()
 			return nil, err
 		}
@@ -82,6 +80,7 @@ type navInc struct {
 
 func (s *Session) starter(p planned) bidir.Starter {
 	return func(ctx context.Context) (bidir.Incarnation, error) {
+		defer trace("fresh")()
 		in, err := s.fresh(ctx)
 		if err != nil {
 			return nil, err
@@ -114,6 +113,7 @@ func (n *navInc) stop(ctx context.Context, stepping bool) (bidir.Stop, error) {
 }
 
 func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
+	defer trace("goto")()
 	if err := n.run(ctx, k); err != nil {
 		return bidir.Stop{}, err
 	}
@@ -123,7 +123,7 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 			return st, err
 		}
 		if n.last.cp != nil {
-			return st, nil
+			return st, n.in.ensureBreakpoints(ctx, n.s.bps)
 		}
 		if st.Ended || n.last.bug != nil || st.Checkpoint > k {
 			return st, fmt.Errorf("checkpoint %d was not reached (stopped at %s)", k, describeHalt(st))
@@ -136,6 +136,7 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 }
 
 func (n *navInc) Step(ctx context.Context) (bidir.Stop, error) {
+	defer trace("step")()
 	if n.last.ended {
 		return bidir.Stop{Ended: true}, nil
 	}
@@ -169,6 +170,9 @@ func (n *navInc) Step(ctx context.Context) (bidir.Stop, error) {
 func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 	if n.last.ended {
 		return bidir.Stop{Ended: true}, nil
+	}
+	if err := n.in.ensureBreakpoints(ctx, n.s.bps); err != nil {
+		return bidir.Stop{}, err
 	}
 	if err := n.run(ctx, -1); err != nil {
 		return bidir.Stop{}, err
@@ -215,7 +219,7 @@ func (s *Session) navigator() *bidir.Navigator {
 		names[i] = c.Goroutine
 	}
 	s.mu.Unlock()
-	return &bidir.Navigator{Start: s.starter(s.plan(-1)), Checkpoints: names}
+	return &bidir.Navigator{Start: s.starter(s.plan(-1)), Checkpoints: names, FromStart: s.bps.hitCounts()}
 }
 
 // backward handles stepBack and reverseContinue.
@@ -330,4 +334,14 @@ func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
 		}
 		s.adopt(id, n, st, reason)
 	}()
+}
+
+var traceOn = os.Getenv("HEDDLE_DAP_TRACE") != ""
+
+func trace(what string) func() {
+	if !traceOn {
+		return func() {}
+	}
+	t0 := time.Now()
+	return func() { fmt.Fprintf(os.Stderr, "heddle dap: %s %v\n", what, time.Since(t0)) }
 }

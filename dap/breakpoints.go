@@ -3,6 +3,7 @@ package dap
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/heddledbg/heddle/rt/harness"
@@ -95,6 +96,29 @@ func (b *breakpoints) functions(extra []string) json.RawMessage {
 		bps = append(bps, body(map[string]string{"name": f}))
 	}
 	return body(map[string]any{"breakpoints": bps})
+}
+
+// hitCounts reports whether a breakpoint has a hit condition, which counts hits from the
+// start of the run.
+func (b *breakpoints) hitCounts() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, args := range b.bySource {
+		if strings.Contains(string(args), `"hitCondition"`) {
+			return true
+		}
+	}
+	for _, f := range b.funcs {
+		if strings.Contains(string(f), `"hitCondition"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// heddleOnly returns setFunctionBreakpoints arguments with heddle's breakpoint alone.
+func heddleOnly() json.RawMessage {
+	return body(map[string]any{"breakpoints": []any{map[string]string{"name": harness.BreakFunc}}})
 }
 
 // clientFunctions is the number of the client's function breakpoints.

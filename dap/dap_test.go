@@ -13,7 +13,7 @@ import (
 const buildTimeout = 3 * time.Minute
 
 // launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line.
-func launchBank(t *testing.T, line int, extra map[string]any) (*client, string) {
+func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) {
 	t.Helper()
 	c := newClient(t)
 	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})

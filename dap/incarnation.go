@@ -72,22 +72,38 @@ func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpe
 	return in, nil
 }
 
-// finish applies the breakpoints (all of them, or only heddle's when the client has set its
-// own on this incarnation), lets the debuggee start and waits until it has connected to its
-// controller, ready for its run to begin.
-func (in *incarnation) finish(ctx context.Context, bps *breakpoints, all bool) error {
-	if all {
-		if err := in.configure(ctx, bps); err != nil {
-			return err
-		}
-	} else if _, err := in.call(ctx, "setFunctionBreakpoints", bps.functions(nil)); err != nil {
+// finish lets the debuggee start and waits until it has connected to its controller, ready
+// for its run to begin. The first incarnation gets the client's function breakpoints (the
+// client set its others on it already); the others get heddle's breakpoint alone, so that
+// replaying to a checkpoint does not stop at every breakpoint hit on the way: navigation
+// applies the client's breakpoints once there (ensureBreakpoints).
+func (in *incarnation) finish(ctx context.Context, bps *breakpoints, first bool) error {
+	args := heddleOnly()
+	in.version = -1
+	if first {
+		args = bps.functions(nil)
+		in.version = bps.version()
+	}
+	if _, err := in.call(ctx, "setFunctionBreakpoints", args); err != nil {
 		return err
 	}
-	in.version = bps.version()
 	if _, err := in.call(ctx, "configurationDone", nil); err != nil {
 		return err
 	}
 	return in.waitConnected(ctx)
+}
+
+// ensureBreakpoints applies the client's current breakpoints.
+func (in *incarnation) ensureBreakpoints(ctx context.Context, bps *breakpoints) error {
+	v := bps.version()
+	if in.version == v {
+		return nil
+	}
+	if err := in.configure(ctx, bps); err != nil {
+		return err
+	}
+	in.version = v
+	return nil
 }
 
 func newIncarnation(dir string, id int, ctrl *controller) (*incarnation, error) {

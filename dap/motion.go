@@ -548,7 +548,7 @@ func (s *Session) configurationDone(m *message) {
 		defer s.wg.Done()
 		defer s.end(id)
 		defer in.releaseSink(sink)
-		if err := in.finish(s.ctx, s.bps, false); err != nil {
+		if err := in.finish(s.ctx, s.bps, true); err != nil {
 			s.fail(m, "configurationDone: %v", err)
 			return
 		}

@@ -14,7 +14,7 @@ import (
 
 // launch starts a session on a test of testdata/bank, applies setup before
 // configurationDone, and returns the client.
-func launch(t *testing.T, test string, extra map[string]any, setup func(c *client, src string)) *client {
+func launch(t testing.TB, test string, extra map[string]any, setup func(c *client, src string)) *client {
 	t.Helper()
 	c := newClient(t)
 	initialize(c)

@@ -38,7 +38,7 @@ type Session struct {
 	spec     *launchSpec
 	bps      *breakpoints
 	active   *incarnation
-	spare    chan *incarnation
+	spare    []chan *incarnation
 	nextID   int
 	threads  threadIDs
 	// cur is the position of the current stop; plan is the schedule the incarnations follow.
@@ -110,9 +110,9 @@ func (s *Session) shutdown() {
 	if active != nil {
 		active.close()
 	}
-	if spare != nil {
+	for _, ch := range spare {
 		go func() {
-			if in := <-spare; in != nil {
+			if in := <-ch; in != nil {
 				in.close()
 			}
 		}()

@@ -17,6 +17,18 @@ export const BANK = path.join(REPO, 'dap', 'testdata', 'bank');
 export const BANK_GO = path.join(BANK, 'bank.go');
 export const BANK_TEST_GO = path.join(BANK, 'bank_test.go');
 
+/**
+ * The 1-based number of the line of file whose text, trimmed, is text.
+ * @param {string} file
+ * @param {string} text
+ */
+export function lineOf(file, text) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const i = lines.findIndex((l) => l.trim() === text);
+  if (i < 0) throw new Error(`${path.basename(file)} has no line ${JSON.stringify(text)}`);
+  return i + 1;
+}
+
 /** How long one request or one awaited event may take: builds take 5-20 s. */
 export const TIMEOUT = 60000;
 
@@ -61,10 +73,13 @@ export function within(p, what, timeout = TIMEOUT) {
  * before its response (a stopped event often does) is not missed.
  */
 export class Adapter {
-  /** @param {string} bin the heddle binary */
-  constructor(bin) {
+  /**
+   * @param {string} bin the heddle binary
+   * @param {string} tmp the adapter's TMPDIR, where its builds and debuggees live
+   */
+  constructor(bin, tmp) {
     // DebugClient.start spawns `runtime executable`: spawn(bin, ['dap']).
-    this.client = new DebugClient(bin, 'dap', 'heddle', { cwd: REPO, env: process.env }, VERBOSE);
+    this.client = new DebugClient(bin, 'dap', 'heddle', { cwd: REPO, env: { ...process.env, TMPDIR: tmp } }, VERBOSE);
     this.client.defaultTimeout = TIMEOUT;
     /** @type {import('@vscode/debugprotocol').DebugProtocol.Event[]} */
     this.queue = [];
@@ -263,37 +278,69 @@ export class Adapter {
 }
 
 /**
- * The live (non-zombie) processes whose command line mentions bank.test or TestHeddleWorker.
- * @returns {{pid: number, cmd: string}[]}
+ * @typedef {{pid: number, ppid: number, state: string, start: string, cmd: string}} Proc
  */
-export function debuggees() {
+
+/** Reads /proc/PID, or returns null if the process is gone. @returns {Proc | null} */
+function readProc(pid) {
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name in parentheses: state ppid ... starttime (field 22).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid: Number(pid), state: f[0], ppid: Number(f[1]), start: f[19], cmd };
+  } catch {
+    return null;
+  }
+}
+
+/** Every process of the machine. @returns {Proc[]} */
+export function processes() {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(readProc).filter((p) => p !== null);
+}
+
+/** Whether p is still running (the same process, not a zombie, not a reused pid). */
+export function alive(p) {
+  const now = readProc(p.pid);
+  return now !== null && now.start === p.start && now.state !== 'Z' && now.state !== 'X';
+}
+
+/** The processes descended from the processes roots. @param {number[]} roots */
+export function descendants(roots) {
+  const all = processes();
   const found = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let cmd, stat;
-    try {
-      cmd = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').join(' ').trim();
-      stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    if (!cmd.includes('bank.test') && !cmd.includes('TestHeddleWorker')) continue;
-    const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-    if (state === 'Z' || state === 'X') continue;
-    found.push({ pid: Number(d), cmd });
+  let frontier = new Set(roots);
+  while (frontier.size > 0) {
+    const next = all.filter((p) => frontier.has(p.ppid));
+    found.push(...next);
+    frontier = new Set(next.map((p) => p.pid));
   }
   return found;
 }
 
 /**
- * Waits up to timeout ms for every debuggee process not in before to be gone; returns those
- * still there and how long it waited.
- * @param {Set<number>} before
+ * The live (non-zombie) processes whose command line mentions bank.test or
+ * TestHeddleWorker, and, if within is given, also mentions it (a directory).
+ * @param {string} [within]
+ * @returns {Proc[]}
  */
-export async function debuggeesGone(before, timeout = 10000) {
+export function debuggees(within) {
+  return processes().filter((p) =>
+    (p.cmd.includes('bank.test') || p.cmd.includes('TestHeddleWorker'))
+    && (!within || p.cmd.includes(within))
+    && p.state !== 'Z' && p.state !== 'X');
+}
+
+/**
+ * Waits up to timeout ms until check() returns an empty list; returns the last list and
+ * how long it waited.
+ * @template T
+ * @param {() => T[]} check
+ */
+export async function gone(check, timeout = 10000) {
   const t0 = performance.now();
   for (;;) {
-    const left = debuggees().filter((p) => !before.has(p.pid));
+    const left = check();
     if (left.length === 0 || performance.now() - t0 > timeout) return { left, waited: performance.now() - t0 };
     await new Promise((r) => setTimeout(r, 100));
   }

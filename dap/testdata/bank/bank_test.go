@@ -36,3 +36,25 @@ func TestOverdraw(t *testing.T) {
 	}()
 	<-done
 }
+
+// TestBusy makes several hundred scheduling decisions: four goroutines take one lock in turn.
+func TestBusy(t *testing.T) {
+	var mu sync.Mutex
+	total := 0
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				mu.Lock()
+				total++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if total != 400 {
+		t.Errorf("total = %d, want 400", total)
+	}
+}

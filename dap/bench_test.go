@@ -1,0 +1,115 @@
+package dap
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// reportLatency reports the median and 95th percentile of ds.
+func reportLatency(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(p(0.5), "p50-ms")
+	b.ReportMetric(p(0.95), "p95-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// busyStop stops TestBusy at the breakpoint bp on total++ and returns the stop and the number
+// of checkpoints so far.
+func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
+	bp.Line = 51
+	c := launch(b, "TestBusy", nil, func(c *client, src string) {
+		setBreakpoints(c, src[:len(src)-len("bank.go")]+"bank_test.go", bp)
+	})
+	st := c.stopped(time.Minute)
+	var cps struct {
+		Checkpoints []Checkpoint `json:"checkpoints"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	return c, st, len(cps.Checkpoints)
+}
+
+// BenchmarkStepBack measures a step back after a step forward, at a stop several hundred
+// checkpoints into TestBusy: the position is known, so one incarnation replays to it.
+func BenchmarkStepBack(b *testing.B) {
+	c, st, n := busyStop(b, godap.SourceBreakpoint{HitCondition: "300"})
+	var ds []time.Duration
+	b.ResetTimer()
+	b.ReportMetric(float64(n), "checkpoints")
+	for i := 0; i < b.N; i++ {
+		c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: st.ThreadID}}), time.Minute)
+		st = c.stopped(time.Minute)
+		t0 := time.Now()
+		st, _ = c.stepBack(st.ThreadID)
+		ds = append(ds, time.Since(t0))
+	}
+	reportLatency(b, ds)
+}
+
+// BenchmarkStepBackFromBreakpoint measures a step back from a breakpoint hit, whose place in
+// its segment is found by a first re-execution.
+func BenchmarkStepBackFromBreakpoint(b *testing.B) {
+	var ds []time.Duration
+	for i := 0; i < b.N; i++ {
+		c, st, _ := busyStop(b, godap.SourceBreakpoint{HitCondition: "300"})
+		t0 := time.Now()
+		c.stepBack(st.ThreadID)
+		ds = append(ds, time.Since(t0))
+		c.close()
+	}
+	reportLatency(b, ds)
+}
+
+// BenchmarkReverseContinue measures a reverse continue to the previous hit of a conditional
+// breakpoint, a few hundred checkpoints into the run.
+func BenchmarkReverseContinue(b *testing.B) {
+	c, st, n := busyStop(b, godap.SourceBreakpoint{Condition: "i >= 75"})
+	var ds []time.Duration
+	b.ResetTimer()
+	b.ReportMetric(float64(n), "checkpoints")
+	for i := 0; i < b.N; i++ {
+		st = c.cont(st.ThreadID)
+		t0 := time.Now()
+		c.response(c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+		st = c.stopped(time.Minute)
+		ds = append(ds, time.Since(t0))
+	}
+	reportLatency(b, ds)
+}
+
+// BenchmarkExploreFirstBug measures the time from heddle/explore at a breakpoint to the first
+// heddle/bugFound event.
+func BenchmarkExploreFirstBug(b *testing.B) {
+	c, _ := launchBank(b, 15, nil)
+	c.stopped(time.Minute)
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		var r struct {
+			ID int `json:"id"`
+		}
+		json.Unmarshal(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
+		c.next("the first bug", time.Minute, func(m *message) bool {
+			var f bugFound
+			json.Unmarshal(m.Body, &f)
+			return m.Event == "heddle/bugFound" && f.ID == r.ID
+		})
+		ds = append(ds, time.Since(t0))
+		c.next("the end of the search", time.Minute, func(m *message) bool {
+			var f bugFound
+			json.Unmarshal(m.Body, &f)
+			return m.Event == "heddle/exploreDone" && f.ID == r.ID
+		})
+		// Drop the search's other events.
+		c.queue = c.queue[:0]
+	}
+	reportLatency(b, ds)
+}
