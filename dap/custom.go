@@ -74,14 +74,14 @@ func (s *Session) checkpoints(m *message) {
 		s.fail(m, "heddle/checkpoints: no program is being debugged")
 		return
 	}
-	st := in.ctrl.snapshot()
+	s.record(in)
 	s.mu.Lock()
 	cur := -1
 	if s.cur != nil {
 		cur = s.cur.Checkpoint
 	}
+	cps := s.recorded
 	s.mu.Unlock()
-	cps := st.checkpoints
 	if cps == nil {
 		cps = []Checkpoint{}
 	}
@@ -182,11 +182,24 @@ func (s *Session) scheduleNext(m *message, g string) {
 		cur := *s.cur
 		s.mu.Unlock()
 		id := s.threads.id(cur.Goroutine)
-		s.forwardMotion(&message{Seq: m.Seq, Type: "request", Command: "continue", Arguments: body(map[string]any{"threadId": id})})
+		s.motion(m, "continue", body(map[string]any{"threadId": id}))
 		return
 	}
 	s.mu.Unlock()
 	s.fail(m, "heddle/scheduleNext: the program is not stopped")
+}
+
+// exceptionInfo describes the bug the debuggee stopped at; other exceptions are Delve's.
+func (s *Session) exceptionInfo(m *message) {
+	s.mu.Lock()
+	bug := s.curBug
+	s.mu.Unlock()
+	if bug == nil {
+		s.forward(m)
+		return
+	}
+	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": bug.Message, "breakMode": "always",
+		"details": map[string]any{"message": bug.Message, "typeName": "heddle " + bug.Kind}})
 }
 
 // saveSchedule writes the decisions made so far as a schedule file.

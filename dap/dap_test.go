@@ -127,6 +127,15 @@ func TestExploreReplayStepBack(t *testing.T) {
 	if st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
 		t.Fatalf("replay stopped with %+v, want a deadlock exception", st)
 	}
+	var info struct {
+		ExceptionID string `json:"exceptionId"`
+		Description string `json:"description"`
+	}
+	json.Unmarshal(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), 10*time.Second).Body, &info)
+	if info.ExceptionID != "deadlock" || info.Description == "" {
+		t.Errorf("exceptionInfo = %+v, want the deadlock", info)
+	}
 	blocked := 0
 	for _, th := range c.threads() {
 		t.Logf("thread %d %s", th.ID, th.Name)
@@ -249,7 +258,9 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 		t.Fatalf("runnable = %+v, want the other transfer goroutine", r.Goroutines)
 	}
 	seq = c.custom("heddle/scheduleNext", map[string]any{"goroutine": other})
-	c.response(seq, time.Minute)
+	if r := c.response(seq, time.Minute); r.Command != "heddle/scheduleNext" {
+		t.Errorf("scheduleNext answered as %q", r.Command)
+	}
 	next := c.stopped(time.Minute)
 	if name := c.threadName(next.ThreadID); name != other {
 		t.Fatalf("after scheduleNext %s, stopped on %s", other, name)

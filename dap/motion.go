@@ -254,6 +254,7 @@ func (s *Session) present(in *incarnation, h halt, steps int) {
 	}
 	s.mu.Lock()
 	s.cur = &st
+	s.curBug = h.bug
 	web := s.web
 	s.mu.Unlock()
 	id, _ := s.threads.client(in, h.goid)
@@ -302,7 +303,11 @@ func (s *Session) settle(id int, in *incarnation, sink chan *message) {
 
 // forwardMotion handles continue and the steps: Delve moves the debuggee, and heddle keeps
 // the user out of its runtime.
-func (s *Session) forwardMotion(m *message) {
+func (s *Session) forwardMotion(m *message) { s.motion(m, m.Command, m.Arguments) }
+
+// motion sends command with args to Delve on behalf of request m, and shows where the
+// debuggee stops.
+func (s *Session) motion(m *message, command string, args json.RawMessage) {
 	in := s.current()
 	if in == nil {
 		s.fail(m, "%s: no program is being debugged", m.Command)
@@ -315,7 +320,7 @@ func (s *Session) forwardMotion(m *message) {
 	var a struct {
 		ThreadID int `json:"threadId"`
 	}
-	json.Unmarshal(m.Arguments, &a)
+	json.Unmarshal(args, &a)
 	goid := s.threads.goid(in, a.ThreadID)
 	s.mu.Lock()
 	prev := s.cur
@@ -327,7 +332,7 @@ func (s *Session) forwardMotion(m *message) {
 		defer s.end(id)
 		defer in.releaseSink(sink)
 		ctx := s.ctx
-		stepping := m.Command != "continue"
+		stepping := command != "continue"
 		if stepping {
 			// At a checkpoint the goroutine stands inside heddle's runtime, before its
 			// operation: step out to the user's line first, which performs the operation.
@@ -364,13 +369,13 @@ func (s *Session) forwardMotion(m *message) {
 				}
 			}
 		}
-		resp, err := in.call(ctx, m.Command, s.threads.toDelve(in, m.Arguments))
+		resp, err := in.call(ctx, command, s.threads.toDelve(in, args))
 		if err != nil {
 			s.fail(m, "%v", err)
 			s.endIfGone(in)
 			return
 		}
-		resp.RequestSeq, resp.Seq = m.Seq, 0
+		resp.RequestSeq, resp.Seq, resp.Command = m.Seq, 0, m.Command
 		s.send(resp)
 		h, err := s.await(ctx, in, sink, stepping)
 		if err != nil {
@@ -378,7 +383,7 @@ func (s *Session) forwardMotion(m *message) {
 			return
 		}
 		steps := -1
-		if m.Command == "next" && prev != nil && prev.Steps >= 0 {
+		if command == "next" && prev != nil && prev.Steps >= 0 {
 			steps = prev.Steps + 1
 		}
 		if h.cp != nil {
@@ -643,10 +648,28 @@ func (s *Session) record(in *incarnation) {
 	picks := st.picks()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(picks) >= len(s.follow) || !prefixOf(picks, s.follow) {
+	same := prefixOf(picks, s.follow)
+	if len(picks) >= len(s.follow) || !same {
 		s.follow = picks
 	}
-	s.recorded = st.checkpoints
+	// An incarnation that went back on the same schedule has seen fewer checkpoints than the
+	// session knows of: the known ones stay the timeline.
+	if !same || len(st.checkpoints) >= len(s.recorded) || !sameCheckpoints(st.checkpoints, s.recorded) {
+		s.recorded = st.checkpoints
+	}
+}
+
+// sameCheckpoints reports whether a's checkpoints begin b's.
+func sameCheckpoints(a, b []Checkpoint) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Goroutine != b[i].Goroutine || a[i].Step != b[i].Step {
+			return false
+		}
+	}
+	return true
 }
 
 func prefixOf(a, b []string) bool {

@@ -143,6 +143,7 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	if len(cps.Checkpoints) < 4 || cps.Current != len(cps.Checkpoints)-1 {
 		t.Fatalf("checkpoints: current %d of %d, want the last of several", cps.Current, len(cps.Checkpoints))
 	}
+	all := len(cps.Checkpoints)
 	// Go to each checkpoint with an operation: the goroutine resumed there stands at it.
 	for _, cp := range cps.Checkpoints {
 		if cp.New || cp.Position == nil {
@@ -153,6 +154,11 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 		f := c.stack(st.ThreadID)[0]
 		if st.Reason != "goto" || c.threadName(st.ThreadID) != cp.Goroutine || f.Line != cp.Position.Line || f.Source.Path != cp.Position.File {
 			t.Errorf("checkpoint %d: stopped (%s) on %s at %s:%d, want %s at %s", cp.Index, st.Reason, c.threadName(st.ThreadID), f.Source.Path, f.Line, cp.Goroutine, cp.Position)
+		}
+		// Going back keeps the timeline: the later checkpoints are still listed.
+		json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+		if len(cps.Checkpoints) != all || cps.Current != cp.Index {
+			t.Errorf("after going to checkpoint %d: current %d of %d, want %d of %d", cp.Index, cps.Current, len(cps.Checkpoints), cp.Index, all)
 		}
 	}
 	m := c.response(c.custom("heddle/webview", nil), 10*time.Second)

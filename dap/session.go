@@ -43,6 +43,7 @@ type Session struct {
 	threads  threadIDs
 	// cur is the position of the current stop; plan is the schedule the incarnations follow.
 	cur      *bidir.Stop
+	curBug   *Bug // the bug the current stop is at
 	follow   []string
 	recorded []Checkpoint
 	moving   int // the current motion's id, 0 for none
@@ -202,6 +203,8 @@ func (s *Session) dispatch(m *message) bool {
 		s.threadsRequest(m)
 	case "stackTrace":
 		s.stackTrace(m)
+	case "exceptionInfo":
+		s.exceptionInfo(m)
 	case "restart":
 		s.fail(m, "restart is not supported: use heddle/gotoCheckpoint with index 0")
 	default:

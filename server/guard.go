@@ -13,7 +13,7 @@ import (
 func (s *Server) guard(next http.Handler) http.Handler {
 	csp := fmt.Sprintf("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
 		"connect-src 'self' ws://127.0.0.1:%[1]d ws://localhost:%[1]d; base-uri 'none'; form-action 'none'; "+
-		"frame-ancestors 'self' vscode-webview:", s.port)
+		"frame-ancestors 'self' vscode-webview: vscode-file:", s.port)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")

@@ -32,38 +32,38 @@ export class Api {
   }
 
   session(): Promise<Session> {
-    return this.request("/api/session");
+    return this.request("api/session");
   }
 
   explorations(): Promise<ExplorationSummary[]> {
-    return this.request("/api/explorations");
+    return this.request("api/explorations");
   }
 
   exploration(id: string): Promise<Exploration> {
-    return this.request(`/api/exploration/${encodeURIComponent(id)}`);
+    return this.request(`api/exploration/${encodeURIComponent(id)}`);
   }
 
   bugs(id: string): Promise<BugSummary[]> {
-    return this.request(`/api/exploration/${encodeURIComponent(id)}/bugs`);
+    return this.request(`api/exploration/${encodeURIComponent(id)}/bugs`);
   }
 
   traces(): Promise<TraceSummary[]> {
-    return this.request("/api/traces");
+    return this.request("api/traces");
   }
 
   trace(ref: TraceRef): Promise<Trace> {
     const q = "path" in ref
       ? `path=${encodeURIComponent(ref.path)}`
       : `exploration=${encodeURIComponent(ref.exploration)}&bug=${ref.bug}`;
-    return this.request(`/api/trace?${q}`);
+    return this.request(`api/trace?${q}`);
   }
 
   source(file: string, line: number): Promise<SourceSnippet> {
-    return this.request(`/api/source?file=${encodeURIComponent(file)}&line=${line}`);
+    return this.request(`api/source?file=${encodeURIComponent(file)}&line=${line}`);
   }
 
   goto(step: number): Promise<unknown> {
-    return this.request("/api/goto", {
+    return this.request("api/goto", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ step }),
@@ -76,8 +76,11 @@ export class Api {
   stream(onMessage: (m: StreamMessage) => void, onState: (connected: boolean) => void): void {
     let delay = 500;
     const connect = (): void => {
-      const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-      const ws = new WebSocket(`${scheme}//${location.host}/ws?token=${encodeURIComponent(this.token)}`);
+      // Relative to the page, so that the view also works behind a path prefix (an editor's
+      // port proxy).
+      const url = new URL(`ws?token=${encodeURIComponent(this.token)}`, location.href);
+      url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+      const ws = new WebSocket(url.toString());
       ws.onopen = () => {
         delay = 500;
         onState(true);

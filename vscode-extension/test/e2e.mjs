@@ -1,0 +1,459 @@
+// End-to-end test of the extension in a real VS Code: code-server (the
+// browser build of VS Code) driven by playwright-core and Debian's Chromium.
+//
+//   node test/e2e.mjs
+//
+// It installs the .vsix into a fresh extensions directory, opens a folder
+// holding heddle's bank demo, takes screenshots into test/screenshots/ and
+// checks, step by step:
+//   1. the workbench loads and the Heddle view is in Run and Debug;
+//   2. with a heddle binary whose `heddle lsp` answers: the code lenses on
+//      the tests;
+//   3. with a heddle binary whose `heddle dap` answers: a debug session on
+//      TestTransfer stops at entry; "Explore from Here" in the debug toolbar
+//      explores and the Heddle view lists the exploration and its deadlock;
+//      "Replay in Debugger" stops at the deadlock; "Open Web View" shows the
+//      web view in a panel; in a second session stopped at a breakpoint,
+//      "Choose Next Goroutine" resumes the goroutine picked.
+// Steps that cannot run are reported as skipped, with the reason. Once a
+// session has started, a failing step is reported and the next ones still
+// run. The last line is "N passed, N failed, N skipped"; the exit code is 1
+// when a step failed.
+//
+// Environment:
+//   HEDDLE_BIN   the heddle executable (default: none, steps 2 and 3 are skipped)
+//   CODE_SERVER  default ~/.cache/code-server-e2e/bin/code-server
+//                (installed by shared/tools/install-code-server.sh)
+//   CHROMIUM     default /usr/bin/chromium
+//   VSIX         default out/heddle.vsix (bash test/run.sh builds it)
+//   KEEP=1       keep the temporary directory
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const extDir = join(dirname(fileURLToPath(import.meta.url)), "..");
+const repoDir = join(extDir, "..");
+const screenshots = join(extDir, "test", "screenshots");
+const codeServer = process.env.CODE_SERVER || join(homedir(), ".cache", "code-server-e2e", "bin", "code-server");
+const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
+const vsix = process.env.VSIX || join(extDir, "out", "heddle.vsix");
+const heddleBin = process.env.HEDDLE_BIN || "";
+const chromiumArgs = [
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+const t0 = Date.now();
+const results = [];
+const secs = (ms) => `${(ms / 1000).toFixed(1)}s`;
+function log(msg) {
+  console.log(`[${secs(Date.now() - t0).padStart(6)}] ${msg}`);
+}
+let currentPage;
+async function step(name, f, { soft = false } = {}) {
+  const start = Date.now();
+  log(`${name} ...`);
+  try {
+    if (soft && currentPage) await clearNotifications(currentPage);
+    const detail = await f();
+    results.push({ name, status: "ok", ms: Date.now() - start, detail });
+    log(`ok   ${name} (${secs(Date.now() - start)})${detail ? `: ${detail}` : ""}`);
+  } catch (err) {
+    results.push({ name, status: "FAIL", ms: Date.now() - start, detail: err.message });
+    log(`FAIL ${name} (${secs(Date.now() - start)}): ${err.stack || err}`);
+    if (currentPage) {
+      const file = join(screenshots, `fail-${results.length}.png`);
+      await currentPage.screenshot({ path: file }).catch(() => {});
+      results.at(-1).detail += ` (screenshot ${file})`;
+    }
+    if (!soft) throw err;
+  }
+}
+function skip(name, why) {
+  results.push({ name, status: "skipped", ms: 0, detail: why });
+  log(`skip ${name}: ${why}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// probe starts `heddle <cmd>` and sends one message framed as DAP and LSP
+// both are (Content-Length headers); it resolves to the first response, or
+// rejects with what the process said.
+function probe(cmd, message, timeoutMs = 20000) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(heddleBin, [cmd], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "", errText = "";
+    const timer = setTimeout(() => finish(new Error(`heddle ${cmd}: no response within ${timeoutMs} ms`)), timeoutMs);
+    function finish(err, v) {
+      clearTimeout(timer);
+      p.kill("SIGKILL");
+      if (err) reject(err);
+      else resolve(v);
+    }
+    p.on("error", (e) => finish(e));
+    p.stdout.on("data", (d) => {
+      out += d;
+      const m = /Content-Length: (\d+)\r\n\r\n/.exec(out);
+      if (m && out.length >= m.index + m[0].length + Number(m[1])) finish(null, JSON.parse(out.slice(m.index + m[0].length, m.index + m[0].length + Number(m[1]))));
+    });
+    p.stderr.on("data", (d) => (errText += d));
+    p.on("exit", (code) => setTimeout(() => finish(new Error(`heddle ${cmd} exited with ${code}: ${errText.trim()}`)), 50));
+    const body = JSON.stringify(message);
+    p.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+}
+
+async function heddleCan(cmd) {
+  if (!heddleBin) return "HEDDLE_BIN is not set";
+  if (!existsSync(heddleBin)) return `HEDDLE_BIN ${heddleBin} does not exist`;
+  try {
+    if (cmd === "dap") {
+      const r = await probe("dap", { seq: 1, type: "request", command: "initialize", arguments: { adapterID: "heddle", clientID: "e2e", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" } });
+      if (r.type === "response" && r.success) return "";
+      return `heddle dap answered initialize with ${JSON.stringify(r).slice(0, 200)}`;
+    }
+    const r = await probe("lsp", { jsonrpc: "2.0", id: 1, method: "initialize", params: { processId: null, rootUri: null, capabilities: {} } });
+    if (r.result) return "";
+    return `heddle lsp answered initialize with ${JSON.stringify(r).slice(0, 200)}`;
+  } catch (err) {
+    return err.message;
+  }
+}
+
+// The workspace: heddle's bank demo as a module, and a launch configuration.
+function makeWorkspace(root) {
+  const ws = join(root, "ws");
+  mkdirSync(join(ws, ".vscode"), { recursive: true });
+  const demo = join(repoDir, "cmd", "heddle", "demo");
+  for (const f of ["bank.go", "bank_test.go", "go.mod"]) copyFileSync(join(demo, `${f}.txt`), join(ws, f));
+  writeFileSync(join(ws, ".vscode", "launch.json"), JSON.stringify({
+    version: "0.2.0",
+    configurations: [{
+      type: "heddle",
+      request: "launch",
+      name: "Heddle: TestTransfer",
+      mode: "test",
+      program: "${workspaceFolder}",
+      args: ["-test.run", "^TestTransfer$"],
+      stopOnEntry: true,
+      strategy: "dpor",
+      budget: "20s",
+    }],
+  }, null, 2));
+  return ws;
+}
+
+function userSettings(dataDir) {
+  mkdirSync(join(dataDir, "User"), { recursive: true });
+  const s = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.enableExperiments": false,
+    "security.workspace.trust.enabled": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "go.toolsManagement.autoUpdate": false,
+    "debug.toolBarLocation": "floating",
+  };
+  writeFileSync(join(dataDir, "User", "settings.json"), JSON.stringify(s, null, 2));
+  // heddle.path is a machine setting: in a remote window (code-server is
+  // one) it is read from the remote machine's settings, not the user's.
+  mkdirSync(join(dataDir, "Machine"), { recursive: true });
+  writeFileSync(join(dataDir, "Machine", "settings.json"), JSON.stringify(heddleBin ? { "heddle.path": heddleBin } : {}, null, 2));
+}
+
+async function startCodeServer(root, ws, extensions, data) {
+  const port = await freePort();
+  const logFile = join(root, "code-server.log");
+  const env = { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` };
+  const p = spawn(codeServer, [
+    "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
+    "--disable-workspace-trust", "--disable-getting-started-override", "--config", join(root, "config.yaml"),
+    "--extensions-dir", extensions, "--user-data-dir", data, ws,
+  ], { stdio: ["ignore", "pipe", "pipe"], env, detached: false });
+  let text = "";
+  p.stdout.on("data", (d) => (text += d));
+  p.stderr.on("data", (d) => (text += d));
+  const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`;
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    if (p.exitCode !== null) throw new Error(`code-server exited with ${p.exitCode}:\n${text}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/healthz`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error(`code-server did not answer within 60s:\n${text}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    log: () => text,
+    async stop() {
+      writeFileSync(logFile, text);
+      if (p.exitCode !== null) return;
+      const done = new Promise((r) => p.once("exit", r));
+      p.kill("SIGTERM");
+      await Promise.race([done, new Promise((r) => setTimeout(r, 5000))]);
+      if (p.exitCode === null) p.kill("SIGKILL");
+    },
+  };
+}
+
+// visible waits for a locator to be visible, failing early with the text of
+// a dialog (VS Code shows launch errors in a modal dialog) or of an error
+// notification.
+async function visible(page, locator, timeout) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await locator.first().isVisible().catch(() => false)) return;
+    const dialog = page.locator(".monaco-dialog-box");
+    if (await dialog.isVisible().catch(() => false)) throw new Error(`dialog: ${(await dialog.innerText()).replace(/\s+/g, " ")}`);
+    const toast = page.locator(".notifications-toasts .notification-list-item.error, .notifications-toasts .notification-list-item:has(.codicon-error)");
+    if (await toast.first().isVisible().catch(() => false)) throw new Error(`error notification: ${(await toast.first().innerText()).replace(/\s+/g, " ")}`);
+    if (Date.now() > deadline) throw new Error(`not visible within ${timeout} ms: ${locator}`);
+    await page.waitForTimeout(500);
+  }
+}
+
+// clearNotifications closes the notifications of earlier steps.
+async function clearNotifications(page) {
+  await runCommand(page, "Notifications: Clear All Notifications").catch(() => {});
+  await page.keyboard.press("Escape");
+}
+
+// runCommand runs a command through the command palette.
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible", timeout: 10000 });
+  await input.fill(`>${title}`);
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+  const row = page.locator(".quick-input-list .monaco-list-row").filter({ has: page.locator(".label-name", { hasText: exact }) }).first();
+  await row.waitFor({ state: "visible", timeout: 10000 });
+  await row.click();
+}
+
+function findFiles(dir, pred) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? findFiles(p, pred) : pred(p) ? [p] : [];
+  });
+}
+
+async function main() {
+  for (const [what, p] of [["code-server", codeServer], ["Chromium", chromiumPath], ["the .vsix", vsix]]) {
+    if (!existsSync(p)) {
+      console.error(`e2e: ${what} not found at ${p}`);
+      console.error("install code-server with shared/tools/install-code-server.sh and build the .vsix with test/run.sh");
+      process.exit(2);
+    }
+  }
+  rmSync(screenshots, { recursive: true, force: true });
+  mkdirSync(screenshots, { recursive: true });
+  const root = mkdtempSync(join(tmpdir(), "heddle-e2e-"));
+  const extensions = join(root, "extensions"), data = join(root, "data"), profile = join(root, "chromium");
+  const ws = makeWorkspace(root);
+  userSettings(data);
+  let server, context, page;
+  const shot = async (name) => {
+    const file = join(screenshots, `${name}.png`);
+    await page.screenshot({ path: file });
+    return file;
+  };
+
+  try {
+    await step("install the .vsix into code-server", async () => {
+      const r = spawnSync(codeServer, ["--extensions-dir", extensions, "--user-data-dir", data, "--config", join(root, "config.yaml"), "--install-extension", vsix], { encoding: "utf8", timeout: 120000 });
+      assert.equal(r.status, 0, `code-server --install-extension exited with ${r.status}:\n${r.stdout}\n${r.stderr}`);
+      assert.match(r.stdout, /successfully installed/);
+      assert.ok(readdirSync(extensions).some((d) => d.startsWith("heddledbg.heddle-")), "heddledbg.heddle-* in the extensions directory");
+    });
+
+    await step("start code-server on 127.0.0.1", async () => {
+      server = await startCodeServer(root, ws, extensions, data);
+      return server.url;
+    });
+
+    await step("load the workbench in headless Chromium", async () => {
+      context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, headless: true, args: chromiumArgs, viewport: { width: 1440, height: 900 } });
+      page = context.pages()[0] ?? (await context.newPage());
+      currentPage = page;
+      await page.goto(server.url);
+      await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60000 });
+      await page.locator(".explorer-folders-view, .explorer-viewlet").first().waitFor({ timeout: 60000 });
+      await page.waitForTimeout(2000);
+      return await shot("01-workbench");
+    });
+
+    await step("the Heddle view is in Run and Debug", async () => {
+      await runCommand(page, "View: Show Run and Debug");
+      const header = page.locator(".pane-header", { has: page.locator("h3.title", { hasText: /^Heddle$/ }) });
+      await header.waitFor({ state: "visible", timeout: 30000 });
+      // Collapse the other views of Run and Debug so that Heddle's has room.
+      const others = page.locator(".debug-viewlet .pane-header[aria-expanded=true]", { hasNot: page.locator("h3.title", { hasText: /^Heddle$/ }) });
+      for (let i = await others.count(); i > 0; i--) await others.first().click();
+      if ((await header.getAttribute("aria-expanded")) === "false") await header.click();
+      await page.locator(".welcome-view-content", { hasText: "Explorations of a Heddle debug session" }).waitFor({ state: "visible", timeout: 30000 });
+      // Its extension is the one that contributed it: the view exists only if activation parsed package.json.
+      return await shot("02-run-and-debug");
+    });
+
+    const noLsp = await heddleCan("lsp");
+    if (noLsp) {
+      skip("code lenses of heddle lsp on bank_test.go", noLsp);
+    } else {
+      await step("code lenses of heddle lsp on bank_test.go", async () => {
+        await page.keyboard.press("Control+P");
+        const input = page.locator(".quick-input-widget input");
+        await input.waitFor({ state: "visible", timeout: 10000 });
+        await input.fill("bank_test.go");
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: "bank_test.go" }).first();
+        await row.waitFor({ timeout: 10000 });
+        await row.click();
+        await page.locator(".codelens-decoration", { hasText: /explore/i }).first().waitFor({ state: "visible", timeout: 60000 });
+        return await shot("03-code-lenses");
+      });
+    }
+
+    const noDap = await heddleCan("dap");
+    if (noDap) {
+      skip("debug TestTransfer, Explore from Here, bugs in the Heddle view", noDap);
+    } else {
+      const toolbar = page.locator(".debug-toolbar");
+      const stopped = () => visible(page, toolbar.locator('.action-label[aria-label^="Continue"]'), 180000);
+      const startDebugging = async () => {
+        // The start button of Run and Debug, with "Heddle: TestTransfer" selected.
+        await page.locator(".start-debug-action-item .codicon-debug-start").first().click();
+        await visible(page, toolbar, 60000);
+        await stopped();
+      };
+
+      await step("start debugging TestTransfer (stopOnEntry)", async () => {
+        await startDebugging();
+        return await shot("04-stopped");
+      });
+
+      await step("Explore from Here in the debug toolbar", async () => {
+        const button = toolbar.locator('.action-label[aria-label^="Explore from Here"]');
+        await visible(page, button, 10000);
+        await button.click();
+        await visible(page, page.locator(".monaco-list-row", { hasText: "Exploration 1" }), 30000);
+        return await shot("05-exploring");
+      }, { soft: true });
+
+      await step("the exploration ends and its deadlock is in the Heddle view", async () => {
+        await visible(page, page.locator(".monaco-list-row", { hasText: "deadlock" }), 180000);
+        await visible(page, page.locator(".monaco-list-row", { hasText: /Exploration 1.*(complete|budget spent)/ }), 180000);
+        return await shot("06-bugs");
+      }, { soft: true });
+
+      await step("Replay in Debugger on the deadlock stops at the bug", async () => {
+        const bug = page.locator(".monaco-list-row", { hasText: "deadlock" }).first();
+        await bug.hover();
+        await bug.locator('.action-label[aria-label="Replay in Debugger"]').click();
+        const stack = page.locator(".pane-header", { has: page.locator("h3.title", { hasText: /^Call Stack$/i }) });
+        if ((await stack.getAttribute("aria-expanded")) === "false") await stack.click();
+        // The stopped event's description, or VS Code's "Paused on exception".
+        await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock: all goroutines are blocked/i })), 120000);
+        return await shot("07-replayed");
+      }, { soft: true });
+
+      await step("Open Web View shows the session's web view in a panel", async () => {
+        await runCommand(page, "Heddle: Open Web View");
+        await visible(page, page.locator("iframe.webview.ready"), 30000);
+        const inner = page.frameLocator("iframe.webview.ready").frameLocator("#active-frame");
+        await inner.locator("#heddle-frame").waitFor({ state: "attached", timeout: 30000 });
+        const src = await inner.locator("#heddle-frame").getAttribute("src");
+        const app = inner.frameLocator("#heddle-frame");
+        await app.locator("header .brand").waitFor({ state: "visible", timeout: 30000 }).catch(() => {});
+        await page.waitForTimeout(3000);
+        const file = await shot("08-webview");
+        const brand = await app.locator("header .brand").isVisible().catch(() => false);
+        const error = await app.locator("[data-testid=error]").innerText().catch(() => "");
+        const body = brand ? "" : await app.locator("body").innerText().catch(() => "(no body)");
+        if (!brand || error) throw new Error(`the iframe (${src}) does not show the web view: ${error || body.slice(0, 200)}; see ${file}`);
+        return `${src}; ${file}`;
+      }, { soft: true });
+
+      await step("a new session to a breakpoint in Transfer; Choose Next Goroutine resumes the one picked", async () => {
+        // At entry the run has not reached a scheduling point yet: stop the
+        // session, set a breakpoint in Transfer after its first Lock
+        // (bank.go:14), where both transfer goroutines exist, and continue.
+        await toolbar.locator('.action-label[aria-label^="Stop"]').click();
+        await toolbar.waitFor({ state: "hidden", timeout: 30000 });
+        await page.keyboard.press("Control+P");
+        await page.locator(".quick-input-widget input").fill("bank.go:14");
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: /^bank\.go/ }).first();
+        await row.waitFor({ timeout: 10000 });
+        await row.click();
+        await page.waitForTimeout(500);
+        await runCommand(page, "Debug: Toggle Breakpoint");
+        await visible(page, page.locator(".codicon-debug-breakpoint"), 10000);
+        await startDebugging();
+        await toolbar.locator('.action-label[aria-label^="Continue"]').click();
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
+        await runCommand(page, "Heddle: Choose Next Goroutine");
+        const rows = page.locator(".quick-input-list .monaco-list-row", { hasText: /G\d/ });
+        await visible(page, rows, 30000);
+        const labels = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+        await shot("09-runnable");
+        // Pick a goroutine that is not the current one when there is one.
+        const other = rows.filter({ hasNotText: "current" }).first();
+        const pick = (await other.count()) > 0 ? other : rows.first();
+        const id = /G[\d.]+/.exec(await pick.innerText())[0];
+        await pick.click();
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step/i }), 60000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: id }), 10000);
+        await shot("10-scheduled");
+        return `quick pick: ${labels.join("; ")}; picked ${id}`;
+      }, { soft: true });
+    }
+  } finally {
+    if (page) await shot("99-last").catch(() => {});
+    await context?.close().catch(() => {});
+    await server?.stop();
+    const exthost = findFiles(data, (p) => /exthost\.log$|Heddle\.log$|\d-Heddle\.log$/.test(p));
+    for (const f of exthost) {
+      const text = readFileSync(f, "utf8");
+      const lines = text.split("\n").filter((l) => /heddle/i.test(l)).slice(-20);
+      if (lines.length) console.log(`--- ${f} (heddle lines)\n${lines.join("\n")}`);
+    }
+    if (process.env.KEEP) console.log(`kept ${root}`);
+    else rmSync(root, { recursive: true, force: true });
+    console.log("\nsummary:");
+    for (const r of results) console.log(`  ${r.status.padEnd(7)} ${secs(r.ms).padStart(6)}  ${r.name}${r.status !== "ok" && r.detail ? ` — ${r.detail}` : ""}`);
+    console.log(`  total ${secs(Date.now() - t0)}`);
+  }
+}
+
+main().then(
+  () => {
+    const failed = results.filter((r) => r.status === "FAIL").length;
+    const passed = results.filter((r) => r.status === "ok").length;
+    console.log(`${passed} passed, ${failed} failed, ${results.length - passed - failed} skipped`);
+    process.exit(failed ? 1 : 0);
+  },
+  () => {
+    const failed = results.filter((r) => r.status === "FAIL").length;
+    const passed = results.filter((r) => r.status === "ok").length;
+    console.log(`${passed} passed, ${failed} failed, ${results.length - passed - failed} skipped`);
+    process.exit(1);
+  },
+);
