@@ -171,6 +171,13 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 	if n.last.ended {
 		return bidir.Stop{Ended: true}, nil
 	}
+	if !n.started {
+		// Delve takes some breakpoints (exception filters) only from a stopped debuggee: stop
+		// at the start of the run to apply the client's.
+		if _, err := n.Goto(ctx, 0); err != nil {
+			return bidir.Stop{}, err
+		}
+	}
 	if err := n.in.ensureBreakpoints(ctx, n.s.bps); err != nil {
 		return bidir.Stop{}, err
 	}

@@ -33,6 +33,9 @@ func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) 
 	c.response(seq, buildTimeout)
 	c.event("initialized", 10*time.Second)
 	src := filepath.Join(dir, "bank.go")
+	// As VS Code does, whether or not any filter is on.
+	c.response(c.send(&godap.SetExceptionBreakpointsRequest{Request: godap.Request{Command: "setExceptionBreakpoints"},
+		Arguments: godap.SetExceptionBreakpointsArguments{Filters: []string{}}}), 10*time.Second)
 	if line > 0 {
 		seq = c.send(&godap.SetBreakpointsRequest{Request: godap.Request{Command: "setBreakpoints"}, Arguments: godap.SetBreakpointsArguments{
 			Source: godap.Source{Path: src}, Breakpoints: []godap.SourceBreakpoint{{Line: line}}}})

@@ -55,6 +55,13 @@ func (s *Session) route(in *incarnation, ev *message) {
 		}
 		s.send(ev)
 	case "initialized":
+	case "output":
+		// Delve's console greeting is about its own command line, which heddle's users
+		// do not have.
+		if in != s.current() || strings.Contains(string(ev.Body), "Type 'dlv help'") {
+			return
+		}
+		s.send(ev)
 	default:
 		if in != s.current() {
 			return
