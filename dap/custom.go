@@ -116,11 +116,22 @@ func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, 
 	if st.last == nil {
 		return nil, "", -1, fmt.Errorf("the run has not reached a scheduling point")
 	}
-	cur0 := ""
-	if st.last.Current >= 0 {
-		cur0 = st.last.Alts[st.last.Current].Name
+	// Between scheduling points the goroutine resumed last is running, past the operation the
+	// last point knew it for; the others wait where that point saw them.
+	running := ""
+	if n := len(st.checkpoints); n > 0 {
+		running = st.checkpoints[n-1].Goroutine
 	}
-	return st.last.Alts, cur0, -1, nil
+	alts = []explorer.DebugAlt{}
+	if running != "" {
+		alts = append(alts, explorer.DebugAlt{Name: running, Op: "running"})
+	}
+	for _, a := range st.last.Alts {
+		if a.Name != running {
+			alts = append(alts, a)
+		}
+	}
+	return alts, running, -1, nil
 }
 
 func (s *Session) runnable(m *message) {

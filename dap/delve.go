@@ -49,7 +49,9 @@ func startDelve(dir string, id int) (*exec.Cmd, net.Conn, error) {
 	}
 	path := fmt.Sprintf("%s/delve-%d.sock", dir, id)
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), delveSocketEnv+"="+path)
+	// Delve makes FIFOs for the debuggee's output in TMPDIR and leaves them when it is
+	// killed: they go in the session's directory, which is removed at the end.
+	cmd.Env = append(os.Environ(), delveSocketEnv+"="+path, "TMPDIR="+dir)
 	// Delve announces its socket on stdout; its errors go to heddle's stderr.
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	// Delve must not outlive heddle.

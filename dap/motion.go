@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -500,6 +501,10 @@ func (s *Session) launch(m *message) {
 		spec.env = map[string]string{}
 	}
 	spec.env["HEDDLE_PACKAGE"] = p.pkg
+	if _, ok := spec.env["TMPDIR"]; !ok {
+		// The program's temporary directory is the user's, not the one Delve runs with.
+		spec.env["TMPDIR"] = os.TempDir()
+	}
 	if spec.initialize == nil {
 		spec.initialize = body(map[string]any{"adapterID": "heddle", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})
 	}

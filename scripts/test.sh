@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test of the project: Go (engine, instrumenter, CLI, bug-kernel corpus, server)
-# and the web view in headless Chromium. It installs what it needs (npm packages; Debian's
-# chromium for the browser tests) and works from a fresh clone.
+# Runs every test of the project: Go (engine, instrumenter, CLI, bug-kernel corpus, debug
+# adapter, language server, web server), the web view in headless Chromium, the debug adapter
+# end to end with Microsoft's DAP test client, and the VS Code extension: its unit tests, its
+# package, and an end-to-end run in a real VS Code (code-server). It installs what it needs
+# (npm packages; Debian's chromium; code-server) and works from a fresh clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,9 +14,16 @@ echo "== go test"
 go test -count=1 -timeout 45m ./...
 
 echo "== web view"
-if [[ -x web/test/run.sh ]]; then
-	bash web/test/run.sh
-else
-	echo "web/test/run.sh missing" >&2
-	exit 1
-fi
+bash web/test/run.sh
+
+echo "== debug adapter, end to end"
+bash dap/e2e/run.sh
+
+echo "== VS Code extension"
+bash vscode-extension/test/run.sh
+
+echo "== VS Code, end to end"
+bash scripts/install-code-server.sh
+bin="$(mktemp -d)/heddle"
+go build -o "$bin" ./cmd/heddle
+(cd vscode-extension && HEDDLE_E2E_STRICT=1 HEDDLE_BIN="$bin" node test/e2e.mjs)
