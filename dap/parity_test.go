@@ -2,14 +2,17 @@ package dap
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+	"github.com/gorilla/websocket"
 )
 
 // launch starts a session on a test of testdata/bank, applies setup before
@@ -178,4 +181,76 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(b), "<html") {
 		t.Errorf("GET %s: %d, want the page", w.URL, resp.StatusCode)
 	}
+}
+
+// The web view follows the debugger, and moves it: a stop publishes the checkpoint on the web
+// view's stream, and a step chosen in the page (POST /api/goto) moves the debugger there.
+func TestWebViewFollowsDebugger(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 18})
+	})
+	c.stopped(time.Minute)
+	var cps struct {
+		Current     int          `json:"current"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	var w struct {
+		URL string `json:"url"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := u.Query().Get("token")
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	checkpoint := func(want int) {
+		t.Helper()
+		ws.SetReadDeadline(time.Now().Add(time.Minute))
+		for {
+			var m struct {
+				Type  string `json:"type"`
+				Index int    `json:"index"`
+				Step  int    `json:"step"`
+			}
+			if err := ws.ReadJSON(&m); err != nil {
+				t.Fatalf("waiting for checkpoint %d on the web view's stream: %v; pending %s", want, err, c.pending())
+			}
+			if m.Type == "checkpoint" && m.Index == want {
+				return
+			}
+		}
+	}
+	checkpoint(cps.Current)
+
+	// The page asks for an earlier step: the debugger goes to the checkpoint right before it
+	// (a goroutine that starts and then stands before its first operation has two checkpoints
+	// at one step).
+	target := cps.Checkpoints[len(cps.Checkpoints)/2]
+	for _, cp := range cps.Checkpoints {
+		if cp.Step == target.Step {
+			target = cp
+		}
+	}
+	req, _ := http.NewRequest("POST", "http://"+u.Host+"/api/goto", strings.NewReader(fmt.Sprintf(`{"step": %d}`, target.Step)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("POST /api/goto: %s", resp.Status)
+	}
+	st := c.stopped(time.Minute)
+	if st.Reason != "goto" || c.threadName(st.ThreadID) != target.Goroutine {
+		t.Fatalf("after the page's goto: stopped %+v on %s, want %s at checkpoint %d", st, c.threadName(st.ThreadID), target.Goroutine, target.Index)
+	}
+	checkpoint(target.Index)
 }

@@ -140,7 +140,12 @@ func (s *Session) send(m *message) {
 	s.client.write(m)
 }
 
+// respond answers req. Requests heddle makes itself (from the web view) have no seq and get
+// no response.
 func (s *Session) respond(req *message, b any) {
+	if req.Seq == 0 {
+		return
+	}
 	m := &message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: true}
 	if b != nil {
 		m.Body = body(b)
@@ -151,6 +156,10 @@ func (s *Session) respond(req *message, b any) {
 // fail answers req with an error response whose message the user sees.
 func (s *Session) fail(req *message, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
+	if req.Seq == 0 {
+		s.output("stderr", "heddle: "+msg+"\n")
+		return
+	}
 	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
 		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": true}})})
 }
