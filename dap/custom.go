@@ -1,13 +1,13 @@
 package dap
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -53,14 +53,7 @@ func (s *Session) custom(m *message) {
 	case "heddle/replay":
 		s.replay(m, a.Bug, a.Schedule)
 	case "heddle/lockTrees":
-		s.explores.mu.Lock()
-		lt := s.explores.lockTrees
-		s.explores.mu.Unlock()
-		if lt == nil {
-			s.fail(m, "heddle/lockTrees: no exploration has finished yet")
-			return
-		}
-		s.respond(m, lt)
+		s.lockTrees(m)
 	case "heddle/webview":
 		s.webview(m)
 	default:
@@ -317,17 +310,23 @@ func (s *Session) webview(m *message) {
 	s.respond(m, map[string]any{"url": web.URL()})
 }
 
-// publishCheckpoint shows the session's schedule in the web view, at checkpoint k. The trace
-// is that of the schedule the incarnations follow, replayed in a worker in detail.
-func (s *Session) publishCheckpoint(web *server.Server, in *incarnation, k int) {
+// sessionTrace returns the detailed trace of the schedule the session follows, replayed in
+// a worker; it is kept until the schedule changes.
+func (s *Session) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint, error) {
 	s.record(in)
 	s.mu.Lock()
 	names := append([]string(nil), s.follow...)
 	cps := s.recorded
 	prog := s.prog
+	key := strings.Join(names, " ")
+	if s.trace != nil && s.traceKey == key {
+		tr := s.trace
+		s.mu.Unlock()
+		return tr, cps, nil
+	}
 	s.mu.Unlock()
-	if prog == nil || k < 0 || k >= len(cps) {
-		return
+	if prog == nil {
+		return nil, nil, fmt.Errorf("no program is being debugged")
 	}
 	sch := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: "debug",
 		Program: timeline.Program{Package: prog.pkg, Test: prog.test, Dir: prog.dir}}
@@ -339,17 +338,81 @@ func (s *Session) publishCheckpoint(web *server.Server, in *incarnation, k int) 
 		}
 		sch.Decisions = append(sch.Decisions, d)
 	}
-	tr, err := explorer.RemoteReplay(context.Background(), prog.worker(), prog.test, sch, explorer.WireOptions{})
+	tr, err := explorer.RemoteReplay(s.ctx, prog.worker(), prog.test, sch, explorer.WireOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	tr.Program.Dir = prog.dir
+	s.mu.Lock()
+	s.trace, s.traceKey = tr, key
+	s.mu.Unlock()
+	return tr, cps, nil
+}
+
+// publishCheckpoint shows the session's schedule in the web view, at checkpoint k.
+func (s *Session) publishCheckpoint(web *server.Server, in *incarnation, k int) {
+	tr, cps, err := s.sessionTrace(in)
+	if err == nil && k >= 0 && k < len(cps) {
+		err = web.AddTrace("session", tr)
+	}
 	if err != nil {
 		s.output("stderr", "heddle: web view: "+err.Error()+"\n")
 		return
 	}
-	tr.Program.Dir = prog.dir
-	if err := web.AddTrace("session", tr); err != nil {
-		s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+	if k >= 0 && k < len(cps) {
+		web.Publish(server.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+	}
+}
+
+// lockTrees answers with the lock trees of the execution up to the current stop.
+func (s *Session) lockTrees(m *message) {
+	in := s.current()
+	s.mu.Lock()
+	cur := s.cur
+	s.mu.Unlock()
+	if in == nil || cur == nil {
+		s.fail(m, "heddle/lockTrees: the program is not stopped")
 		return
 	}
-	web.Publish(server.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+	tr, cps, err := s.sessionTrace(in)
+	if err != nil {
+		s.fail(m, "heddle/lockTrees: %v", err)
+		return
+	}
+	// The goroutine resumed at the checkpoint performs its operation (that step) when it
+	// leaves the checkpoint; no other step happens before the next checkpoint.
+	upTo := len(tr.Events)
+	if cur.Checkpoint >= 0 && cur.Checkpoint < len(cps) {
+		upTo = cps[cur.Checkpoint].Step
+		if cur.Steps != 0 {
+			upTo++
+		}
+	}
+	var evs []locktree.Event
+	for _, e := range tr.Events {
+		if e.Step >= upTo {
+			break
+		}
+		var op locktree.Op
+		switch e.Op {
+		case "lock":
+			op = locktree.Acquire
+		case "unlock":
+			op = locktree.Release
+		case "rlock":
+			op = locktree.RAcquire
+		case "runlock":
+			op = locktree.RRelease
+		default:
+			continue
+		}
+		ev := locktree.Event{G: e.G, Lock: e.Obj, Op: op}
+		if e.Pos != nil {
+			ev.Pos = locktree.Pos{File: e.Pos.File, Line: e.Pos.Line}
+		}
+		evs = append(evs, ev)
+	}
+	s.respond(m, locktree.Analyze(evs))
 }
 
 // gotoStep moves the debugger to the checkpoint of a step the web view selected.

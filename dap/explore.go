@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -39,11 +38,10 @@ type BugGoroutine struct {
 
 // explorations are the session's searches and the bugs they found.
 type explorations struct {
-	mu        sync.Mutex
-	next      int
-	running   map[int]context.CancelFunc
-	bugs      []*Bug
-	lockTrees *locktree.Report
+	mu      sync.Mutex
+	next    int
+	running map[int]context.CancelFunc
+	bugs    []*Bug
 }
 
 func newExplorations() *explorations { return &explorations{running: map[int]context.CancelFunc{}} }
@@ -140,11 +138,6 @@ func (s *Session) explore(m *message, strategy, budget string) {
 					stats = msg.Stats
 					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond,
 						"bugs": nbugs, "elapsedMs": time.Since(start).Milliseconds()})
-				}
-				if msg.LockTrees != nil {
-					e.mu.Lock()
-					e.lockTrees = msg.LockTrees
-					e.mu.Unlock()
 				}
 			case "found", "bug":
 				wb := msg.Bug

@@ -254,3 +254,98 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 	}
 	checkpoint(target.Index)
 }
+
+// At the second transfer's critical section both goroutines have nested the two accounts'
+// locks in opposite orders: the lock trees show one inversion.
+func TestLockTrees(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 18})
+	})
+	st := c.stopped(time.Minute)
+	var rep struct {
+		Trees    []struct{ G string } `json:"trees"`
+		Warnings []struct {
+			Locks [2]string `json:"locks"`
+		} `json:"warnings"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
+	if len(rep.Trees) != 1 || len(rep.Warnings) != 0 {
+		t.Fatalf("at the first transfer: %d trees, %d warnings, want 1 and 0", len(rep.Trees), len(rep.Warnings))
+	}
+	c.cont(st.ThreadID)
+	json.Unmarshal(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
+	if len(rep.Trees) != 2 || len(rep.Warnings) != 1 {
+		t.Fatalf("at the second transfer: %d trees, %d warnings, want 2 and 1", len(rep.Trees), len(rep.Warnings))
+	}
+}
+
+// mode debug runs a main package under control, with its arguments and output.
+func TestDebugMain(t *testing.T) {
+	c := newClient(t)
+	initialize(c)
+	dir, _ := filepath.Abs("testdata/pipeline")
+	c.response(c.custom("launch", map[string]any{"mode": "debug", "program": dir}), buildTimeout)
+	c.event("initialized", 10*time.Second)
+	src := filepath.Join(dir, "main.go")
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 29, Condition: "v == 4"})
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	st := c.stopped(time.Minute)
+	if f := c.stack(st.ThreadID)[0]; f.Line != 29 || st.ThreadID != 1 {
+		t.Fatalf("stopped on thread %d at line %d, want G1 at main.go:29", st.ThreadID, f.Line)
+	}
+	if v := c.evaluate(st.ThreadID, "sum"); v != "2" {
+		t.Errorf("sum = %s at the second value, want 2", v)
+	}
+	// Step out of nothing: main is the root. Step into the next line instead, then finish.
+	c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: st.ThreadID}}), time.Minute)
+	st = c.stopped(time.Minute)
+	if v := c.evaluate(st.ThreadID, "sum"); v != "6" {
+		t.Errorf("sum = %s after next, want 6", v)
+	}
+	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+	for {
+		m := c.next("output or the end", time.Minute, func(m *message) bool { return m.Event == "output" || m.Event == "terminated" })
+		if m.Event == "terminated" {
+			t.Fatalf("the program ended without printing its sum")
+		}
+		if strings.Contains(string(m.Body), "sum 12") {
+			break
+		}
+	}
+}
+
+// stepOut from inside Transfer returns to the goroutine's closure in the test.
+func TestStepOut(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17})
+	})
+	st := c.stopped(time.Minute)
+	c.response(c.send(&godap.StepOutRequest{Request: godap.Request{Command: "stepOut"}, Arguments: godap.StepOutArguments{ThreadId: st.ThreadID}}), time.Minute)
+	st = c.stopped(time.Minute)
+	if f := c.stack(st.ThreadID)[0]; !strings.HasSuffix(f.Source.Path, "bank_test.go") || !strings.Contains(f.Name, "TestTransfer.func") {
+		t.Errorf("step out stopped in %s at %s:%d, want the goroutine's closure in bank_test.go", f.Name, f.Source.Path, f.Line)
+	}
+}
+
+// A search can be cancelled, and says so.
+func TestExploreCancel(t *testing.T) {
+	c := launch(t, "TestBusy", map[string]any{"stopOnEntry": true}, nil)
+	c.stopped(time.Minute)
+	var r struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "5m"}), 10*time.Second).Body, &r)
+	c.event("heddle/progress", time.Minute)
+	t0 := time.Now()
+	c.response(c.custom("heddle/cancel", map[string]any{"id": r.ID}), 10*time.Second)
+	m := c.event("heddle/exploreDone", 30*time.Second)
+	var done struct {
+		Cancelled bool `json:"cancelled"`
+		Complete  bool `json:"complete"`
+	}
+	json.Unmarshal(m.Body, &done)
+	if !done.Cancelled || done.Complete {
+		t.Errorf("exploreDone after cancel = %s, want cancelled", m.Body)
+	}
+	t.Logf("cancelled in %v", time.Since(t0))
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heddledbg/heddle/bidir"
 	"github.com/heddledbg/heddle/server"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // Options configure a debug adapter session.
@@ -49,6 +50,9 @@ type Session struct {
 	moving   int // the current motion's id, 0 for none
 	motions  int
 	explores *explorations
+	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees.
+	trace    *timeline.Trace
+	traceKey string
 	web      *server.Server
 	ended    bool
 	wg       sync.WaitGroup
