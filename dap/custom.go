@@ -23,6 +23,7 @@ func (s *Session) custom(m *message) {
 		ID        int    `json:"id"`
 		Bug       int    `json:"bug"`
 		Schedule  string `json:"schedule"`
+		Origin    string `json:"allowOrigin"`
 	}
 	if len(m.Arguments) > 0 {
 		if err := json.Unmarshal(m.Arguments, &a); err != nil {
@@ -55,7 +56,7 @@ func (s *Session) custom(m *message) {
 	case "heddle/lockTrees":
 		s.lockTrees(m)
 	case "heddle/webview":
-		s.webview(m)
+		s.webview(m, a.Origin)
 	default:
 		s.fail(m, "unknown request %q", m.Command)
 	}
@@ -280,7 +281,7 @@ func (s *Session) replay(m *message, bugID int, path string) {
 }
 
 // webview starts the session's web view, which follows the debugger.
-func (s *Session) webview(m *message) {
+func (s *Session) webview(m *message, origin string) {
 	s.mu.Lock()
 	web := s.web
 	s.mu.Unlock()
@@ -305,6 +306,12 @@ func (s *Session) webview(m *message) {
 			if cur != nil {
 				s.publishCheckpoint(web, in, cur.Checkpoint)
 			}
+		}
+	}
+	if origin != "" {
+		if err := web.AllowOrigin(origin); err != nil {
+			s.fail(m, "heddle/webview: %v", err)
+			return
 		}
 	}
 	s.respond(m, map[string]any{"url": web.URL()})

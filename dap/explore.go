@@ -115,7 +115,11 @@ func (s *Session) explore(m *message, strategy, budget string) {
 	e.running[id] = cancel
 	e.mu.Unlock()
 	s.respond(m, map[string]any{"id": id, "prefix": len(prefix)})
-	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix}
+	s.mu.Lock()
+	web := s.web
+	s.mu.Unlock()
+	// The schedule tree is streamed to the web view when it is open.
+	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil}
 	prog := s.prog
 	s.wg.Add(1)
 	go func() {
@@ -133,7 +137,14 @@ func (s *Session) explore(m *message, strategy, budget string) {
 		w := prog.worker()
 		err := explorer.Remote(ctx, w, prog.test, opts, func(msg *explorer.Message) {
 			switch msg.Type {
+			case "node":
+				if web != nil {
+					web.Publish(map[string]any{"type": "node", "node": msg.Node})
+				}
 			case "progress", "done":
+				if web != nil && msg.Stats != nil {
+					web.Publish(map[string]any{"type": msg.Type, "stats": msg.Stats})
+				}
 				if msg.Stats != nil {
 					stats = msg.Stats
 					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond,

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -43,8 +44,34 @@ func (s *Server) originAllowed(r *http.Request) bool {
 	case strings.HasPrefix(origin, "vscode-webview://"):
 		return true
 	}
-	return origin == fmt.Sprintf("http://127.0.0.1:%d", s.port) ||
-		origin == fmt.Sprintf("http://localhost:%d", s.port)
+	if origin == fmt.Sprintf("http://127.0.0.1:%d", s.port) || origin == fmt.Sprintf("http://localhost:%d", s.port) {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.origins[origin]
+}
+
+// AllowOrigin lets pages of another loopback origin use the server: an editor that shows the
+// web view through a port proxy of its own (code-server) serves it from that origin. Only
+// http(s) origins on loopback hosts are accepted; the token is still required.
+func (s *Server) AllowOrigin(origin string) error {
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Path != "" || u.RawQuery != "" || u.User != nil {
+		return fmt.Errorf("server: %q is not an http origin", origin)
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "localhost", "::1":
+	default:
+		return fmt.Errorf("server: origin %q is not on a loopback host", origin)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.origins == nil {
+		s.origins = map[string]bool{}
+	}
+	s.origins[u.Scheme+"://"+u.Host] = true
+	return nil
 }
 
 // authorized reports whether a request carries the session token, as a

@@ -49,6 +49,7 @@ type Server struct {
 	explorations []*exploration
 	traces       map[string]*trace
 	sources      map[string]bool // files that loaded traces mention
+	origins      map[string]bool // further loopback origins allowed (AllowOrigin)
 	program      *Program
 	onGoto       func(step int) error
 	live         live

@@ -447,3 +447,40 @@ func TestGoto(t *testing.T) {
 		t.Errorf("callback got %v, want [3]", got)
 	}
 }
+
+func TestAllowOrigin(t *testing.T) {
+	s, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	get := func(origin string) int {
+		req, _ := http.NewRequest("GET", "http://"+s.Addr()+"/api/session", nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token())
+		req.Header.Set("Origin", origin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	const proxy = "http://127.0.0.1:35943"
+	if code := get(proxy); code != http.StatusForbidden {
+		t.Fatalf("an editor's proxy origin before AllowOrigin: %d, want 403", code)
+	}
+	for _, bad := range []string{"http://example.com", "file:///", "http://127.0.0.1:1/x", "javascript:1"} {
+		if err := s.AllowOrigin(bad); err == nil {
+			t.Errorf("AllowOrigin(%q) accepted", bad)
+		}
+	}
+	if err := s.AllowOrigin(proxy); err != nil {
+		t.Fatal(err)
+	}
+	if code := get(proxy); code != http.StatusOK {
+		t.Errorf("the allowed origin: %d, want 200", code)
+	}
+	if code := get("http://127.0.0.1:35944"); code != http.StatusForbidden {
+		t.Errorf("another origin: %d, want 403", code)
+	}
+}

@@ -27,6 +27,10 @@ export class WebViewPanel implements vscode.Disposable {
     const url = checkWebViewUrl(isObject(body) ? body.url : undefined);
     const external = await vscode.env.asExternalUri(vscode.Uri.parse(url.href));
     let frameUrl = externalFrameUrl(external.toString(true), url);
+    // Behind an editor's port proxy (code-server) the page comes from the proxy's origin,
+    // which the web view's server must be told to accept.
+    const origin = new URL(frameUrl).origin;
+    if (origin !== url.origin) await session.customRequest(requests.webview, { allowOrigin: origin });
     if (trace !== undefined) frameUrl = timelineUrl(frameUrl, trace);
     const title = `Heddle: ${session.name.replace(/^Heddle:\s*/, "")}`;
     if (!this.panel) {

@@ -161,7 +161,11 @@ describe("WebViewPanel (with the vscode mock)", () => {
     // A forwarder that drops the query, as code-server's does: the token is put back.
     mock.externalUri = () => Uri.parse("https://forwarded.test:8443/proxy/43210/");
     await panel.open(session as never);
-    assert.deepEqual(session.requests.map((r) => r.command), ["heddle/webview"]);
+    // The proxy's origin is a different one: the adapter is told to accept it.
+    assert.deepEqual(session.requests, [
+      { command: "heddle/webview", args: {} },
+      { command: "heddle/webview", args: { allowOrigin: "https://forwarded.test:8443" } },
+    ]);
     assert.equal(mock.panels.length, 1);
     const p = mock.panels[0]!;
     assert.equal(p.options.enableScripts, true);
@@ -179,7 +183,7 @@ describe("WebViewPanel (with the vscode mock)", () => {
     p.messageEmitter.fire({ type: "command", command: "workbench.action.terminal.new" });
     p.messageEmitter.fire({ type: "gotoCheckpoint", index: 3, then: "run" });
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(session.requests.slice(1), [{ command: "heddle/gotoCheckpoint", args: { index: 3 } }]);
+    assert.deepEqual(session.requests.slice(2), [{ command: "heddle/gotoCheckpoint", args: { index: 3 } }]);
   });
 
   test("opening at a bug shows its timeline; a non-loopback URL is refused", async () => {
