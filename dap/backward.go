@@ -238,14 +238,7 @@ func (s *Session) backward(m *message) {
 		s.fail(m, "%s: the program is not stopped", m.Command)
 		return
 	}
-	id, ok := s.begin(m)
-	if !ok {
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer s.end(id)
+	s.goMotion(m, func(id int) {
 		nav := s.navigator()
 		var (
 			inc bidir.Incarnation
@@ -270,7 +263,7 @@ func (s *Session) backward(m *message) {
 			}
 		}
 		s.adopt(id, inc.(*navInc), st, reason)
-	}()
+	})
 }
 
 // gotoCheckpoint replaces the incarnation with one stopped at checkpoint k of the recorded
@@ -294,14 +287,7 @@ func (s *Session) gotoCheckpoint(m *message, k int) {
 // navigateTo starts a new incarnation with plan p, runs it to checkpoint k (or, for k < 0,
 // until it stops) and makes it current.
 func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
-	id, ok := s.begin(m)
-	if !ok {
-		return
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer s.end(id)
+	s.goMotion(m, func(id int) {
 		inc, err := s.starter(p)(s.ctx)
 		if err != nil {
 			s.fail(m, "%s: %v", m.Command, err)
@@ -340,7 +326,7 @@ func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
 			return
 		}
 		s.adopt(id, n, st, reason)
-	}()
+	})
 }
 
 var traceOn = os.Getenv("HEDDLE_DAP_TRACE") != ""

@@ -115,56 +115,34 @@ const maxEscape = 32
 // line. stepping says the motion was a step.
 func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message, stepping bool) (halt, error) {
 	for escapes := 0; ; {
-		ev, err := waitEvent(ctx, in, sink)
-		if err != nil {
-			return halt{}, err
-		}
-		switch ev.Event {
-		case "terminated", "exited":
-			return halt{ended: true}, nil
-		case "continued":
-			continue
-		}
-		var b struct {
-			ThreadID int64  `json:"threadId"`
-			Reason   string `json:"reason"`
-		}
-		json.Unmarshal(ev.Body, &b)
-		if b.ThreadID == 0 && gone(in) {
-			// Delve's last word on a debuggee that was killed.
-			return halt{ended: true}, nil
-		}
-		reason, cp := in.ctrl.takeBreak()
-		switch reason {
-		case "bug":
-			in.ctrl.mu.Lock()
-			bug := in.ctrl.bug
-			in.ctrl.mu.Unlock()
-			h := halt{goid: b.ThreadID, reason: "exception", bug: bug}
-			if bug != nil {
-				h.desc = bug.Kind + ": " + bug.Message
+		h, err := s.awaitRaw(ctx, in, sink)
+		if err != nil || h.ended || h.bug != nil {
+			if h.bug != nil {
+				h.desc = h.bug.Kind + ": " + h.bug.Message
 			}
+			return h, err
+		}
+		if h.cp != nil {
+			if h.cp.New && h.cp.Func != "" {
+				return s.enter(ctx, in, sink, h.goid, h.cp)
+			}
+			h.reason = "step"
 			return h, nil
-		case "checkpoint":
-			if cp.New && cp.Func != "" {
-				return s.enter(ctx, in, sink, b.ThreadID, cp)
-			}
-			return halt{goid: b.ThreadID, reason: "step", cp: cp}, nil
 		}
-		if (stepping || b.Reason == "step") && escapes < maxEscape {
-			hidden, err := s.inHeddle(in, b.ThreadID)
+		if (stepping || h.reason == "step") && escapes < maxEscape {
+			hidden, err := s.inHeddle(in, h.goid)
 			if err != nil {
 				return halt{}, err
 			}
 			if hidden {
 				escapes++
-				if _, err := in.call(ctx, "stepOut", map[string]any{"threadId": b.ThreadID}); err != nil {
+				if _, err := in.call(ctx, "stepOut", map[string]any{"threadId": h.goid}); err != nil {
 					return halt{}, err
 				}
 				continue
 			}
 		}
-		return halt{goid: b.ThreadID, reason: b.Reason}, nil
+		return h, nil
 	}
 }
 
@@ -298,6 +276,20 @@ func (s *Session) end(id int) {
 		s.moving = 0
 	}
 	s.mu.Unlock()
+}
+
+// goMotion runs f as motion id in a goroutine of its own, if no other motion runs.
+func (s *Session) goMotion(m *message, f func(id int)) {
+	id, ok := s.begin(m)
+	if !ok {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.end(id)
+		f(id)
+	}()
 }
 
 // settle ends motion id before its stop is shown, so that the client may start the next
