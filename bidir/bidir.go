@@ -62,10 +62,17 @@ type Navigator struct {
 // StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
 func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
 	if cur.Steps < 0 {
+		// Count the steps in one incarnation while another goes to the checkpoint.
+		ahead := n.goingTo(ctx, cur.Checkpoint)
 		steps, err := n.count(ctx, cur)
 		if err != nil {
+			ahead.discard()
 			return nil, Stop{}, err
 		}
+		if steps > 0 {
+			return ahead.steps(ctx, cur.Checkpoint, steps-1)
+		}
+		ahead.discard()
 		cur.Steps = steps
 	}
 	if cur.Steps > 0 {
@@ -141,6 +148,54 @@ func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	}
 }
 
+// pending is an incarnation on its way to a checkpoint.
+type pending struct {
+	done chan struct{}
+	in   Incarnation
+	st   Stop
+	err  error
+}
+
+// goingTo starts a new incarnation and runs it to checkpoint k in the background.
+func (n *Navigator) goingTo(ctx context.Context, k int) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		if p.in, p.err = n.Start(ctx); p.err == nil {
+			p.st, p.err = p.in.Goto(ctx, k)
+		}
+	}()
+	return p
+}
+
+// steps waits for the incarnation to reach checkpoint k and makes it go steps line steps
+// further.
+func (p *pending) steps(ctx context.Context, k, steps int) (Incarnation, Stop, error) {
+	<-p.done
+	st, err := p.st, p.err
+	for i := 0; i < steps && err == nil; i++ {
+		st, err = p.in.Step(ctx)
+	}
+	if err != nil {
+		if p.in != nil {
+			p.in.Close()
+		}
+		return nil, Stop{}, err
+	}
+	st.Steps = steps
+	return p.in, st, nil
+}
+
+// discard closes the incarnation once it is no longer needed.
+func (p *pending) discard() {
+	go func() {
+		<-p.done
+		if p.in != nil {
+			p.in.Close()
+		}
+	}()
+}
+
 // at returns a new incarnation stopped steps line steps after checkpoint k.
 func (n *Navigator) at(ctx context.Context, k, steps int) (Incarnation, Stop, error) {
 	in, err := n.Start(ctx)
@@ -169,30 +224,50 @@ func (n *Navigator) ReverseContinue(ctx context.Context, cur Stop) (Incarnation,
 		if n.FromStart {
 			k0 = 0
 		}
+		// Count the window's hits in one incarnation while another goes to its start.
+		var ahead *pending
+		if k0 == 0 {
+			// The window starts with the run: the incarnation need only exist.
+			ahead = n.starting(ctx)
+		} else {
+			ahead = n.goingTo(ctx, k0)
+		}
 		hits, err := n.hitsBefore(ctx, k0, cur)
 		if err != nil {
+			ahead.discard()
 			return nil, Stop{}, err
 		}
 		if hits > 0 {
-			in, err := n.Start(ctx)
-			if err != nil {
-				return nil, Stop{}, err
-			}
-			st, err := n.window(ctx, in, k0)
+			<-ahead.done
+			in, err := ahead.in, ahead.err
+			var st Stop
 			for i := 0; i < hits && err == nil; i++ {
 				st, err = in.Continue(ctx)
 			}
 			if err != nil {
-				in.Close()
+				if in != nil {
+					in.Close()
+				}
 				return nil, Stop{}, err
 			}
 			st.Steps = -1
 			return in, st, nil
 		}
+		ahead.discard()
 		if k0 == 0 {
 			return n.at(ctx, 0, 0)
 		}
 	}
+}
+
+// starting starts a new incarnation in the background, without running it.
+func (n *Navigator) starting(ctx context.Context) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.in, p.err = n.Start(ctx)
+	}()
+	return p
 }
 
 // window starts in's run at checkpoint k0, or from the very start for 0 (where checkpoint 0's

@@ -2,6 +2,7 @@ package bidir
 
 import (
 	"context"
+	"sync"
 	"testing"
 )
 
@@ -17,6 +18,7 @@ type program struct {
 	segs []segment
 	bps  map[int]bool
 	// started counts incarnations, to check how many re-executions a move costs.
+	mu      sync.Mutex
 	started int
 }
 
@@ -29,6 +31,8 @@ type fake struct {
 }
 
 func (p *program) start(context.Context) (Incarnation, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.started++
 	return &fake{p: p, k: -1}, nil
 }
@@ -141,6 +145,8 @@ func TestStepBack(t *testing.T) {
 			if st.Line != tt.wantLine || st.Checkpoint != tt.wantCP || st.Steps != tt.wantSteps {
 				t.Errorf("step back from %v reached %v, want line %d at checkpoint %d+%d", tt.cur, st, tt.wantLine, tt.wantCP, tt.wantSteps)
 			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
 			if p.started != tt.starts {
 				t.Errorf("%d incarnations, want %d", p.started, tt.starts)
 			}

@@ -70,7 +70,7 @@ func BenchmarkStepBackFromBreakpoint(b *testing.B) {
 // BenchmarkReverseContinue measures a reverse continue to the previous hit of a conditional
 // breakpoint, a few hundred checkpoints into the run.
 func BenchmarkReverseContinue(b *testing.B) {
-	c, st, n := busyStop(b, godap.SourceBreakpoint{Condition: "i >= 75"})
+	c, st, n := busyStop(b, godap.SourceBreakpoint{Condition: "total >= 300"})
 	var ds []time.Duration
 	b.ResetTimer()
 	b.ReportMetric(float64(n), "checkpoints")
