@@ -44,6 +44,7 @@ func (s *Session) route(in *incarnation, ev *message) {
 				Reason   string `json:"reason"`
 			}
 			json.Unmarshal(ev.Body, &b)
+			b.ThreadID = s.paused(in, b.ThreadID)
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
@@ -70,6 +71,21 @@ func (s *Session) route(in *incarnation, ev *message) {
 		ev.Body = s.threads.fromDelve(in, ev.Body)
 		s.send(ev)
 	}
+}
+
+// paused returns the goroutine to show for a pause that stopped goroutine goid. Delve
+// reports whichever goroutine its thread was running, often one of Go's; the user paused the
+// goroutine heddle was running.
+func (s *Session) paused(in *incarnation, goid int64) int64 {
+	if _, name := s.threads.client(in, goid); name != "" {
+		return goid
+	}
+	in.ctrl.mu.Lock()
+	defer in.ctrl.mu.Unlock()
+	if n := len(in.ctrl.checkpoints); n > 0 {
+		return in.ctrl.checkpoints[n-1].goid
+	}
+	return goid
 }
 
 // capture makes in's stop events go to the returned channel until release.
@@ -446,6 +462,9 @@ func (s *Session) awaitRaw(ctx context.Context, in *incarnation, sink chan *mess
 		json.Unmarshal(ev.Body, &b)
 		if b.ThreadID == 0 && gone(in) {
 			return halt{ended: true}, nil
+		}
+		if b.Reason == "pause" {
+			b.ThreadID = s.paused(in, b.ThreadID)
 		}
 		reason, cp := in.ctrl.takeBreak()
 		h := halt{goid: b.ThreadID, reason: b.Reason, cp: cp}

@@ -287,11 +287,11 @@ func TestDebugMain(t *testing.T) {
 	c.response(c.custom("launch", map[string]any{"mode": "debug", "program": dir}), buildTimeout)
 	c.event("initialized", 10*time.Second)
 	src := filepath.Join(dir, "main.go")
-	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 29, Condition: "v == 4"})
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 31, Condition: "v == 4"})
 	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
 	st := c.stopped(time.Minute)
-	if f := c.stack(st.ThreadID)[0]; f.Line != 29 || st.ThreadID != 1 {
-		t.Fatalf("stopped on thread %d at line %d, want G1 at main.go:29", st.ThreadID, f.Line)
+	if f := c.stack(st.ThreadID)[0]; f.Line != 31 || st.ThreadID != 1 {
+		t.Fatalf("stopped on thread %d at line %d, want G1 at main.go:31", st.ThreadID, f.Line)
 	}
 	if v := c.evaluate(st.ThreadID, "sum"); v != "2" {
 		t.Errorf("sum = %s at the second value, want 2", v)
@@ -348,4 +348,132 @@ func TestExploreCancel(t *testing.T) {
 		t.Errorf("exploreDone after cancel = %s, want cancelled", m.Body)
 	}
 	t.Logf("cancelled in %v", time.Since(t0))
+}
+
+// The launch attributes that vscode-go and Delve share reach the program.
+func TestLaunchAttributes(t *testing.T) {
+	c := newClient(t)
+	initialize(c)
+	dir, _ := filepath.Abs("testdata/pipeline")
+	cwd := t.TempDir()
+	c.response(c.custom("launch", map[string]any{"mode": "debug", "program": dir, "args": []string{"a", "b"},
+		"env": map[string]string{"GREETING": "hi"}, "cwd": cwd, "buildFlags": "-tags=shout"}), buildTimeout)
+	c.event("initialized", 10*time.Second)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	want := "args [a b] greeting hi dir " + filepath.Base(cwd) + " mode shout"
+	for {
+		m := c.next("output or the end", time.Minute, func(m *message) bool { return m.Event == "output" || m.Event == "terminated" })
+		if m.Event == "terminated" {
+			t.Fatalf("the program ended without printing %q", want)
+		}
+		if strings.Contains(string(m.Body), want) {
+			return
+		}
+	}
+}
+
+// stepIn, scopes, variables and pause pass through to Delve.
+func TestStepInVariablesPause(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 17})
+	})
+	st := c.stopped(time.Minute)
+	c.response(c.send(&godap.StepInRequest{Request: godap.Request{Command: "stepIn"}, Arguments: godap.StepInArguments{ThreadId: st.ThreadID}}), time.Minute)
+	st = c.stopped(time.Minute)
+	fs := c.stack(st.ThreadID)
+	if fs[0].Line != 18 {
+		t.Fatalf("step in from line 17 stopped at line %d, want 18", fs[0].Line)
+	}
+	var scopes struct {
+		Scopes []struct {
+			VariablesReference int `json:"variablesReference"`
+		} `json:"scopes"`
+	}
+	json.Unmarshal(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
+	var vars struct {
+		Variables []struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"variables"`
+	}
+	json.Unmarshal(c.response(c.send(&godap.VariablesRequest{Request: godap.Request{Command: "variables"}, Arguments: godap.VariablesArguments{VariablesReference: scopes.Scopes[0].VariablesReference}}), 30*time.Second).Body, &vars)
+	got := map[string]string{}
+	for _, v := range vars.Variables {
+		got[v.Name] = v.Value
+	}
+	if got["amount"] != "10" && got["amount"] != "20" {
+		t.Errorf("variables = %v, want amount", got)
+	}
+
+	p := launch(t, "TestForever", nil, nil)
+	time.Sleep(500 * time.Millisecond)
+	p.response(p.send(&godap.PauseRequest{Request: godap.Request{Command: "pause"}, Arguments: godap.PauseArguments{ThreadId: 1}}), 30*time.Second)
+	st = p.stopped(time.Minute)
+	if f := p.stack(st.ThreadID)[0]; st.Reason != "pause" || !strings.Contains(f.Name, "TestForever") {
+		t.Errorf("pause stopped (%s) in %s, want TestForever", st.Reason, f.Name)
+	}
+}
+
+// The session stays usable while a search runs, and a hand-made decision is undone by a step
+// back.
+func TestUsableDuringExploreAndUndo(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, src, godap.SourceBreakpoint{Line: 15})
+	})
+	st := c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "10s"}), 10*time.Second)
+	if ths := c.threads(); len(ths) < 2 {
+		t.Errorf("threads during the search: %v", ths)
+	}
+	if v := c.evaluate(st.ThreadID, "amount"); v != "10" && v != "20" {
+		t.Errorf("evaluate during the search: %q", v)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+
+	// Go to the latest checkpoint a decision led to, and make that decision differently.
+	st = c.cont(st.ThreadID)
+	var cps struct {
+		Checkpoints []Checkpoint `json:"checkpoints"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	k, me := -1, ""
+	for _, cp := range cps.Checkpoints {
+		if cp.Decision {
+			k, me = cp.Index, cp.Goroutine
+		}
+	}
+	if k < 0 {
+		t.Fatalf("no decision so far: %+v", cps.Checkpoints)
+	}
+	c.response(c.custom("heddle/gotoCheckpoint", map[string]any{"index": k}), time.Minute)
+	st = c.stopped(time.Minute)
+	var r struct {
+		Goroutines []runnableGoroutine `json:"goroutines"`
+		Redo       bool                `json:"redo"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
+	other := ""
+	for _, g := range r.Goroutines {
+		if g.ID != me && !g.Current {
+			other = g.ID
+		}
+	}
+	if !r.Redo || other == "" {
+		t.Fatalf("runnable at a decision: %+v, want a redo with another goroutine", r)
+	}
+	c.response(c.custom("heddle/scheduleNext", map[string]any{"goroutine": other}), time.Minute)
+	st = c.stopped(time.Minute)
+	if got := c.threadName(st.ThreadID); got != other {
+		t.Fatalf("after scheduleNext %s, stopped on %s", other, got)
+	}
+	// Step back undoes it: the previous position is before the decision.
+	st, f := c.stepBack(st.ThreadID)
+	t.Logf("step back after scheduleNext: %s at %s:%d", c.threadName(st.ThreadID), filepath.Base(f.Source.Path), f.Line)
+	var cur struct {
+		Current int `json:"current"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cur)
+	if cur.Current >= k {
+		t.Errorf("after the step back the current checkpoint is %d, want before the decision's %d", cur.Current, k)
+	}
 }

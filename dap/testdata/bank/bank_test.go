@@ -58,3 +58,12 @@ func TestBusy(t *testing.T) {
 		t.Errorf("total = %d, want 400", total)
 	}
 }
+
+// TestForever spins without synchronizing: only a pause stops it.
+func TestForever(t *testing.T) {
+	n := 0
+	for i := 0; i >= 0; i++ {
+		n = i % 7
+	}
+	_ = n
+}

@@ -3,6 +3,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 )
 
@@ -30,4 +32,6 @@ func main() {
 	}
 	wg.Wait()
 	fmt.Println("sum", sum)
+	wd, _ := os.Getwd()
+	fmt.Println("args", os.Args[1:], "greeting", os.Getenv("GREETING"), "dir", filepath.Base(wd), "mode", mode)
 }

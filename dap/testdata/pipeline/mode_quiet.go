@@ -1,0 +1,5 @@
+//go:build !shout
+
+package main
+
+const mode = "quiet"
