@@ -14,6 +14,10 @@ import (
 // made while the previous one's replacement is still loading.
 const spares = 2
 
+// spareWait is how long a backward move waits for a spare that is still being prepared
+// before it prepares its own.
+const spareWait = 15 * time.Second
+
 // startSpare tops the pool of spare incarnations up, in the background.
 func (s *Session) startSpare() {
 	s.mu.Lock()
@@ -52,6 +56,14 @@ func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 		case in = <-ch:
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		case <-time.After(spareWait):
+			// The spare is late (Delve slow to launch on a loaded machine, or stuck): start
+			// another, and close the late one when it comes.
+			go func() {
+				if late := <-ch; late != nil {
+					late.close()
+				}
+			}()
 		}
 	}
 	if in == nil {

@@ -52,6 +52,10 @@ type launchSpec struct {
 // prepareIncarnation starts Delve and launches the binary under it, with the control socket
 // in its environment. The debuggee is not running yet: finish lets it start.
 func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpec) (*incarnation, error) {
+	// Delve answers these within seconds; a minute means it is stuck, and nothing may wait
+	// for it forever.
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
 	ctrl, err := newController(filepath.Join(dir, "ctl-"+strconv.Itoa(id)+".sock"))
 	if err != nil {
 		return nil, err
@@ -78,6 +82,8 @@ func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpe
 // replaying to a checkpoint does not stop at every breakpoint hit on the way: navigation
 // applies the client's breakpoints once there (ensureBreakpoints).
 func (in *incarnation) finish(ctx context.Context, bps *breakpoints, first bool) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
 	args := heddleOnly()
 	in.version = -1
 	if first {

@@ -18,11 +18,14 @@ import (
 func cmdDAP(args []string) int {
 	fs := flag.NewFlagSet("heddle dap", flag.ContinueOnError)
 	listen := fs.String("listen", "", "serve on this loopback `address` (127.0.0.1:PORT) instead of stdin/stdout")
-	logFile := fs.String("log", "", "write every DAP message to this `file`")
+	logFile := fs.String("log", "", "write every DAP message, and the adapter's errors, to this `file` (default $HEDDLE_DAP_LOG)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	var opts dap.Options
+	if *logFile == "" {
+		*logFile = os.Getenv("HEDDLE_DAP_LOG")
+	}
 	if *logFile != "" {
 		f, err := os.Create(*logFile)
 		if err != nil {
@@ -31,6 +34,9 @@ func cmdDAP(args []string) int {
 		}
 		defer f.Close()
 		opts.Log = f
+		// An editor discards the adapter's stderr: its errors, and a goroutine dump on
+		// SIGQUIT, go to the log too.
+		syscall.Dup2(int(f.Fd()), 2)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()

@@ -181,7 +181,8 @@ function userSettings(dataDir) {
 async function startCodeServer(root, ws, extensions, data) {
   const port = await freePort();
   const logFile = join(root, "code-server.log");
-  const env = { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` };
+  // heddle dap writes its messages, errors and timings here, shown when a step fails.
+  const env = { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin`, HEDDLE_DAP_LOG: join(root, "heddle-dap.log"), HEDDLE_DAP_TRACE: "1" };
   const p = spawn(codeServer, [
     "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--disable-telemetry", "--disable-update-check",
     "--disable-workspace-trust", "--disable-getting-started-override", "--config", join(root, "config.yaml"),
@@ -454,6 +455,10 @@ async function main() {
       const text = readFileSync(f, "utf8");
       const lines = text.split("\n").filter((l) => /heddle/i.test(l)).slice(-20);
       if (lines.length) console.log(`--- ${f} (heddle lines)\n${lines.join("\n")}`);
+    }
+    const dapLog = join(root, "heddle-dap.log");
+    if (results.some((r) => r.status === "FAIL") && existsSync(dapLog)) {
+      console.log(`--- ${dapLog} (last 60 lines)\n${readFileSync(dapLog, "utf8").split("\n").slice(-60).join("\n")}`);
     }
     if (process.env.KEEP) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });
