@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -34,7 +35,12 @@ type incarnation struct {
 	sink   chan *message
 	// version is that of the breakpoints applied.
 	version int
-	done    chan struct{} // closed when Delve's connection ends
+	// exited is closed when Delve reports the debuggee's end; output keeps the end of what
+	// the debuggee printed while it was not the session's current incarnation.
+	exited     chan struct{}
+	exitedOnce sync.Once
+	output     []string
+	done       chan struct{} // closed when Delve's connection ends
 }
 
 // launchSpec is what every incarnation of a session is launched with.
@@ -118,7 +124,7 @@ func newIncarnation(dir string, id int, ctrl *controller) (*incarnation, error) 
 		return nil, err
 	}
 	in := &incarnation{id: id, cmd: cmd, conn: conn, w: &writer{w: conn}, ctrl: ctrl, pending: map[int]chan *message{},
-		events: make(chan *message, 1024), done: make(chan struct{})}
+		events: make(chan *message, 1024), done: make(chan struct{}), exited: make(chan struct{})}
 	go in.read()
 	return in, nil
 }
@@ -300,6 +306,11 @@ func (in *incarnation) waitConnected(ctx context.Context) error {
 		return nil
 	case <-in.done:
 		return fmt.Errorf("the debugger ended before the debuggee started")
+	case <-in.exited:
+		in.mu.Lock()
+		out := strings.Join(in.output, "")
+		in.mu.Unlock()
+		return fmt.Errorf("the debuggee exited before it connected to heddle:\n%s", out)
 	case <-t.C:
 		return fmt.Errorf("the debuggee did not start within 60s")
 	case <-ctx.Done():

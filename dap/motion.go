@@ -26,6 +26,22 @@ func (s *Session) pump(in *incarnation) {
 
 func (s *Session) route(in *incarnation, ev *message) {
 	switch ev.Event {
+	case "terminated", "exited":
+		in.exitedOnce.Do(func() { close(in.exited) })
+	case "output":
+		if in != s.current() {
+			var b struct {
+				Output string `json:"output"`
+			}
+			json.Unmarshal(ev.Body, &b)
+			in.mu.Lock()
+			if in.output = append(in.output, b.Output); len(in.output) > 20 {
+				in.output = in.output[1:]
+			}
+			in.mu.Unlock()
+		}
+	}
+	switch ev.Event {
 	case "stopped", "terminated", "exited", "continued":
 		in.mu.Lock()
 		sink := in.sink
