@@ -10,9 +10,10 @@
 //   2. with a heddle binary whose `heddle lsp` answers: the code lenses on
 //      the tests;
 //   3. with a heddle binary whose `heddle dap` answers: a debug session on
-//      TestTransfer stops at entry; "Explore from Here" in the debug toolbar
+//      TestTransfer stops at a breakpoint; "Explore from Here" in the debug toolbar
 //      explores and the Heddle view lists the exploration and its deadlock;
-//      "Replay in Debugger" stops at the deadlock; "Open Web View" shows the
+//      "Replay in Debugger" stops at the deadlock; "Step Back" goes to the
+//      line before; "Open Web View" shows the
 //      web view in a panel; in a second session stopped at a breakpoint,
 //      "Choose Next Goroutine" resumes the goroutine picked.
 // Steps that cannot run are reported as skipped, with the reason. Once a
@@ -346,8 +347,20 @@ async function main() {
         await stopped();
       };
 
-      await step("start debugging TestTransfer (stopOnEntry)", async () => {
+      await step("start debugging TestTransfer and stop at a breakpoint in Transfer (bank.go:14)", async () => {
+        // A breakpoint after Transfer's first Lock, where both transfer goroutines exist.
+        await page.keyboard.press("Control+P");
+        await page.locator(".quick-input-widget input").fill("bank.go:14");
+        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: /^bank\.go/ }).first();
+        await row.waitFor({ timeout: 10000 });
+        await row.click();
+        await page.waitForTimeout(500);
+        await runCommand(page, "Debug: Toggle Breakpoint");
+        await visible(page, page.locator(".codicon-debug-breakpoint"), 10000);
         await startDebugging();
+        // The launch configuration stops on entry first.
+        await toolbar.locator('.action-label[aria-label^="Continue"]').click();
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
         return await shot("04-stopped");
       });
 
@@ -414,19 +427,9 @@ async function main() {
       }, { soft: true });
 
       await step("a new session to a breakpoint in Transfer; Choose Next Goroutine resumes the one picked", async () => {
-        // At entry the run has not reached a scheduling point yet: stop the
-        // session, set a breakpoint in Transfer after its first Lock
-        // (bank.go:14), where both transfer goroutines exist, and continue.
+        // A new session, continued from entry to the breakpoint at bank.go:14.
         await toolbar.locator('.action-label[aria-label^="Stop"]').click();
         await toolbar.waitFor({ state: "hidden", timeout: 30000 });
-        await page.keyboard.press("Control+P");
-        await page.locator(".quick-input-widget input").fill("bank.go:14");
-        const row = page.locator(".quick-input-list .monaco-list-row", { hasText: /^bank\.go/ }).first();
-        await row.waitFor({ timeout: 10000 });
-        await row.click();
-        await page.waitForTimeout(500);
-        await runCommand(page, "Debug: Toggle Breakpoint");
-        await visible(page, page.locator(".codicon-debug-breakpoint"), 10000);
         await startDebugging();
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
         await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
