@@ -333,7 +333,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		if strings.Contains(we.Status, "signal") {
 			kind = "panic"
 		}
-		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: "the test process " + we.Status + ": " + strings.TrimSpace(lastLines(we.Stderr, 5)), Hits: 1}
+		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: "the test process " + we.Status + ": " + crashSummary(we.Stderr), Hits: 1}
 		bugs[wb.Key] = wb
 		order = append(order, wb.Key)
 	}
@@ -464,4 +464,19 @@ func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, t
 		e.Tree = append(e.Tree, sn)
 	}
 	return timeline.WriteFile(path, e)
+}
+
+// crashSummary is what a crashed worker's stderr says: the Go runtime's panic or fatal error
+// line, which comes first, and the last lines, where the failing goroutine's stack ends.
+func crashSummary(stderr string) string {
+	tail := strings.TrimSpace(lastLines(stderr, 5))
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+			if !strings.Contains(tail, l) {
+				return l + "\n" + tail
+			}
+			break
+		}
+	}
+	return tail
 }
