@@ -409,8 +409,9 @@ func TestStepInVariablesPause(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	p.response(p.send(&godap.PauseRequest{Request: godap.Request{Command: "pause"}, Arguments: godap.PauseArguments{ThreadId: 1}}), 30*time.Second)
 	st = p.stopped(time.Minute)
-	if f := p.stack(st.ThreadID)[0]; st.Reason != "pause" || !strings.Contains(f.Name, "TestForever") {
-		t.Errorf("pause stopped (%s) in %s, want TestForever", st.Reason, f.Name)
+	fs = p.stack(st.ThreadID)
+	if st.Reason != "pause" || len(fs) == 0 || !strings.Contains(fs[0].Name, "TestForever") {
+		t.Errorf("pause stopped (%s) in %+v, want TestForever on top", st.Reason, fs)
 	}
 }
 

@@ -221,8 +221,9 @@ var hiddenDirs = sync.OnceValue(func() []string {
 // hiddenFrame reports whether a frame (Delve's short function name and source path) belongs to
 // heddle's runtime or Go's.
 func hiddenFrame(fn, path string) bool {
-	if strings.HasPrefix(fn, "runtime.") || path == "" || path == "." || strings.HasPrefix(path, "<") {
-		// Go's runtime, and wrappers the compiler generated without source.
+	if strings.HasPrefix(fn, "runtime.") || fn == "???" || path == "" || path == "." || strings.HasPrefix(path, "<") {
+		// Go's runtime, wrappers the compiler generated without source, and code Delve
+		// cannot name (a pause can land there).
 		return true
 	}
 	for _, d := range hiddenDirs() {
