@@ -330,6 +330,10 @@ func (e *explorer) overBudget() bool {
 
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
+	if debugRuns != nil {
+		// Before the run too: a run that crashes the process leaves its guide.
+		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
+	}
 	res := e.r.run(gd, false)
 	if e.rep.Stats.Runs == 0 {
 		e.first = res.Decisions
