@@ -40,8 +40,9 @@ func (s *Session) startSpare() {
 	}
 }
 
-// fresh returns an incarnation ready to begin its run: a spare if there is one, and tops the
-// pool up again.
+// fresh returns an incarnation ready to begin its run: a spare if there is one. The pool is
+// topped up when the move ends (goMotion), so that preparing spares does not compete with the
+// move for the processor.
 func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 	s.mu.Lock()
 	var ch chan *incarnation
@@ -76,7 +77,6 @@ func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 			return nil, err
 		}
 	}
-	s.startSpare()
 	return in, nil
 }
 

@@ -319,6 +319,7 @@ func (s *Session) goMotion(m *message, f func(id int)) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer s.startSpare()
 		defer s.end(id)
 		f(id)
 	}()

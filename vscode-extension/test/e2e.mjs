@@ -340,6 +340,11 @@ async function main() {
     } else {
       const toolbar = page.locator(".debug-toolbar");
       const stopped = () => visible(page, toolbar.locator('.action-label[aria-label^="Continue"]'), 180000);
+      // The Call Stack pane may start collapsed when the Heddle view takes the room.
+      const expandCallStack = async () => {
+        const stack = page.locator(".pane-header", { has: page.locator("h3.title", { hasText: /^Call Stack$/i }) });
+        if ((await stack.getAttribute("aria-expanded")) === "false") await stack.click();
+      };
       const startDebugging = async () => {
         // The start button of Run and Debug, with "Heddle: TestTransfer" selected.
         await page.locator(".start-debug-action-item .codicon-debug-start").first().click();
@@ -360,6 +365,7 @@ async function main() {
         await startDebugging();
         // The launch configuration stops on entry first.
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
+        await expandCallStack();
         await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
         return await shot("04-stopped");
       });
@@ -382,8 +388,7 @@ async function main() {
         const bug = page.locator(".monaco-list-row", { hasText: "deadlock" }).first();
         await bug.hover();
         await bug.locator('.action-label[aria-label="Replay in Debugger"]').click();
-        const stack = page.locator(".pane-header", { has: page.locator("h3.title", { hasText: /^Call Stack$/i }) });
-        if ((await stack.getAttribute("aria-expanded")) === "false") await stack.click();
+        await expandCallStack();
         // The stopped event's description, or VS Code's "Paused on exception".
         await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock: all goroutines are blocked/i })), 120000);
         return await shot("07-replayed");
@@ -432,6 +437,7 @@ async function main() {
         await toolbar.waitFor({ state: "hidden", timeout: 30000 });
         await startDebugging();
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
+        await expandCallStack();
         await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
         await runCommand(page, "Heddle: Choose Next Goroutine");
         const rows = page.locator(".quick-input-list .monaco-list-row", { hasText: /G\d/ });
