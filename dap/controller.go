@@ -123,7 +123,14 @@ func (c *controller) begin(test string, p planned) error {
 	}
 	c.started = true
 	c.plan = p
-	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test}
+	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test, BreakAt: p.breakAt}
+	if p.breakAt >= 0 && p.next == "" {
+		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
+		// scheduling point.
+		c.start.Follow = p.follow
+	} else {
+		c.start.BreakAt = -1
+	}
 	err := c.enc.Encode(&c.start)
 	conn := c.conn
 	c.mu.Unlock()
@@ -182,7 +189,14 @@ func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool)
 				c.goids[g.ID] = g.Goid
 			}
 		}
-		r.Pick = c.pick(p)
+		if ev.Auto {
+			r.Pick = ev.Pick
+			if d := len(c.decisions); len(p.Alts) > 1 && d < len(c.plan.follow) && p.Alts[r.Pick].Name != c.plan.follow[d] {
+				c.plan.follow = c.plan.follow[:d]
+			}
+		} else {
+			r.Pick = c.pick(p)
+		}
 		if len(p.Alts) > 1 {
 			d := decision{point: p, pick: r.Pick, rt: rt.Decision{Kind: p.Kind, Step: int32(p.Step), Pick: int32(r.Pick), Current: -1}}
 			d.rt.Alts = make([]int32, len(p.Alts))
@@ -203,13 +217,16 @@ func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool)
 			}
 			c.decisions = append(c.decisions, d)
 		}
-		return r, true
+		return r, !ev.Auto
 	case "resumed":
 		res := ev.Resumed
 		cp := Checkpoint{Index: len(c.checkpoints), Goroutine: res.G, Op: res.Op, Position: res.Pos, Decision: res.Decision >= 0,
 			DecisionIndex: res.Decision, Step: res.Step, New: res.New, Func: res.Func, goid: res.Goid}
 		c.goids[res.G] = res.Goid
 		c.checkpoints = append(c.checkpoints, cp)
+		if ev.Auto {
+			return r, false
+		}
 		if cp.Index == c.plan.breakAt || (c.plan.breakNext && cp.Decision) {
 			c.plan.breakNext = false
 			r.Break = true

@@ -17,6 +17,12 @@ type DebugStart struct {
 	V        int    `json:"v"`
 	Test     string `json:"test"`
 	MaxSteps int    `json:"maxSteps,omitempty"`
+	// BreakAt, when not negative, is the checkpoint to stop at. Until then the debuggee
+	// follows Follow (the picks of the decisions, by name; then the current goroutine, or
+	// the first alternative) on its own, reporting without waiting for replies; from
+	// checkpoint BreakAt on, it asks.
+	BreakAt int      `json:"breakAt"`
+	Follow  []string `json:"follow,omitempty"`
 }
 
 // DebugEvent is what a debuggee reports. Type is "point", "resumed", "bug" or "end".
@@ -32,6 +38,10 @@ type DebugEvent struct {
 	// end: the run's detailed trace.
 	Trace *timeline.Trace `json:"trace,omitempty"`
 	Error string          `json:"error,omitempty"`
+	// Auto marks an event the debuggee decided on its own (DebugStart.BreakAt): it waits for
+	// no reply, and Pick is the alternative it chose at a point.
+	Auto bool `json:"auto,omitempty"`
+	Pick int  `json:"pick,omitempty"`
 }
 
 // DebugPoint is a scheduling point.

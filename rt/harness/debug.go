@@ -39,6 +39,12 @@ type debugSession struct {
 	root string
 	// point is the run's last scheduling point, valid until the run ends.
 	point *rt.Point
+	// auto is set while the debuggee replays the adapter's plan on its own, up to checkpoint
+	// start.BreakAt; decisions and checkpoints count what it has seen.
+	start       explorer.DebugStart
+	auto        bool
+	decisions   int
+	checkpoints int
 }
 
 // debug serves a debugging session when HEDDLE_DEBUG names the adapter's socket; it returns
@@ -62,6 +68,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 		return true, 2
 	}
 	s.root = rootFunc(start.Test)
+	s.start, s.auto = start, start.BreakAt >= 0
 	h, err := harnessFor(start.Test)
 	if err != nil {
 		s.send(&explorer.DebugEvent{Type: "end", Error: err.Error()})
@@ -121,11 +128,39 @@ func (s *debugSession) Choose(p *rt.Point) int {
 		dp.Alts = append(dp.Alts, da)
 	}
 	dp.Goroutines = s.goroutines(p)
+	if s.auto {
+		pick := s.plannedPick(dp)
+		s.send(&explorer.DebugEvent{Type: "point", Point: dp, Auto: true, Pick: pick})
+		return pick
+	}
 	r := s.ask(&explorer.DebugEvent{Type: "point", Point: dp})
 	if r.Pick < 0 || r.Pick >= len(p.Alts) {
 		return 0
 	}
 	return r.Pick
+}
+
+// plannedPick is the adapter's choice at p while it replays its plan: the followed pick, or
+// else the current goroutine, or else the first alternative.
+func (s *debugSession) plannedPick(p *explorer.DebugPoint) int {
+	if len(p.Alts) < 2 {
+		return 0
+	}
+	d := s.decisions
+	s.decisions++
+	if d < len(s.start.Follow) {
+		for i, a := range p.Alts {
+			if a.Name == s.start.Follow[d] {
+				return i
+			}
+		}
+		// Diverged: the plan is followed no further.
+		s.start.Follow = s.start.Follow[:d]
+	}
+	if p.Current >= 0 {
+		return p.Current
+	}
+	return 0
 }
 
 func (s *debugSession) resumed(r rt.Resumption) {
@@ -145,6 +180,14 @@ func (s *debugSession) resumed(r rt.Resumption) {
 			ev.Func = f.Name()
 		}
 	}
+	k := s.checkpoints
+	s.checkpoints++
+	if s.auto && k < s.start.BreakAt {
+		s.send(&explorer.DebugEvent{Type: "resumed", Resumed: ev, Auto: true})
+		return
+	}
+	// The break is asked for, so that the adapter has seen everything before the stop.
+	s.auto = false
 	if s.ask(&explorer.DebugEvent{Type: "resumed", Resumed: ev}).Break {
 		debugBreak("checkpoint")
 	}
