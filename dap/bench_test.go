@@ -68,14 +68,21 @@ func BenchmarkStepBackFromBreakpoint(b *testing.B) {
 }
 
 // BenchmarkReverseContinue measures a reverse continue to the previous hit of a conditional
-// breakpoint, a few hundred checkpoints into the run.
-func BenchmarkReverseContinue(b *testing.B) {
+// breakpoint, a few hundred checkpoints into the run, moves back to back.
+func BenchmarkReverseContinue(b *testing.B) { benchReverseContinue(b, 0) }
+
+// BenchmarkReverseContinueInteractive is BenchmarkReverseContinue with a second between moves,
+// as a person takes, in which the spare incarnations finish loading.
+func BenchmarkReverseContinueInteractive(b *testing.B) { benchReverseContinue(b, time.Second) }
+
+func benchReverseContinue(b *testing.B, pause time.Duration) {
 	c, st, n := busyStop(b, godap.SourceBreakpoint{Condition: "total >= 300"})
 	var ds []time.Duration
 	b.ResetTimer()
 	b.ReportMetric(float64(n), "checkpoints")
 	for i := 0; i < b.N; i++ {
 		st = c.cont(st.ThreadID)
+		time.Sleep(pause)
 		t0 := time.Now()
 		c.response(c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
 		st = c.stopped(time.Minute)

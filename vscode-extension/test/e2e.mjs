@@ -296,6 +296,8 @@ async function main() {
     await step("load the workbench in headless Chromium", async () => {
       context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath, headless: true, args: chromiumArgs, viewport: { width: 1440, height: 900 } });
       page = context.pages()[0] ?? (await context.newPage());
+      // No wait may hang the test: every Playwright action gives up after a minute.
+      page.setDefaultTimeout(60000);
       currentPage = page;
       await page.goto(server.url);
       await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 60000 });
@@ -395,21 +397,23 @@ async function main() {
       }, { soft: true });
 
       await step("Step Back from the deadlock goes to the previous line", async () => {
-        const top = page.locator(".debug-call-stack .monaco-list-row.focused, .debug-call-stack .monaco-list-row.selected").first();
-        const before = (await top.innerText().catch(() => "")).replace(/\s+/g, " ");
+        await expandCallStack();
+        // The stopped goroutine's frames are listed under it: at the deadlock, Transfer on
+        // bank.go line 15; one line back, line 14.
+        const frame = (line) => page.locator(".debug-call-stack .monaco-list-row", { hasText: new RegExp(`Transfer\\s*bank\\.go\\s*${line}\\b`) });
+        await visible(page, frame(15), 30000);
         const button = toolbar.locator('.action-label[aria-label^="Step Back"]');
         await visible(page, button, 10000);
-        await button.click();
+        await button.click({ timeout: 10000 });
         await stopped();
-        let after = "";
-        for (let i = 0; i < 40; i++) {
-          after = (await top.innerText().catch(() => "")).replace(/\s+/g, " ");
-          if (after && after !== before) break;
-          await page.waitForTimeout(250);
+        await expandCallStack();
+        try {
+          await visible(page, frame(14), 30000);
+        } catch (err) {
+          const rows = (await page.locator(".debug-call-stack .monaco-list-row").allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, " "));
+          throw new Error(`after Step Back no frame of Transfer is on bank.go line 14; the call stack shows: ${rows.join(" | ")}; see ${await shot("fail-step-back")}`);
         }
-        const file = await shot("08-stepped-back");
-        if (!/bank\.go\s*14/.test(after)) throw new Error(`after Step Back the top frame is "${after}" (was "${before}"), want bank.go line 14; see ${file}`);
-        return `${before} → ${after}`;
+        return await shot("08-stepped-back");
       }, { soft: true });
 
       await step("Open Web View shows the session's web view in a panel", async () => {
