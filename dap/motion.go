@@ -161,6 +161,21 @@ func (s *Session) await(ctx context.Context, in *incarnation, sink chan *message
 			h.reason = "step"
 			return h, nil
 		}
+		if h.reason == "pause" && escapes < maxEscape {
+			// A pause can land where Delve cannot unwind to the user's code (inside the
+			// runtime, mid-prologue): let the goroutine run a moment and pause it again.
+			if frames, err := s.frames(in, h.goid); err == nil && len(frames) == 0 {
+				escapes++
+				if _, err := in.call(ctx, "continue", map[string]any{"threadId": h.goid}); err != nil {
+					return halt{}, err
+				}
+				time.Sleep(20 * time.Millisecond)
+				if _, err := in.call(ctx, "pause", map[string]any{"threadId": h.goid}); err != nil {
+					return halt{}, err
+				}
+				continue
+			}
+		}
 		if (stepping || h.reason == "step") && escapes < maxEscape {
 			hidden, err := s.inHeddle(in, h.goid)
 			if err != nil {
