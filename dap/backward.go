@@ -205,14 +205,14 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 }
 
 func (n *navInc) Close() {
-	n.in.release()
+	n.in.releaseSink(n.sink)
 	go n.in.close()
 }
 
 // adopt makes a navigated incarnation the session's current one, ends motion id and shows
 // the incarnation's stop.
 func (s *Session) adopt(id int, n *navInc, st bidir.Stop, reason string) {
-	n.in.release()
+	n.in.releaseSink(n.sink)
 	s.end(id)
 	s.mu.Lock()
 	old := s.active
@@ -328,7 +328,7 @@ func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
 			old := s.active
 			s.active = n.in
 			s.mu.Unlock()
-			n.in.release()
+			n.in.releaseSink(n.sink)
 			if old != nil {
 				go old.close()
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -136,17 +137,13 @@ func (c *client) response(seq int, timeout time.Duration) *message {
 
 func (c *client) responseAny(seq int, timeout time.Duration) *message {
 	c.t.Helper()
-	return c.next("response to request "+itoa(seq), timeout, func(m *message) bool { return m.Type == "response" && m.RequestSeq == seq })
+	return c.next("response to request "+strconv.Itoa(seq), timeout, func(m *message) bool { return m.Type == "response" && m.RequestSeq == seq })
 }
 
 func (c *client) event(name string, timeout time.Duration) *message {
 	c.t.Helper()
 	return c.next("event "+name, timeout, func(m *message) bool { return m.Type == "event" && m.Event == name })
 }
-
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + jsonInt(i)) }
-
-func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // stopped is a stopped event's body.
 type stopped struct {

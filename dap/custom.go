@@ -215,8 +215,7 @@ func (s *Session) saveSchedule(m *message, path string) {
 		return
 	}
 	st := in.ctrl.snapshot()
-	sch := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: "manual",
-		Program: timeline.Program{Package: s.prog.pkg, Test: s.prog.test, Dir: s.prog.dir}}
+	sch := s.prog.newSchedule("manual")
 	for _, d := range st.decisions {
 		td := timeline.Decision{Kind: d.point.Kind.String(), Pick: d.pickName()}
 		for _, a := range d.point.Alts {
@@ -335,8 +334,7 @@ func (s *Session) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint, 
 	if prog == nil {
 		return nil, nil, fmt.Errorf("no program is being debugged")
 	}
-	sch := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: "debug",
-		Program: timeline.Program{Package: prog.pkg, Test: prog.test, Dir: prog.dir}}
+	sch := prog.newSchedule("debug")
 	st := in.ctrl.snapshot()
 	for i, n := range names {
 		d := timeline.Decision{Pick: n, Kind: "goroutine"}
@@ -395,31 +393,7 @@ func (s *Session) lockTrees(m *message) {
 			upTo++
 		}
 	}
-	var evs []locktree.Event
-	for _, e := range tr.Events {
-		if e.Step >= upTo {
-			break
-		}
-		var op locktree.Op
-		switch e.Op {
-		case "lock":
-			op = locktree.Acquire
-		case "unlock":
-			op = locktree.Release
-		case "rlock":
-			op = locktree.RAcquire
-		case "runlock":
-			op = locktree.RRelease
-		default:
-			continue
-		}
-		ev := locktree.Event{G: e.G, Lock: e.Obj, Op: op}
-		if e.Pos != nil {
-			ev.Pos = locktree.Pos{File: e.Pos.File, Line: e.Pos.Line}
-		}
-		evs = append(evs, ev)
-	}
-	s.respond(m, locktree.Analyze(evs))
+	s.respond(m, locktree.Analyze(explorer.TraceLockEvents(tr, upTo)))
 }
 
 // gotoStep moves the debugger to the checkpoint of a step the web view selected.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,14 +47,6 @@ type explorations struct {
 
 func newExplorations() *explorations { return &explorations{running: map[int]context.CancelFunc{}} }
 
-func (e *explorations) cancelAll() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, c := range e.running {
-		c()
-	}
-}
-
 func (e *explorations) cancel(id int) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -93,11 +86,11 @@ func (s *Session) explore(m *message, strategy, budget string) {
 	if budget == "" {
 		budget = s.prog.budget
 	}
-	if !contains(explorer.Strategies, strategy) {
+	if !slices.Contains(explorer.Strategies, strategy) {
 		s.fail(m, "heddle/explore: unknown strategy %q (want one of %s)", strategy, strings.Join(explorer.Strategies, ", "))
 		return
 	}
-	runs, d, err := parseBudget(budget)
+	runs, d, err := explorer.ParseBudget(budget)
 	if err != nil {
 		s.fail(m, "heddle/explore: %v", err)
 		return

@@ -8,8 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
@@ -79,24 +79,15 @@ func parseLaunch(raw json.RawMessage) (*launchArgs, map[string]json.RawMessage, 
 	default:
 		return nil, nil, fmt.Errorf("launch: unknown mode %q (want test, debug or replay)", a.Mode)
 	}
-	if a.Strategy != "" && !contains(explorer.Strategies, a.Strategy) {
+	if a.Strategy != "" && !slices.Contains(explorer.Strategies, a.Strategy) {
 		return nil, nil, fmt.Errorf("launch: unknown strategy %q (want one of %s)", a.Strategy, strings.Join(explorer.Strategies, ", "))
 	}
 	if a.Budget != "" {
-		if _, _, err := parseBudget(a.Budget); err != nil {
+		if _, _, err := explorer.ParseBudget(a.Budget); err != nil {
 			return nil, nil, fmt.Errorf("launch: %v", err)
 		}
 	}
 	return &a, extra, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // buildFlags accepts vscode-go's string form and Delve's list form.
@@ -113,21 +104,6 @@ func buildFlags(raw json.RawMessage) ([]string, error) {
 		return nil, fmt.Errorf("launch: buildFlags must be a string or a list of strings")
 	}
 	return l, nil
-}
-
-// parseBudget reads a budget: a duration ("10s") or a number of runs ("5000").
-func parseBudget(s string) (runs int, d time.Duration, err error) {
-	if s == "" {
-		return 0, 0, nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return 0, d, nil
-	}
-	var n int
-	if _, err := fmt.Sscanf(s, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == s {
-		return n, 0, nil
-	}
-	return 0, 0, fmt.Errorf("budget %q is neither a duration (10s) nor a number of runs", s)
 }
 
 // build instruments and builds the program for debugging, with optimisations off.
@@ -272,4 +248,10 @@ func testArgs(user []string) []string {
 		}
 	}
 	return args
+}
+
+// newSchedule returns an empty schedule file of the program.
+func (p *program) newSchedule(strategy string) *timeline.Schedule {
+	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy,
+		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
 }

@@ -26,23 +26,10 @@ func (s *Session) pump(in *incarnation) {
 
 func (s *Session) route(in *incarnation, ev *message) {
 	switch ev.Event {
-	case "terminated", "exited":
-		in.exitedOnce.Do(func() { close(in.exited) })
-	case "output":
-		if in != s.current() {
-			var b struct {
-				Output string `json:"output"`
-			}
-			json.Unmarshal(ev.Body, &b)
-			in.mu.Lock()
-			if in.output = append(in.output, b.Output); len(in.output) > 20 {
-				in.output = in.output[1:]
-			}
-			in.mu.Unlock()
-		}
-	}
-	switch ev.Event {
 	case "stopped", "terminated", "exited", "continued":
+		if ev.Event == "terminated" || ev.Event == "exited" {
+			in.exitedOnce.Do(func() { close(in.exited) })
+		}
 		in.mu.Lock()
 		sink := in.sink
 		in.mu.Unlock()
@@ -74,12 +61,15 @@ func (s *Session) route(in *incarnation, ev *message) {
 		s.send(ev)
 	case "initialized":
 	case "output":
-		// Delve's console greeting is about its own command line, which heddle's users
-		// do not have.
-		if in != s.current() || strings.Contains(string(ev.Body), "Type 'dlv help'") {
+		if in != s.current() {
+			in.keepOutput(ev)
 			return
 		}
-		s.send(ev)
+		// Delve's console greeting is about its own command line, which heddle's users
+		// do not have.
+		if !strings.Contains(string(ev.Body), "Type 'dlv help'") {
+			s.send(ev)
+		}
 	default:
 		if in != s.current() {
 			return
@@ -104,6 +94,20 @@ func (s *Session) paused(in *incarnation, goid int64) int64 {
 	return goid
 }
 
+// keepOutput keeps the end of what a debuggee that is not the current one prints, for the
+// error when it exits before connecting.
+func (in *incarnation) keepOutput(ev *message) {
+	var b struct {
+		Output string `json:"output"`
+	}
+	json.Unmarshal(ev.Body, &b)
+	in.mu.Lock()
+	if in.output = append(in.output, b.Output); len(in.output) > 20 {
+		in.output = in.output[1:]
+	}
+	in.mu.Unlock()
+}
+
 // capture makes in's stop events go to the returned channel until release.
 func (in *incarnation) capture() chan *message {
 	ch := make(chan *message, 64)
@@ -111,12 +115,6 @@ func (in *incarnation) capture() chan *message {
 	in.sink = ch
 	in.mu.Unlock()
 	return ch
-}
-
-func (in *incarnation) release() {
-	in.mu.Lock()
-	in.sink = nil
-	in.mu.Unlock()
 }
 
 // releaseSink releases the capture made with sink, if it is still the current one.

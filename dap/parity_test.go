@@ -303,13 +303,19 @@ func TestDebugMain(t *testing.T) {
 		t.Errorf("sum = %s after next, want 6", v)
 	}
 	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+	c.printed("sum 12")
+}
+
+// printed waits for the program to print want, and fails if it ends first.
+func (c *client) printed(want string) {
+	c.t.Helper()
 	for {
 		m := c.next("output or the end", time.Minute, func(m *message) bool { return m.Event == "output" || m.Event == "terminated" })
 		if m.Event == "terminated" {
-			t.Fatalf("the program ended without printing its sum")
+			c.t.Fatalf("the program ended without printing %q", want)
 		}
-		if strings.Contains(string(m.Body), "sum 12") {
-			break
+		if strings.Contains(string(m.Body), want) {
+			return
 		}
 	}
 }
@@ -360,16 +366,7 @@ func TestLaunchAttributes(t *testing.T) {
 		"env": map[string]string{"GREETING": "hi"}, "cwd": cwd, "buildFlags": "-tags=shout"}), buildTimeout)
 	c.event("initialized", 10*time.Second)
 	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
-	want := "args [a b] greeting hi dir " + filepath.Base(cwd) + " mode shout"
-	for {
-		m := c.next("output or the end", time.Minute, func(m *message) bool { return m.Event == "output" || m.Event == "terminated" })
-		if m.Event == "terminated" {
-			t.Fatalf("the program ended without printing %q", want)
-		}
-		if strings.Contains(string(m.Body), want) {
-			return
-		}
-	}
+	c.printed("args [a b] greeting hi dir " + filepath.Base(cwd) + " mode shout")
 }
 
 // stepIn, scopes, variables and pause pass through to Delve.

@@ -104,7 +104,7 @@ func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 // shutdown ends every incarnation and search and removes temporary files.
 func (s *Session) shutdown() {
 	s.cancel()
-	s.explores.cancelAll()
+	s.explores.cancel(0)
 	s.mu.Lock()
 	active := s.active
 	s.active = nil

@@ -502,25 +502,45 @@ func scheduleGuide(ds []rt.Decision) *Guide {
 	return gd
 }
 
+// lockOps are the operations lock trees are built from.
+var lockOps = map[rt.OpKind]locktree.Op{rt.OpLock: locktree.Acquire, rt.OpUnlock: locktree.Release,
+	rt.OpRLock: locktree.RAcquire, rt.OpRUnlock: locktree.RRelease}
+
 // lockEvents extracts the lock acquisitions and releases of a detailed run.
 func lockEvents(res *rt.Result) []locktree.Event {
 	var out []locktree.Event
 	for _, e := range res.Events {
-		var op locktree.Op
-		switch e.Op {
-		case rt.OpLock:
-			op = locktree.Acquire
-		case rt.OpUnlock:
-			op = locktree.Release
-		case rt.OpRLock:
-			op = locktree.RAcquire
-		case rt.OpRUnlock:
-			op = locktree.RRelease
-		default:
+		op, ok := lockOps[e.Op]
+		if !ok {
 			continue
 		}
 		file, line, _ := rt.Position(e.PC)
 		out = append(out, locktree.Event{G: res.Name(e.G), Lock: res.ObjName(e.Obj), Op: op, Pos: locktree.Pos{File: file, Line: line}})
+	}
+	return out
+}
+
+// TraceLockEvents extracts the lock acquisitions and releases of a trace's steps before step
+// upTo.
+func TraceLockEvents(tr *timeline.Trace, upTo int) []locktree.Event {
+	byName := make(map[string]locktree.Op, len(lockOps))
+	for k, op := range lockOps {
+		byName[k.String()] = op
+	}
+	var out []locktree.Event
+	for _, e := range tr.Events {
+		if e.Step >= upTo {
+			break
+		}
+		op, ok := byName[e.Op]
+		if !ok {
+			continue
+		}
+		ev := locktree.Event{G: e.G, Lock: e.Obj, Op: op}
+		if e.Pos != nil {
+			ev.Pos = locktree.Pos{File: e.Pos.File, Line: e.Pos.Line}
+		}
+		out = append(out, ev)
 	}
 	return out
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"github.com/heddledbg/heddle/internal/golden"
 	"os"
 	"path"
 	"path/filepath"
@@ -112,8 +112,6 @@ func TestKernels(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the golden reports of the kernel corpus")
-
 // goldenReport is the part of a bug report that must not change: its kind, message, and each
 // goroutine involved with what it was doing and where.
 func goldenReport(b *explorer.WireBug) string {
@@ -125,19 +123,4 @@ func goldenReport(b *explorer.WireBug) string {
 	return sb.String()
 }
 
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("report differs from %s:\n--- got\n%s--- want\n%s", path, got, want)
-	}
-}
+func checkGolden(t *testing.T, path, got string) { golden.Check(t, path, got) }

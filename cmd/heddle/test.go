@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -100,34 +99,6 @@ func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
 	return own, build, pkgs
 }
 
-func parseBudget(s string) (runs int, d time.Duration, err error) {
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			v = part
-			if _, err := strconv.Atoi(v); err == nil {
-				k = "runs"
-			} else {
-				k = "time"
-			}
-		}
-		switch k {
-		case "runs":
-			if runs, err = strconv.Atoi(v); err != nil || runs < 0 {
-				return 0, 0, fmt.Errorf("-budget: %q is not a number of runs", v)
-			}
-		case "time":
-			if d, err = time.ParseDuration(v); err != nil || d < 0 {
-				return 0, 0, fmt.Errorf("-budget: %q is not a duration", v)
-			}
-		default:
-			return 0, 0, fmt.Errorf("-budget: unknown budget %q (want runs=N or time=D)", k)
-		}
-	}
-	return runs, d, nil
-}
-
 func cmdTest(args []string, tests bool) int { return cmdTestDir("", args, tests) }
 
 // cmdTestIn runs heddle test with dir as the working directory of the build.
@@ -149,7 +120,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
 	}
-	runs, budget, err := parseBudget(f.budget)
+	runs, budget, err := explorer.ParseBudget(f.budget)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/heddledbg/heddle/internal/golden"
 	"io/fs"
 	"maps"
 	"net"
@@ -24,8 +25,6 @@ import (
 
 	"github.com/heddledbg/heddle/server/lsp"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // tmpRoot holds what the tests share: the heddle binary and the kernel workspace.
 var tmpRoot string
@@ -226,21 +225,7 @@ func filePath(u protocol.DocumentURI) (string, error) {
 
 // checkGolden compares got with the golden file testdata/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("differs from %s (run go test -update to accept):\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // copyWorkspace copies testdata/workspace to a temporary directory, with $WORK in the result
