@@ -42,6 +42,9 @@ type Incarnation interface {
 	Step(ctx context.Context) (Stop, error)
 	// Continue runs to the next breakpoint hit, or to the end of the run.
 	Continue(ctx context.Context) (Stop, error)
+	// State describes the stopped goroutine's innermost frame, its variables' values, so
+	// that two visits of one line (a loop's iterations) can be told apart.
+	State(ctx context.Context) (string, error)
 	// Close ends the incarnation.
 	Close()
 }
@@ -57,7 +60,17 @@ type Navigator struct {
 	// FromStart makes ReverseContinue replay from the start with breakpoints on, for
 	// breakpoints whose hit counts must count every hit.
 	FromStart bool
+	// Hits, when set, is the record of the hits met so far, and From the place on it that
+	// the move leaves from (Hits.Leave).
+	Hits *Hits
+	From int
+	// State is the Incarnation.State of the stop a move starts from, if known.
+	State string
 }
+
+// maxCount bounds the line steps made to find a stop's place after its checkpoint: a loop
+// with no scheduling point in it may run for ever.
+const maxCount = 5000
 
 // StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
 func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
@@ -122,7 +135,8 @@ func segmentLength(ctx context.Context, in Incarnation, k int) (int, error) {
 }
 
 // count finds how many line steps after its checkpoint cur is, by stepping a new incarnation
-// from the checkpoint until it is at cur's place.
+// from the checkpoint until it is at cur's place. Of several visits of cur's line (a loop's
+// iterations), the one whose state is n.State is cur; when none is, the first.
 func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	in, err := n.Start(ctx)
 	if err != nil {
@@ -133,14 +147,29 @@ func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	first := -1
 	for steps := 0; ; steps++ {
 		if st.Same(cur) {
-			return steps, nil
+			if n.State == "" {
+				return steps, nil
+			}
+			if first < 0 {
+				first = steps
+			}
+			if s, err := in.State(ctx); err == nil && s == n.State {
+				return steps, nil
+			}
 		}
 		if st.Ended || st.Checkpoint != cur.Checkpoint {
 			// cur is not on the stepping path (a goroutine heddle does not control, say):
 			// the nearest place before it is its checkpoint.
-			return 0, nil
+			return max(first, 0), nil
+		}
+		if steps == maxCount {
+			if first >= 0 {
+				return first, nil
+			}
+			return 0, fmt.Errorf("%v is more than %d lines after its checkpoint", cur, maxCount)
 		}
 		if st, err = in.Step(ctx); err != nil {
 			return 0, err
@@ -219,6 +248,19 @@ func (n *Navigator) at(ctx context.Context, k, steps int) (Incarnation, Stop, er
 // that grow fourfold, so that the usual case, a hit shortly before, replays only the end of
 // the execution with breakpoints on; replaying to a window's start needs none.
 func (n *Navigator) ReverseContinue(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	if n.Hits != nil && !n.FromStart {
+		if h, ok := n.Hits.Previous(n.From); ok {
+			in, st, err := n.reach(ctx, h)
+			if err == nil {
+				n.Hits.Back(n.From)
+				return in, st, nil
+			}
+			if ctx.Err() != nil {
+				return nil, Stop{}, err
+			}
+			// The replay went elsewhere: search as if nothing were known.
+		}
+	}
 	for w := 4; ; w *= 4 {
 		k0 := max(cur.Checkpoint-w, 0)
 		if n.FromStart {
@@ -258,6 +300,33 @@ func (n *Navigator) ReverseContinue(ctx context.Context, cur Stop) (Incarnation,
 			return n.at(ctx, 0, 0)
 		}
 	}
+}
+
+// reach returns a new incarnation stopped at a recorded hit.
+func (n *Navigator) reach(ctx context.Context, h Hit) (Incarnation, Stop, error) {
+	if h.Nth == 0 {
+		return n.at(ctx, 0, 0)
+	}
+	in, err := n.Start(ctx)
+	if err != nil {
+		return nil, Stop{}, err
+	}
+	var st Stop
+	if h.Stop.Checkpoint > 0 {
+		st, err = in.Goto(ctx, h.Stop.Checkpoint)
+	}
+	for i := 0; i < h.Nth && err == nil; i++ {
+		st, err = in.Continue(ctx)
+	}
+	if err == nil && !st.Same(h.Stop) {
+		err = fmt.Errorf("the replay stopped at %v, not at the recorded hit %v", st, h.Stop)
+	}
+	if err != nil {
+		in.Close()
+		return nil, Stop{}, err
+	}
+	st.Steps = -1
+	return in, st, nil
 }
 
 // starting starts a new incarnation in the background, without running it.

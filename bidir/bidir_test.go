@@ -2,6 +2,7 @@ package bidir
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -99,6 +100,9 @@ func (f *fake) Continue(context.Context) (Stop, error) {
 
 func (f *fake) Close() {}
 
+// State tells a segment's visits of one line apart, as a loop variable would.
+func (f *fake) State(context.Context) (string, error) { return fmt.Sprint(f.k, f.s), nil }
+
 // Two goroutines taking turns: G1 runs lines 10–12, G2 lines 20–22, and so on.
 func testProgram() *program {
 	return &program{segs: []segment{
@@ -154,6 +158,31 @@ func TestStepBack(t *testing.T) {
 	}
 }
 
+// TestStepBackInLoop steps back from the second visit of a loop's line in one segment: the
+// state tells it from the first.
+func TestStepBackInLoop(t *testing.T) {
+	ctx := context.Background()
+	p := &program{segs: []segment{
+		{"G1", []int{10, 11, 12, 11, 12, 13}},
+		{"G1", []int{13, 14}},
+	}, bps: map[int]bool{}}
+	cur := Stop{Checkpoint: 0, Steps: -1, Goroutine: "G1", File: "f.go", Line: 12, Depth: 1}
+	for _, tt := range []struct {
+		state     string
+		wantSteps int
+	}{{"0 4", 3}, {"0 2", 1}, {"", 1}} {
+		nav := p.navigator()
+		nav.State = tt.state
+		_, st, err := nav.StepBack(ctx, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Line != 11 || st.Steps != tt.wantSteps {
+			t.Errorf("step back from line 12 in state %q reached line %d at checkpoint 0+%d, want line 11 at 0+%d", tt.state, st.Line, st.Steps, tt.wantSteps)
+		}
+	}
+}
+
 func TestReverseContinue(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
@@ -179,6 +208,118 @@ func TestReverseContinue(t *testing.T) {
 			}
 			if st.Line != tt.wantLine || st.Checkpoint != tt.wantCP {
 				t.Errorf("reverse continue from %v reached %v, want line %d at checkpoint %d", tt.cur, st, tt.wantLine, tt.wantCP)
+			}
+		})
+	}
+}
+
+// TestReverseContinueFromHits follows a user who continues from the start and then reverse
+// continues: each hit the continues met is reached again by one incarnation, without a
+// search.
+func TestReverseContinueFromHits(t *testing.T) {
+	ctx := context.Background()
+	p := testProgram()
+	for _, l := range []int{11, 13, 15, 25} {
+		p.bps[l] = true
+	}
+	hits := NewHits()
+	hits.Start()
+	user, _ := p.start(ctx)
+	var stops []Stop
+	cur := Stop{}
+	for range 4 {
+		from := hits.Leave()
+		st, err := user.Continue(ctx)
+		if err != nil || st.Ended {
+			t.Fatalf("continue from %v: %v, %v", cur, st, err)
+		}
+		hits.Continued(from, cur, st, true)
+		stops, cur = append(stops, st), st
+	}
+	for i := len(stops) - 1; i >= 0; i-- {
+		p.started = 0
+		nav := p.navigator()
+		nav.Hits, nav.From = hits, hits.Leave()
+		_, st, err := nav.ReverseContinue(ctx, cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Stop{Goroutine: "G1", File: "f.go", Line: 10, Depth: 1}
+		if i > 0 {
+			want = stops[i-1]
+		}
+		if !st.Same(want) {
+			t.Errorf("reverse continue from %v reached %v, want %v", cur, st, want)
+		}
+		if p.started != 1 {
+			t.Errorf("reverse continue from %v took %d incarnations, want 1", cur, p.started)
+		}
+		cur = st
+	}
+}
+
+// TestHitsFallBack checks the cases where the record proves nothing, and a reverse continue
+// must search.
+func TestHitsFallBack(t *testing.T) {
+	a := Stop{Checkpoint: 1, Goroutine: "G2", File: "f.go", Line: 21, Depth: 1}
+	b := Stop{Checkpoint: 2, Goroutine: "G1", File: "f.go", Line: 13, Depth: 1}
+	c := Stop{Checkpoint: 2, Goroutine: "G1", File: "f.go", Line: 14, Depth: 1}
+	tests := []struct {
+		name string
+		do   func(h *Hits) int // returns the place to reverse continue from
+		ok   bool
+		want Hit
+	}{
+		{"after a continue from the start", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			return h.Leave()
+		}, true, Hit{Nth: 0}},
+		{"a later checkpoint's first hit", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			h.Continued(h.Leave(), a, b, true)
+			h.Continued(h.Leave(), b, c, true)
+			return h.Leave()
+		}, true, Hit{Stop: b, Nth: 1}},
+		{"breakpoints changed", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			h.Clear()
+			return h.Leave()
+		}, false, Hit{}},
+		{"after a step", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			h.Leave() // the step
+			return h.Leave()
+		}, false, Hit{}},
+		{"a chain from a step's stop: nothing known before its first hit", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			h.Leave() // a step to b
+			h.Continued(h.Leave(), b, c, true)
+			return h.Leave()
+		}, false, Hit{}},
+		{"a hit in the same segment as a step's stop has no known rank", func(h *Hits) int {
+			h.Leave() // a step to b
+			h.Continued(h.Leave(), b, c, true)
+			h.Continued(h.Leave(), c, Stop{Checkpoint: 2, Goroutine: "G1", File: "f.go", Line: 15, Depth: 1}, true)
+			return h.Leave()
+		}, false, Hit{}},
+		{"a continue that ended off a breakpoint", func(h *Hits) int {
+			h.Start()
+			h.Continued(h.Leave(), Stop{}, a, true)
+			h.Continued(h.Leave(), a, b, false)
+			return h.Leave()
+		}, false, Hit{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHits()
+			got, ok := h.Previous(tt.do(h))
+			if ok != tt.ok || got != tt.want {
+				t.Errorf("Previous = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
 	}

@@ -204,6 +204,10 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 	return st, err
 }
 
+func (n *navInc) State(ctx context.Context) (string, error) {
+	return n.s.state(n.in, n.last.goid)
+}
+
 func (n *navInc) Close() {
 	n.in.releaseSink(n.sink)
 	go n.in.close()
@@ -233,12 +237,14 @@ func (s *Session) navigator() *bidir.Navigator {
 	in := s.current()
 	s.record(in)
 	s.mu.Lock()
+	from := s.from
 	names := make([]string, len(s.recorded))
 	for i, c := range s.recorded {
 		names[i] = c.Goroutine
 	}
 	s.mu.Unlock()
-	return &bidir.Navigator{Start: s.starter(s.plan(-1)), Checkpoints: names, FromStart: s.bps.hitCounts()}
+	return &bidir.Navigator{Start: s.starter(s.plan(-1)), Checkpoints: names, FromStart: s.bps.hitCounts(),
+		Hits: s.hits, From: from}
 }
 
 // backward handles stepBack and reverseContinue.
@@ -258,6 +264,10 @@ func (s *Session) backward(m *message) {
 			err error
 		)
 		if m.Command == "stepBack" {
+			if cur.Steps < 0 {
+				in := s.current()
+				nav.State, _ = s.state(in, s.threads.goid(in, s.threads.id(cur.Goroutine)))
+			}
 			inc, st, err = nav.StepBack(s.ctx, *cur)
 		} else {
 			inc, st, err = nav.ReverseContinue(s.ctx, *cur)

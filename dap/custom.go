@@ -173,6 +173,7 @@ func (s *Session) scheduleNext(m *message, g string) {
 		s.mu.Lock()
 		s.follow = p.follow
 		s.mu.Unlock()
+		s.hits.Clear()
 		s.navigateTo(m, p, -1, "step")
 		return
 	}
@@ -182,6 +183,7 @@ func (s *Session) scheduleNext(m *message, g string) {
 	in.ctrl.plan.follow = in.ctrl.plan.follow[:min(len(in.ctrl.decisions), len(in.ctrl.plan.follow))]
 	in.ctrl.plan.next = g
 	in.ctrl.mu.Unlock()
+	s.hits.Clear()
 	s.mu.Lock()
 	if s.cur != nil {
 		cur := *s.cur
@@ -274,6 +276,7 @@ func (s *Session) replay(m *message, bugID int, path string) {
 	s.mu.Lock()
 	s.follow = names
 	s.mu.Unlock()
+	s.hits.Clear()
 	p := s.plan(-1)
 	p.stopOnBug = true
 	s.navigateTo(m, p, -1, "")

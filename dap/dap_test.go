@@ -243,6 +243,50 @@ func TestReverseContinue(t *testing.T) {
 	}
 }
 
+// TestReverseContinueNewBreakpoint adds a breakpoint after two continues: the hits they met
+// no longer tell the latest earlier one, which is on the new line.
+func TestReverseContinueNewBreakpoint(t *testing.T) {
+	c, src := launchBank(t, 17, nil)
+	first := c.stopped(time.Minute)
+	second := c.cont(first.ThreadID)
+	if second.ThreadID == first.ThreadID {
+		t.Fatalf("both stops on thread %d, want the two goroutines", first.ThreadID)
+	}
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 15}, godap.SourceBreakpoint{Line: 17})
+	seq := c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: second.ThreadID}})
+	c.response(seq, time.Minute)
+	back := c.stopped(time.Minute)
+	if f := c.stack(back.ThreadID)[0]; back.ThreadID != second.ThreadID || f.Line != 15 {
+		t.Errorf("reverse continue stopped on thread %d at line %d, want thread %d at the new breakpoint, line 15", back.ThreadID, f.Line, second.ThreadID)
+	}
+}
+
+// TestStepBackInLoop steps back from a breakpoint hit in a loop's fourth iteration, with no
+// scheduling point in the loop: the line before is in the same iteration, not the first.
+func TestStepBackInLoop(t *testing.T) {
+	c := launch(t, "TestLoop", nil, func(c *client, src string) {
+		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 77, Condition: "i == 3"})
+	})
+	st := c.stopped(time.Minute)
+	if got := c.evaluate(st.ThreadID, "i"); got != "3" {
+		t.Fatalf("stopped with i = %s, want 3", got)
+	}
+	// The loop's line is where i++ runs, and where Go's debug information has no i.
+	for _, want := range []struct {
+		line int
+		sum  string
+	}{{76, "3"}, {77, "1"}, {76, "1"}, {77, "0"}} {
+		var f frame
+		st, f = c.stepBack(st.ThreadID)
+		if got := c.evaluate(st.ThreadID, "sum"); f.Line != want.line || got != want.sum {
+			t.Fatalf("step back reached line %d with sum = %s, want line %d with sum = %s", f.Line, got, want.line, want.sum)
+		}
+	}
+	if got := c.evaluate(st.ThreadID, "i"); got != "1" {
+		t.Errorf("i = %s after the step backs, want 1", got)
+	}
+}
+
 func TestScheduleNextToDeadlock(t *testing.T) {
 	c, _ := launchBank(t, 14, nil)
 	st := c.stopped(time.Minute)

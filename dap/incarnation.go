@@ -66,7 +66,9 @@ func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpe
 	if err != nil {
 		return nil, err
 	}
+	done := trace("start delve")
 	in, err := newIncarnation(dir, id, ctrl)
+	done()
 	if err != nil {
 		ctrl.close()
 		return nil, err
@@ -75,10 +77,12 @@ func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpe
 		in.close()
 		return nil, err
 	}
+	done = trace("delve launch")
 	if err := in.launch(ctx, spec); err != nil {
 		in.close()
 		return nil, err
 	}
+	done()
 	return in, nil
 }
 
@@ -88,6 +92,7 @@ func prepareIncarnation(ctx context.Context, id int, dir string, spec *launchSpe
 // replaying to a checkpoint does not stop at every breakpoint hit on the way: navigation
 // applies the client's breakpoints once there (ensureBreakpoints).
 func (in *incarnation) finish(ctx context.Context, bps *breakpoints, first bool) error {
+	defer trace("finish")()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	args := heddleOnly()

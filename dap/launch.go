@@ -106,6 +106,33 @@ func buildFlags(raw json.RawMessage) ([]string, error) {
 	return l, nil
 }
 
+// debugFlags adds to the client's build flags what debugging needs: no optimisations, and
+// debug information left uncompressed, which Delve loads faster at every incarnation's start.
+// The linker flag joins the client's own -ldflags, since go build keeps only the last.
+func debugFlags(flags []string) []string {
+	const ld = "-compressdwarf=false"
+	out := make([]string, 0, len(flags)+2)
+	joined := false
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(f, "-"), "=")
+		if name != "ldflags" && name != "-ldflags" {
+			out = append(out, f)
+			continue
+		}
+		if !hasValue && i+1 < len(flags) {
+			i++
+			value = flags[i]
+		}
+		out = append(out, "-ldflags="+strings.TrimSpace(value+" "+ld))
+		joined = true
+	}
+	if !joined {
+		out = append(out, "-ldflags="+ld)
+	}
+	return append(out, "-gcflags=all=-N -l")
+}
+
 // build instruments and builds the program for debugging, with optimisations off.
 func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
 	p := &program{mode: a.Mode, strategy: a.Strategy, budget: a.Budget, stopOnBug: true, stopOnEntry: a.StopOnEntry}
@@ -154,7 +181,7 @@ func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
 	if err != nil {
 		return nil, err
 	}
-	flags = append(flags, "-gcflags=all=-N -l")
+	flags = debugFlags(flags)
 	res, err := instrument.Build(ctx, instrument.Config{Dir: abs, Packages: []string{"."}, Test: p.mode == "test", BuildFlags: flags, Out: out})
 	if err != nil {
 		var be *instrument.BuildError

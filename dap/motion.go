@@ -137,6 +137,11 @@ type halt struct {
 	cp   *Checkpoint // set when it stopped at a checkpoint
 }
 
+// hit reports whether h is a stop at one of the client's breakpoints.
+func (h halt) hit() bool {
+	return !h.ended && h.bug == nil && h.cp == nil && strings.Contains(h.reason, "breakpoint")
+}
+
 // maxEscape bounds the step-outs from heddle's frames back to the user's code.
 const maxEscape = 32
 
@@ -310,6 +315,7 @@ func (s *Session) begin(m *message) (int, bool) {
 	}
 	s.motions++
 	s.moving = s.motions
+	s.from = s.hits.Leave()
 	s.mu.Unlock()
 	return s.moving, true
 }
@@ -436,6 +442,12 @@ func (s *Session) motion(m *message, command string, args json.RawMessage) {
 			steps = 0
 		}
 		st := s.position(in, h)
+		if command == "continue" && prev != nil {
+			s.mu.Lock()
+			from := s.from
+			s.mu.Unlock()
+			s.hits.Continued(from, *prev, st, h.hit())
+		}
 		if prev != nil && st.Checkpoint != prev.Checkpoint && h.cp == nil {
 			steps = -1
 		}
@@ -620,10 +632,14 @@ func (s *Session) configurationDone(m *message) {
 			return
 		}
 		s.startSpare()
+		s.hits.Start()
 		h, err := s.await(s.ctx, in, sink, false)
 		if err != nil {
 			s.output("stderr", "heddle: "+err.Error()+"\n")
 			return
+		}
+		if p.breakAt < 0 {
+			s.hits.Continued(0, bidir.Stop{}, s.position(in, h), h.hit())
 		}
 		if h.ended {
 			s.reportEnd(in)
@@ -704,6 +720,10 @@ func (s *Session) record(in *incarnation) {
 	same := prefixOf(picks, s.follow)
 	if len(picks) >= len(s.follow) || !same {
 		s.follow = picks
+	}
+	if !same && !prefixOf(s.follow, picks) {
+		// Another execution: the hits met on the old one say nothing of it.
+		s.hits.Clear()
 	}
 	// An incarnation that went back on the same schedule has seen fewer checkpoints than the
 	// session knows of: the known ones stay the timeline.

@@ -48,6 +48,10 @@ type Session struct {
 	follow   []string
 	recorded []Checkpoint
 	moving   int // the current motion's id, 0 for none
+	// hits records the breakpoint hits continues met; from is the place on it that the
+	// current motion left from.
+	hits     *bidir.Hits
+	from     int
 	motions  int
 	explores *explorations
 	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees.
@@ -68,7 +72,7 @@ func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 		return err
 	}
 	s := &Session{opts: opts, client: &writer{w: rw}, ctx: ctx, cancel: cancel, tmp: tmp, bps: newBreakpoints(),
-		threads: newThreadIDs(), explores: newExplorations()}
+		threads: newThreadIDs(), explores: newExplorations(), hits: bidir.NewHits()}
 	defer s.shutdown()
 	r := newReader(rw)
 	for {
@@ -198,14 +202,18 @@ func (s *Session) dispatch(m *message) bool {
 	case "configurationDone":
 		s.configurationDone(m)
 	case "setBreakpoints":
+		s.hits.Clear()
 		s.bps.setSource(m.Arguments)
 		s.forward(m)
 	case "setFunctionBreakpoints":
+		s.hits.Clear()
 		s.setFunctionBreakpoints(m)
 	case "setExceptionBreakpoints":
+		s.hits.Clear()
 		s.bps.setExceptions(m.Arguments)
 		s.forward(m)
 	case "setInstructionBreakpoints":
+		s.hits.Clear()
 		s.bps.setInstructions(m.Arguments)
 		s.forward(m)
 	case "continue", "next", "stepIn", "stepOut":

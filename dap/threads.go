@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -279,6 +280,63 @@ func (s *Session) stackTrace(m *message) {
 }
 
 // frames returns the visible frames of goroutine goid, as Delve's raw frames.
+// addresses are the pointers in Delve's renderings of values.
+var addresses = regexp.MustCompile(`0x[0-9a-f]+`)
+
+// state renders the variables of goroutine goid's innermost user frame, without the
+// addresses, which another execution of the same schedule need not repeat, and without the
+// renderings Delve cut short.
+func (s *Session) state(in *incarnation, goid int64) (string, error) {
+	frames, err := s.frames(in, goid)
+	if err != nil {
+		return "", err
+	}
+	if len(frames) == 0 {
+		return "", fmt.Errorf("goroutine %d has no frame of the program's", goid)
+	}
+	var top struct {
+		ID int `json:"id"`
+	}
+	json.Unmarshal(frames[0], &top)
+	resp, err := s.call(in, "scopes", map[string]any{"frameId": top.ID})
+	if err != nil {
+		return "", err
+	}
+	var scopes struct {
+		Scopes []struct {
+			Name string `json:"name"`
+			Ref  int    `json:"variablesReference"`
+		} `json:"scopes"`
+	}
+	json.Unmarshal(resp.Body, &scopes)
+	var b strings.Builder
+	for _, sc := range scopes.Scopes {
+		if sc.Name != "Locals" || sc.Ref == 0 {
+			continue
+		}
+		resp, err := s.call(in, "variables", map[string]any{"variablesReference": sc.Ref})
+		if err != nil {
+			return "", err
+		}
+		var vars struct {
+			Variables []struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"variables"`
+		}
+		json.Unmarshal(resp.Body, &vars)
+		for _, v := range vars.Variables {
+			if strings.HasSuffix(v.Value, "...") {
+				// Delve cut the rendering at a length that the addresses in it change.
+				fmt.Fprintf(&b, "%s\n", v.Name)
+				continue
+			}
+			fmt.Fprintf(&b, "%s=%s\n", v.Name, addresses.ReplaceAllString(v.Value, "0x"))
+		}
+	}
+	return b.String(), nil
+}
+
 func (s *Session) frames(in *incarnation, goid int64) ([]json.RawMessage, error) {
 	resp, err := s.call(in, "stackTrace", map[string]any{"threadId": goid, "startFrame": 0, "levels": 200})
 	if err != nil {

@@ -67,3 +67,17 @@ func TestForever(t *testing.T) {
 	}
 	_ = n
 }
+
+// TestLoop runs a loop without scheduling points inside one stretch between checkpoints.
+func TestLoop(t *testing.T) {
+	var mu sync.Mutex
+	sum := 0
+	mu.Lock()
+	for i := 0; i < 5; i++ {
+		sum += i
+	}
+	mu.Unlock()
+	if sum != 10 {
+		t.Errorf("sum = %d, want 10", sum)
+	}
+}
