@@ -22,6 +22,13 @@
 //	select {…}              a switch on rt.Select(hasDefault, rt.RecvCase(c0), rt.SendCase(c1, v1), …)
 //	runtime.Gosched()       rt.Gosched() (also Goexit and NumGoroutine)
 //
+// Subtests run on goroutines that the testing package starts, so calls of two methods of
+// *testing.T (also through embedding) go to the harness, which runs a subtest in its parent's
+// place and makes t.Parallel a no-op within a run:
+//
+//	t.Run(name, f)          harness.Run(t, name, f)
+//	t.Parallel()            harness.Parallel(t)
+//
 // The function value, receiver and arguments of a go statement, and the
 // channel and value operands of a select, are evaluated where Go evaluates
 // them, once and in source order. A break in a select case still leaves the

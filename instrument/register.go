@@ -91,10 +91,12 @@ func isTestSignature(sig *types.Signature) bool {
 		return false
 	}
 	ptr, ok := sig.Params().At(0).Type().(*types.Pointer)
-	if !ok {
-		return false
-	}
-	named, ok := ptr.Elem().(*types.Named)
+	return ok && isTestingT(ptr.Elem())
+}
+
+// isTestingT reports whether t is testing.T.
+func isTestingT(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
 	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "testing" && named.Obj().Name() == "T"
 }
 

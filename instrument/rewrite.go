@@ -179,6 +179,7 @@ func (r *rewriter) visit(n ast.Node) bool {
 		}
 	case *ast.CallExpr:
 		r.builtin(n)
+		r.testingCall(n)
 	case *ast.SelectStmt:
 		r.add(n, func(w *writer) { r.selectStmt(w, n) })
 		r.visitSelect(n)
@@ -277,6 +278,80 @@ func (r *rewriter) builtin(call *ast.CallExpr) {
 			r.add(call, func(w *writer) { r.makeChan(w, call, ch) })
 		}
 	}
+}
+
+// harnessCalls are the methods of *testing.T whose calls are rewritten into calls of the
+// harness function of the same name, which takes the *testing.T as its first argument: a
+// subtest runs on a goroutine of its own that must take its parent's place in the run, and a
+// parallel test has nothing to run alongside within a run.
+var harnessCalls = map[string]bool{"Run": true, "Parallel": true}
+
+// testingCall rewrites t.Run(name, f) into harness.Run(t, name, f) and t.Parallel() into
+// harness.Parallel(t), for t a *testing.T or a value that embeds one. Method values and
+// method expressions are left alone.
+func (r *rewriter) testingCall(call *ast.CallExpr) {
+	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	sel := r.info.Selections[se]
+	if sel == nil || sel.Kind() != types.MethodVal || !harnessCalls[se.Sel.Name] {
+		return
+	}
+	recv := sel.Obj().Type().(*types.Signature).Recv()
+	if ptr, ok := recv.Type().(*types.Pointer); !ok || !isTestingT(ptr.Elem()) {
+		return
+	}
+	// The path to the *testing.T through embedded fields.
+	var fields []string
+	t := sel.Recv()
+	for _, i := range sel.Index()[:len(sel.Index())-1] {
+		if ptr, ok := t.Underlying().(*types.Pointer); ok {
+			t = ptr.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok {
+			return
+		}
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != r.pkg {
+			return
+		}
+		fields = append(fields, f.Name())
+		t = f.Type()
+	}
+	_, isPtr := t.Underlying().(*types.Pointer)
+	r.add(call, func(w *writer) {
+		w.insert(r.harness() + ".")
+		w.at(se.Sel.Pos())
+		w.insert(se.Sel.Name + "(")
+		if !isPtr {
+			w.insert("&")
+		}
+		if len(fields) > 0 || !isPtr {
+			w.insert("(")
+			w.node(se.X)
+			w.insert(")")
+			for _, f := range fields {
+				w.insert("." + f)
+			}
+		} else {
+			w.node(se.X)
+		}
+		if len(call.Args) == 0 {
+			w.insert(")")
+			return
+		}
+		w.insert(",")
+		w.copy(call.Lparen+1, call.End())
+	})
+}
+
+// harness returns the name under which the rewritten file imports the test harness.
+func (r *rewriter) harness() string {
+	name := prefix + "harness"
+	r.imports[harnessPath] = name
+	return name
 }
 
 // makeChan writes rt.MakeChan[E](size), converted to the type named in the

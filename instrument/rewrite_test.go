@@ -25,8 +25,8 @@ type checker struct {
 	err  error
 }
 
-var checkerImports = []string{"context", "errors", "fmt", "os", "runtime", "strings", "sync", "sync/atomic", "time",
-	rtPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"]}
+var checkerImports = []string{"context", "errors", "fmt", "os", "runtime", "strings", "sync", "sync/atomic", "testing", "time",
+	rtPath, harnessPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"]}
 
 var check = new(checker)
 
@@ -59,10 +59,11 @@ func (c *checker) load(filename string, src []byte) (*token.FileSet, *ast.File, 
 		return nil, nil, nil, nil, err
 	}
 	info := &types.Info{
-		Types:     make(map[ast.Expr]types.TypeAndValue),
-		Defs:      make(map[*ast.Ident]types.Object),
-		Uses:      make(map[*ast.Ident]types.Object),
-		Implicits: make(map[ast.Node]types.Object),
+		Types:      make(map[ast.Expr]types.TypeAndValue),
+		Defs:       make(map[*ast.Ident]types.Object),
+		Uses:       make(map[*ast.Ident]types.Object),
+		Implicits:  make(map[ast.Node]types.Object),
+		Selections: make(map[*ast.SelectorExpr]*types.Selection),
 	}
 	conf := types.Config{Importer: c}
 	pkg, err := conf.Check(f.Name.Name, fset, []*ast.File{f}, info)

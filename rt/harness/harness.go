@@ -58,7 +58,7 @@ func Worker(t *testing.T) {
 			return nil, fmt.Errorf("no test %s in this package", name)
 		}
 		// The program's output goes to the debugger's console, uncaptured.
-		return func(run func(body func())) { runTest(t, test, &capture{}, run) }, nil
+		return func(run func(body func())) { runTest(t, name, test, &capture{}, run) }, nil
 	}, func(name string) string { return funcName(tests[name]) }); ok {
 		if code != 0 {
 			t.FailNow()
@@ -71,7 +71,7 @@ func Worker(t *testing.T) {
 		if test == nil {
 			return nil, fmt.Errorf("no test %s in this package", name)
 		}
-		return func(run func(body func())) { runTest(t, test, cap, run) }, nil
+		return func(run func(body func())) { runTest(t, name, test, cap, run) }, nil
 	}, names)
 	cap.restore()
 	if code != 0 {
@@ -79,13 +79,21 @@ func Worker(t *testing.T) {
 	}
 }
 
+// current describes the test that runTest is running, for the subtests it starts.
+var current struct {
+	name string
+	t    *testing.T
+	cap  *capture
+}
+
 // runTest performs one run of test with a fresh *testing.T from t.Run. t.Run executes its
 // function on a goroutine of its own and waits for it, so the run is started there, with the
 // test function as its root goroutine. A test that fails (t.Error, t.Fatal) ends the run with
 // a fatal verdict carrying the test's messages, which the worker's verbose output streams.
-func runTest(t *testing.T, test func(*testing.T), cap *capture, run func(body func())) {
+func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run func(body func())) {
 	cap.reset()
 	t.Run("heddle", func(st *testing.T) {
+		current.name, current.t, current.cap = name, st, cap
 		run(func() {
 			defer func() {
 				if st.Failed() {
@@ -95,6 +103,42 @@ func runTest(t *testing.T, test func(*testing.T), cap *capture, run func(body fu
 			test(st)
 		})
 	})
+}
+
+// Run runs f as a subtest of t, as t.Run does; the instrumenter rewrites the package's calls of
+// t.Run into calls of Run. The subtest runs in the place of the goroutine that called Run, and
+// ends cleanly when the run is torn down before it returns (see rt.Subtest). A subtest that
+// fails ends the run when it returns, with a fatal verdict that names it.
+func Run(t *testing.T, name string, f func(*testing.T)) bool {
+	var sub *testing.T
+	returned := false
+	ok := t.Run(name, func(st *testing.T) {
+		sub = st
+		defer func() { returned = true }()
+		rt.Subtest(func() { f(st) }, st.SkipNow)
+	})
+	if current.t == nil || sub == nil {
+		return ok
+	}
+	// The name as go test prints it, without the worker's own levels.
+	full := current.name + strings.TrimPrefix(sub.Name(), current.t.Name())
+	if !returned {
+		// Only a t.Parallel that the instrumenter could not rewrite lets t.Run return early; the
+		// subtest would go on after the run, out of heddle's control.
+		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
+	} else if !ok {
+		rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+current.cap.messages(), false)
+	}
+	return ok
+}
+
+// Parallel stands for t.Parallel, which the instrumenter rewrites into a call of Parallel. A
+// run executes a single test, so under heddle a test or subtest that calls Parallel simply
+// goes on, in its parent's place; interleavings between parallel subtests are not explored.
+func Parallel(t *testing.T) {
+	if current.t == nil {
+		t.Parallel()
+	}
 }
 
 // serve reads one request and answers it; it returns the process exit code.
@@ -159,10 +203,13 @@ type capture struct {
 	r, w  *os.File
 	seen  chan struct{}
 	mark  string
+	// resetMark is the line by which reset marks the start of a run's output.
+	resetMark string
 }
 
 func captureStdout() *capture {
 	c := &capture{seen: make(chan struct{}, 1)}
+	c.resetMark = fmt.Sprintf("heddle-reset-%p", c)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return c
@@ -180,6 +227,11 @@ func (c *capture) read() {
 	for sc.Scan() {
 		line := sc.Text()
 		c.mu.Lock()
+		if strings.Contains(line, c.resetMark) {
+			c.buf.Reset()
+			c.mu.Unlock()
+			continue
+		}
 		if c.mark != "" && strings.Contains(line, c.mark) {
 			c.mark = ""
 			c.mu.Unlock()
@@ -194,13 +246,13 @@ func (c *capture) read() {
 	}
 }
 
+// reset forgets the output printed so far. What the previous run printed may still be in the
+// pipe, so the reader forgets it when it reaches the reset mark.
 func (c *capture) reset() {
 	if c.r == nil {
 		return
 	}
-	c.mu.Lock()
-	c.buf.Reset()
-	c.mu.Unlock()
+	fmt.Fprintln(os.Stdout, c.resetMark)
 }
 
 // messages returns the test's log lines printed so far in this run.

@@ -20,3 +20,7 @@ func Worker(t *testing.T) {
 }
 
 func RegisterMain(main func()) {}
+
+func Run(t *testing.T, name string, f func(*testing.T)) bool { return t.Run(name, f) }
+
+func Parallel(t *testing.T) { t.Parallel() }
