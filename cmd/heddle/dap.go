@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/heddledbg/heddle/dap"
@@ -38,7 +36,7 @@ func cmdDAP(args []string) int {
 		// SIGQUIT, go to the log too.
 		syscall.Dup2(int(f.Fd()), 2)
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := interruptible()
 	defer cancel()
 	if *listen == "" {
 		if err := dap.Serve(ctx, dapStdio{}, opts); err != nil {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 
 	"github.com/heddledbg/heddle/server/lsp"
 )
@@ -35,7 +33,7 @@ func cmdLSP(args []string) int {
 		fmt.Fprintf(os.Stderr, "heddle lsp: unexpected arguments %q\n\n%s", fs.Args(), lspUsage)
 		return exitUsage
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := interruptible()
 	defer cancel()
 	// Standard output carries the protocol: nothing else may write to it.
 	if err := lsp.Serve(ctx, stdio{os.Stdin, os.Stdout}, lsp.Options{Version: version}); err != nil {

@@ -12,9 +12,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"github.com/heddledbg/heddle/dap"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/heddledbg/heddle/dap"
 )
 
 const version = "0.1.0"
@@ -75,4 +79,10 @@ func run(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "heddle: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+// interruptible returns a context that ends when heddle is interrupted (Ctrl-C) or asked to
+// terminate (a CI job's timeout), so that workers are stopped and results kept.
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

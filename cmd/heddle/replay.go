@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
@@ -38,7 +36,7 @@ func cmdReplay(args []string) int {
 			*dir = s.Program.Dir
 		}
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := interruptible()
 	defer cancel()
 	tests := s.Program.Test != "main"
 	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests})

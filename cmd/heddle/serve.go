@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"github.com/heddledbg/heddle/server"
 )
@@ -29,7 +27,7 @@ func cmdServe(args []string) int {
 		}
 	}
 	fmt.Printf("heddle: web view at %s\n(press Ctrl-C to stop)\n", s.URL())
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := interruptible()
 	defer cancel()
 	<-ctx.Done()
 	return exitOK

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -136,7 +135,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			return exitUsage
 		}
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, cancel := interruptible()
 	defer cancel()
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip)}
 	res, err := instrument.Build(ctx, cfg)
