@@ -163,16 +163,29 @@ func Body(body func()) Harness { return func(run func(func())) { run(body) } }
 type inProcess struct {
 	h   Harness
 	cfg rt.Config
+	// reuse makes the results of runs without detail valid only until the next run
+	// (rt.Config.Reuse): the explorer digests each before the next and clones what it keeps.
+	reuse bool
+	// The run in progress: its configuration and result, and the function the harness calls,
+	// made once rather than as a closure per run.
+	cur  rt.Config
+	res  *rt.Result
+	body func(body func())
 }
 
 func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	gd.start()
-	cfg := p.cfg
-	cfg.Chooser = gd
-	cfg.Detail = detail
-	cfg.AskAlways = len(gd.Sleep) > 0
-	var res *rt.Result
-	p.h(func(body func()) { res = rt.Run(cfg, body) })
+	p.cur = p.cfg
+	p.cur.Chooser = gd
+	p.cur.Detail = detail
+	p.cur.Reuse = p.reuse && !detail
+	p.cur.AskAlways = len(gd.Sleep) > 0
+	if p.body == nil {
+		p.body = p.runBody
+	}
+	p.h(p.body)
+	res := p.res
+	p.res = nil
 	if res == nil {
 		res = &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the harness did not perform the run"}}
 	}
@@ -182,13 +195,15 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	return res
 }
 
+func (p *inProcess) runBody(body func()) { p.res = rt.Run(p.cur, body) }
+
 // Explore runs body many times in this process under the strategy of opts. Each run starts
 // body as the root goroutine; goroutines left over from a run are torn down before the next.
 func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body), opts) }
 
 // ExploreWith is Explore with a harness around every run.
 func ExploreWith(h Harness, opts Options) *Report {
-	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, opts)
+	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}, reuse: true}, opts)
 }
 
 type explorer struct {
@@ -287,6 +302,8 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 			e.emitLeaf(t, res)
 		}
 		if p, ok := br.(predictor); ok {
+			// Predicted bugs are replayed at once, and the replay reuses the run's storage.
+			res = res.Clone()
 			for _, pr := range p.predict(res) {
 				e.addPrediction(res, pr)
 			}
@@ -309,12 +326,13 @@ func (e *explorer) sample() {
 	if runs == 0 {
 		runs = 1000
 	}
+	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: -1, Depth: e.opts.Depth, Policy: PolicyRandom, noLog: true}
+	if e.opts.Strategy == "pct" {
+		gd.Policy = PolicyPCT
+	}
 	for i := 0; i < runs && !e.overBudget(); i++ {
-		gd := &Guide{Prefix: e.base, Kinds: e.kinds, Seed: e.opts.Seed + uint64(i), Bound: -1, Depth: e.opts.Depth, Length: max(e.maxLen, 16)}
-		gd.Policy = PolicyRandom
-		if e.opts.Strategy == "pct" {
-			gd.Policy = PolicyPCT
-		}
+		gd.Seed = e.opts.Seed + uint64(i)
+		gd.Length = max(e.maxLen, 16)
 		e.once(gd)
 		if e.stopped {
 			return
@@ -336,7 +354,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	}
 	res := e.r.run(gd, false)
 	if e.rep.Stats.Runs == 0 {
-		e.first = res.Decisions
+		e.first = res.Clone().Decisions
 	}
 	if debugRuns != nil {
 		fmt.Fprintf(debugRuns, "run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
@@ -380,7 +398,7 @@ func (e *explorer) addBug(res *rt.Result) {
 	}
 	b := e.bugs[key]
 	if b == nil {
-		b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre}
+		b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Clone().Decisions, Preemptions: pre}
 		e.bugs[key] = b
 		e.rep.Bugs = append(e.rep.Bugs, b)
 		e.rep.Stats.Bugs++
@@ -391,7 +409,7 @@ func (e *explorer) addBug(res *rt.Result) {
 			e.stopped = true
 		}
 	} else if pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule) {
-		b.Schedule, b.Preemptions = res.Decisions, pre
+		b.Schedule, b.Preemptions = res.Clone().Decisions, pre
 	}
 	b.Hits++
 }

@@ -33,9 +33,13 @@ type Guide struct {
 	// alternative Shard, so that a sharded search starts inside its own share.
 	Shard, Shards int
 
+	// noLog leaves the log empty, for strategies that do not build a tree from it.
+	noLog bool
+
 	// Filled during the run.
 	log       []logged
 	diverged  string
+	pcg       *rand.PCG
 	rng       *rand.Rand
 	evSeen    int
 	sleepOn   bool
@@ -84,10 +88,18 @@ func (gd *Guide) start() {
 	gd.steps = 0
 	gd.preempted = 0
 	if gd.Policy != PolicyFirst {
-		gd.rng = rand.New(rand.NewPCG(gd.Seed, 0x5eed))
+		if gd.rng == nil {
+			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
+			gd.rng = rand.New(gd.pcg)
+		} else {
+			gd.pcg.Seed(gd.Seed, 0x5eed)
+		}
 	}
 	if gd.Policy == PolicyPCT {
-		gd.prios = map[rt.GID]int{}
+		if gd.prios == nil {
+			gd.prios = map[rt.GID]int{}
+		}
+		clear(gd.prios)
 		gd.changeAt = gd.changeAt[:0]
 		n := max(gd.Length, 1)
 		for i := 1; i < gd.Depth; i++ {
@@ -144,7 +156,9 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if i < 0 {
 		return -1
 	}
-	gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...)})
+	if !gd.noLog {
+		gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...)})
+	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
 	}

@@ -47,19 +47,35 @@ func (e *WorkerError) Error() string {
 }
 
 // Do sends req to a new worker process and passes every message it answers to recv. It
-// returns when the worker has exited. A worker that ends without a final message ("done",
-// "result", "trace", "tests") is a WorkerError.
+// returns when the worker has answered with a final message ("done", "result", "trace",
+// "tests", "error"), or has exited without one, which is a WorkerError.
 func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error {
-	req.V = ProtocolVersion
-	reqR, reqW, err := os.Pipe()
+	p, err := w.start()
 	if err != nil {
 		return err
+	}
+	return p.do(ctx, req, recv)
+}
+
+// A process is a worker process started ahead of its request, which it waits for.
+type process struct {
+	w      *Worker
+	cmd    *exec.Cmd
+	req    *os.File // the write end of the request pipe
+	resp   *os.File // the read end of the response pipe
+	stderr *tail
+}
+
+func (w *Worker) start() (*process, error) {
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
 	}
 	respR, respW, err := os.Pipe()
 	if err != nil {
 		reqR.Close()
 		reqW.Close()
-		return err
+		return nil, err
 	}
 	cmd := exec.Command(w.Path, w.Args...)
 	cmd.Dir = w.Dir
@@ -73,36 +89,50 @@ func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error
 		cmd.Stdout = w.Output
 		cmd.Stderr = io.MultiWriter(w.Output, stderr)
 	}
-	if err := cmd.Start(); err != nil {
-		reqR.Close()
-		reqW.Close()
-		respR.Close()
-		respW.Close()
-		return fmt.Errorf("starting worker %s: %w", w.Path, err)
-	}
+	err = cmd.Start()
 	reqR.Close()
 	respW.Close()
-	go func() {
-		json.NewEncoder(reqW).Encode(req)
+	if err != nil {
 		reqW.Close()
+		respR.Close()
+		return nil, fmt.Errorf("starting worker %s: %w", w.Path, err)
+	}
+	return &process{w: w, cmd: cmd, req: reqW, resp: respR, stderr: stderr}, nil
+}
+
+// kill ends the process, and the processes the program started, and reaps it in the
+// background.
+func (p *process) kill() {
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	p.req.Close()
+	p.resp.Close()
+	go p.cmd.Wait()
+}
+
+func (p *process) do(ctx context.Context, req Request, recv func(*Message)) error {
+	req.V = ProtocolVersion
+	go func() {
+		json.NewEncoder(p.req).Encode(req)
+		p.req.Close()
 	}()
 	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
 		select {
 		case <-ctx.Done():
 			// Kill the whole process group: the program may have started processes of its own.
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		case <-stop:
 		}
 	}()
 	final := false
 	var decodeErr error
-	sc := bufio.NewScanner(respR)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
+	sc := bufio.NewScanner(p.resp)
+	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	for !final && sc.Scan() {
 		var m Message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			decodeErr = fmt.Errorf("worker %s sent a malformed message: %v", w.Path, err)
+			decodeErr = fmt.Errorf("worker %s sent a malformed message: %v", p.w.Path, err)
 			continue
 		}
 		switch m.Type {
@@ -111,24 +141,27 @@ func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error
 		}
 		recv(&m)
 	}
-	respR.Close()
-	werr := cmd.Wait()
-	close(stop)
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case decodeErr != nil:
-		return decodeErr
-	case !final:
-		status := "exited without answering"
-		var ee *exec.ExitError
-		if errors.As(werr, &ee) {
-			status = ee.ProcessState.String()
+	if final {
+		// The answer is complete: what the worker does on its way out cannot change it, so
+		// the process is not waited for.
+		p.kill()
+	} else {
+		p.resp.Close()
+		werr := p.cmd.Wait()
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		if ctx.Err() == nil && decodeErr == nil {
+			status := "exited without answering"
+			var ee *exec.ExitError
+			if errors.As(werr, &ee) {
+				status = ee.ProcessState.String()
+			}
+			return &WorkerError{Path: p.w.Path, Status: status, Stderr: p.stderr.String()}
 		}
-		return &WorkerError{Path: w.Path, Status: status, Stderr: stderr.String()}
 	}
-	return nil
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return decodeErr
 }
 
 // tail keeps the last max bytes written to it.
@@ -159,7 +192,9 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts Options) *Report {
-	return explore(&remote{ctx: ctx, w: w, test: test, opts: opts}, opts)
+	r := &remote{ctx: ctx, w: w, test: test, opts: opts}
+	defer r.close()
+	return explore(r, opts)
 }
 
 type remote struct {
@@ -167,15 +202,29 @@ type remote struct {
 	w    *Worker
 	test string
 	opts Options
+	// spare is the process of the next run, started while the current one runs: a process's
+	// start-up costs more than its run, and it overlaps the run on another core.
+	spare *process
 }
 
 func (r *remote) run(gd *Guide, detail bool) *rt.Result {
+	p := r.spare
+	r.spare = nil
+	if p == nil {
+		var err error
+		if p, err = r.w.start(); err != nil {
+			return workerVerdict(err)
+		}
+	}
+	if r.ctx.Err() == nil {
+		r.spare, _ = r.w.start()
+	}
 	req := Request{Cmd: "run", Test: r.test, Guide: gd, Detail: detail,
 		Options: WireOptions{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang}}
 	var res *rt.Result
 	var log []LoggedPoint
 	var diverged, failed string
-	err := r.w.Do(r.ctx, req, func(m *Message) {
+	err := p.do(r.ctx, req, func(m *Message) {
 		switch m.Type {
 		case "result":
 			res, log, diverged = m.Result, m.Log, m.Error
@@ -194,6 +243,14 @@ func (r *remote) run(gd *Guide, detail bool) *rt.Result {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: diverged}
 	}
 	return res
+}
+
+// close ends the spare process.
+func (r *remote) close() {
+	if r.spare != nil {
+		r.spare.kill()
+		r.spare = nil
+	}
 }
 
 // workerVerdict turns a worker that died during a run into the run's verdict: a program that

@@ -40,12 +40,12 @@ func Gosched() {
 // runtime.Goexit.
 func Goexit() { runtime.Goexit() }
 
-// NumGoroutine returns the number of live goroutines of the run (the real number outside a
-// run).
+// NumGoroutine returns the number of live goroutines of the run (outside a run, the real
+// number, less heddle's own).
 func NumGoroutine() int {
 	r := active
 	if r == nil {
-		return runtime.NumGoroutine()
+		return runtime.NumGoroutine() - ownGoroutines()
 	}
 	n := 0
 	for _, g := range r.gs {

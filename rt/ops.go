@@ -70,10 +70,15 @@ func (r *run) enabled(g *goroutine) bool {
 	return true
 }
 
-// alt describes g's pending operation as a decision alternative.
-func (r *run) alt(g *goroutine) Alt {
-	a := Alt{G: g.id, Op: g.op.kind, Obj: g.op.obj, Case: -1}
-	if g.op.kind == OpSelect {
+// appendAlt appends g's pending operation to alts as a decision alternative. It fills the
+// fields of the new element in place: a composite literal of a struct with pointers would be
+// built aside and copied.
+func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
+	alts = append(alts, Alt{})
+	a := &alts[len(alts)-1]
+	a.G, a.Op, a.Obj, a.Case = g.id, g.op.kind, g.op.obj, -1
+	switch g.op.kind {
+	case OpSelect:
 		start := len(r.altObjs)
 		for _, c := range g.op.cases {
 			if c.st != nil {
@@ -81,13 +86,12 @@ func (r *run) alt(g *goroutine) Alt {
 			}
 		}
 		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
-	}
-	if g.op.kind == OpTimer {
+	case OpTimer:
 		start := len(r.altObjs)
 		r.altObjs = append(r.altObjs, g.op.obj, ClockObj)
 		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
 	}
-	return a
+	return alts
 }
 
 // waitsOnClock reports whether g's wait can still be ended by a timer.

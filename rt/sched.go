@@ -52,6 +52,10 @@ type Config struct {
 	// it performs its operation (or, for a new goroutine, before its function starts). A
 	// debugger uses it to number checkpoints and to stop a goroutine at one.
 	Resumed func(Resumption)
+	// Reuse lets the result share the runtime's storage, which the next run reuses: it is then
+	// valid only until the next call of Run (Result.Clone keeps it), and costs no copy. An
+	// exploration that digests every run before the next sets it.
+	Reuse bool
 	// Bug, if not nil, is called when a run ends with a bug verdict, before any goroutine is
 	// torn down, by the goroutine that found the bug: a debugger stops there with every
 	// goroutine still at its blocking operation.
@@ -99,7 +103,7 @@ type goroutine struct {
 	nchild  int32
 	nobj    int32 // objects first touched by this goroutine
 	state   gstate
-	wake    chan struct{}
+	wake    chan struct{} // its carrier's
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
@@ -114,6 +118,12 @@ type goroutine struct {
 	// Detail mode.
 	pc    uintptr
 	stack []uintptr
+	// The logical id, kept across runs with the goroutine struct of the same GID: most runs of
+	// an exploration create the same goroutines, and the name is a function of the parent's
+	// name and seq.
+	name       string
+	nameParent string
+	nameSeq    int32
 }
 
 type run struct {
@@ -131,12 +141,13 @@ type run struct {
 	point      Point
 	nsince     uint64
 	steps      int
-	progress   atomic.Int64 // steps, readable by the hang watchdog
+	progress   atomic.Int64 // scheduling points reached, for the hang watchdog
 	ended      bool
 	aborted    bool
 	verdict    Verdict
-	done       chan struct{}
-	live       sync.WaitGroup
+	done       chan struct{} // receives when the run ends
+	live       atomic.Int32  // goroutines whose carrier has not finished with them
+	idle       chan struct{} // receives once when live drops to zero
 	chans      []chanKey
 	addrs      map[uintptr]ObjID
 	clock      clock
@@ -150,13 +161,26 @@ type run struct {
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
+	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
+	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
+	// decisions' alternatives, and the steps' first partners with their objects.
+	gcache      []*goroutine
+	objNames    []objName
+	decAlts     []int32
+	partners    []Partner
+	partnerObjs []ObjID
+	shared      Result // the result of a run with cfg.Reuse
 }
 
-var runPool = sync.Pool{New: func() any { return new(run) }}
+// maxCached bounds the goroutine structs and object names a run keeps for the next one.
+const maxCached = 1024
+
+// spare is the run struct of the last run, whose storage the next one reuses.
+var spare *run
 
 // Run executes body as the root goroutine G1 of a new run under control and returns when the
-// run has ended and every goroutine it started has been torn down. The result is valid until
-// the next call of Run.
+// run has ended and every goroutine it started has been torn down. The result is the
+// caller's, unless cfg.Reuse is set.
 func Run(cfg Config, body func()) *Result {
 	if active != nil {
 		panic("rt: Run called while a run is in progress")
@@ -176,7 +200,11 @@ func Run(cfg Config, body func()) *Result {
 	if cfg.AfterRootClock == 0 {
 		cfg.AfterRootClock = 64
 	}
-	r := runPool.Get().(*run)
+	r := spare
+	if r == nil {
+		r = new(run)
+	}
+	spare = nil
 	r.reset(cfg)
 	active = r
 	root := r.newG(nil, body)
@@ -188,66 +216,59 @@ func Run(cfg Config, body func()) *Result {
 	active = nil
 	res := r.result()
 	if poisoned == nil {
-		runPool.Put(r)
+		spare = r
 	}
 	return res
 }
 
 func (r *run) reset(cfg Config) {
 	epoch++
+	clear(r.events)
 	*r = run{
-		cfg:       cfg,
-		epoch:     epoch,
-		gs:        r.gs[:0],
-		resume:    r.resume[:0],
-		objs:      r.objs[:0],
-		events:    r.events[:0],
-		decisions: r.decisions[:0],
-		alts:      r.alts[:0],
-		altObjs:   r.altObjs[:0],
-		chans:     r.chans[:0],
-		addrs:     r.addrs,
-		done:      make(chan struct{}),
-		startG:    NoG,
-		clock:     clock{timers: r.clock.timers[:0]},
+		cfg:         cfg,
+		epoch:       epoch,
+		gs:          r.gs[:0],
+		resume:      r.resume[:0],
+		objs:        r.objs[:0],
+		events:      r.events[:0],
+		decisions:   r.decisions[:0],
+		alts:        r.alts[:0],
+		altObjs:     r.altObjs[:0],
+		chans:       r.chans[:0],
+		addrs:       r.addrs,
+		done:        r.done,
+		idle:        r.idle,
+		startG:      NoG,
+		clock:       clock{timers: r.clock.timers[:0]},
+		gcache:      r.gcache,
+		objNames:    r.objNames,
+		decAlts:     r.decAlts[:0],
+		partners:    r.partners[:0],
+		partnerObjs: r.partnerObjs[:0],
+		shared:      Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
 	if r.addrs == nil {
 		r.addrs = make(map[uintptr]ObjID)
+	}
+	if r.done == nil {
+		r.done = make(chan struct{}, 1)
+		r.idle = make(chan struct{}, 1)
 	}
 	if cfg.Detail {
 		r.lastRelease = make(map[ObjID]int32)
 	}
 }
 
-// wait blocks the driver until the run ends, watching for goroutines that stop reaching
-// scheduling points.
+// wait blocks the driver until the run ends, or until the watchdog finds that the running
+// goroutine stopped reaching scheduling points.
 func (r *run) wait() {
-	t := time.NewTimer(r.cfg.Hang)
-	defer t.Stop()
-	last := -1
-	for {
-		select {
-		case <-r.done:
-			return
-		case <-t.C:
-			// The step counter is written by controlled goroutines; reading it racily here only
-			// decides whether to keep waiting, and a stale value errs towards waiting longer.
-			steps := r.stepsSnapshot()
-			if steps != last {
-				last = steps
-				t.Reset(r.cfg.Hang)
-				continue
-			}
-			poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
-			r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
-			r.ended = true
-			return
-		}
+	if r.await(r.done) {
+		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
+		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
+		r.ended = true
 	}
 }
-
-func (r *run) stepsSnapshot() int { return int(r.progress.Load()) }
 
 // teardown ends every goroutine of the run that has not returned: each is woken in turn and
 // calls runtime.Goexit, which runs its deferred calls; rt operations in those calls exit again
@@ -262,12 +283,12 @@ func (r *run) teardown() {
 			g.wake <- struct{}{}
 		}
 	}
-	ok := make(chan struct{})
-	go func() { r.live.Wait(); close(ok) }()
 	select {
-	case <-ok:
-	case <-time.After(r.cfg.Hang):
-		poisoned = fmt.Errorf("rt: a goroutine did not exit during teardown (blocked in a deferred call outside heddle's control)")
+	case <-r.idle:
+	default:
+		if r.await(r.idle) {
+			poisoned = fmt.Errorf("rt: a goroutine did not exit during teardown (blocked in a deferred call outside heddle's control)")
+		}
 	}
 	for _, k := range r.chans {
 		unregisterChan(k)
@@ -276,14 +297,28 @@ func (r *run) teardown() {
 
 // newG creates a controlled goroutine that will run f once it is first resumed.
 func (r *run) newG(parent *goroutine, f func()) *goroutine {
-	ng := &goroutine{
-		parent:  parent,
-		wake:    make(chan struct{}, 1),
-		created: -1,
-		exited:  -1,
-		state:   gReady,
+	id := len(r.gs)
+	var ng *goroutine
+	if id < len(r.gcache) {
+		ng = r.gcache[id]
+	} else {
+		ng = new(goroutine)
+		if id < maxCached {
+			r.gcache = append(r.gcache, ng)
+		}
 	}
-	ng.id = GID(len(r.gs))
+	c := takeCarrier()
+	*ng = goroutine{
+		id:         GID(id),
+		parent:     parent,
+		wake:       c.wake,
+		created:    -1,
+		exited:     -1,
+		state:      gReady,
+		name:       ng.name,
+		nameParent: ng.nameParent,
+		nameSeq:    ng.nameSeq,
+	}
 	if parent != nil {
 		parent.nchild++
 		ng.seq = parent.nchild
@@ -294,13 +329,14 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 	}
 	r.gs = append(r.gs, ng)
 	r.live.Add(1)
-	go r.body(ng, f)
+	c.r, c.g, c.f = r, ng, f
 	return ng
 }
 
+// body runs goroutine g of run r on its carrier, from its first resumption. It returns when
+// g returned, recovered from a panic, or was torn down before it started; a goroutine that
+// exits (runtime.Goexit, teardown) ends its carrier.
 func (r *run) body(g *goroutine, f func()) {
-	defer r.live.Done()
-	<-g.wake
 	if r.aborted {
 		g.state = gDone
 		return
@@ -331,6 +367,16 @@ func (r *run) body(g *goroutine, f func()) {
 	}()
 	f()
 	returned = true
+}
+
+// retire counts a goroutine out of the run; the last one tells teardown.
+func (r *run) retire() {
+	if r.live.Add(-1) == 0 {
+		select {
+		case r.idle <- struct{}{}:
+		default: // the watchdog has given up on the teardown
+		}
+	}
 }
 
 // exit retires g and passes control on.
@@ -419,13 +465,14 @@ func (r *run) park(g *goroutine) {
 // It first drains the resume queue: goroutines whose operation was completed by someone else
 // run to their next scheduling point before any decision. It returns nil when the run ended.
 func (r *run) next(cur *goroutine) *goroutine {
+	r.progress.Add(1)
 	for {
 		if r.ended {
 			return nil
 		}
 		if len(r.resume) > 0 {
 			n := r.resume[0]
-			r.resume = r.resume[1:]
+			r.resume = r.resume[:copy(r.resume, r.resume[1:])]
 			return n
 		}
 		if r.hasForeign && r.pollParked() {
@@ -453,7 +500,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			if g == cur {
 				curIdx = len(alts)
 			}
-			alts = append(alts, r.alt(g))
+			alts = r.appendAlt(alts, g)
 		}
 	}
 	// Fairness: while a goroutine can run, the clock advances at most once between two of its
@@ -486,7 +533,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 // when the chooser abandoned it.
 func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	p := &r.point
-	*p = Point{Kind: kind, Alts: alts, Current: cur, Index: len(r.decisions), Step: r.steps, run: r}
+	p.Kind, p.Alts, p.Current, p.Index, p.Step, p.run = kind, alts, cur, len(r.decisions), r.steps, r
 	i := 0
 	if r.cfg.Chooser != nil {
 		i = r.cfg.Chooser.Choose(p)
@@ -503,17 +550,20 @@ func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	if len(alts) < 2 {
 		return i
 	}
-	d := Decision{Kind: kind, Step: int32(r.steps), Pick: int32(i), Alts: make([]int32, len(alts)), Current: -1}
+	d := Decision{Kind: kind, Step: int32(r.steps), Pick: int32(i), Current: -1}
 	if cur >= 0 {
 		d.Current = int32(alts[cur].G)
 	}
-	for j, a := range alts {
+	// The alternatives of every decision share r.decAlts; result copies them out.
+	start := len(r.decAlts)
+	for _, a := range alts {
 		if kind == DecideGoroutine || kind == DecideWake {
-			d.Alts[j] = int32(a.G)
+			r.decAlts = append(r.decAlts, int32(a.G))
 		} else {
-			d.Alts[j] = int32(a.Case)
+			r.decAlts = append(r.decAlts, int32(a.Case))
 		}
 	}
+	d.Alts = r.decAlts[start:len(r.decAlts):len(r.decAlts)]
 	if kind == DecideGoroutine || kind == DecideWake {
 		d.Pick = int32(alts[i].G)
 	} else {
@@ -538,16 +588,26 @@ func (r *run) rootDone() bool { return r.root.state == gDone }
 func (r *run) resumeG(g *goroutine) {
 	if n := len(r.events); n > 0 && g.op.kind != OpNone {
 		e := &r.events[n-1]
-		p := Partner{G: g.id, Op: g.op.kind, Objs: []ObjID{g.op.obj}}
+		start := len(r.partnerObjs)
 		if g.op.kind == OpSelect {
-			p.Objs = p.Objs[:0]
 			for _, c := range g.op.cases {
 				if c.st != nil {
-					p.Objs = append(p.Objs, c.st.obj.id)
+					r.partnerObjs = append(r.partnerObjs, c.st.obj.id)
 				}
 			}
+		} else {
+			r.partnerObjs = append(r.partnerObjs, g.op.obj)
 		}
-		e.Partners = append(e.Partners, p)
+		p := Partner{G: g.id, Op: g.op.kind, Objs: r.partnerObjs[start:len(r.partnerObjs):len(r.partnerObjs)]}
+		if e.Partners == nil {
+			// The first partner of a step, by far the most common case, is kept in the run's
+			// storage; a second one moves the step's partners to a slice of their own.
+			r.partners = append(r.partners, p)
+			k := len(r.partners)
+			e.Partners = r.partners[k-1 : k : k]
+		} else {
+			e.Partners = append(e.Partners, p)
+		}
 		if e.With == NoG {
 			e.With = g.id
 		}
@@ -562,10 +622,18 @@ func (r *run) resumeG(g *goroutine) {
 // bound.
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
-	r.progress.Add(1)
 	r.clockLast = g == clockG
-	r.events = append(r.events, Event{Step: int32(len(r.events)), G: g.id, Op: kind, Obj: obj, With: NoG, Child: NoG, Decision: -1})
-	e := &r.events[len(r.events)-1]
+	n := len(r.events)
+	if n < cap(r.events) {
+		r.events = r.events[:n+1]
+	} else {
+		r.events = append(r.events, Event{})
+	}
+	// The element is zero (reset clears the previous run's events), so only the fields that
+	// are not zero are written, without building a whole Event aside.
+	e := &r.events[n]
+	e.Step, e.G, e.Op, e.Obj = int32(n), g.id, kind, obj
+	e.With, e.Child, e.Decision = NoG, NoG, -1
 	if g.id == r.startG {
 		e.Start, e.Decision = true, r.startD
 		r.startG = NoG
@@ -613,7 +681,10 @@ func (r *run) finish() {
 	if r.clock.pending() {
 		r.clockNext = append([]ObjID(nil), r.clockObjs()...)
 	}
-	close(r.done)
+	select {
+	case r.done <- struct{}{}:
+	default: // the watchdog has just given up on the run
+	}
 }
 
 // end classifies a run in which nothing can run any more.

@@ -2,8 +2,8 @@ package rt
 
 import (
 	"runtime"
+	"slices"
 	"strconv"
-	"strings"
 )
 
 // GID identifies a goroutine within a run: its index in creation order. Creation order is a
@@ -377,46 +377,144 @@ func (res *Result) ObjName(o ObjID) string {
 }
 
 func (r *run) result() *Result {
-	res := &Result{
-		Verdict:   r.verdict,
-		Events:    append([]Event(nil), r.events...),
-		Decisions: append([]Decision(nil), r.decisions...),
-		Steps:     r.steps,
+	var res *Result
+	if r.cfg.Reuse {
+		res = &r.shared
+		res.Events, res.Decisions = r.events, r.decisions
+	} else {
+		res = &Result{Events: cloneEvents(r.events), Decisions: cloneDecisions(r.decisions)}
 	}
+	res.Verdict, res.Steps = r.verdict, r.steps
 	res.Pending, res.Clock = r.pending, r.clockNext
-	res.Goroutines = make([]GoroutineInfo, len(r.gs))
+	// The infos are written field by field into the reused storage: most runs of an
+	// exploration have the same goroutines and objects as the previous one.
+	res.Goroutines = grow(res.Goroutines, len(r.gs))
 	for i, g := range r.gs {
-		gi := GoroutineInfo{Name: r.gname(g), Parent: NoG, Created: g.created, Exited: g.exited}
+		gi := &res.Goroutines[i]
+		gi.Name, gi.Parent, gi.Created, gi.Exited = r.gname(g), NoG, g.created, g.exited
 		if g.parent != nil {
 			gi.Parent = g.parent.id
 		}
+		gi.Func = ""
 		if g.fn != 0 {
 			if f := runtime.FuncForPC(g.fn); f != nil {
 				gi.Func = f.Name()
 			}
 		}
-		res.Goroutines[i] = gi
 	}
-	res.Objects = make([]ObjectInfo, len(r.objs))
+	res.Objects = grow(res.Objects, len(r.objs))
 	for i, o := range r.objs {
-		res.Objects[i] = ObjectInfo{Name: r.gname(r.gs[o.g]) + "#" + strconv.Itoa(int(o.seq)), Kind: o.kind, PC: o.pc}
+		oi := &res.Objects[i]
+		oi.Name, oi.Kind, oi.PC = r.objName(ObjID(i)), o.kind, o.pc
 	}
 	return res
 }
 
-func (r *run) gname(g *goroutine) string {
-	var parts []string
-	for x := g; x != nil; x = x.parent {
-		if x.parent == nil {
-			parts = append(parts, "G1")
-		} else {
-			parts = append(parts, strconv.Itoa(int(x.seq)))
+// grow returns s resized to n elements, reusing its storage; it is never nil.
+func grow[S ~[]E, E any](s S, n int) S {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return make(S, n)
+}
+
+// Clone returns a copy of res that shares no storage with the runtime, for keeping the result
+// of a run with Config.Reuse.
+func (res *Result) Clone() *Result {
+	c := *res
+	c.Events = cloneEvents(res.Events)
+	c.Decisions = cloneDecisions(res.Decisions)
+	c.Goroutines = slices.Clone(res.Goroutines)
+	c.Objects = slices.Clone(res.Objects)
+	return &c
+}
+
+// cloneEvents copies events and their partners, which share storage.
+func cloneEvents(es []Event) []Event {
+	out := slices.Clone(es)
+	np, no := 0, 0
+	for _, e := range out {
+		np += len(e.Partners)
+		for _, p := range e.Partners {
+			no += len(p.Objs)
 		}
 	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
+	if np == 0 {
+		return out
 	}
-	return strings.Join(parts, ".")
+	ps := make([]Partner, 0, np)
+	objs := make([]ObjID, 0, no)
+	for i := range out {
+		e := &out[i]
+		if e.Partners == nil {
+			continue
+		}
+		start := len(ps)
+		for _, p := range e.Partners {
+			k := len(objs)
+			objs = append(objs, p.Objs...)
+			p.Objs = objs[k:len(objs):len(objs)]
+			ps = append(ps, p)
+		}
+		e.Partners = ps[start:len(ps):len(ps)]
+	}
+	return out
+}
+
+// cloneDecisions copies decisions and their alternatives, which share one allocation.
+func cloneDecisions(ds []Decision) []Decision {
+	if ds == nil {
+		return nil
+	}
+	n := 0
+	for _, d := range ds {
+		n += len(d.Alts)
+	}
+	alts := make([]int32, 0, n)
+	out := slices.Clone(ds)
+	for i := range out {
+		d := &out[i]
+		start := len(alts)
+		alts = append(alts, d.Alts...)
+		d.Alts = alts[start:len(alts):len(alts)]
+	}
+	return out
+}
+
+// objName is the memo of an object's logical id, kept across runs by ObjID.
+type objName struct {
+	owner string
+	seq   int32
+	name  string
+}
+
+func (r *run) objName(o ObjID) string {
+	ob := r.objs[o]
+	owner := r.gname(r.gs[ob.g])
+	if int(o) < len(r.objNames) {
+		if m := &r.objNames[o]; m.owner == owner && m.seq == ob.seq {
+			return m.name
+		}
+	}
+	name := owner + "#" + strconv.Itoa(int(ob.seq))
+	if int(o) < maxCached {
+		for len(r.objNames) <= int(o) {
+			r.objNames = append(r.objNames, objName{})
+		}
+		r.objNames[o] = objName{owner: owner, seq: ob.seq, name: name}
+	}
+	return name
+}
+
+func (r *run) gname(g *goroutine) string {
+	if g.parent == nil {
+		return "G1"
+	}
+	p := r.gname(g.parent)
+	if g.name == "" || g.nameSeq != g.seq || g.nameParent != p {
+		g.name, g.nameParent, g.nameSeq = p+"."+strconv.Itoa(int(g.seq)), p, g.seq
+	}
+	return g.name
 }
 
 func (id GID) index() int { return int(id) }
@@ -438,8 +536,7 @@ func (p *Point) ObjName(o ObjID) string {
 	if o < 0 || int(o) >= len(p.run.objs) {
 		return ""
 	}
-	ob := p.run.objs[o]
-	return p.run.gname(p.run.gs[ob.g]) + "#" + strconv.Itoa(int(ob.seq))
+	return p.run.objName(o)
 }
 
 // PC returns the position of goroutine id's pending operation (detail mode), or 0.

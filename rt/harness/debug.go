@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"reflect"
 	"runtime"
@@ -30,7 +29,7 @@ func debugBreak(reason string) { debugReason = reason }
 
 // debugSession is the debuggee's end of the debug protocol: the adapter is its scheduler.
 type debugSession struct {
-	conn  net.Conn
+	conn  *os.File
 	w     *bufio.Writer
 	enc   *json.Encoder
 	dec   *json.Decoder
@@ -54,7 +53,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	if addr == "" {
 		return false, 0
 	}
-	conn, err := net.Dial("unix", addr)
+	conn, err := dialAdapter(addr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "heddle debuggee: connecting to the debug adapter at %s: %v\n", addr, err)
 		return true, 2

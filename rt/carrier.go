@@ -1,0 +1,80 @@
+package rt
+
+import "sync"
+
+// A carrier is the real goroutine under a controlled one. When a controlled goroutine returns,
+// its carrier waits in a pool for the next go statement of this run or a later one instead of
+// ending: heddle's scheduler runs on the stacks of the program's goroutines, and a fresh
+// goroutine would grow its stack to fit it again in every run. A goroutine that exits
+// (runtime.Goexit, or teardown of a goroutine the run left blocked) takes its carrier with it.
+type carrier struct {
+	wake chan struct{}
+	// The goroutine to start at the first wake, set by the go statement.
+	r *run
+	g *goroutine
+	f func()
+}
+
+// carriers holds the carriers waiting for a goroutine. Carriers return to it concurrently with
+// the run that goes on, so it has a lock.
+var carriers struct {
+	sync.Mutex
+	cs []*carrier
+}
+
+// maxIdle bounds the idle carriers, so that a run with many goroutines does not leave them
+// all behind.
+const maxIdle = 128
+
+func takeCarrier() *carrier {
+	carriers.Lock()
+	if n := len(carriers.cs); n > 0 {
+		c := carriers.cs[n-1]
+		carriers.cs[n-1] = nil
+		carriers.cs = carriers.cs[:n-1]
+		carriers.Unlock()
+		return c
+	}
+	carriers.Unlock()
+	c := &carrier{wake: make(chan struct{}, 1)}
+	go c.loop()
+	return c
+}
+
+func (c *carrier) loop() {
+	for c.carry() {
+	}
+}
+
+// carry runs the goroutine that the first wake starts, and reports whether c went back to the
+// pool. It does so before its goroutine is counted out of the run, so that once a run is torn
+// down, its carriers are in the pool, and a later go statement of the same run can take it
+// while it finishes.
+func (c *carrier) carry() bool {
+	<-c.wake
+	r, g, f := c.r, c.g, c.f
+	c.r, c.g, c.f = nil, nil, nil
+	defer r.retire()
+	r.body(g, f)
+	carriers.Lock()
+	defer carriers.Unlock()
+	if len(carriers.cs) >= maxIdle {
+		return false
+	}
+	carriers.cs = append(carriers.cs, c)
+	return true
+}
+
+// ownGoroutines is the number of goroutines that heddle keeps between runs: the idle carriers
+// and the watchdog.
+func ownGoroutines() int {
+	carriers.Lock()
+	n := len(carriers.cs)
+	carriers.Unlock()
+	watch.mu.Lock()
+	if watch.started {
+		n++
+	}
+	watch.mu.Unlock()
+	return n
+}
