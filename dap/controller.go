@@ -30,6 +30,7 @@ type controller struct {
 	decisions   []decision
 	points      int
 	last        *explorer.DebugPoint
+	spawned     []explorer.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	bug         *Bug
 	trace       *timeline.Trace
@@ -180,10 +181,14 @@ func (c *controller) serve(conn net.Conn) {
 func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool) {
 	var r explorer.DebugReply
 	switch ev.Type {
+	case "spawned":
+		c.spawned = append(c.spawned, *ev.Spawned)
+		return r, false
 	case "point":
 		p := ev.Point
 		c.points++
 		c.last = p
+		c.spawned = c.spawned[:0]
 		for _, g := range p.Goroutines {
 			if g.Goid != 0 {
 				c.goids[g.ID] = g.Goid
@@ -297,7 +302,8 @@ func (c *controller) takeBreak() (string, *Checkpoint) {
 func (c *controller) snapshot() state {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := state{checkpoints: slices.Clone(c.checkpoints), decisions: slices.Clone(c.decisions), last: c.last, goids: make(map[string]int64, len(c.goids))}
+	st := state{checkpoints: slices.Clone(c.checkpoints), decisions: slices.Clone(c.decisions), last: c.last, spawned: slices.Clone(c.spawned),
+		goids: make(map[string]int64, len(c.goids))}
 	for k, v := range c.goids {
 		st.goids[k] = v
 	}
@@ -313,6 +319,7 @@ type state struct {
 	checkpoints []Checkpoint
 	decisions   []decision
 	last        *explorer.DebugPoint
+	spawned     []explorer.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	bug         *Bug
 }

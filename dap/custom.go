@@ -125,6 +125,9 @@ func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, 
 			alts = append(alts, a)
 		}
 	}
+	for _, sp := range st.spawned {
+		alts = append(alts, explorer.DebugAlt{Name: sp.G, Op: "start " + sp.Func, Pos: sp.Pos})
+	}
 	return alts, running, -1, nil
 }
 

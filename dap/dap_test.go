@@ -287,6 +287,27 @@ func TestStepBackInLoop(t *testing.T) {
 	}
 }
 
+// TestRunnableSpawned stops between a go statement and the next scheduling point: the new
+// goroutine may run next, and heddle/runnable lists it.
+func TestRunnableSpawned(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 13})
+	})
+	c.stopped(time.Minute)
+	var r struct {
+		Goroutines []runnableGoroutine `json:"goroutines"`
+	}
+	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
+	var got []string
+	for _, g := range r.Goroutines {
+		got = append(got, g.ID+" "+g.Op)
+		if g.ID == "G1.1" && strings.HasPrefix(g.Op, "start ") && g.Position != nil && strings.HasSuffix(g.Position.File, "bank_test.go") && g.Position.Line == 12 {
+			return
+		}
+	}
+	t.Errorf("runnable at the second go statement: %q, want G1.1 about to start its function at bank_test.go:12", got)
+}
+
 func TestScheduleNextToDeadlock(t *testing.T) {
 	c, _ := launchBank(t, 14, nil)
 	st := c.stopped(time.Minute)

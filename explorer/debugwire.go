@@ -42,6 +42,16 @@ type DebugEvent struct {
 	// no reply, and Pick is the alternative it chose at a point.
 	Auto bool `json:"auto,omitempty"`
 	Pick int  `json:"pick,omitempty"`
+	// spawned: a go statement started a goroutine (not a scheduling point; no reply).
+	Spawned *DebugSpawned `json:"spawned,omitempty"`
+}
+
+// DebugSpawned is a goroutine started since the last scheduling point.
+type DebugSpawned struct {
+	G      string        `json:"g"`
+	Parent string        `json:"parent"`
+	Func   string        `json:"func,omitempty"`
+	Pos    *timeline.Pos `json:"pos,omitempty"` // the function's first line
 }
 
 // DebugPoint is a scheduling point.

@@ -405,7 +405,11 @@ func (e *explorer) addBug(res *rt.Result) {
 		if e.opts.OnBug != nil {
 			e.opts.OnBug(b)
 		}
-		if e.opts.StopOnBug || res.Verdict.Kind == rt.VerdictHang || res.Verdict.Kind == rt.VerdictInternal {
+		switch res.Verdict.Kind {
+		case rt.VerdictHang, rt.VerdictInternal, rt.VerdictUnsupported:
+			e.stopped = true
+		}
+		if e.opts.StopOnBug {
 			e.stopped = true
 		}
 	} else if pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule) {

@@ -91,7 +91,7 @@ func extractRuntime() (string, error) {
 }
 
 // runtimeFiles lists the embedded files that belong in the runtime module:
-// Go sources that are not tests and not test data.
+// the sources (Go and assembly) that are not tests and not test data.
 func runtimeFiles() ([]string, error) {
 	var files []string
 	err := fs.WalkDir(heddle.RuntimeFS, ".", func(p string, d fs.DirEntry, err error) error {
@@ -104,7 +104,7 @@ func runtimeFiles() ([]string, error) {
 			}
 			return nil
 		}
-		if path.Ext(p) == ".go" && !strings.HasSuffix(p, "_test.go") {
+		if ext := path.Ext(p); (ext == ".go" || ext == ".s") && !strings.HasSuffix(p, "_test.go") {
 			files = append(files, p)
 		}
 		return nil

@@ -9,6 +9,7 @@ import "sync"
 // (runtime.Goexit, or teardown of a goroutine the run left blocked) takes its carrier with it.
 type carrier struct {
 	wake chan struct{}
+	goid int64
 	// The goroutine to start at the first wake, set by the go statement.
 	r *run
 	g *goroutine
@@ -42,6 +43,7 @@ func takeCarrier() *carrier {
 }
 
 func (c *carrier) loop() {
+	c.goid = goid()
 	for c.carry() {
 	}
 }
@@ -55,6 +57,7 @@ func (c *carrier) carry() bool {
 	r, g, f := c.r, c.g, c.f
 	c.r, c.g, c.f = nil, nil, nil
 	defer r.retire()
+	g.goid = c.goid
 	r.body(g, f)
 	carriers.Lock()
 	defer carriers.Unlock()

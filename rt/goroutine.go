@@ -22,6 +22,9 @@ func Go(f func()) {
 	child := r.newG(g, f)
 	e.Child = child.id
 	r.resume = append(r.resume, child)
+	if r.cfg.Spawned != nil {
+		r.cfg.Spawned(Spawn{Parent: r.gname(g), Child: r.gname(child), Fn: funcPC(f)})
+	}
 }
 
 // Gosched is a scheduling point with no other effect, like runtime.Gosched.

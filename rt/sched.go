@@ -3,7 +3,6 @@ package rt
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -60,6 +59,15 @@ type Config struct {
 	// torn down, by the goroutine that found the bug: a debugger stops there with every
 	// goroutine still at its blocking operation.
 	Bug func(*Verdict)
+	// Spawned, if set, is told of every go statement, which is not a scheduling point: a
+	// debugger stopped between two points learns of the goroutines started since the last.
+	Spawned func(Spawn)
+}
+
+// Spawn describes a goroutine started by a go statement.
+type Spawn struct {
+	Parent, Child string  // logical ids
+	Fn            uintptr // the child's function
 }
 
 // Resumption describes a goroutine resumed by the scheduler.
@@ -104,6 +112,8 @@ type goroutine struct {
 	nobj    int32 // objects first touched by this goroutine
 	state   gstate
 	wake    chan struct{} // its carrier's
+	gp      uintptr       // its carrier's runtime descriptor (getg), to tell callers apart
+	goid    int64         // its carrier's id in the runtime's stack traces
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
@@ -127,21 +137,24 @@ type goroutine struct {
 }
 
 type run struct {
-	cfg        Config
-	epoch      uint64
-	gs         []*goroutine
-	cur        *goroutine
-	root       *goroutine
-	resume     []*goroutine
-	objs       []objInfo
-	events     []Event
-	decisions  []Decision
-	alts       []Alt
-	altObjs    []ObjID
-	point      Point
-	nsince     uint64
-	steps      int
-	progress   atomic.Int64 // scheduling points reached, for the hang watchdog
+	cfg       Config
+	epoch     uint64
+	gs        []*goroutine
+	cur       *goroutine
+	root      *goroutine
+	resume    []*goroutine
+	objs      []objInfo
+	events    []Event
+	decisions []Decision
+	alts      []Alt
+	altObjs   []ObjID
+	point     Point
+	nsince    uint64
+	steps     int
+	progress  atomic.Int64 // scheduling points reached, for the hang watchdog
+	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
+	// called instrumented code during the run: the run ends as unsupported.
+	foreign    atomic.Pointer[string]
 	ended      bool
 	aborted    bool
 	verdict    Verdict
@@ -263,11 +276,21 @@ func (r *run) reset(cfg Config) {
 // wait blocks the driver until the run ends, or until the watchdog finds that the running
 // goroutine stopped reaching scheduling points.
 func (r *run) wait() {
-	if r.await(r.done) {
-		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
-		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
-		r.ended = true
+	hung, outside := r.await(r.done)
+	if !hung {
+		return
 	}
+	poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
+	r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
+	switch msg := r.foreign.Load(); {
+	case msg != nil:
+		// The running goroutine waits outside heddle, likely for the foreign one.
+		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
+	case outside != "":
+		poisoned = fmt.Errorf("rt: %s; the process cannot run more schedules", outside)
+		r.verdict = Verdict{Kind: VerdictUnsupported, Message: outside + ". Heddle runs one goroutine at a time, and cannot tell what it waits for, so it cannot explore this test"}
+	}
+	r.ended = true
 }
 
 // teardown ends every goroutine of the run that has not returned: each is woken in turn and
@@ -286,7 +309,7 @@ func (r *run) teardown() {
 	select {
 	case <-r.idle:
 	default:
-		if r.await(r.idle) {
+		if hung, _ := r.await(r.idle); hung {
 			poisoned = fmt.Errorf("rt: a goroutine did not exit during teardown (blocked in a deferred call outside heddle's control)")
 		}
 	}
@@ -337,6 +360,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 // g returned, recovered from a panic, or was torn down before it started; a goroutine that
 // exits (runtime.Goexit, teardown) ends its carrier.
 func (r *run) body(g *goroutine, f func()) {
+	g.gp = getg()
 	if r.aborted {
 		g.state = gDone
 		return
@@ -644,6 +668,9 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	if r.steps > r.cfg.MaxSteps && !r.ended {
 		r.fail(VerdictLivelock, fmt.Sprintf("step bound of %d exceeded: possible livelock", r.cfg.MaxSteps), g, nil)
 	}
+	if r.foreign.Load() != nil && !r.ended {
+		r.finish()
+	}
 	return e
 }
 
@@ -666,6 +693,10 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 func (r *run) finish() {
 	if r.ended {
 		return
+	}
+	if msg := r.foreign.Load(); msg != nil {
+		// Whatever happened next, the run was not under heddle's control.
+		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
 	}
 	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind != VerdictOK && r.verdict.Kind != VerdictPruned {
 		r.cfg.Bug = nil
@@ -749,28 +780,62 @@ func (r *run) goroutineState(g *goroutine) GoroutineState {
 	return s
 }
 
-// current returns the running run and goroutine, or nils outside a run.
+// Poisoned returns why the process can run no more schedules (a goroutine that never came
+// back to heddle), or nil.
+func Poisoned() error { return poisoned }
+
+// current returns the running run and goroutine, or nils outside a run. Only the running
+// goroutine may call it during a run, and the goroutines of a run being torn down; a caller
+// that is neither is a goroutine heddle does not control (an http.Handler that net/http
+// runs, a callback of an uninstrumented package). Its operations cannot be scheduled: it
+// proceeds as outside a run, and the run ends as unsupported at its next step.
 func current() (*run, *goroutine) {
 	r := active
 	if r == nil {
 		return nil, nil
 	}
+	g := r.cur
+	if gp := getg(); gp != g.gp && gp != 0 && !(r.aborted && r.controls(gp)) || gp == 0 && g.state != gReady {
+		r.callFrom()
+		return nil, nil
+	}
 	if r.aborted {
 		runtime.Goexit()
 	}
-	if g := r.cur; g.state != gReady {
-		// The running goroutine is stopped, so the caller is a goroutine heddle does not
-		// control: a callback from uninstrumented code (an HTTP handler called by net/http,
-		// say). Its operations cannot be scheduled; the run ends, and the caller proceeds
-		// as outside a run.
-		foreignMu.Lock()
-		defer foreignMu.Unlock()
-		if !r.ended {
-			r.fail(VerdictInternal, "instrumented code was called from a goroutine heddle does not control (a callback from an uninstrumented package?); heddle cannot schedule it", nil, nil)
-		}
-		return nil, nil
-	}
-	return r, r.cur
+	return r, g
 }
 
-var foreignMu sync.Mutex
+// controls reports whether gp carries one of the run's goroutines. It reads the run's
+// goroutines without a lock, so only during teardown, when they do not change.
+func (r *run) controls(gp uintptr) bool {
+	for _, g := range r.gs {
+		if g.gp == gp && g.state != gDone {
+			return true
+		}
+	}
+	return false
+}
+
+// callFrom records a call of instrumented code from a goroutine heddle does not control,
+// with the caller's position.
+func (r *run) callFrom() {
+	if r.foreign.Load() != nil {
+		return
+	}
+	where := ""
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
+	for {
+		f, more := frames.Next()
+		if !inRT(f.Function) {
+			where = fmt.Sprintf(" at %s:%d (%s)", f.File, f.Line, f.Function)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	msg := "instrumented code was called from a goroutine heddle did not start" + where +
+		": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	r.foreign.CompareAndSwap(nil, &msg)
+}

@@ -23,6 +23,10 @@ func Subtest(f func(), end func()) {
 		end()
 	}
 	g := r.cur
+	// The subtest's goroutine stands for g until it ends.
+	gp, id := g.gp, g.goid
+	g.gp, g.goid = getg(), goid()
+	defer func() { g.gp, g.goid = gp, id }()
 	returned := false
 	defer func() {
 		if !returned && r.aborted {

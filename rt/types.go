@@ -259,6 +259,9 @@ const (
 	VerdictHang     VerdictKind = "hang"
 	VerdictExit     VerdictKind = "exit"
 	VerdictInternal VerdictKind = "internal"
+	// VerdictUnsupported marks a run that heddle cannot control: instrumented code was called
+	// from a goroutine heddle did not start. It is not the program's bug.
+	VerdictUnsupported VerdictKind = "unsupported"
 	// VerdictPruned marks a run abandoned by its strategy as redundant.
 	VerdictPruned VerdictKind = "pruned"
 	// VerdictDiverged marks a replay whose decisions no longer match the program.

@@ -15,24 +15,36 @@ var watch struct {
 	r       *run          // the run the driver waits for
 	ch      chan struct{} // what it waits on
 	hung    bool          // the watchdog gave up on r
+	outside string        // why: a goroutine waits outside heddle (blockedOutside), or ""
 }
 
 // await receives from ch, one of r's signals, unless r's goroutines make no step for
-// cfg.Hang first: it then reports that they hung.
-func (r *run) await(ch chan struct{}) (hung bool) {
+// cfg.Hang first, or the running goroutine waits in uninstrumented code for outsideAfter: it
+// then reports that they hung, and where the goroutine waits in the second case.
+func (r *run) await(ch chan struct{}) (hung bool, outside string) {
 	watch.mu.Lock()
 	if !watch.started {
 		watch.started = true
 		go watchdog()
 	}
-	watch.r, watch.ch, watch.hung = r, ch, false
+	watch.r, watch.ch, watch.hung, watch.outside = r, ch, false, ""
 	watch.mu.Unlock()
 	<-ch
 	watch.mu.Lock()
-	hung = watch.hung
+	hung, outside = watch.hung, watch.outside
 	watch.r, watch.ch = nil, nil
 	watch.mu.Unlock()
-	return hung
+	return hung, outside
+}
+
+// giveUp wakes the driver of the run watched, saying that it hung, and why. watch.mu is held.
+func giveUp(outside string) {
+	select {
+	case watch.ch <- struct{}{}:
+		watch.hung, watch.outside = true, outside
+	default: // the signal has just come
+	}
+	watch.r = nil
 }
 
 // watchdog wakes the driver of a run whose step counter has not moved for cfg.Hang: a
@@ -56,12 +68,14 @@ func watchdog() {
 		case r != last || r.progress.Load() != steps:
 			last, steps, since = r, r.progress.Load(), time.Now()
 		case time.Since(since) >= r.cfg.Hang:
-			select {
-			case watch.ch <- struct{}{}:
-				watch.hung = true
-			default: // the signal has just come
+			giveUp("")
+			last = nil
+		case watch.ch == r.done && time.Since(since) >= outsideAfter:
+			// Read while the run may go on: a stale answer only delays the verdict.
+			if where := r.blockedOutside(); where != "" {
+				giveUp(where)
+				last = nil
 			}
-			watch.r, last = nil, nil
 		}
 		if r != nil {
 			period = max(min(period, r.cfg.Hang/4), 10*time.Millisecond)

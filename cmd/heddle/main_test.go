@@ -145,6 +145,7 @@ func TestJSONEvents(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	demo := demoDir(t)
+	wd, _ := os.Getwd()
 	for _, tc := range []struct {
 		name string
 		dir  string
@@ -159,6 +160,10 @@ func TestBadInput(t *testing.T) {
 		{"bad budget", demo, []string{"test", "-budget", "forever", "."}, exitUsage, `-budget: "forever" is not a duration`},
 		{"os.Exit", "testdata/exits", []string{"test", "."}, exitBug, "exit status 3"},
 		{"infinite loop", "testdata/loops", []string{"test", "-hang", "2s", "."}, exitBug, "without reaching a scheduling point"},
+		{"handler net/http runs", "testdata/outside", []string{"test", "-run", "TestHandler", "."}, exitUsage,
+			"TestHandler: cannot be explored: instrumented code was called from a goroutine heddle did not start at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":19"},
+		{"waits in Accept", "testdata/outside", []string{"test", "-run", "TestAccept", "."}, exitUsage,
+			"TestAccept: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (net.(*TCPListener).Accept, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":41; IO wait)"},
 		{"unknown command", demo, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{"corrupt schedule", demo, []string{"replay", "go.mod"}, exitUsage, "go.mod"},
 	} {

@@ -19,6 +19,7 @@ import (
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/server"
+	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -308,6 +309,12 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		order = append(order, wb.Key)
 	}
 	rep.end()
+	for _, k := range order {
+		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) {
+			// Not the program's bug: heddle could not control the test.
+			return 0, fmt.Errorf("cannot be explored: %s", b.Message)
+		}
+	}
 	total.Bugs = len(order)
 	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
 	var saved []savedBug

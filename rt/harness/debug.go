@@ -85,6 +85,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 			ForeignWait: time.Second,
 			Resumed:     s.resumed,
 			Bug:         s.bug,
+			Spawned:     s.spawned,
 		}, body)
 	})
 	tr := timeline.FromResult(res, timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: start.Test, Binary: os.Getenv("HEDDLE_BINARY")}, "debug")
@@ -160,6 +161,18 @@ func (s *debugSession) plannedPick(p *explorer.DebugPoint) int {
 		return p.Current
 	}
 	return 0
+}
+
+// spawned tells the adapter of a goroutine started between two scheduling points.
+func (s *debugSession) spawned(sp rt.Spawn) {
+	ev := &explorer.DebugSpawned{G: sp.Child, Parent: sp.Parent}
+	if f := runtime.FuncForPC(sp.Fn); f != nil {
+		ev.Func = f.Name()
+		if file, line := f.FileLine(f.Entry()); file != "" {
+			ev.Pos = &timeline.Pos{File: file, Line: line}
+		}
+	}
+	s.send(&explorer.DebugEvent{Type: "spawned", Spawned: ev, Auto: true})
 }
 
 func (s *debugSession) resumed(r rt.Resumption) {

@@ -90,19 +90,32 @@ var current struct {
 // function on a goroutine of its own and waits for it, so the run is started there, with the
 // test function as its root goroutine. A test that fails (t.Error, t.Fatal) ends the run with
 // a fatal verdict carrying the test's messages, which the worker's verbose output streams.
+//
+// The test's cleanups (t.Cleanup) run after the run, when t.Run's function returns. After a
+// run that left a goroutine behind (rt.Poisoned), they may wait for it for ever, on objects of
+// a run that will not go on: the worker then reports without waiting for them.
 func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run func(body func())) {
 	cap.reset()
-	t.Run("heddle", func(st *testing.T) {
-		current.name, current.t, current.cap = name, st, cap
-		run(func() {
-			defer func() {
-				if st.Failed() {
-					rt.Fail(rt.VerdictFatal, "test failed: "+cap.messages(), false)
-				}
-			}()
-			test(st)
+	ran, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t.Run("heddle", func(st *testing.T) {
+			defer close(ran)
+			current.name, current.t, current.cap = name, st, cap
+			run(func() {
+				defer func() {
+					if st.Failed() {
+						rt.Fail(rt.VerdictFatal, "test failed: "+cap.messages(), false)
+					}
+				}()
+				test(st)
+			})
 		})
-	})
+	}()
+	<-ran
+	if rt.Poisoned() == nil {
+		<-finished
+	}
 }
 
 // Run runs f as a subtest of t, as t.Run does; the instrumenter rewrites the package's calls of

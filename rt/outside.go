@@ -1,0 +1,100 @@
+package rt
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// outsideAfter is how long a goroutine may wait in uninstrumented code (an Accept, a read from
+// a socket, a real channel) before the run is given up as one heddle cannot control: only one
+// goroutine runs at a time, so while it waits nothing else can run, and what it waits for may
+// need another of the run's goroutines.
+const outsideAfter = time.Second
+
+// goid returns the calling goroutine's id, as the runtime prints it in stack traces.
+func goid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		id, _ := strconv.ParseInt(string(b[:i]), 10, 64)
+		return id
+	}
+	return 0
+}
+
+// inRT reports whether function fn is part of heddle's runtime: rt and its shadow packages,
+// not the harness that runs tests, whose frames stand for the test's caller.
+func inRT(fn string) bool {
+	return strings.HasPrefix(fn, rtPrefix+".") ||
+		strings.HasPrefix(fn, rtPrefix+"/") && !strings.HasPrefix(fn, rtPrefix+"/harness.")
+}
+
+// blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
+// code rather than running or waiting inside heddle; it returns "" otherwise.
+func (r *run) blockedOutside() string {
+	g := r.cur
+	if g == nil || g.goid == 0 {
+		return ""
+	}
+	buf := make([]byte, 1<<20)
+	all := string(buf[:runtime.Stack(buf, true)])
+	head := "goroutine " + strconv.FormatInt(g.goid, 10) + " ["
+	i := strings.Index(all, head)
+	if i < 0 {
+		return ""
+	}
+	block := all[i+len(head):]
+	if j := strings.Index(block, "\n\n"); j >= 0 {
+		block = block[:j]
+	}
+	state, stack, _ := strings.Cut(block, "]:\n")
+	state, _, _ = strings.Cut(state, ",") // "IO wait, 2 minutes"
+	switch state {
+	case "running", "runnable", "syscall", "sleep", "":
+		// Busy, or waiting for something that ends by itself.
+		return ""
+	}
+	// Function lines, innermost first, each with a file line under it that starts with a
+	// tab; the creator's comes last.
+	stack, _, _ = strings.Cut(stack, "\ncreated by ")
+	var fns, files []string
+	lines := strings.Split(stack, "\n")
+	for i := 0; i+1 < len(lines); i += 2 {
+		fn, file := lines[i], lines[i+1]
+		if k := strings.LastIndex(fn, "("); k > 0 && strings.HasPrefix(file, "\t") {
+			fns, files = append(fns, fn[:k]), append(files, strings.TrimSpace(file))
+		}
+	}
+	for _, fn := range fns {
+		if inRT(fn) {
+			// The innermost frame of heddle's: waiting in an operation is waiting inside heddle.
+			if fn != rtPrefix+".(*run).body" && fn != rtPrefix+".Subtest" {
+				return ""
+			}
+			break
+		}
+	}
+	// Where the program called into the code it waits in: the innermost frame outside Go's
+	// sources and heddle's.
+	goroot := runtime.GOROOT() + "/src/"
+	for k := 0; k < len(fns); k++ {
+		if strings.HasPrefix(files[k], goroot) || inRT(fns[k]) || strings.HasPrefix(fns[k], rtPrefix+"/harness.") {
+			continue
+		}
+		at := files[k]
+		if n := strings.LastIndex(at, " +0x"); n > 0 {
+			at = at[:n]
+		}
+		if k == 0 {
+			// Waiting on a channel or a lock of its own that heddle does not know of.
+			return fmt.Sprintf("goroutine %s has waited for over %v outside heddle's control (%s at %s)", r.gname(g), outsideAfter, state, at)
+		}
+		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), outsideAfter, fns[k-1], at, state)
+	}
+	return ""
+}
