@@ -8,11 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
@@ -82,7 +85,8 @@ func (w *Worker) start() (*process, error) {
 	// HEDDLE_DEBUG is cleared: a debug adapter in this process may have it set for a debuggee.
 	cmd.Env = append(append(os.Environ(), w.Env...), "HEDDLE_WORKER=1", "HEDDLE_DEBUG=")
 	cmd.ExtraFiles = []*os.File{reqR, respW}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The worker must not outlive heddle, even when heddle is killed.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr := &tail{max: 16 << 10}
 	cmd.Stderr = stderr
 	if w.Output != nil {
@@ -117,13 +121,20 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 	}()
 	stop := make(chan struct{})
 	defer close(stop)
+	limit := answerLimit(req)
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	var late atomic.Bool
 	go func() {
 		select {
 		case <-ctx.Done():
-			// Kill the whole process group: the program may have started processes of its own.
-			syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		case <-timer.C:
+			late.Store(true)
 		case <-stop:
+			return
 		}
+		// Kill the whole process group: the program may have started processes of its own.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}()
 	final := false
 	var decodeErr error
@@ -149,6 +160,9 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 		p.resp.Close()
 		werr := p.cmd.Wait()
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		if late.Load() {
+			return fmt.Errorf("worker %s did not answer within %v, and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)", p.w.Path, limit)
+		}
 		if ctx.Err() == nil && decodeErr == nil {
 			status := "exited without answering"
 			var ee *exec.ExitError
@@ -162,6 +176,25 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 		return ctx.Err()
 	}
 	return decodeErr
+}
+
+// answerGrace is what a worker may take beyond its budget, for start-up, replays and reports.
+var answerGrace = time.Minute
+
+// answerLimit is how long a worker may take to answer req: the exploration's time budget, the
+// hang limit of its last run, and answerGrace. An exploration bounded by runs only has none.
+func answerLimit(req Request) time.Duration {
+	hang := req.Options.Hang
+	if hang <= 0 {
+		hang = 10 * time.Second
+	}
+	switch {
+	case req.Cmd != "explore":
+		return hang + answerGrace
+	case req.Options.MaxTime > 0:
+		return req.Options.MaxTime + hang + answerGrace
+	}
+	return math.MaxInt64
 }
 
 // tail keeps the last max bytes written to it.

@@ -80,12 +80,15 @@ func (r *run) blockedOutside() string {
 		}
 	}
 	// Where the program called into the code it waits in: the innermost frame outside Go's
-	// sources and heddle's.
+	// sources, the module cache (dependencies) and heddle's; else outside the first two.
 	goroot := runtime.GOROOT() + "/src/"
-	for k := 0; k < len(fns); k++ {
-		if strings.HasPrefix(files[k], goroot) || inRT(fns[k]) || strings.HasPrefix(fns[k], rtPrefix+"/harness.") {
-			continue
-		}
+	k := frameOf(fns, files, func(fn, file string) bool {
+		return !strings.HasPrefix(file, goroot) && !strings.Contains(file, "/pkg/mod/")
+	})
+	if k < 0 {
+		k = frameOf(fns, files, func(fn, file string) bool { return !strings.HasPrefix(file, goroot) })
+	}
+	if k >= 0 {
 		at := files[k]
 		if n := strings.LastIndex(at, " +0x"); n > 0 {
 			at = at[:n]
@@ -97,4 +100,14 @@ func (r *run) blockedOutside() string {
 		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), outsideAfter, fns[k-1], at, state)
 	}
 	return ""
+}
+
+// frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.
+func frameOf(fns, files []string, ok func(fn, file string) bool) int {
+	for k := range fns {
+		if !inRT(fns[k]) && !strings.HasPrefix(fns[k], rtPrefix+"/harness.") && ok(fns[k], files[k]) {
+			return k
+		}
+	}
+	return -1
 }
