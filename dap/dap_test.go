@@ -308,6 +308,22 @@ func TestRunnableSpawned(t *testing.T) {
 	t.Errorf("runnable at the second go statement: %q, want G1.1 about to start its function at bank_test.go:12", got)
 }
 
+// TestLongPause looks at a stop for longer than heddle lets a goroutine wait outside its
+// control in an unattended run: a person may look for as long as they like, so the run goes
+// on as if there had been no pause.
+func TestLongPause(t *testing.T) {
+	c, _ := launchBank(t, 17, nil)
+	first := c.stopped(time.Minute)
+	time.Sleep(2500 * time.Millisecond)
+	c.response(c.send(&godap.StepBackRequest{Request: godap.Request{Command: "stepBack"}, Arguments: godap.StepBackArguments{ThreadId: first.ThreadID}}), time.Minute)
+	c.stopped(time.Minute)
+	time.Sleep(2500 * time.Millisecond)
+	second := c.cont(first.ThreadID)
+	if f := c.stack(second.ThreadID)[0]; f.Line != 17 || second.Reason != "breakpoint" {
+		t.Fatalf("after the pauses, continue stopped at line %d (%s), want the other goroutine's breakpoint hit at line 17", f.Line, second.Reason)
+	}
+}
+
 func TestScheduleNextToDeadlock(t *testing.T) {
 	c, _ := launchBank(t, 14, nil)
 	st := c.stopped(time.Minute)

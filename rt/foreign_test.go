@@ -68,3 +68,20 @@ func TestBlockedOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestOutsideUnattended waits outside heddle for longer than an unattended run may, in a run
+// without a hang limit, as a debuggee runs while a person looks at it: the run goes on.
+func TestOutsideUnattended(t *testing.T) {
+	outside := make(chan struct{})
+	go func() {
+		time.Sleep(2500 * time.Millisecond)
+		close(outside)
+	}()
+	res := rt.Run(rt.Config{Chooser: last{}, Hang: 100000 * time.Hour}, func() {
+		rt.Go(func() { <-outside })
+		rt.Gosched()
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s, want ok", res.Verdict.Kind, res.Verdict.Message)
+	}
+}

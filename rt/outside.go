@@ -15,6 +15,11 @@ import (
 // need another of the run's goroutines.
 const outsideAfter = time.Second
 
+// outsideLimit is how long the run's goroutine may wait outside heddle: outsideAfter, or a
+// tenth of the hang limit when that is longer, so that a debuggee, which has no hang limit
+// while a person looks at it, is never given up.
+func (r *run) outsideLimit() time.Duration { return max(r.cfg.Hang/10, outsideAfter) }
+
 // goid returns the calling goroutine's id, as the runtime prints it in stack traces.
 func goid() int64 {
 	var buf [64]byte
@@ -95,9 +100,9 @@ func (r *run) blockedOutside() string {
 		}
 		if k == 0 {
 			// Waiting on a channel or a lock of its own that heddle does not know of.
-			return fmt.Sprintf("goroutine %s has waited for over %v outside heddle's control (%s at %s)", r.gname(g), outsideAfter, state, at)
+			return fmt.Sprintf("goroutine %s has waited for over %v outside heddle's control (%s at %s)", r.gname(g), r.outsideLimit(), state, at)
 		}
-		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), outsideAfter, fns[k-1], at, state)
+		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), r.outsideLimit(), fns[k-1], at, state)
 	}
 	return ""
 }

@@ -70,7 +70,7 @@ func watchdog() {
 		case time.Since(since) >= r.cfg.Hang:
 			giveUp("")
 			last = nil
-		case watch.ch == r.done && time.Since(since) >= outsideAfter:
+		case watch.ch == r.done && time.Since(since) >= r.outsideLimit():
 			// Read while the run may go on: a stale answer only delays the verdict.
 			if where := r.blockedOutside(); where != "" {
 				giveUp(where)
