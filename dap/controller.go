@@ -32,10 +32,13 @@ type controller struct {
 	last        *explorer.DebugPoint
 	spawned     []explorer.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
-	bug         *Bug
-	trace       *timeline.Trace
-	ended       chan struct{}
-	endErr      string
+	// byGoid names the goroutine a runtime goroutine carries now: one that returned hands its
+	// runtime goroutine to the next go statement, so over a run one id carries several.
+	byGoid map[int64]string
+	bug    *Bug
+	trace  *timeline.Trace
+	ended  chan struct{}
+	endErr string
 	// What the run is to do.
 	plan planned
 	// breaking is the reason of the stop the debuggee is about to make in debugBreak,
@@ -87,7 +90,7 @@ func newController(path string) (*controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("debug control socket: %w", err)
 	}
-	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}}
+	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}, byGoid: map[int64]string{}}
 	c.plan.breakAt = -1
 	go c.accept()
 	return c, nil
@@ -228,6 +231,7 @@ func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool)
 		cp := Checkpoint{Index: len(c.checkpoints), Goroutine: res.G, Op: res.Op, Position: res.Pos, Decision: res.Decision >= 0,
 			DecisionIndex: res.Decision, Step: res.Step, New: res.New, Func: res.Func, goid: res.Goid}
 		c.goids[res.G] = res.Goid
+		c.byGoid[res.Goid] = res.G
 		c.checkpoints = append(c.checkpoints, cp)
 		if ev.Auto {
 			return r, false

@@ -324,6 +324,23 @@ func TestLongPause(t *testing.T) {
 	}
 }
 
+// TestThreadsOfReusedGoroutines stops in the third of TestBusy's workers, which runs on the
+// runtime goroutine that the first two ran on and returned: the thread is the third's.
+func TestThreadsOfReusedGoroutines(t *testing.T) {
+	c := launch(t, "TestBusy", nil, func(c *client, src string) {
+		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 51, HitCondition: "300"})
+	})
+	st := c.stopped(time.Minute)
+	if name, i := c.threadName(st.ThreadID), c.evaluate(st.ThreadID, "i"); name != "G1.3" || i != "99" {
+		t.Errorf("the 300th hit is on thread %s with i = %s, want G1.3's last iteration, i = 99", name, i)
+	}
+	// Its step back is counted on the right goroutine: the line before, in the same iteration.
+	st, f := c.stepBack(st.ThreadID)
+	if name, total := c.threadName(st.ThreadID), c.evaluate(st.ThreadID, "total"); name != "G1.3" || f.Line != 50 || total != "299" {
+		t.Errorf("step back reached %s at line %d with total = %s, want G1.3 at line 50 with total = 299", name, f.Line, total)
+	}
+}
+
 func TestScheduleNextToDeadlock(t *testing.T) {
 	c, _ := launchBank(t, 14, nil)
 	st := c.stopped(time.Minute)

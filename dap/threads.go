@@ -69,13 +69,7 @@ func (t *threadIDs) goid(in *incarnation, id int) int64 {
 // id if heddle controls it.
 func (t *threadIDs) client(in *incarnation, goid int64) (int, string) {
 	in.ctrl.mu.Lock()
-	name := ""
-	for n, g := range in.ctrl.goids {
-		if g == goid {
-			name = n
-			break
-		}
-	}
+	name := in.ctrl.byGoid[goid]
 	in.ctrl.mu.Unlock()
 	if name == "" {
 		return foreignBase + int(goid), ""
