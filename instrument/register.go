@@ -94,6 +94,12 @@ func isTestSignature(sig *types.Signature) bool {
 	return ok && isTestingT(ptr.Elem())
 }
 
+// isTestingTB reports whether t is the interface testing.TB.
+func isTestingTB(t types.Type) bool {
+	named, ok := types.Unalias(t).(*types.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "testing" && named.Obj().Name() == "TB"
+}
+
 // isTestingT reports whether t is testing.T.
 func isTestingT(t types.Type) bool {
 	named, ok := types.Unalias(t).(*types.Named)

@@ -282,13 +282,15 @@ func (r *rewriter) builtin(call *ast.CallExpr) {
 
 // harnessCalls are the methods of *testing.T whose calls are rewritten into calls of the
 // harness function of the same name, which takes the *testing.T as its first argument: a
-// subtest runs on a goroutine of its own that must take its parent's place in the run, and a
-// parallel test has nothing to run alongside within a run.
-var harnessCalls = map[string]bool{"Run": true, "Parallel": true}
+// subtest runs on a goroutine of its own that must take its parent's place in the run, a
+// parallel test has nothing to run alongside within a run, and a cleanup must run inside the
+// run, before its goroutines are judged leaked.
+var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": true}
 
-// testingCall rewrites t.Run(name, f) into harness.Run(t, name, f) and t.Parallel() into
-// harness.Parallel(t), for t a *testing.T or a value that embeds one. Method values and
-// method expressions are left alone.
+// testingCall rewrites t.Run(name, f) into harness.Run(t, name, f), t.Parallel() into
+// harness.Parallel(t) and t.Cleanup(f) into harness.Cleanup(t, f), for t a *testing.T or a
+// value that embeds one, and for Cleanup a testing.TB too. Method values and method
+// expressions are left alone.
 func (r *rewriter) testingCall(call *ast.CallExpr) {
 	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
@@ -296,6 +298,23 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 	}
 	sel := r.info.Selections[se]
 	if sel == nil || sel.Kind() != types.MethodVal || !harnessCalls[se.Sel.Name] {
+		return
+	}
+	if se.Sel.Name == "Cleanup" {
+		// Cleanup is promoted from testing's unexported common: the receiver is the *testing.T
+		// or the testing.TB itself, not a path through embedded fields.
+		x := r.info.TypeOf(se.X)
+		if ptr, ok := x.(*types.Pointer); !(ok && isTestingT(ptr.Elem())) && !isTestingTB(x) {
+			return
+		}
+		r.add(call, func(w *writer) {
+			w.insert(r.harness() + ".")
+			w.at(se.Sel.Pos())
+			w.insert("Cleanup(")
+			w.node(se.X)
+			w.insert(",")
+			w.copy(call.Lparen+1, call.End())
+		})
 		return
 	}
 	recv := sel.Obj().Type().(*types.Signature).Recv()

@@ -780,6 +780,12 @@ func (r *run) goroutineState(g *goroutine) GoroutineState {
 	return s
 }
 
+// Running reports whether the caller is the running goroutine of a run.
+func Running() bool {
+	r, _ := current()
+	return r != nil
+}
+
 // Poisoned returns why the process can run no more schedules (a goroutine that never came
 // back to heddle), or nil.
 func Poisoned() error { return poisoned }

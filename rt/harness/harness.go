@@ -102,12 +102,14 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 		t.Run("heddle", func(st *testing.T) {
 			defer close(ran)
 			current.name, current.t, current.cap = name, st, cap
+			clear(cleanups)
 			run(func() {
 				defer func() {
 					if st.Failed() {
 						rt.Fail(rt.VerdictFatal, "test failed: "+cap.messages(), false)
 					}
 				}()
+				defer runCleanups(st)
 				test(st)
 			})
 		})
@@ -128,7 +130,10 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 	ok := t.Run(name, func(st *testing.T) {
 		sub = st
 		defer func() { returned = true }()
-		rt.Subtest(func() { f(st) }, st.SkipNow)
+		rt.Subtest(func() {
+			defer runCleanups(st)
+			f(st)
+		}, st.SkipNow)
 	})
 	if current.t == nil || sub == nil {
 		return ok
@@ -143,6 +148,36 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+current.cap.messages(), false)
 	}
 	return ok
+}
+
+// cleanups holds the functions that tests and subtests registered with Cleanup in the current
+// run, by test. Only the run's running goroutine touches it.
+var cleanups = map[testing.TB][]func(){}
+
+// Cleanup stands for t.Cleanup, which the instrumenter rewrites into a call of Cleanup. In a
+// run, f runs when the test's or subtest's function returns, inside the run, as testing would
+// run it: its operations are explored, and the goroutines it stops (a cancel, a Close) are not
+// left blocked, which would be reported as leaks. Outside a run it is t.Cleanup.
+func Cleanup(t testing.TB, f func()) {
+	if !rt.Running() {
+		t.Cleanup(f)
+		return
+	}
+	cleanups[t] = append(cleanups[t], f)
+}
+
+// runCleanups calls t's cleanups, last registered first; the rest still run when one fails the
+// test (runtime.Goexit) or panics.
+func runCleanups(t testing.TB) {
+	fs := cleanups[t]
+	if len(fs) == 0 {
+		delete(cleanups, t)
+		return
+	}
+	f := fs[len(fs)-1]
+	cleanups[t] = fs[:len(fs)-1]
+	defer runCleanups(t)
+	f()
 }
 
 // Parallel stands for t.Parallel, which the instrumenter rewrites into a call of Parallel. A

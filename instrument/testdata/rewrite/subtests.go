@@ -28,6 +28,10 @@ func subtests(t *testing.T) {
 	v.Run("value", nil)
 	(t).Run("paren", nil)
 	defer t.Run("deferred", nil)
+	t.Cleanup(func() {})
+	var tb testing.TB = t
+	tb.Cleanup(nil)
+	s.Cleanup(nil)
 	f := t.Run // a method value stays
 	_, _ = ok, f
 }

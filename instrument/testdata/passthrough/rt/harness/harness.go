@@ -24,3 +24,5 @@ func RegisterMain(main func()) {}
 func Run(t *testing.T, name string, f func(*testing.T)) bool { return t.Run(name, f) }
 
 func Parallel(t *testing.T) { t.Parallel() }
+
+func Cleanup(t testing.TB, f func()) { t.Cleanup(f) }
