@@ -308,39 +308,6 @@ func TestRunnableSpawned(t *testing.T) {
 	t.Errorf("runnable at the second go statement: %q, want G1.1 about to start its function at bank_test.go:12", got)
 }
 
-// TestLongPause looks at a stop for longer than heddle lets a goroutine wait outside its
-// control in an unattended run: a person may look for as long as they like, so the run goes
-// on as if there had been no pause.
-func TestLongPause(t *testing.T) {
-	c, _ := launchBank(t, 17, nil)
-	first := c.stopped(time.Minute)
-	time.Sleep(2500 * time.Millisecond)
-	c.response(c.send(&godap.StepBackRequest{Request: godap.Request{Command: "stepBack"}, Arguments: godap.StepBackArguments{ThreadId: first.ThreadID}}), time.Minute)
-	c.stopped(time.Minute)
-	time.Sleep(2500 * time.Millisecond)
-	second := c.cont(first.ThreadID)
-	if f := c.stack(second.ThreadID)[0]; f.Line != 17 || second.Reason != "breakpoint" {
-		t.Fatalf("after the pauses, continue stopped at line %d (%s), want the other goroutine's breakpoint hit at line 17", f.Line, second.Reason)
-	}
-}
-
-// TestThreadsOfReusedGoroutines stops in the third of TestBusy's workers, which runs on the
-// runtime goroutine that the first two ran on and returned: the thread is the third's.
-func TestThreadsOfReusedGoroutines(t *testing.T) {
-	c := launch(t, "TestBusy", nil, func(c *client, src string) {
-		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 51, HitCondition: "300"})
-	})
-	st := c.stopped(time.Minute)
-	if name, i := c.threadName(st.ThreadID), c.evaluate(st.ThreadID, "i"); name != "G1.3" || i != "99" {
-		t.Errorf("the 300th hit is on thread %s with i = %s, want G1.3's last iteration, i = 99", name, i)
-	}
-	// Its step back is counted on the right goroutine: the line before, in the same iteration.
-	st, f := c.stepBack(st.ThreadID)
-	if name, total := c.threadName(st.ThreadID), c.evaluate(st.ThreadID, "total"); name != "G1.3" || f.Line != 50 || total != "299" {
-		t.Errorf("step back reached %s at line %d with total = %s, want G1.3 at line 50 with total = 299", name, f.Line, total)
-	}
-}
-
 func TestScheduleNextToDeadlock(t *testing.T) {
 	c, _ := launchBank(t, 14, nil)
 	st := c.stopped(time.Minute)

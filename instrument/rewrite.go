@@ -300,35 +300,15 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 	if sel == nil || sel.Kind() != types.MethodVal || !harnessCalls[se.Sel.Name] {
 		return
 	}
-	if se.Sel.Name == "Cleanup" {
-		// Cleanup is promoted from testing's unexported common: the receiver is the *testing.T
-		// or the testing.TB itself, not a path through embedded fields.
-		x := r.info.TypeOf(se.X)
-		if ptr, ok := x.(*types.Pointer); !(ok && isTestingT(ptr.Elem())) && !isTestingTB(x) {
-			return
-		}
-		r.add(call, func(w *writer) {
-			w.insert(r.harness() + ".")
-			w.at(se.Sel.Pos())
-			w.insert("Cleanup(")
-			w.node(se.X)
-			w.insert(",")
-			w.copy(call.Lparen+1, call.End())
-		})
-		return
-	}
-	recv := sel.Obj().Type().(*types.Signature).Recv()
-	if ptr, ok := recv.Type().(*types.Pointer); !ok || !isTestingT(ptr.Elem()) {
-		return
-	}
-	// The path to the *testing.T through embedded fields.
+	// The path to the *testing.T through embedded fields. Testing's own fields beyond it are not
+	// followed: Cleanup is promoted from its unexported common.
 	var fields []string
 	t := sel.Recv()
 	for _, i := range sel.Index()[:len(sel.Index())-1] {
-		if ptr, ok := t.Underlying().(*types.Pointer); ok {
-			t = ptr.Elem()
+		if isTestingT(deref(t)) {
+			break
 		}
-		st, ok := t.Underlying().(*types.Struct)
+		st, ok := deref(t).Underlying().(*types.Struct)
 		if !ok {
 			return
 		}
@@ -339,7 +319,11 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		fields = append(fields, f.Name())
 		t = f.Type()
 	}
+	if !isTestingT(deref(t)) && !(se.Sel.Name == "Cleanup" && isTestingTB(t)) {
+		return
+	}
 	_, isPtr := t.Underlying().(*types.Pointer)
+	isPtr = isPtr || types.IsInterface(t)
 	r.add(call, func(w *writer) {
 		w.insert(r.harness() + ".")
 		w.at(se.Sel.Pos())
@@ -364,6 +348,14 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		w.insert(",")
 		w.copy(call.Lparen+1, call.End())
 	})
+}
+
+// deref returns the type t points to, or t.
+func deref(t types.Type) types.Type {
+	if ptr, ok := t.Underlying().(*types.Pointer); ok {
+		return ptr.Elem()
+	}
+	return t
 }
 
 // harness returns the name under which the rewritten file imports the test harness.

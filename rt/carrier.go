@@ -9,6 +9,8 @@ import "sync"
 // (runtime.Goexit, or teardown of a goroutine the run left blocked) takes its carrier with it.
 type carrier struct {
 	wake chan struct{}
+	// Its runtime descriptor (getg) and id in stack traces, for the goroutines it carries.
+	gp   uintptr
 	goid int64
 	// The goroutine to start at the first wake, set by the go statement.
 	r *run
@@ -43,7 +45,7 @@ func takeCarrier() *carrier {
 }
 
 func (c *carrier) loop() {
-	c.goid = goid()
+	c.gp, c.goid = getg(), goid()
 	for c.carry() {
 	}
 }
@@ -57,7 +59,7 @@ func (c *carrier) carry() bool {
 	r, g, f := c.r, c.g, c.f
 	c.r, c.g, c.f = nil, nil, nil
 	defer r.retire()
-	g.goid = c.goid
+	g.gp, g.goid = c.gp, c.goid
 	r.body(g, f)
 	carriers.Lock()
 	defer carriers.Unlock()

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -74,6 +75,7 @@ type Spawn struct {
 type Resumption struct {
 	G    GID
 	Name string // logical id, G1.2
+	Goid int64  // the runtime goroutine it runs on, as stack traces and debuggers number it
 	Step int    // the step it is about to perform
 	Op   OpKind
 	Obj  ObjID
@@ -280,17 +282,19 @@ func (r *run) wait() {
 	if !hung {
 		return
 	}
-	poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
-	r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
+	r.ended = true
 	switch msg := r.foreign.Load(); {
 	case msg != nil:
 		// The running goroutine waits outside heddle, likely for the foreign one.
+		poisoned = errors.New("rt: " + *msg)
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
 	case outside != "":
 		poisoned = fmt.Errorf("rt: %s; the process cannot run more schedules", outside)
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: outside + ". Heddle runs one goroutine at a time, and cannot tell what it waits for, so it cannot explore this test"}
+	default:
+		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
+		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
 	}
-	r.ended = true
 }
 
 // teardown ends every goroutine of the run that has not returned: each is woken in turn and
@@ -360,7 +364,6 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 // g returned, recovered from a panic, or was torn down before it started; a goroutine that
 // exits (runtime.Goexit, teardown) ends its carrier.
 func (r *run) body(g *goroutine, f func()) {
-	g.gp = getg()
 	if r.aborted {
 		g.state = gDone
 		return
@@ -462,7 +465,7 @@ func (r *run) resumed(g *goroutine, isNew bool) {
 	if r.startG == g.id && r.startD >= 0 {
 		d = int(r.startD)
 	}
-	r.cfg.Resumed(Resumption{G: g.id, Name: r.gname(g), Step: r.steps, Op: g.op.kind, Obj: g.op.obj, PC: g.pc, Decision: d, New: isNew, Fn: g.fn})
+	r.cfg.Resumed(Resumption{G: g.id, Name: r.gname(g), Goid: g.goid, Step: r.steps, Op: g.op.kind, Obj: g.op.obj, PC: g.pc, Decision: d, New: isNew, Fn: g.fn})
 }
 
 // park blocks g (whose operation another goroutine or the clock will complete) until it is
@@ -801,7 +804,7 @@ func current() (*run, *goroutine) {
 		return nil, nil
 	}
 	g := r.cur
-	if gp := getg(); gp != g.gp && gp != 0 && !(r.aborted && r.controls(gp)) || gp == 0 && g.state != gReady {
+	if r.foreignCaller(g) {
 		r.callFrom()
 		return nil, nil
 	}
@@ -809,6 +812,17 @@ func current() (*run, *goroutine) {
 		runtime.Goexit()
 	}
 	return r, g
+}
+
+// foreignCaller reports whether the caller is neither g, the running goroutine, nor one of the
+// run's goroutines being torn down.
+func (r *run) foreignCaller(g *goroutine) bool {
+	gp := getg()
+	if gp == 0 {
+		// No descriptor on this platform: only a call made while g is stopped is told apart.
+		return g.state != gReady
+	}
+	return gp != g.gp && !(r.aborted && r.controls(gp))
 }
 
 // controls reports whether gp carries one of the run's goroutines. It reads the run's

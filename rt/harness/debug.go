@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -176,12 +175,8 @@ func (s *debugSession) spawned(sp rt.Spawn) {
 }
 
 func (s *debugSession) resumed(r rt.Resumption) {
-	goid, ok := s.goids[r.G]
-	if !ok {
-		goid = currentGoid()
-		s.goids[r.G] = goid
-	}
-	ev := &explorer.DebugResumed{G: r.Name, Goid: goid, Step: r.Step, Decision: r.Decision, New: r.New}
+	s.goids[r.G] = r.Goid
+	ev := &explorer.DebugResumed{G: r.Name, Goid: r.Goid, Step: r.Step, Decision: r.Decision, New: r.New}
 	switch {
 	case !r.New:
 		ev.Op, ev.Pos = r.Op.String(), position(r.PC)
@@ -235,18 +230,6 @@ func position(pc uintptr) *timeline.Pos {
 		return nil
 	}
 	return &timeline.Pos{File: file, Line: line}
-}
-
-// currentGoid returns the runtime's id of the calling goroutine, which the debugger shows.
-func currentGoid() int64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		id, _ := strconv.ParseInt(string(b[:i]), 10, 64)
-		return id
-	}
-	return 0
 }
 
 func funcName[F any](f F) string {
