@@ -33,7 +33,7 @@ type Options struct {
 	// Budgets. Zero means unlimited for runs and time (random and pct default to 1,000 runs).
 	MaxRuns int
 	MaxTime time.Duration
-	// MaxSteps bounds each run; exceeding it is reported as a possible livelock.
+	// MaxSteps bounds each run (rt.Config.MaxSteps); a run that reaches it is cut.
 	MaxSteps int
 	// Seed makes random and pct reproducible.
 	Seed uint64
@@ -71,6 +71,7 @@ type Stats struct {
 	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
 	PrunedBound      int // alternatives beyond the preemption bound
 	Aborted          int // runs abandoned because every enabled goroutine was asleep
+	Cut              int // runs stopped at the step bound while making progress
 	Bugs             int // distinct bugs
 	BuggyRuns        int // runs that ended in a bug
 	Elapsed          time.Duration
@@ -377,6 +378,9 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		e.addBug(res)
 		fallthrough
 	default:
+		if res.Verdict.Kind == rt.VerdictCut {
+			s.Cut++
+		}
 		if e.opts.Outcomes {
 			e.rep.Outcomes[outcome(res)]++
 		}

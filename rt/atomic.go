@@ -20,12 +20,20 @@ func atomicOp(addr unsafe.Pointer, kind OpKind) {
 	}
 	g.op = op{kind: kind, obj: id}
 	r.yield(g)
+	prev := g.lastLoad
 	e := r.record(g, kind, id)
 	if kind != OpAtomicStore {
 		r.acquire(e, id)
 	}
 	if kind != OpAtomicLoad {
 		r.release(e, id)
+		return
+	}
+	// A load of the object g loaded at its previous step, with nothing of g's in between,
+	// cannot see anything g changed: g is spinning on it.
+	g.lastLoad = id
+	if prev == id {
+		r.poll(g)
 	}
 }
 

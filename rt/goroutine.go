@@ -27,7 +27,8 @@ func Go(f func()) {
 	}
 }
 
-// Gosched is a scheduling point with no other effect, like runtime.Gosched.
+// Gosched is a scheduling point with no other effect, like runtime.Gosched. It polls: the
+// goroutine lets every other enabled goroutine step before it continues.
 func Gosched() {
 	r, g := current()
 	if r == nil {
@@ -37,6 +38,7 @@ func Gosched() {
 	g.op = op{kind: OpYield, obj: NoObj}
 	r.yield(g)
 	r.record(g, OpYield, NoObj)
+	r.poll(g)
 }
 
 // Goexit terminates the calling goroutine after running its deferred calls, like

@@ -26,8 +26,9 @@ var poisoned error
 type Config struct {
 	// Chooser makes every decision. Nil means: always the first alternative.
 	Chooser Chooser
-	// MaxSteps bounds the number of steps; exceeding it ends the run with a livelock verdict.
-	// Zero means 100,000.
+	// MaxSteps bounds the number of steps. A run that reaches it while making progress ends
+	// as cut, which is not a bug; a run that only polled for the last pollStretch steps ends
+	// as a livelock first. Zero means DefaultMaxSteps.
 	MaxSteps int
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
@@ -136,6 +137,18 @@ type goroutine struct {
 	name       string
 	nameParent string
 	nameSeq    int32
+	// Fairness (CHESS, Musuvathi and Qadeer, PLDI 2008, §3): a goroutine that polls yields,
+	// and may not run again until every goroutine in waitFor (those enabled when it polled, at
+	// step polled) has stepped since or is disabled. lastStep is the step g last performed.
+	waitFor  []GID
+	polled   int32
+	lastStep int32
+	// sincePoll counts g's steps since its last poll, up to spinBody: a goroutine that polls
+	// at least once every spinBody steps is spinning, one that does not is working.
+	sincePoll int32
+	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
+	// of the same object right after it changes nothing, so it polls.
+	lastLoad ObjID
 }
 
 type run struct {
@@ -173,6 +186,11 @@ type run struct {
 	clockNext  []ObjID
 	startG     GID   // the goroutine picked for the next step
 	startD     int32 // the decision that picked it, -1 if it was the only alternative
+	// worked is the last step that was work: a step of a goroutine that had not polled in its
+	// last spinBody steps, or of the clock. A run whose last stretch steps were all polling
+	// is a livelock.
+	worked  int
+	stretch int
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
@@ -186,6 +204,25 @@ type run struct {
 	partnerObjs []ObjID
 	shared      Result // the result of a run with cfg.Reuse
 }
+
+// DefaultMaxSteps is the step bound of a run. A million steps is an ordinary test (a loop of
+// map operations, a large fan-out); each step costs its Event, about 130 bytes with the
+// run's other records, so a run at the bound holds about 600 MB.
+const DefaultMaxSteps = 4_000_000
+
+// pollStretch is how many consecutive steps of nothing but spinning make a livelock. Under
+// fair scheduling a spinning goroutine lets every other enabled goroutine step before it
+// polls again, so a correct spin-wait spins only while another goroutine works, and a
+// handshake between spinning goroutines (each polls, then does a few steps of work) settles
+// within a few rounds. 10,000 steps is thousands of rounds in which no goroutine did more
+// than a loop body's worth of steps between two polls; it keeps a livelocked run, which every
+// replay re-executes in full, to a few milliseconds.
+const pollStretch = 10_000
+
+// spinBody is the longest polling loop body, in steps of its goroutine: a goroutine that
+// polls at least once every spinBody of its steps is spinning. The backoff loops of real code
+// (TryAcquire and Release of a semaphore, then Gosched) take fewer than ten.
+const spinBody = 32
 
 // maxCached bounds the goroutine structs and object names a run keeps for the next one.
 const maxCached = 1024
@@ -204,7 +241,7 @@ func Run(cfg Config, body func()) *Result {
 		return &Result{Verdict: Verdict{Kind: VerdictHang, Message: poisoned.Error()}}
 	}
 	if cfg.MaxSteps == 0 {
-		cfg.MaxSteps = 100_000
+		cfg.MaxSteps = DefaultMaxSteps
 	}
 	if cfg.Hang == 0 {
 		cfg.Hang = 10 * time.Second
@@ -221,6 +258,7 @@ func Run(cfg Config, body func()) *Result {
 	}
 	spare = nil
 	r.reset(cfg)
+	r.stretch = min(pollStretch, cfg.MaxSteps/2)
 	active = r
 	root := r.newG(nil, body)
 	r.root = root
@@ -345,6 +383,10 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		name:       ng.name,
 		nameParent: ng.nameParent,
 		nameSeq:    ng.nameSeq,
+		waitFor:    ng.waitFor[:0],
+		lastStep:   -1,
+		sincePoll:  spinBody,
+		lastLoad:   NoObj,
 	}
 	if parent != nil {
 		parent.nchild++
@@ -513,8 +555,9 @@ func (r *run) next(cur *goroutine) *goroutine {
 	}
 }
 
-// clockG is the pseudo-goroutine whose step advances the virtual clock.
-var clockG = &goroutine{id: ClockID}
+// clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
+// time passing is progress.
+var clockG = &goroutine{id: ClockID, sincePoll: spinBody, lastLoad: NoObj}
 
 // decide collects the enabled alternatives and asks the chooser. It returns nil, after ending
 // the run, when nothing can run.
@@ -524,6 +567,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	curIdx := -1
 	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
+			if len(g.waitFor) > 0 && r.waits(g) {
+				continue
+			}
 			if g == cur {
 				curIdx = len(alts)
 			}
@@ -554,6 +600,43 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	r.startG, r.startD = alts[i].G, d
 	return r.gOf(alts[i].G)
+}
+
+// poll marks g's step as a poll. A goroutine that polls again within spinBody of its steps
+// is spinning, and yields: it lets every other goroutine enabled now step before it runs
+// again (CHESS's priority relation, PLDI 2008 §3.2), so that a spin-wait lets the goroutine
+// it waits for run under every strategy. A single poll (a select with default in straight-line
+// code, one failed TryLock) does not yield: its goroutine is not waiting for anyone, and a
+// yield there would take away schedules of correct programs' bugs, which the partial-order
+// reductions, whose independence relation knows nothing of fairness, would not restore.
+func (r *run) poll(g *goroutine) {
+	spinning := g.sincePoll < spinBody
+	g.sincePoll = 0
+	g.waitFor = g.waitFor[:0]
+	if !spinning {
+		return
+	}
+	g.polled = int32(r.steps)
+	for _, h := range r.gs {
+		if h != g && (h.state == gReady || h.state == gPending && r.enabled(h)) {
+			g.waitFor = append(g.waitFor, h.id)
+		}
+	}
+}
+
+// waits reports whether g, which polled, must still let a goroutine step: one that was
+// enabled when g polled, is enabled now and has not stepped since. Goroutines that stepped or
+// were found disabled leave g.waitFor for good. Waiting is acyclic (a goroutine that waits for
+// h polled after h's last step), so some enabled goroutine never waits.
+func (r *run) waits(g *goroutine) bool {
+	w := g.waitFor[:0]
+	for _, id := range g.waitFor {
+		if h := r.gs[id]; h.lastStep <= g.polled && h.state == gPending && r.enabled(h) {
+			w = append(w, id)
+		}
+	}
+	g.waitFor = w
+	return len(w) > 0
 }
 
 // choose records a decision among alts and returns the chosen index, or -1 after ending the run
@@ -650,6 +733,12 @@ func (r *run) resumeG(g *goroutine) {
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	r.clockLast = g == clockG
+	g.lastStep, g.lastLoad = int32(r.steps), NoObj
+	if g.sincePoll < spinBody {
+		g.sincePoll++
+	} else {
+		r.worked = r.steps
+	}
 	n := len(r.events)
 	if n < cap(r.events) {
 		r.events = r.events[:n+1]
@@ -668,13 +757,29 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	if r.cfg.Detail && g != clockG {
 		e.PC, _ = callers()
 	}
+	if r.steps-r.worked >= r.stretch && !r.ended {
+		r.livelock()
+	}
 	if r.steps > r.cfg.MaxSteps && !r.ended {
-		r.fail(VerdictLivelock, fmt.Sprintf("step bound of %d exceeded: possible livelock", r.cfg.MaxSteps), g, nil)
+		r.verdict = Verdict{Kind: VerdictCut, Message: fmt.Sprintf("stopped at the step bound of %d while making progress", r.cfg.MaxSteps)}
+		r.finish()
 	}
 	if r.foreign.Load() != nil && !r.ended {
 		r.finish()
 	}
 	return e
+}
+
+// livelock ends a run in which, for the last r.stretch steps, every goroutine that stepped
+// was spinning, blaming every goroutine still alive.
+func (r *run) livelock() {
+	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
+	for _, g := range r.gs {
+		if g.state != gDone {
+			r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
+		}
+	}
+	r.finish()
 }
 
 // fail ends the run with a bug verdict caused by goroutine g (nil for none).
@@ -701,7 +806,7 @@ func (r *run) finish() {
 		// Whatever happened next, the run was not under heddle's control.
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
 	}
-	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind != VerdictOK && r.verdict.Kind != VerdictPruned {
+	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind.Bug() {
 		r.cfg.Bug = nil
 		bug(&r.verdict)
 	}

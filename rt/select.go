@@ -62,6 +62,7 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 		if hasDefault {
 			r.record(g, OpSelect, NoObj)
 			r.selectObjs(cases)
+			r.poll(g)
 			return -1, nil, false
 		}
 		r.parkOn(g)

@@ -62,12 +62,12 @@ func TestSubtestTeardown(t *testing.T) {
 	}{
 		{"deadlock", switcher, rt.VerdictDeadlock},
 		{"pruned", chooser(func(p *rt.Point) int { return -1 }), rt.VerdictPruned},
-		{"step bound", nil, rt.VerdictLivelock},
+		{"step bound", nil, rt.VerdictCut},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := rt.Config{Chooser: tc.chooser}
 			body := abba
-			if tc.want == rt.VerdictLivelock {
+			if tc.want == rt.VerdictCut {
 				cfg.MaxSteps = 4
 			}
 			var outer, inner bool

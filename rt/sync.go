@@ -50,6 +50,7 @@ func (m *Mutex) TryLock() bool {
 	r.yield(g)
 	e := r.record(g, OpTryLock, id)
 	if m.locked {
+		r.poll(g)
 		return false
 	}
 	m.locked = true
@@ -176,6 +177,7 @@ func (rw *RWMutex) TryLock() bool {
 	r.yield(g)
 	e := r.record(g, OpTryLock, id)
 	if rw.writer != nil || rw.readers > 0 {
+		r.poll(g)
 		return false
 	}
 	rw.writer, rw.held = g, true
@@ -194,6 +196,7 @@ func (rw *RWMutex) TryRLock() bool {
 	r.yield(g)
 	e := r.record(g, OpTryRLock, id)
 	if rw.writer != nil {
+		r.poll(g)
 		return false
 	}
 	rw.readers++

@@ -140,7 +140,11 @@ func (r *reporter) result(pkg, test, strategy string, s *explorer.WireStats, bug
 		if s.Complete {
 			complete = "complete"
 		}
-		fmt.Fprintf(r.w, "%s %s %s (%s: %d schedules, %s, %.0f/s, %s)\n", status, pkg, test, strategy, s.Runs, complete, s.SchedulesPerSecond, elapsed.Round(time.Millisecond))
+		cut := ""
+		if s.Cut > 0 {
+			cut = fmt.Sprintf(" (%d cut at the step bound)", s.Cut)
+		}
+		fmt.Fprintf(r.w, "%s %s %s (%s: %d schedules%s, %s, %.0f/s, %s)\n", status, pkg, test, strategy, s.Runs, cut, complete, s.SchedulesPerSecond, elapsed.Round(time.Millisecond))
 	}
 }
 

@@ -49,7 +49,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
 	fs.StringVar(&f.strategy, "strategy", "dpor", "search strategy: "+strings.Join(explorer.Strategies, ", "))
 	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
-	fs.IntVar(&f.steps, "steps", 100000, "step bound per run; exceeding it is reported as a possible livelock")
+	fs.IntVar(&f.steps, "steps", rt.DefaultMaxSteps, "step bound per run; a run that reaches it while making progress is cut (counted, not a bug)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
@@ -374,6 +374,7 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 		out.PrunedDelayed += s.PrunedDelayed
 		out.PrunedBound += s.PrunedBound
 		out.Aborted += s.Aborted
+		out.Cut += s.Cut
 		out.BuggyRuns += s.BuggyRuns
 		out.Elapsed = max(out.Elapsed, s.Elapsed)
 		out.Complete = out.Complete && s.Complete

@@ -31,7 +31,7 @@ type Program struct {
 }
 
 // Programs lists the corpus, each buggy program followed by its twin.
-var Programs = slices.Concat(thesis, papers, golang)
+var Programs = slices.Concat(thesis, papers, golang, spin)
 
 // Lookup returns the program named name.
 func Lookup(name string) (Program, bool) {

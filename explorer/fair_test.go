@@ -1,0 +1,64 @@
+package explorer_test
+
+import (
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/corpus"
+	"github.com/heddledbg/heddle/rt"
+)
+
+// TestSpinTerminates checks that every correct spin-wait of the corpus terminates under every
+// strategy: fair scheduling makes a spinning goroutine let the one it waits for run, whatever
+// the strategy prefers, so no run is cut at the step bound or reported as a livelock.
+func TestSpinTerminates(t *testing.T) {
+	for _, name := range []string{"SpinBackoff", "SpinGosched", "SpinLoad", "SpinSelectDefault", "SpinTryLock"} {
+		p, ok := corpus.Lookup(name)
+		if !ok {
+			t.Fatalf("%s is not in the corpus", name)
+		}
+		for _, s := range explorer.Strategies {
+			t.Run(name+"/"+s, func(t *testing.T) {
+				// A bound well below the default makes a run that spins without end cost little,
+				// and still leaves a thousand times the steps a fair run needs.
+				rep := explorer.Explore(p.Body, explorer.Options{Strategy: s, MaxRuns: 300, MaxTime: corpusBudget, MaxSteps: 20_000})
+				if rep.Stats.Runs == 0 {
+					t.Fatal("no run")
+				}
+				for _, b := range rep.Bugs {
+					t.Errorf("%s bug %q in %d runs", b.Kind, b.Message, rep.Stats.Runs)
+				}
+				if rep.Stats.Cut > 0 {
+					t.Errorf("%d of %d runs cut at the step bound", rep.Stats.Cut, rep.Stats.Runs)
+				}
+			})
+		}
+	}
+}
+
+// TestCutIsNotABug checks that a run that reaches the step bound while working is cut and
+// counted, not reported.
+func TestCutIsNotABug(t *testing.T) {
+	body := func() {
+		var mu rt.Mutex
+		done := rt.MakeChan[struct{}](0)
+		for range 2 {
+			rt.Go(func() {
+				for range 1000 {
+					mu.Lock()
+					mu.Unlock()
+				}
+				rt.Send(done, struct{}{})
+			})
+		}
+		rt.Recv(done)
+		rt.Recv(done)
+	}
+	rep := explorer.Explore(body, explorer.Options{Strategy: "random", MaxRuns: 5, MaxSteps: 500})
+	if len(rep.Bugs) > 0 {
+		t.Errorf("bugs %v, want none", kinds(rep))
+	}
+	if rep.Stats.Cut != 5 || rep.Stats.Runs != 5 {
+		t.Errorf("%d of %d runs cut, want 5 of 5", rep.Stats.Cut, rep.Stats.Runs)
+	}
+}

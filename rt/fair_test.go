@@ -1,0 +1,164 @@
+package rt_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// greedy keeps the current goroutine running whenever it is offered; the nil chooser runs the
+// root whenever it is offered. Both starve a worker that a spinning goroutine waits for,
+// unless the spinner yields.
+type greedy struct{}
+
+func (greedy) Choose(p *rt.Point) int { return max(p.Current, 0) }
+
+// TestFairSpin checks that a spinning goroutine yields under the greedy chooser: each kind of
+// poll lets the worker run, so the spin ends after a few rounds instead of at the step bound.
+func TestFairSpin(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		spin func(flag *int32, mu *rt.Mutex)
+	}{
+		{"Gosched", func(flag *int32, _ *rt.Mutex) {
+			for rt.LoadInt32(flag) == 0 {
+				rt.Gosched()
+			}
+		}},
+		{"load", func(flag *int32, _ *rt.Mutex) {
+			for rt.LoadInt32(flag) == 0 {
+			}
+		}},
+		{"TryLock", func(flag *int32, mu *rt.Mutex) {
+			for !mu.TryLock() {
+			}
+			mu.Unlock()
+		}},
+		{"TryRLock", func(flag *int32, mu *rt.Mutex) {
+			var rw rt.RWMutex
+			rw.Lock()
+			rt.Go(func() {
+				for !rw.TryRLock() {
+				}
+				rw.RUnlock()
+				rt.StoreInt32(flag, 2)
+			})
+			rt.StoreInt32(flag, 1)
+			rw.Unlock()
+			for rt.LoadInt32(flag) != 2 {
+				rt.Gosched()
+			}
+		}},
+		{"select default", func(flag *int32, _ *rt.Mutex) {
+			ch := rt.MakeChan[int](1)
+			rt.Go(func() {
+				for rt.LoadInt32(flag) == 0 {
+					rt.Gosched()
+				}
+				rt.Send(ch, 1)
+			})
+			for {
+				if i, _, _ := rt.Select(true, rt.RecvCase(ch)); i == 0 {
+					return
+				}
+			}
+		}},
+	} {
+		for _, c := range []rt.Chooser{greedy{}, nil} {
+			t.Run(fmt.Sprintf("%s/%T", tc.name, c), func(t *testing.T) {
+				res := rt.Run(rt.Config{Chooser: c, MaxSteps: 10_000}, func() {
+					var flag int32
+					var mu rt.Mutex
+					mu.Lock()
+					rt.Go(func() {
+						for range 3 {
+							rt.AddInt32(new(int32), 1)
+						}
+						mu.Unlock()
+						rt.StoreInt32(&flag, 1)
+					})
+					tc.spin(&flag, &mu)
+				})
+				if res.Verdict.Kind != rt.VerdictOK {
+					t.Fatalf("verdict %s (%s), want ok", res.Verdict.Kind, res.Verdict.Message)
+				}
+				if res.Steps > 100 {
+					t.Errorf("%d steps: the spinning goroutine did not let the worker run", res.Steps)
+				}
+			})
+		}
+	}
+}
+
+// TestSingleSelectDefault checks that one poll in straight-line code does not yield: the
+// nil chooser keeps the root running after it took a select's default.
+func TestSingleSelectDefault(t *testing.T) {
+	var order []string
+	res := rt.Run(rt.Config{}, func() {
+		ch := rt.MakeChan[int](1)
+		var mu rt.Mutex
+		rt.Go(func() {
+			mu.Lock()
+			order = append(order, "other")
+			mu.Unlock()
+		})
+		rt.Select(true, rt.RecvCase(ch))
+		mu.Lock()
+		order = append(order, "root")
+		mu.Unlock()
+	})
+	if res.Verdict.Kind != rt.VerdictOK || strings.Join(order, " ") != "root other" {
+		t.Errorf("verdict %s, order %v; want ok, root first", res.Verdict.Kind, order)
+	}
+}
+
+// TestLivelockOrCut tells the two ways a run reaches its bound apart: spinning with nobody
+// working is a livelock, which blames the spinning goroutines; working is a cut.
+func TestLivelockOrCut(t *testing.T) {
+	spinForever := func() {
+		var flag int32
+		rt.Go(func() {
+			for rt.LoadInt32(&flag) == 0 {
+				rt.Gosched()
+			}
+		})
+		for rt.LoadInt32(&flag) == 0 {
+			rt.Gosched()
+		}
+	}
+	work := func() {
+		var mu rt.Mutex
+		for {
+			mu.Lock()
+			mu.Unlock()
+		}
+	}
+	// Work with a poll every few steps: a producer that yields after each item while the
+	// consumer spins is still progress as long as its stretches between polls are long.
+	for _, tc := range []struct {
+		name     string
+		body     func()
+		maxSteps int
+		want     rt.VerdictKind
+		blamed   int
+	}{
+		{"spin", spinForever, 0, rt.VerdictLivelock, 2},
+		{"spin, small bound", spinForever, 1000, rt.VerdictLivelock, 2},
+		{"work", work, 5000, rt.VerdictCut, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{Chooser: greedy{}, MaxSteps: tc.maxSteps}, tc.body)
+			if res.Verdict.Kind != tc.want {
+				t.Fatalf("verdict %s (%s) after %d steps, want %s", res.Verdict.Kind, res.Verdict.Message, res.Steps, tc.want)
+			}
+			if res.Verdict.Kind.Bug() != (tc.want == rt.VerdictLivelock) {
+				t.Errorf("%s.Bug() = %v", tc.want, res.Verdict.Kind.Bug())
+			}
+			if len(res.Verdict.Goroutines) != tc.blamed {
+				t.Errorf("verdict names %d goroutines, want %d", len(res.Verdict.Goroutines), tc.blamed)
+			}
+		})
+	}
+}
