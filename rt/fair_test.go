@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -160,5 +161,22 @@ func TestLivelockOrCut(t *testing.T) {
 				t.Errorf("verdict names %d goroutines, want %d", len(res.Verdict.Goroutines), tc.blamed)
 			}
 		})
+	}
+}
+
+// TestFairSpinTimer checks that the clock takes part in fairness: a goroutine that spins until
+// a timer's function has run lets the clock step.
+func TestFairSpinTimer(t *testing.T) {
+	for _, c := range []rt.Chooser{greedy{}, nil} {
+		res := rt.Run(rt.Config{Chooser: c, MaxSteps: 10_000}, func() {
+			var flag int32
+			rt.AfterFunc(time.Second, func() { rt.StoreInt32(&flag, 1) })
+			for rt.LoadInt32(&flag) == 0 {
+				rt.Gosched()
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK || res.Steps > 100 {
+			t.Errorf("%T: verdict %s (%s) after %d steps, want ok within 100", c, res.Verdict.Kind, res.Verdict.Message, res.Steps)
+		}
 	}
 }

@@ -191,6 +191,7 @@ type run struct {
 	// is a livelock.
 	worked  int
 	stretch int
+	waiting []bool // fair's scratch
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
@@ -261,6 +262,7 @@ func Run(cfg Config, body func()) *Result {
 	spare = nil
 	r.reset(cfg)
 	r.stretch = min(pollStretch, cfg.MaxSteps/2)
+	clockG.lastStep = -1
 	active = r
 	root := r.newG(nil, body)
 	r.root = root
@@ -300,6 +302,7 @@ func (r *run) reset(cfg Config) {
 		decAlts:     r.decAlts[:0],
 		partners:    r.partners[:0],
 		partnerObjs: r.partnerObjs[:0],
+		waiting:     r.waiting,
 		shared:      Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
@@ -567,11 +570,10 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
 	curIdx := -1
+	yielded := false
 	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
-			if len(g.waitFor) > 0 && r.waits(g) {
-				continue
-			}
+			yielded = yielded || len(g.waitFor) > 0
 			if g == cur {
 				curIdx = len(alts)
 			}
@@ -582,6 +584,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	// steps; otherwise a schedule could let time run forever and starve every goroutine.
 	if r.clock.pending() && (!r.rootDone() || r.afterRoot < r.cfg.AfterRootClock) && (len(alts) == 0 || !r.clockLast) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
+	}
+	if yielded {
+		alts, curIdx = r.fair(alts, curIdx)
 	}
 	r.alts = alts
 	if len(alts) == 0 {
@@ -624,21 +629,57 @@ func (r *run) poll(g *goroutine) {
 			g.waitFor = append(g.waitFor, h.id)
 		}
 	}
+	if r.clock.pending() {
+		g.waitFor = append(g.waitFor, ClockID)
+	}
 }
 
-// waits reports whether g, which polled, must still let a goroutine step: one that was
-// enabled when g polled, is enabled now and has not stepped since. Goroutines that stepped or
-// were found disabled leave g.waitFor for good. Waiting is acyclic (a goroutine that waits for
-// h polled after h's last step), so some enabled goroutine never waits.
-func (r *run) waits(g *goroutine) bool {
+// fair removes from alts the goroutines that yielded and must still let another alternative
+// step first, and returns the index of cur among the rest (-1 if it was removed: running
+// another goroutine then is no preemption).
+func (r *run) fair(alts []Alt, cur int) ([]Alt, int) {
+	// Decide every alternative against the whole set before removing any.
+	r.waiting = r.waiting[:0]
+	for _, a := range alts {
+		r.waiting = append(r.waiting, a.G != ClockID && r.waits(r.gs[a.G], alts))
+	}
+	out := alts[:0]
+	newCur := -1
+	for i, a := range alts {
+		if r.waiting[i] {
+			continue
+		}
+		if i == cur {
+			newCur = len(out)
+		}
+		out = append(out, a)
+	}
+	return out, newCur
+}
+
+// waits reports whether g, which yielded, must still let an alternative step: one that was
+// enabled when g polled, is among alts now and has not stepped since. The clock counts as
+// enabled when g polled if a timer was set. Alternatives that stepped or were not offered
+// leave g.waitFor for good. Waiting is acyclic (a goroutine that waits for h polled after
+// h's last step, and the clock waits for no one), so some alternative never waits.
+func (r *run) waits(g *goroutine, alts []Alt) bool {
 	w := g.waitFor[:0]
 	for _, id := range g.waitFor {
-		if h := r.gs[id]; h.lastStep <= g.polled && h.state == gPending && r.enabled(h) {
+		if r.gOf(id).lastStep <= g.polled && offered(alts, id) {
 			w = append(w, id)
 		}
 	}
 	g.waitFor = w
 	return len(w) > 0
+}
+
+func offered(alts []Alt, id GID) bool {
+	for _, a := range alts {
+		if a.G == id {
+			return true
+		}
+	}
+	return false
 }
 
 // choose records a decision among alts and returns the chosen index, or -1 after ending the run
