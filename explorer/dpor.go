@@ -86,7 +86,9 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 	count := make([]int32, n)
 	lastW := map[rt.ObjID][]int32{}
 	reads := map[rt.ObjID][]int32{}
-	byObj := map[rt.ObjID][]*access{}
+	// The accesses to each object, by slot in program order, and the slots that accessed it.
+	bySlot := map[objSlot][]*access{}
+	slotsOf := map[rt.ObjID][]int{}
 	last := make([]int, n) // each slot's latest event, -1 before any
 	for i := range last {
 		last[i] = -1
@@ -105,24 +107,41 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 	// check applies FG05's rule to an operation of slot p at event j: for each state between
 	// p's previous event a and j, the latest racing access before it must be reversible,
 	// which is every racing access after a and the latest one up to a.
+	//
+	// A slot's accesses that happen before j are a prefix of its program order (their counts
+	// are at most before[slot]), so only the suffix after it is read, latest first: the scan
+	// costs the racing accesses, not the length of the run.
 	check := func(j, p int, op rt.OpKind, objs []rt.ObjID, before []int32, a int) {
-		seenBeforeA := false
-		for _, c := range candidates(byObj, objs) {
-			if c.ev >= j || c.slot == p || c.count <= before[c.slot] {
-				continue
-			}
-			if !rt.Dependent(c.op, c.objs, op, objs) {
-				continue
-			}
-			if c.ev <= a {
-				if seenBeforeA {
-					break
-				}
-				seenBeforeA = true
-			}
+		report := func(c *access) {
 			if d := decisionOf(c.ev); d >= 0 {
 				f(d, gidOf(p, n))
 			}
+		}
+		var latest *access // the latest racing access up to a
+		for _, o := range objs {
+			for _, s := range slotsOf[o] {
+				if s == p {
+					continue
+				}
+				l := bySlot[objSlot{o, s}]
+				for k := len(l) - 1; k >= 0 && l[k].count > before[s]; k-- {
+					c := l[k]
+					if c.ev >= j || !rt.Dependent(c.op, c.objs, op, objs) {
+						continue
+					}
+					if c.ev > a {
+						report(c)
+						continue
+					}
+					if latest == nil || c.ev > latest.ev {
+						latest = c
+					}
+					break
+				}
+			}
+		}
+		if latest != nil {
+			report(latest)
 		}
 	}
 	apply := func(a *access, c []int32) {
@@ -145,7 +164,12 @@ func forEachRace(res *rt.Result, f func(d int, g rt.GID)) {
 				lastW[o] = append(lastW[o][:0], c...)
 				reads[o] = nil
 			}
-			byObj[o] = append(byObj[o], a)
+			k := objSlot{o, a.slot}
+			l := bySlot[k]
+			if l == nil {
+				slotsOf[o] = append(slotsOf[o], a.slot)
+			}
+			bySlot[k] = append(l, a)
 		}
 	}
 	for j := range evs {
@@ -212,18 +236,10 @@ func gidOf(slot, n int) rt.GID {
 	return rt.GID(slot)
 }
 
-// candidates lists the accesses to any of objs, latest first.
-func candidates(byObj map[rt.ObjID][]*access, objs []rt.ObjID) []*access {
-	var out []*access // a copy: reversing must not reorder byObj's lists
-	for _, o := range objs {
-		out = append(out, byObj[o]...)
-	}
-	if len(objs) > 1 {
-		slices.SortStableFunc(out, func(a, b *access) int { return a.ev - b.ev })
-		out = slices.CompactFunc(out, func(a, b *access) bool { return a == b })
-	}
-	slices.Reverse(out)
-	return out
+// objSlot names the accesses of one slot to one object.
+type objSlot struct {
+	o    rt.ObjID
+	slot int
 }
 
 func join(dst, src []int32) {
