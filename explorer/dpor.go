@@ -18,6 +18,9 @@ func (dpor) initial(*node, *rt.Result, int) {}
 func (dpor) sleeping() bool                 { return true }
 
 func (dpor) afterRun(t *tree, res *rt.Result) {
+	if res.Verdict.Kind == rt.VerdictCut {
+		backtrackStarved(t, res)
+	}
 	forEachRace(res, func(at int, g rt.GID) {
 		at -= t.base
 		if at < 0 || at >= len(t.stack) {
@@ -52,6 +55,32 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 			n.back[i] = true
 		}
 	})
+}
+
+// backtrackStarved handles a run cut at the step bound. DPOR assumes runs end: the races of a
+// goroutine that the run starved (it stayed enabled while others ran until the bound) are
+// those of operations it never reached, so the run says nothing about them. Each goroutine
+// still pending is tried at the first decision after its last step that offered it.
+func backtrackStarved(t *tree, res *rt.Result) {
+	for _, gs := range res.Pending {
+		last := -1
+		for j := len(res.Events) - 1; j >= 0; j-- {
+			if res.Events[j].G == gs.ID {
+				last = j
+				break
+			}
+		}
+		for d := t.base; d < t.base+len(t.stack); d++ {
+			if int(res.Decisions[d].Step) <= last {
+				continue
+			}
+			n := t.stack[d-t.base]
+			if i := slices.IndexFunc(n.alts, func(a rt.Alt) bool { return a.G == gs.ID }); n.kind == rt.DecideGoroutine && i >= 0 && !asleepIn(n.sleep, gs.ID) {
+				n.back[i] = true
+				break
+			}
+		}
+	}
 }
 
 // access is one goroutine's operation on objects within a step. A step may hold two: a

@@ -75,7 +75,7 @@ type Stats struct {
 	Bugs             int // distinct bugs
 	BuggyRuns        int // runs that ended in a bug
 	Elapsed          time.Duration
-	Complete         bool // the strategy exhausted its search space within the budget
+	Complete         bool // the strategy exhausted its search space within the budget, and no run was cut
 }
 
 // SchedulesPerSecond is the run rate.
@@ -317,7 +317,8 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 			gd.Kinds = append(slices.Clip(e.kinds), gd.Kinds...)
 		}
 	}
-	e.rep.Stats.Complete = true
+	// A cut run leaves the schedules beyond the step bound unexplored.
+	e.rep.Stats.Complete = e.rep.Stats.Cut == 0
 	return e.rep.Stats.PrunedBound == cut
 }
 

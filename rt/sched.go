@@ -140,9 +140,10 @@ type goroutine struct {
 	// Fairness (CHESS, Musuvathi and Qadeer, PLDI 2008, §3): a goroutine that polls yields,
 	// and may not run again until every goroutine in waitFor (those enabled when it polled, at
 	// step polled) has stepped since or is disabled. lastStep is the step g last performed.
-	waitFor  []GID
-	polled   int32
-	lastStep int32
+	waitFor      []GID
+	polled       int32
+	lastStep     int32
+	polledBefore bool
 	// sincePoll counts g's steps since its last poll, up to spinBody: a goroutine that polls
 	// at least once every spinBody steps is spinning, one that does not is working.
 	sincePoll int32
@@ -609,18 +610,20 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	return r.gOf(alts[i].G)
 }
 
-// poll marks g's step as a poll. A goroutine that polls again within spinBody of its steps
-// is spinning, and yields: it lets every other goroutine enabled now step before it runs
+// poll marks g's step as a poll. A goroutine that polls for the second time or later is in a
+// polling loop, and yields: it lets every other goroutine enabled now step before it runs
 // again (CHESS's priority relation, PLDI 2008 §3.2), so that a spin-wait lets the goroutine
-// it waits for run under every strategy. A single poll (a select with default in straight-line
-// code, one failed TryLock) does not yield: its goroutine is not waiting for anyone, and a
-// yield there would take away schedules of correct programs' bugs, which the partial-order
+// it waits for run under every strategy, and a loop that polls now and then (a worker that
+// checks a done channel with a select default between batches) lets the others run. The
+// first poll does not yield: a select with default in straight-line code is not waiting for
+// anyone, and a yield there would take away schedules of its bugs, which the partial-order
 // reductions, whose independence relation knows nothing of fairness, would not restore.
 func (r *run) poll(g *goroutine) {
-	spinning := g.sincePoll < spinBody
+	again := g.polledBefore
+	g.polledBefore = true
 	g.sincePoll = 0
 	g.waitFor = g.waitFor[:0]
-	if !spinning {
+	if !again {
 		return
 	}
 	g.polled = int32(r.steps)
