@@ -27,8 +27,9 @@ func Go(f func()) {
 	}
 }
 
-// Gosched is a scheduling point with no other effect, like runtime.Gosched. It polls: the
-// goroutine lets every other enabled goroutine step before it continues.
+// Gosched is a scheduling point with no other effect, like runtime.Gosched. It polls: from
+// its second poll on, the goroutine lets every other enabled goroutine step before it
+// continues.
 func Gosched() {
 	r, g := current()
 	if r == nil {

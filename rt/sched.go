@@ -27,8 +27,8 @@ type Config struct {
 	// Chooser makes every decision. Nil means: always the first alternative.
 	Chooser Chooser
 	// MaxSteps bounds the number of steps. A run that reaches it while making progress ends
-	// as cut, which is not a bug; a run that only polled for the last pollStretch steps ends
-	// as a livelock first. Zero means DefaultMaxSteps.
+	// as cut, which is not a bug; a run whose goroutines only spun for 10,000 steps (or half
+	// the bound, if that is less) ends as a livelock first. Zero means DefaultMaxSteps.
 	MaxSteps int
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
@@ -137,9 +137,10 @@ type goroutine struct {
 	name       string
 	nameParent string
 	nameSeq    int32
-	// Fairness (CHESS, Musuvathi and Qadeer, PLDI 2008, §3): a goroutine that polls yields,
-	// and may not run again until every goroutine in waitFor (those enabled when it polled, at
-	// step polled) has stepped since or is disabled. lastStep is the step g last performed.
+	// Fairness (CHESS, Musuvathi and Qadeer, PLDI 2008, §3): a goroutine that polls in a loop
+	// yields, and may not run again until every alternative in waitFor (those enabled when it
+	// polled, at step polled) has stepped since or is not offered. lastStep is the step g last
+	// performed; polledBefore tells a loop's polls from the first.
 	waitFor      []GID
 	polled       int32
 	lastStep     int32
@@ -262,7 +263,7 @@ func Run(cfg Config, body func()) *Result {
 	}
 	spare = nil
 	r.reset(cfg)
-	r.stretch = min(pollStretch, cfg.MaxSteps/2)
+	r.stretch = max(1, min(pollStretch, cfg.MaxSteps/2))
 	clockG.lastStep = -1
 	active = r
 	root := r.newG(nil, body)
