@@ -56,7 +56,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			}})
 		}
 	}
-	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), LockTrees: rep.LockTrees})
+	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), LockTrees: rep.LockTrees, Divergence: rep.Divergence})
 }
 
 const maxTreeNodes = 200_000
