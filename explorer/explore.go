@@ -218,19 +218,20 @@ func ExploreWith(h Harness, opts Options) *Report {
 }
 
 type explorer struct {
-	opts  Options
-	r     runner
-	rep   *Report
-	start time.Time
-	bugs  map[string]*Bug // by Key
-	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
-	// of each pays for the replay in detail mode that finds the bug's signature.
-	byRun   map[string]*Bug
+	opts    Options
+	r       runner
+	rep     *Report
+	start   time.Time
+	bugs    map[string]*Bug
 	base    []int32
 	kinds   []rt.DecisionKind
 	maxLen  int
 	stopped bool
 	first   []rt.Decision // the first run's schedule, for the lock trees
+
+	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
+	// of each pays for the replay in detail mode that finds the bug's signature.
+	byRun map[string]*Bug
 }
 
 func explore(r runner, opts Options) *Report {
