@@ -61,6 +61,10 @@ type Options struct {
 	// Shard and Shards split a systematic search among processes: this exploration takes the
 	// alternatives i of the first decision with i % Shards == Shard, each subtree in full.
 	Shard, Shards int
+	// ReportCost, if set, estimates the time the caller will take to report the exploration
+	// once it ends (writing the schedule tree it received); the search stops early enough
+	// for it to fit in MaxTime.
+	ReportCost func() time.Duration
 }
 
 // Stats count an exploration's work.
@@ -363,8 +367,22 @@ func (e *explorer) sample() {
 func (e *explorer) overBudget() bool {
 	s := &e.rep.Stats
 	return e.stopped || e.opts.MaxRuns > 0 && s.Runs >= e.opts.MaxRuns ||
-		e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime
+		e.opts.MaxTime > 0 && time.Since(e.start)+e.reportCost() >= e.opts.MaxTime
 }
+
+// reportCost is the share of the time budget kept for reporting: replaying the bugs in
+// detail mode, and what the caller needs to write the traces and the schedule tree.
+func (e *explorer) reportCost() time.Duration {
+	d := e.opts.MaxTime / reportShare
+	if e.opts.ReportCost != nil {
+		d += e.opts.ReportCost()
+	}
+	return d
+}
+
+// reportShare is the inverse of the share of a time budget kept for replaying the bugs in
+// detail mode when the exploration ends.
+const reportShare = 20
 
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
