@@ -176,11 +176,14 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 		status, action = "FAIL", "fail"
 		what = o.reason
 	}
-	search := "search stopped by the budget"
-	if s.Complete {
-		search = "search complete"
+	search := ", search stopped by the budget"
+	switch {
+	case o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted:
+		search = ""
+	case s.Complete:
+		search = ", search complete"
 	}
-	line := fmt.Sprintf("%s %s %s: %s (%s: %s, %s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, s.Elapsed.Round(time.Millisecond))
+	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, s.Elapsed.Round(time.Millisecond))
 	if r.f.verbose && s.Runs > 0 {
 		line += fmt.Sprintf("\n    %s, %s in %s; %.0f runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), s.SchedulesPerSecond)
 		if s.Diverged > 0 {
@@ -190,12 +193,12 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 	if r.enc != nil {
 		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line + "\n"})
 		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s})
+		if o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted {
+			// On standard error too, where a script looks for what heddle could not do.
+			fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
+		}
 	} else {
 		fmt.Fprintln(r.w, line)
-	}
-	if o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted {
-		// On standard error too, where a script looks for what heddle could not do.
-		fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
 	}
 	return o
 }

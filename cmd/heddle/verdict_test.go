@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/internal/golden"
+)
+
+// TestVerdicts runs heddle test on packages of every kind and compares what it prints, in
+// text and in -json, with golden files: every test gets one verdict, a bug hit by many runs
+// gets one report, and a package that does not build does not stop the others.
+func TestVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores test modules")
+	}
+	wd, _ := os.Getwd()
+	for _, tc := range []struct {
+		name string
+		dir  string
+		args []string
+		code int
+	}{
+		{"clean", "testdata/mixed", []string{"./ok"}, exitOK},
+		{"many", "testdata/mixed", []string{"./many"}, exitBug},
+		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
+		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
+	} {
+		for _, mode := range []string{"text", "json"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				out := t.TempDir()
+				args := append([]string{"test", "-out", out}, tc.args...)
+				if mode == "json" {
+					args = append([]string{"test", "-json", "-out", out}, tc.args...)
+				}
+				stdout, stderr, code := heddle(t, tc.dir, args...)
+				if code != tc.code {
+					t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+				}
+				got := stdout
+				if mode == "json" {
+					got = normalizeEvents(t, stdout)
+				}
+				got = normalize(got+"--- stderr\n"+stderr, out, filepath.Join(wd, tc.dir))
+				golden.Check(t, filepath.Join("testdata", "verdicts", tc.name+"."+mode+".golden"), got)
+			})
+		}
+	}
+}
+
+// TestOneReportPerBug checks the counts that the golden files leave out: each bug of the
+// many package is hit by many runs, and has one report, one count and one trace file.
+func TestOneReportPerBug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	out := t.TempDir()
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", out, "./many")
+	if code != exitBug {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	bugs := map[string]int{}
+	for _, e := range events(t, stdout) {
+		if e.Bug != nil {
+			if e.Bug.Hits < 2 {
+				t.Errorf("%s: %s bug hit by %d runs, want many", e.Test, e.Bug.Kind, e.Bug.Hits)
+			}
+			bugs[e.Test]++
+		}
+	}
+	for _, test := range []string{"TestLostUpdate", "TestLeak"} {
+		if bugs[test] != 1 {
+			t.Errorf("%s: %d bug reports, want 1", test, bugs[test])
+		}
+		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*.trace.json"))
+		if len(traces) != 1 {
+			t.Errorf("%s: trace files %v, want one", test, traces)
+		}
+	}
+}
+
+// TestBudget checks that a test with more schedules than its budget allows reports no more
+// time than the budget, replays and files included, and says the search was not complete.
+func TestBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	const budget = 3 * time.Second
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", t.TempDir(), "-budget", budget.String(), "./slow")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var verdicts int
+	for _, e := range events(t, stdout) {
+		if e.Test == "" || e.Action != "pass" {
+			continue
+		}
+		verdicts++
+		if e.Verdict != "clean" || e.Stats == nil || e.Stats.Complete {
+			t.Errorf("verdict %q, stats %+v: want clean, search stopped by the budget", e.Verdict, e.Stats)
+		}
+		if e.Elapsed == nil || *e.Elapsed > budget.Seconds() {
+			t.Errorf("reported elapsed %v s, over the budget of %v", *e.Elapsed, budget)
+		}
+	}
+	if verdicts != 1 {
+		t.Errorf("%d verdicts, want 1:\n%s", verdicts, stdout)
+	}
+}
+
+func events(t *testing.T, stdout string) []event {
+	t.Helper()
+	var es []event
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// normalizeEvents keeps the fields of -json events that do not change from run to run.
+func normalizeEvents(t *testing.T, stdout string) string {
+	var sb strings.Builder
+	for _, e := range events(t, stdout) {
+		fmt.Fprintf(&sb, "%s %s %s", e.Action, e.Package+e.ImportPath, e.Test)
+		if e.Verdict != "" {
+			fmt.Fprintf(&sb, " verdict=%s", e.Verdict)
+		}
+		if e.Reason != "" {
+			fmt.Fprintf(&sb, " reason=%q", e.Reason)
+		}
+		if e.FailedBuild != "" {
+			fmt.Fprintf(&sb, " failedbuild=%q", e.FailedBuild)
+		}
+		if e.Stats != nil {
+			fmt.Fprintf(&sb, " complete=%v", e.Stats.Complete)
+		}
+		if e.Bug != nil {
+			// The report itself is in the text golden files.
+			e.Output, _, _ = strings.Cut(e.Output, "\n")
+			fmt.Fprintf(&sb, " bug=%s", e.Bug.Kind)
+		}
+		if e.Output != "" {
+			fmt.Fprintf(&sb, " output=%q", e.Output)
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+var (
+	durations    = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b|\d+m\d+(\.\d+)?s`)
+	runCounts    = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
+	interleaving = regexp.MustCompile(`(?s)(\n    interleaving \()[^\n]*\n.*?\(\* marks[^\n]*\n`)
+)
+
+// normalize replaces what changes from run to run, or with the scheduler's choices: times,
+// counts of runs, the interleaving tables and the directories.
+func normalize(s, out, dir string) string {
+	s = strings.ReplaceAll(s, out, "$OUT")
+	s = strings.ReplaceAll(s, dir, "$DIR")
+	s = interleaving.ReplaceAllString(s, "${1}…)\n")
+	s = runCounts.ReplaceAllString(s, "N $1")
+	return durations.ReplaceAllString(s, "T")
+}
