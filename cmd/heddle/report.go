@@ -231,6 +231,14 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 // output, then FAIL for the package.
 func (r *reporter) buildFailed(pkg, output string) {
 	fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", pkg)
+	// The go command's own verdict lines (FAIL pkg [setup failed]) are replaced by heddle's.
+	var keep []string
+	for _, l := range strings.SplitAfter(output, "\n") {
+		if t := strings.TrimSpace(l); t != "FAIL" && !strings.HasPrefix(t, "FAIL\t") {
+			keep = append(keep, l)
+		}
+	}
+	output = strings.Join(keep, "")
 	line := fmt.Sprintf("FAIL\t%s [build failed]", pkg)
 	if !strings.HasPrefix(output, "# ") {
 		output = "# " + pkg + "\n" + output
