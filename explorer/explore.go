@@ -413,9 +413,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	case res.Verdict.Kind == rt.VerdictDiverged:
 		s.Diverged++
 		if e.rep.Divergence == "" {
-			e.rep.Divergence = e.divergence(gd, res.Verdict.Message)
-			// The replay in detail mode reused the run's storage.
-			res = &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictDiverged, Message: e.rep.Divergence}}
+			e.rep.Divergence = res.Verdict.Message
 		}
 	case res.Verdict.Kind == rt.VerdictCut:
 		s.Cut++
@@ -534,22 +532,6 @@ func (e *explorer) addPrediction(res *rt.Result, p prediction) {
 	if e.opts.StopOnBug {
 		e.stopped = true
 	}
-}
-
-// divergence describes where a run left its guide's prefix: the guide's message (the decision
-// index, what the schedule expected and what the program offered) and the position of the
-// last step before it, found by running the guide again in detail mode.
-func (e *explorer) divergence(gd *Guide, msg string) string {
-	dr := e.r.run(gd, true)
-	if dr.Verdict.Kind != rt.VerdictDiverged {
-		return msg + " (the run did not diverge again in detail mode)"
-	}
-	for i := len(dr.Events) - 1; i >= 0; i-- {
-		if file, line, _ := rt.Position(dr.Events[i].PC); file != "" {
-			return fmt.Sprintf("%s, after %s %s at %s:%d", msg, dr.Name(dr.Events[i].G), dr.Events[i].Op, file, line)
-		}
-	}
-	return msg
 }
 
 // runKey is a cheap key of a buggy run, computed without positions: its kind and the
