@@ -31,6 +31,7 @@ func TestVerdicts(t *testing.T) {
 		{"many", "testdata/mixed", []string{"./many"}, exitBug},
 		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
 		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
+		{"reexec", "testdata/mixed", []string{"./reexec"}, exitOK},
 	} {
 		for _, mode := range []string{"text", "json"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
