@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +35,8 @@ func TestVerdicts(t *testing.T) {
 		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
 		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
 		{"reexec", "testdata/mixed", []string{"./reexec"}, exitOK},
+		{"exit", "testdata/exits", []string{"."}, exitBug},
+		{"hang", "testdata/loops", []string{"-hang", "1s", "."}, exitBug},
 	} {
 		for _, mode := range []string{"text", "json"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
@@ -112,6 +117,50 @@ func TestBudget(t *testing.T) {
 	}
 	if verdicts != 1 {
 		t.Errorf("%d verdicts, want 1:\n%s", verdicts, stdout)
+	}
+}
+
+// TestInterrupted checks that Ctrl-C during an exploration still gives the test a verdict,
+// with the statistics so far, and the package its FAIL.
+func TestInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	cmd := exec.Command(heddleBin, "test", "-json", "-out", t.TempDir(), "-budget", "2m", "./slow")
+	cmd.Dir = "testdata/mixed"
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), `"Action":"run"`) {
+			time.Sleep(time.Second)
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage {
+		t.Errorf("exit: %v, want status %d\n%s", err, exitUsage, stderr.String())
+	}
+	var verdicts []string
+	for _, e := range events(t, strings.Join(lines, "\n")) {
+		switch {
+		case e.Test != "" && e.Verdict != "":
+			verdicts = append(verdicts, e.Action+" "+e.Verdict)
+		case e.Test == "" && (e.Action == "pass" || e.Action == "fail"):
+			verdicts = append(verdicts, "package "+e.Action)
+		}
+	}
+	if want := []string{"fail interrupted", "package fail"}; !slices.Equal(verdicts, want) {
+		t.Errorf("verdicts %q, want %q\n%s", verdicts, want, strings.Join(lines, "\n"))
 	}
 }
 
