@@ -71,6 +71,7 @@ type Options struct {
 type Stats struct {
 	Runs             int
 	Decisions        int // decision nodes created in the schedule tree
+	Diverged         int // runs whose schedule did not fit the program: their subtrees are skipped
 	PrunedSleep      int // alternatives pruned by sleep sets
 	PrunedPersistent int // alternatives outside every backtrack (persistent) set
 	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
@@ -79,7 +80,6 @@ type Stats struct {
 	Cut              int // runs stopped at the step bound while making progress
 	Bugs             int // distinct bugs
 	BuggyRuns        int // runs that ended in a bug
-	Diverged         int // runs whose schedule did not fit the program: their subtrees are skipped
 	Elapsed          time.Duration
 	Complete         bool // the strategy exhausted its search space within the budget
 }
@@ -414,11 +414,6 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		s.Diverged++
 		if e.rep.Divergence == "" {
 			e.rep.Divergence = res.Verdict.Message
-		}
-	case res.Verdict.Kind == rt.VerdictCut:
-		s.Cut++
-		if e.opts.Outcomes {
-			e.rep.Outcomes[outcome(res)]++
 		}
 	case res.Verdict.Kind.Bug():
 		s.BuggyRuns++

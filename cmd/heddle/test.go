@@ -464,10 +464,10 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 		out.PrunedBound += s.PrunedBound
 		out.Aborted += s.Aborted
 		out.Cut += s.Cut
-		out.Diverged += s.Diverged
 		out.BuggyRuns += s.BuggyRuns
 		out.Elapsed = max(out.Elapsed, s.Elapsed)
 		out.Complete = out.Complete && s.Complete
+		out.Diverged += s.Diverged
 	}
 	if !any {
 		out.Complete = false
