@@ -382,7 +382,7 @@ func (e *explorer) reportCost() time.Duration {
 
 // reportShare is the inverse of the share of a time budget kept for replaying the bugs in
 // detail mode when the exploration ends.
-const reportShare = 20
+const reportShare = 10
 
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {

@@ -164,6 +164,33 @@ func TestInterrupted(t *testing.T) {
 	}
 }
 
+// TestDivergence checks that runs whose schedules do not replay (map iteration order) are
+// heddle's limitation: counted and placed, never a bug, and the search goes on.
+func TestDivergence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", t.TempDir(), "-budget", "2s", "./diverge")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	placed := false
+	for _, e := range events(t, stdout) {
+		placed = placed || strings.Contains(e.Output, "did not follow their schedule") && strings.Contains(e.Output, "diverge_test.go:")
+		if e.Bug != nil {
+			t.Errorf("bug reported: %s", e.Output)
+		}
+		if e.Test != "" && e.Verdict != "" {
+			if e.Verdict != "clean" || e.Stats.Diverged == 0 || e.Stats.Runs <= e.Stats.Diverged {
+				t.Errorf("verdict %s, %d runs, %d diverged: want clean, with runs beyond the diverging ones", e.Verdict, e.Stats.Runs, e.Stats.Diverged)
+			}
+		}
+	}
+	if !placed {
+		t.Errorf("no note says where runs diverged:\n%s", stdout)
+	}
+}
+
 func events(t *testing.T, stdout string) []event {
 	t.Helper()
 	var es []event
