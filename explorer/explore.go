@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -60,12 +61,17 @@ type Options struct {
 	// Shard and Shards split a systematic search among processes: this exploration takes the
 	// alternatives i of the first decision with i % Shards == Shard, each subtree in full.
 	Shard, Shards int
+	// ReportCost, if set, estimates the time the caller will take to report the exploration
+	// once it ends (writing the schedule tree it received); the search stops early enough
+	// for it to fit in MaxTime.
+	ReportCost func() time.Duration
 }
 
 // Stats count an exploration's work.
 type Stats struct {
 	Runs             int
 	Decisions        int // decision nodes created in the schedule tree
+	Diverged         int // runs whose schedule did not fit the program: their subtrees are skipped
 	PrunedSleep      int // alternatives pruned by sleep sets
 	PrunedPersistent int // alternatives outside every backtrack (persistent) set
 	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
@@ -90,7 +96,8 @@ func (s *Stats) SchedulesPerSecond() float64 {
 type Bug struct {
 	Kind    rt.VerdictKind
 	Message string
-	// Key identifies the bug across runs: its kind and the goroutines and operations involved.
+	// Key identifies the bug across runs, schedules and shards: its kind and its signature,
+	// the source positions where its goroutines block, or where it panicked or failed.
 	Key string
 	// Schedule is the simplest schedule found that exhibits the bug: the fewest preemptions,
 	// then the fewest decisions.
@@ -100,6 +107,9 @@ type Bug struct {
 	// Result is the run of Schedule, re-executed in detail mode (positions and stacks) once the
 	// exploration ends.
 	Result *rt.Result
+	// earlier is a detailed run of a less simple schedule, for a budget that runs out before
+	// Schedule is replayed.
+	earlier *rt.Result
 }
 
 // TreeNode is a node of the schedule tree (docs/formats.md): a decision point, or a leaf
@@ -146,6 +156,10 @@ type Report struct {
 	// Outcomes counts runs by terminal outcome (verdict and final state digest), for
 	// comparing strategies, when Options.Outcomes is set.
 	Outcomes map[string]int
+	// Divergence says where the first run that did not replay its schedule left it (Stats.Diverged
+	// counts them): heddle's limitation, such as uninstrumented code or map iteration order,
+	// not a bug of the program.
+	Divergence string
 }
 
 // A runner executes one run steered by a guide.
@@ -218,6 +232,10 @@ type explorer struct {
 	maxLen  int
 	stopped bool
 	first   []rt.Decision // the first run's schedule, for the lock trees
+
+	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
+	// of each pays for the replay in detail mode that finds the bug's signature.
+	byRun map[string]*Bug
 }
 
 func explore(r runner, opts Options) *Report {
@@ -294,9 +312,14 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 		}
 		res := e.once(gd)
 		if res.Verdict.Kind == rt.VerdictDiverged {
-			// The program is not deterministic under the schedule: report it and stop, since
-			// the tree no longer describes the program.
-			return false
+			// The run did not follow its prefix, so it says nothing about the subtree the
+			// prefix leads to: that subtree is skipped, and the search goes on with the
+			// alternatives that do replay. The divergence is recorded by once.
+			if gd = t.next(); gd != nil {
+				gd.Prefix = append(slices.Clip(e.base), gd.Prefix...)
+				gd.Kinds = append(slices.Clip(e.kinds), gd.Kinds...)
+			}
+			continue
 		}
 		t.absorbBase(gd, res, len(e.base))
 		if e.opts.OnNode != nil && res.Verdict.Kind != rt.VerdictPruned {
@@ -345,8 +368,22 @@ func (e *explorer) sample() {
 func (e *explorer) overBudget() bool {
 	s := &e.rep.Stats
 	return e.stopped || e.opts.MaxRuns > 0 && s.Runs >= e.opts.MaxRuns ||
-		e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime
+		e.opts.MaxTime > 0 && time.Since(e.start)+e.reportCost() >= e.opts.MaxTime
 }
+
+// reportCost is the share of the time budget kept for reporting: replaying the bugs in
+// detail mode, and what the caller needs to write the traces and the schedule tree.
+func (e *explorer) reportCost() time.Duration {
+	d := e.opts.MaxTime / reportShare
+	if e.opts.ReportCost != nil {
+		d += e.opts.ReportCost()
+	}
+	return d
+}
+
+// reportShare is the inverse of the share of a time budget kept for replaying the bugs in
+// detail mode when the exploration ends.
+const reportShare = 10
 
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
@@ -374,9 +411,14 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
 		s.Aborted++
+	case res.Verdict.Kind == rt.VerdictDiverged:
+		s.Diverged++
+		if e.rep.Divergence == "" {
+			e.rep.Divergence = res.Verdict.Message
+		}
 	case res.Verdict.Kind.Bug():
 		s.BuggyRuns++
-		e.addBug(res)
+		res = e.addBug(res)
 		fallthrough
 	default:
 		if res.Verdict.Kind == rt.VerdictCut {
@@ -393,34 +435,69 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	return res
 }
 
-func (e *explorer) addBug(res *rt.Result) {
-	key := bugKey(res)
-	pre := 0
-	for i := range res.Decisions {
-		if res.Decisions[i].Preemptive() {
-			pre++
-		}
-	}
-	b := e.bugs[key]
+// addBug files a buggy run under its bug, and returns the run's result, which it may have
+// cloned: a replay in detail mode reuses the storage of the run's result.
+func (e *explorer) addBug(res *rt.Result) *rt.Result {
+	pre := preemptions(res.Decisions)
+	rk := runKey(res)
+	b := e.byRun[rk]
 	if b == nil {
-		b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Clone().Decisions, Preemptions: pre}
-		e.bugs[key] = b
-		e.rep.Bugs = append(e.rep.Bugs, b)
-		e.rep.Stats.Bugs++
-		if e.opts.OnBug != nil {
-			e.opts.OnBug(b)
+		res = res.Clone()
+		var detail *rt.Result
+		key := signature(res)
+		if key == "" {
+			// The run was fast, without positions: replay it once in detail mode for them.
+			detail = e.r.run(scheduleGuide(res.Decisions), true)
+			if detail.Verdict.Kind == res.Verdict.Kind {
+				key = signature(detail)
+			}
+			if key == "" {
+				key = rk
+				detail = nil
+			}
 		}
-		switch res.Verdict.Kind {
-		case rt.VerdictHang, rt.VerdictInternal, rt.VerdictUnsupported:
-			e.stopped = true
+		if b = e.bugs[key]; b == nil {
+			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail}
+			e.bugs[key] = b
+			e.rep.Bugs = append(e.rep.Bugs, b)
+			e.rep.Stats.Bugs++
+			if e.opts.OnBug != nil {
+				e.opts.OnBug(b)
+			}
+			switch res.Verdict.Kind {
+			case rt.VerdictHang, rt.VerdictInternal, rt.VerdictUnsupported:
+				e.stopped = true
+			}
+			if e.opts.StopOnBug {
+				e.stopped = true
+			}
+			pre = -1 // the schedule is already this run's
 		}
-		if e.opts.StopOnBug {
-			e.stopped = true
+		if e.byRun == nil {
+			e.byRun = map[string]*Bug{}
 		}
-	} else if pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule) {
-		b.Schedule, b.Preemptions = res.Clone().Decisions, pre
+		e.byRun[rk] = b
+	}
+	if pre >= 0 && (pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule)) {
+		// A simpler schedule of the same bug: its detailed run is replayed when the
+		// exploration ends.
+		if b.Result != nil {
+			b.earlier = b.Result
+		}
+		b.Schedule, b.Preemptions, b.Message, b.Result = res.Clone().Decisions, pre, res.Verdict.Message, nil
 	}
 	b.Hits++
+	return res
+}
+
+func preemptions(ds []rt.Decision) int {
+	n := 0
+	for i := range ds {
+		if ds[i].Preemptive() {
+			n++
+		}
+	}
+	return n
 }
 
 // addPrediction records a bug that a brancher predicted from run res without executing it (a
@@ -456,19 +533,81 @@ func (e *explorer) addPrediction(res *rt.Result, p prediction) {
 	}
 }
 
-// bugKey names a bug by its kind and the goroutines and operations involved, which do not
-// depend on the schedule that exhibited it.
-func bugKey(res *rt.Result) string {
+// runKey is a cheap key of a buggy run, computed without positions: its kind and the
+// logical goroutines involved with their operations, or its message when none is. Runs with
+// the same key are taken to be the same bug; runs with different keys may still be (the same
+// positions reached by other goroutines), which their signatures find.
+func runKey(res *rt.Result) string {
 	var parts []string
 	for _, g := range res.Verdict.Goroutines {
 		parts = append(parts, res.Name(g.ID)+":"+g.Op.String())
 	}
 	slices.Sort(parts)
 	k := string(res.Verdict.Kind) + "|" + strings.Join(parts, ",")
-	if res.Verdict.Kind != rt.VerdictDeadlock && res.Verdict.Kind != rt.VerdictLeak {
+	if len(parts) == 0 {
 		k += "|" + res.Verdict.Message
 	}
 	return k
+}
+
+// signature names a bug by what does not depend on the schedule that exhibited it, nor on
+// addresses, values or goroutine numbers: its kind and the source positions of the
+// goroutines involved (where each blocks, or where it panicked), or, for a test that failed,
+// the positions of its failure messages (t.Fatal at x_test.go:12). It is empty when the run
+// lacks the positions (a run without detail) and needs a replay in detail mode.
+func signature(res *rt.Result) string {
+	var parts []string
+	switch res.Verdict.Kind {
+	case rt.VerdictLivelock, rt.VerdictHang:
+		// Where the step bound or the watchdog caught a goroutine is an accident of timing.
+		return string(res.Verdict.Kind)
+	}
+	for _, g := range res.Verdict.Goroutines {
+		var file string
+		var line int
+		switch {
+		case len(g.Stack) > 0:
+			file, line = g.Stack[0].File, g.Stack[0].Line
+		case g.PC != 0:
+			file, line, _ = rt.Position(g.PC)
+		}
+		if file == "" {
+			return ""
+		}
+		op := g.State
+		if g.State == "blocked" {
+			op = g.Op.String()
+		}
+		parts = append(parts, fmt.Sprintf("%s@%s:%d", op, file, line))
+	}
+	if len(parts) == 0 {
+		for _, m := range failureSites.FindAllStringSubmatch(res.Verdict.Message, -1) {
+			parts = append(parts, m[1])
+		}
+		if len(parts) == 0 {
+			parts = []string{variable.ReplaceAllString(res.Verdict.Message, "#")}
+		}
+	}
+	slices.Sort(parts)
+	// Goroutines blocked at the same place are one part of the bug, however many there are.
+	return string(res.Verdict.Kind) + "|" + strings.Join(slices.Compact(parts), ",")
+}
+
+var (
+	// failureSites finds the positions that testing prefixes to the messages of t.Error and
+	// t.Fatal ("x_test.go:12: want 3"), which the harness joins with "; ".
+	failureSites = regexp.MustCompile(`(?:^|: |; )([\w.+-]+\.go:\d+):`)
+	// variable matches the parts of a message that change from run to run: numbers and
+	// addresses.
+	variable = regexp.MustCompile(`0x[0-9a-fA-F]+|\d+`)
+)
+
+// leafBug is the key of the bug a run that ended in a bug was filed under.
+func (e *explorer) leafBug(res *rt.Result) string {
+	if b := e.byRun[runKey(res)]; b != nil {
+		return b.Key
+	}
+	return ""
 }
 
 // outcome digests a run's terminal state: verdict, and what every unfinished goroutine waits
@@ -506,15 +645,27 @@ func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {
 	return res, nil
 }
 
-// finish replays every bug's schedule in detail mode, for positions and stacks, and the first
-// run's for the lock trees.
+// finish replays in detail mode, for positions and stacks, the schedule of every bug that
+// has no detailed run yet, and the first run's, for the lock trees. The replays are part of
+// the budget: past it, a bug keeps the detailed run it has, the one that found its signature,
+// with that run's schedule, and the lock trees are left out.
 func (e *explorer) finish() {
-	if e.rep.Stats.Runs > 0 {
+	over := func() bool { return e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime }
+	for _, b := range e.rep.Bugs {
+		if b.Result != nil {
+			continue
+		}
+		if !over() || b.earlier == nil {
+			b.Result = e.r.run(scheduleGuide(b.Schedule), true)
+			if b.Result.Verdict.Kind == b.Kind || b.earlier == nil {
+				continue
+			}
+		}
+		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
+	}
+	if e.rep.Stats.Runs > 0 && !over() {
 		e.rep.First = e.r.run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
-	}
-	for _, b := range e.rep.Bugs {
-		b.Result = e.r.run(scheduleGuide(b.Schedule), true)
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
@@ -592,7 +743,7 @@ func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
 	leaf := TreeNode{ID: t.nextID, Parent: -1, Leaf: &Leaf{Verdict: string(res.Verdict.Kind)}}
 	t.nextID++
 	if res.Verdict.Kind.Bug() {
-		leaf.Leaf.Bug = bugKey(res)
+		leaf.Leaf.Bug = e.leafBug(res)
 	}
 	if len(t.stack) > 0 {
 		p := t.stack[len(t.stack)-1]

@@ -3,7 +3,9 @@ package explorer
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -127,7 +129,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if k < len(gd.Names) {
 		i := gd.findName(p, gd.Names[k])
 		if i < 0 || gd.Kinds != nil && gd.Kinds[k] != p.Kind {
-			gd.diverged = fmt.Sprintf("decision %d: the schedule picks %s %s, but the program offered %s %v", k, gd.kindAt(k), gd.Names[k], p.Kind, altNames(p))
+			gd.diverged = fmt.Sprintf("decision %d: the schedule picks %s %s, but the program offered %s %v%s", k, gd.kindAt(k), gd.Names[k], p.Kind, altNames(p), callerPosition(p))
 			return -1
 		}
 		return i
@@ -135,7 +137,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if k < len(gd.Prefix) {
 		i := gd.find(p, gd.Prefix[k])
 		if i < 0 || gd.Kinds != nil && gd.Kinds[k] != p.Kind {
-			gd.diverged = fmt.Sprintf("decision %d: expected %s %d, but the program offered %s %v", k, gd.kindAt(k), gd.Prefix[k], p.Kind, altValues(p))
+			gd.diverged = fmt.Sprintf("decision %d: expected %s %d, but the program offered %s %v%s", k, gd.kindAt(k), gd.Prefix[k], p.Kind, altValues(p), callerPosition(p))
 			return -1
 		}
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
@@ -360,4 +362,39 @@ func cloneAlts(alts []rt.Alt) []rt.Alt {
 		}
 	}
 	return out
+}
+
+// callerPosition says where the program was when it asked for decision p: a chooser is called
+// on the goroutine that reached the scheduling point, so the first frame of the stack that is
+// neither heddle's nor the Go runtime's is in the user's code, unless the goroutine is
+// exiting. It is computed only when a run diverges, since runs without detail record no
+// positions.
+func callerPosition(p *rt.Point) string {
+	var pcs [64]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if f.Function != "" && !heddleFrame(f.Function) {
+			return fmt.Sprintf(", at %s:%d", f.File, f.Line)
+		}
+		if !more {
+			break
+		}
+	}
+	// The decision comes after a goroutine's exit: say which step it follows.
+	if evs := p.Events(); len(evs) > 0 {
+		last := evs[len(evs)-1]
+		return fmt.Sprintf(", after %s %s", p.Name(last.G), last.Op)
+	}
+	return ""
+}
+
+func heddleFrame(fn string) bool {
+	for _, p := range []string{"runtime.", "github.com/heddledbg/heddle.", "github.com/heddledbg/heddle/rt.", "github.com/heddledbg/heddle/rt/", "github.com/heddledbg/heddle/explorer."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -161,7 +161,7 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 		werr := p.cmd.Wait()
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		if late.Load() {
-			return fmt.Errorf("worker %s did not answer within %v, and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)", p.w.Path, limit)
+			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup), or the exploration overran its budget", p.w.Path, limit, answerGrace)
 		}
 		if ctx.Err() == nil && decodeErr == nil {
 			status := "exited without answering"

@@ -68,6 +68,8 @@ type Message struct {
 	Result *rt.Result    `json:"result,omitempty"`
 	Log    []LoggedPoint `json:"log,omitempty"`
 	Error  string        `json:"error,omitempty"`
+	// Divergence, in a "done" message, is Report.Divergence.
+	Divergence string `json:"divergence,omitempty"`
 }
 
 // WireStats are Stats on the wire.

@@ -59,6 +59,11 @@ type Config struct {
 	// the current process's.
 	Env []string
 
+	// KeepGoing builds the other packages when one of the packages to
+	// build does not compile, as go test does: the failures are in
+	// Result.Failed instead of an error.
+	KeepGoing bool
+
 	// Runtime is a directory holding the source of the module
 	// github.com/heddledbg/heddle to build against. Empty means
 	// RuntimeSource.
@@ -71,6 +76,9 @@ type Result struct {
 
 	// Warnings tell about packages left uninstrumented, and why.
 	Warnings []string
+
+	// Failed lists the packages that did not build, with Config.KeepGoing.
+	Failed []*BuildError
 
 	// WorkDir holds the rewritten files, the overlay and the go.mod used
 	// for the build. The caller removes it when done.
@@ -119,6 +127,7 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 		res.Binaries, err = b.buildAll(roots)
 	}
 	res.Warnings = b.warnings
+	res.Failed = b.failed
 	if err != nil {
 		os.RemoveAll(b.work)
 		return nil, err
@@ -138,6 +147,25 @@ type builder struct {
 	overlay    map[string]string // original path → rewritten file
 	pending    []pendingFile     // rewritten files, written by writeOverlay
 	warnings   []string
+	failed     []*BuildError // with KeepGoing: packages to build that did not
+}
+
+// fail records that the package to build at path does not build, with
+// KeepGoing; it reports whether it did.
+func (b *builder) fail(path string, err error) bool {
+	var be *BuildError
+	if !b.cfg.KeepGoing || !errors.As(err, &be) {
+		return false
+	}
+	if !b.hasFailed(path) {
+		be.Package = path
+		b.failed = append(b.failed, be)
+	}
+	return true
+}
+
+func (b *builder) hasFailed(path string) bool {
+	return slices.ContainsFunc(b.failed, func(e *BuildError) bool { return e.Package == path })
 }
 
 func newBuilder(ctx context.Context, cfg Config) (*builder, error) {
@@ -233,6 +261,17 @@ func (b *builder) load() ([]root, error) {
 	var roots []root
 	var msgs []string
 	for _, p := range graph {
+		if len(p.Errors) > 0 && len(p.GoFiles) > 0 {
+			// The package exists but does not build.
+			var out []string
+			for _, e := range p.Errors {
+				out = append(out, e.Error())
+			}
+			if b.fail(p.PkgPath, &BuildError{Output: strings.Join(out, "\n") + "\n"}) {
+				roots = append(roots, root{path: p.PkgPath, name: p.Name, dir: pkgDir(p)})
+				continue
+			}
+		}
 		for _, e := range p.Errors {
 			msgs = append(msgs, e.Error())
 		}
@@ -284,7 +323,16 @@ func (b *builder) load() ([]root, error) {
 		}
 		if len(p.Errors) > 0 {
 			// Let the compiler report the errors on the original source.
-			return nil, b.compileOriginal(p)
+			err := b.compileOriginal(p)
+			if r, _ := testVariant(p); rootPaths[p.PkgPath] || rootPaths[r] {
+				if r == "" {
+					r = p.PkgPath
+				}
+				if b.fail(r, err) {
+					continue
+				}
+			}
+			return nil, err
 		}
 		if isTest {
 			tests[testOf] = append(tests[testOf], p)
@@ -300,6 +348,13 @@ func (b *builder) load() ([]root, error) {
 			}
 			done[name] = true
 			if err := b.rewrite(p, f, name); err != nil {
+				if r, _ := testVariant(p); b.cfg.KeepGoing && (rootPaths[p.PkgPath] || rootPaths[r]) {
+					if r == "" {
+						r = p.PkgPath
+					}
+					b.fail(r, &BuildError{Output: err.Error() + "\n"})
+					continue
+				}
 				return nil, err
 			}
 		}
@@ -544,6 +599,9 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 	var bins []Binary
 	used := make(map[string]bool)
 	for _, r := range roots {
+		if b.hasFailed(r.path) {
+			continue
+		}
 		name := path.Base(r.path)
 		if b.cfg.Test {
 			name += ".test"
@@ -575,7 +633,10 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 			if b.ctx.Err() != nil {
 				return nil, b.ctx.Err()
 			}
-			return nil, &BuildError{Package: r.path, Output: string(output)}
+			if err := (&BuildError{Package: r.path, Output: string(output)}); !b.fail(r.path, err) {
+				return nil, err
+			}
+			continue
 		}
 		if program {
 			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test, Dir: r.dir})

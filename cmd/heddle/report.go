@@ -23,7 +23,8 @@ type reporter struct {
 	enc      *json.Encoder
 	lastDraw time.Time
 	drawn    bool
-	srv      *server.Server // the live web view, with -serve
+	srv      *server.Server  // the live web view, with -serve
+	started  map[string]bool // packages whose start event is written
 }
 
 // publish forwards a worker's message to the live web view.
@@ -49,40 +50,65 @@ func newReporter(w io.Writer, f testFlags) *reporter {
 	return r
 }
 
-// event is one line of -json output.
+// event is one line of -json output, in go test -json's format (test2json): the actions are
+// go test's (start, run, output, pass, fail, skip, and build-output and build-fail for a
+// package that does not build), and heddle adds fields of its own.
 type event struct {
-	Time    time.Time           `json:"Time"`
-	Action  string              `json:"Action"` // run, progress, bug, pass, fail, output
-	Package string              `json:"Package"`
-	Test    string              `json:"Test"`
-	Elapsed float64             `json:"Elapsed,omitempty"`
-	Output  string              `json:"Output,omitempty"`
+	Time        *time.Time `json:"Time,omitempty"`
+	Action      string     `json:"Action"`
+	Package     string     `json:"Package,omitempty"`
+	ImportPath  string     `json:"ImportPath,omitempty"` // build-output and build-fail
+	Test        string     `json:"Test,omitempty"`
+	Elapsed     *float64   `json:"Elapsed,omitempty"`
+	Output      string     `json:"Output,omitempty"`
+	FailedBuild string     `json:"FailedBuild,omitempty"`
+	// Verdict is a test's verdict (clean, bug, cut, unexplorable, interrupted) on its pass, fail
+	// or skip event; Reason says why an unexplorable or interrupted test has no other.
+	Verdict string              `json:"Verdict,omitempty"`
+	Reason  string              `json:"Reason,omitempty"`
 	Stats   *explorer.WireStats `json:"Stats,omitempty"`
-	Bug     *jsonBug            `json:"Bug,omitempty"`
+	// Bug is one bug of a test, on an output event that prints its report.
+	Bug *jsonBug `json:"Bug,omitempty"`
 }
 
 type jsonBug struct {
 	Kind       string                    `json:"kind"`
 	Message    string                    `json:"message"`
+	Hits       int                       `json:"hits"` // runs that hit it
 	Goroutines []timeline.GoroutineState `json:"goroutines,omitempty"`
 	Trace      string                    `json:"trace,omitempty"`
 	Replay     string                    `json:"replay,omitempty"`
 }
 
 func (r *reporter) emit(e event) {
-	e.Time = time.Now()
+	if e.Action != "build-output" && e.Action != "build-fail" {
+		now := time.Now()
+		e.Time = &now
+	}
 	r.enc.Encode(e)
+}
+
+func seconds(d time.Duration) *float64 {
+	s := d.Round(time.Millisecond).Seconds()
+	return &s
 }
 
 func (r *reporter) begin(pkg, test string) {
 	if r.enc != nil {
+		if !r.started[pkg] {
+			if r.started == nil {
+				r.started = map[string]bool{}
+			}
+			r.started[pkg] = true
+			r.emit(event{Action: "start", Package: pkg})
+		}
 		r.emit(event{Action: "run", Package: pkg, Test: test})
 	}
 }
 
 func (r *reporter) note(pkg, test, msg string) {
 	if r.enc != nil {
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: msg})
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: "    heddle: " + msg + "\n"})
 		return
 	}
 	fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, msg)
@@ -109,47 +135,141 @@ func (r *reporter) end() {
 	}
 }
 
-func (r *reporter) result(pkg, test, strategy string, s *explorer.WireStats, bugs []savedBug, elapsed time.Duration) {
-	if r.enc != nil {
-		for _, b := range bugs {
-			jb := &jsonBug{Kind: b.Kind, Message: b.Message}
-			if b.Trace != nil {
-				jb.Goroutines = b.Trace.Verdict.Goroutines
-			}
-			if b.Path != "" {
-				jb.Trace, jb.Replay = b.Path, "heddle replay "+b.Path
-			}
-			r.emit(event{Action: "bug", Package: pkg, Test: test, Bug: jb})
-		}
-		action := "pass"
-		if len(bugs) > 0 {
-			action = "fail"
-		}
-		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: elapsed.Seconds(), Stats: s})
-		return
-	}
+// bugs prints the report of every bug of a test: one per bug, however many runs hit it.
+func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 	for _, b := range bugs {
-		printBug(r.w, test, b)
-	}
-	status := "ok  "
-	if len(bugs) > 0 {
-		status = "FAIL"
-	}
-	if len(bugs) > 0 || r.f.verbose {
-		complete := "budget exhausted"
-		if s.Complete {
-			complete = "complete"
+		if r.enc == nil {
+			printBug(r.w, test, b)
+			continue
 		}
-		cut := ""
-		if s.Cut > 0 {
-			cut = fmt.Sprintf(" (%d cut at the step bound)", s.Cut)
+		jb := &jsonBug{Kind: b.Kind, Message: b.Message, Hits: b.Hits}
+		if b.Trace != nil {
+			jb.Goroutines = b.Trace.Verdict.Goroutines
 		}
-		fmt.Fprintf(r.w, "%s %s %s (%s: %d schedules%s, %s, %.0f/s, %s)\n", status, pkg, test, strategy, s.Runs, cut, complete, s.SchedulesPerSecond, elapsed.Round(time.Millisecond))
+		if b.Path != "" {
+			jb.Trace, jb.Replay = b.Path, "heddle replay "+b.Path
+		}
+		var sb strings.Builder
+		printBug(&sb, test, b)
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: sb.String(), Bug: jb})
 	}
 }
 
+// verdict reports a test's one verdict, and returns o. The test's elapsed time is counted
+// from start, so that it includes what the reports took.
+func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.Time, o testOutcome) testOutcome {
+	s.Elapsed = time.Since(start)
+	status, action := "ok  ", "pass"
+	var what string
+	switch o.verdict {
+	case verdictClean:
+		what = "clean"
+	case verdictCut:
+		what = fmt.Sprintf("cut: %d of %d runs reached the step bound of %d while making progress", s.Cut, s.Runs, r.f.steps)
+	case verdictBug:
+		status, action = "FAIL", "fail"
+		what = plural(o.bugs, "bug")
+	case verdictUnexplorable:
+		status, action = "SKIP", "skip"
+		what = "cannot be explored: " + o.reason
+	case verdictInterrupted:
+		status, action = "FAIL", "fail"
+		what = o.reason
+	}
+	search := ", search stopped by the budget"
+	switch {
+	case o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted:
+		search = ""
+	case s.Complete:
+		search = ", search complete"
+	}
+	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, s.Elapsed.Round(time.Millisecond))
+	if r.f.verbose && s.Runs > 0 {
+		line += fmt.Sprintf("\n    %s, %s in %s; %.0f runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), s.SchedulesPerSecond)
+		if s.Diverged > 0 {
+			line += fmt.Sprintf(", %s skipped", plural(s.Diverged, "diverging run"))
+		}
+	}
+	if r.enc != nil {
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line + "\n"})
+		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s})
+		if o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted {
+			// On standard error too, where a script looks for what heddle could not do.
+			fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
+		}
+	} else {
+		fmt.Fprintln(r.w, line)
+	}
+	return o
+}
+
+// packageDone ends a package as go test does: ok or FAIL, with its elapsed time, or with
+// what went wrong in brackets.
+func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
+	line, action := fmt.Sprintf("ok  \t%s\t%.3fs", pkg, elapsed.Seconds()), "pass"
+	switch problem {
+	case "":
+	case "FAIL":
+		line, action = fmt.Sprintf("FAIL\t%s\t%.3fs", pkg, elapsed.Seconds()), "fail"
+	case "no tests to run":
+		line = fmt.Sprintf("ok  \t%s\t%.3fs [%s]", pkg, elapsed.Seconds(), problem)
+	default:
+		line, action = fmt.Sprintf("FAIL\t%s [%s]", pkg, problem), "fail"
+	}
+	if r.enc != nil {
+		if !r.started[pkg] {
+			r.emit(event{Action: "start", Package: pkg})
+		}
+		r.emit(event{Action: "output", Package: pkg, Output: line + "\n"})
+		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
+		return
+	}
+	fmt.Fprintln(r.w, line)
+}
+
+// buildFailed reports a package that does not build, as go test does: the compiler's
+// output, then FAIL for the package.
+func (r *reporter) buildFailed(pkg, output string) {
+	fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", pkg)
+	// The go command's own verdict lines (FAIL pkg [setup failed]) are replaced by heddle's.
+	var keep []string
+	for _, l := range strings.SplitAfter(output, "\n") {
+		if t := strings.TrimSpace(l); t != "FAIL" && !strings.HasPrefix(t, "FAIL\t") {
+			keep = append(keep, l)
+		}
+	}
+	output = strings.Join(keep, "")
+	line := fmt.Sprintf("FAIL\t%s [build failed]", pkg)
+	if !strings.HasPrefix(output, "# ") {
+		output = "# " + pkg + "\n" + output
+	}
+	if r.enc == nil {
+		fmt.Fprint(os.Stderr, output)
+		fmt.Fprintln(r.w, line)
+		return
+	}
+	ip := fmt.Sprintf("%s [%s.test]", pkg, pkg)
+	for _, l := range strings.SplitAfter(output, "\n") {
+		if l != "" {
+			r.emit(event{Action: "build-output", ImportPath: ip, Output: l})
+		}
+	}
+	r.emit(event{Action: "build-fail", ImportPath: ip})
+	r.emit(event{Action: "start", Package: pkg})
+	r.emit(event{Action: "output", Package: pkg, Output: line + "\n"})
+	r.emit(event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
+}
+
+// plural says n things, in English: 1 bug, 2 bugs.
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
 func printBug(w io.Writer, test string, b savedBug) {
-	fmt.Fprintf(w, "--- BUG: %s: %s\n", test, b.Kind)
+	fmt.Fprintf(w, "--- BUG: %s: %s (%s)\n", test, b.Kind, plural(b.Hits, "run"))
 	fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(b.Message, "\n", "\n    "))
 	if b.Trace == nil {
 		fmt.Fprintln(w)
@@ -161,7 +281,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}
-	fmt.Fprintf(w, "\n    interleaving (%d decisions, %d preemptions):\n", len(b.Trace.Decisions), b.Preemptions)
+	fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
 	printInterleaving(w, b.Trace, "    ")
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   heddle replay %s\n\n", b.Path, b.Path)
 }

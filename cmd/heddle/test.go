@@ -18,8 +18,8 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/locktree"
-	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -138,7 +138,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip)}
+	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
 		var be *instrument.BuildError
@@ -168,33 +168,63 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: true}
 	matched, bugs, failed := 0, 0, false
-	for _, bin := range res.Binaries {
+	// Packages in go test's order, built or not.
+	work := make([]any, 0, len(res.Binaries)+len(res.Failed))
+	for i := range res.Binaries {
+		work = append(work, &res.Binaries[i])
+	}
+	for _, be := range res.Failed {
+		work = append(work, be)
+	}
+	slices.SortStableFunc(work, func(a, b any) int { return strings.Compare(workPackage(a), workPackage(b)) })
+	for _, item := range work {
+		be, ok := item.(*instrument.BuildError)
+		if ok {
+			rep.buildFailed(be.Package, be.Output)
+			failed = true
+			continue
+		}
+		bin := item.(*instrument.Binary)
+		pkgStart := time.Now()
 		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
 		if bin.Test {
 			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
 		}
 		names, err := explorer.List(ctx, w)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "heddle: %s: %v\n", bin.Package, err)
+			rep.packageDone(bin.Package, fmt.Sprintf("cannot list the tests: %v", err), time.Since(pkgStart))
 			failed = true
 			continue
 		}
+		pkgFailed, pkgMatched := false, 0
 		for _, test := range names {
 			if runRE != nil && !runRE.MatchString(test) {
 				continue
 			}
 			matched++
-			n, err := exploreTest(ctx, w, bin.Package, test, opts, f, rep)
-			bugs += n
-			if err != nil {
-				fmt.Fprintf(os.Stderr, "heddle: %s %s: %v\n", bin.Package, test, err)
-				failed = true
+			pkgMatched++
+			o := exploreTest(ctx, w, bin.Package, test, opts, f, rep)
+			bugs += o.bugs
+			switch o.verdict {
+			case verdictBug:
+				pkgFailed = true
+			case verdictUnexplorable, verdictInterrupted:
+				pkgFailed, failed = true, true
 			}
 			if ctx.Err() != nil {
+				rep.packageDone(bin.Package, "interrupted", time.Since(pkgStart))
 				fmt.Fprintln(os.Stderr, "heddle: interrupted")
 				return exitUsage
 			}
 		}
+		status := ""
+		switch {
+		case pkgFailed:
+			status = "FAIL"
+		case pkgMatched == 0:
+			status = "no tests to run"
+		}
+		rep.packageDone(bin.Package, status, time.Since(pkgStart))
 	}
 	if matched == 0 && !failed {
 		what := "no tests to run"
@@ -218,6 +248,17 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	return code
 }
 
+// workPackage is the import path of a built binary or of a package that did not build.
+func workPackage(item any) string {
+	switch x := item.(type) {
+	case *instrument.Binary:
+		return x.Package
+	case *instrument.BuildError:
+		return x.Package
+	}
+	return ""
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, p := range strings.Split(s, ",") {
@@ -239,9 +280,25 @@ func digest(path string) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// exploreTest explores one test in worker processes and reports its bugs. It returns the
-// number of distinct bugs.
-func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts explorer.WireOptions, f testFlags, rep *reporter) (int, error) {
+// A test's verdict: exactly one per test explored.
+const (
+	verdictClean        = "clean"        // no bug; the search may have been stopped by the budget
+	verdictBug          = "bug"          // at least one bug
+	verdictCut          = "cut"          // no bug, but runs stopped at the step bound while making progress
+	verdictUnexplorable = "unexplorable" // heddle could not control the test: Reason says why and where
+	verdictInterrupted  = "interrupted"  // Ctrl-C before the exploration ended
+)
+
+// testOutcome is what exploring one test found.
+type testOutcome struct {
+	verdict string
+	reason  string // why an unexplorable or interrupted test has no other verdict
+	bugs    int    // distinct bugs
+}
+
+// exploreTest explores one test in worker processes and reports it, with exactly one verdict
+// whatever happens to the workers.
+func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts explorer.WireOptions, f testFlags, rep *reporter) testOutcome {
 	start := time.Now()
 	rep.begin(pkg, test)
 	bugs := map[string]*explorer.WireBug{}
@@ -249,6 +306,8 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	shardStats := make([]*explorer.WireStats, max(f.parallel, 1))
 	var tree collectTree
 	var lockTrees *locktree.Report
+	var failures []string // what workers answered instead of an exploration
+	var divergence string
 	recv := func(i int, m *explorer.Message) {
 		switch m.Type {
 		case "progress":
@@ -260,10 +319,11 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			rep.publish(m)
 		case "bug":
 			if old, ok := bugs[m.Bug.Key]; ok {
-				old.Hits += m.Bug.Hits
+				hits := old.Hits + m.Bug.Hits
 				if m.Bug.Preemptions < old.Preemptions {
 					*old = *m.Bug
 				}
+				old.Hits = hits
 				return
 			}
 			bugs[m.Bug.Key] = m.Bug
@@ -273,8 +333,11 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			if lockTrees == nil {
 				lockTrees = m.LockTrees
 			}
+			if divergence == "" {
+				divergence = m.Divergence
+			}
 		case "error":
-			rep.note(pkg, test, m.Error)
+			failures = append(failures, m.Error)
 		}
 	}
 	var err error
@@ -287,33 +350,52 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		for _, b := range r.Bugs {
 			recv(0, &explorer.Message{Type: "bug", Bug: explorer.WireBugOf(b, prog, opts.Strategy)})
 		}
-		recv(0, &explorer.Message{Type: "done", Stats: &explorer.WireStats{Stats: r.Stats, SchedulesPerSecond: r.Stats.SchedulesPerSecond()}, LockTrees: r.LockTrees})
+		recv(0, &explorer.Message{Type: "done", Stats: &explorer.WireStats{Stats: r.Stats, SchedulesPerSecond: r.Stats.SchedulesPerSecond()}, LockTrees: r.LockTrees, Divergence: r.Divergence})
 	} else {
 		err = explorer.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
 	total := merge(shardStats)
-	if err != nil {
-		var we *explorer.WorkerError
-		if !errors.As(err, &we) {
-			rep.end()
-			return 0, err
-		}
+	rep.end()
+	var we *explorer.WorkerError
+	switch {
+	case ctx.Err() != nil:
+		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
+	case errors.As(err, &we):
 		// The program took its worker down: os.Exit in code heddle does not control, a crash,
 		// or a fatal error of the Go runtime.
 		kind := "exit"
 		if strings.Contains(we.Status, "signal") {
 			kind = "panic"
 		}
-		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: "the test process " + we.Status + ": " + crashSummary(we.Stderr), Hits: 1}
+		msg := "the test process " + we.Status
+		if sum := crashSummary(we.Stderr); sum != "" {
+			msg += ":\n" + sum
+		}
+		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: msg, Hits: 1}
 		bugs[wb.Key] = wb
 		order = append(order, wb.Key)
+	case err != nil:
+		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: err.Error()})
 	}
-	rep.end()
 	for _, k := range order {
 		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) {
 			// Not the program's bug: heddle could not control the test.
-			return 0, fmt.Errorf("cannot be explored: %s", b.Message)
+			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
 		}
+	}
+	if len(order) == 0 {
+		switch {
+		case len(failures) > 0:
+			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: strings.Join(failures, "; ")})
+		case total.Runs == 0:
+			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: "the worker completed no run of the test"})
+		}
+	}
+	for _, msg := range failures {
+		rep.note(pkg, test, msg)
+	}
+	if divergence != "" {
+		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, divergence))
 	}
 	total.Bugs = len(order)
 	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
@@ -325,22 +407,29 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			b.Trace.Program.Dir = w.Dir
 			sb.Path = filepath.Join(dir, fmt.Sprintf("%s-%d.trace.json", b.Kind, i+1))
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
-				return len(order), err
+				rep.note(pkg, test, err.Error())
+				sb.Path = ""
 			}
 		}
 		saved = append(saved, sb)
 	}
 	expPath := filepath.Join(dir, "exploration.json")
 	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees); err != nil {
-		return len(order), err
-	}
-	if rep.srv != nil {
+		rep.note(pkg, test, err.Error())
+	} else if rep.srv != nil {
 		if err := rep.srv.Load(expPath); err != nil {
 			rep.note(pkg, test, "web view: "+err.Error())
 		}
 	}
-	rep.result(pkg, test, opts.Strategy, total, saved, time.Since(start))
-	return len(order), nil
+	o := testOutcome{verdict: verdictClean, bugs: len(order)}
+	switch {
+	case len(order) > 0:
+		o.verdict = verdictBug
+	case total.Cut > 0:
+		o.verdict = verdictCut
+	}
+	rep.bugs(pkg, test, saved)
+	return rep.verdict(pkg, test, total, start, o)
 }
 
 type savedBug struct {
@@ -378,6 +467,7 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 		out.BuggyRuns += s.BuggyRuns
 		out.Elapsed = max(out.Elapsed, s.Elapsed)
 		out.Complete = out.Complete && s.Complete
+		out.Diverged += s.Diverged
 	}
 	if !any {
 		out.Complete = false

@@ -42,9 +42,18 @@ func RegisterMain(main func()) {
 	os.Exit(serve(harnessFor, []string{"main"}))
 }
 
+// reexecEnv names the test a worker explores, for a copy of the test binary that the test
+// starts: heddle explores the runs of the test's own process, and the copy runs the test as go
+// test would, out of heddle's reach.
+const reexecEnv = "HEDDLE_REEXEC"
+
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
 func Worker(t *testing.T) {
 	if os.Getenv("HEDDLE_WORKER") == "" {
+		if test := tests[os.Getenv(reexecEnv)]; test != nil {
+			t.Run("heddle", test)
+			return
+		}
 		t.Skip("run by heddle test")
 	}
 	names := make([]string, 0, len(tests))
@@ -203,6 +212,11 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		enc.Encode(m)
 		w.Flush()
 	}
+	// A test may run its own binary again (os/exec on os.Args[0]): that process is the
+	// program's, not a worker, and must not inherit the protocol's descriptors.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
+	os.Unsetenv("HEDDLE_WORKER")
 	var req explorer.Request
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
 		send(&explorer.Message{Type: "error", Error: "heddle worker: reading request: " + err.Error()})
@@ -221,6 +235,9 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		send(&explorer.Message{Type: "error", Error: err.Error()})
 		return 2
 	}
+	// The test's own process runs it as TestHeddleWorker/heddle: a copy it starts with that
+	// -test.run runs the test again, uncontrolled (see Worker).
+	os.Setenv(reexecEnv, req.Test)
 	prog := timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: req.Test, Binary: os.Getenv("HEDDLE_BINARY")}
 	switch req.Cmd {
 	case "explore":

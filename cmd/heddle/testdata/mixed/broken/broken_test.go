@@ -1,0 +1,5 @@
+package broken
+
+import "testing"
+
+func TestAdd(t *testing.T) { Add(1, 2) }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/internal/golden"
+)
+
+// TestVerdicts runs heddle test on packages of every kind and compares what it prints, in
+// text and in -json, with golden files: every test gets one verdict, a bug hit by many runs
+// gets one report, and a package that does not build does not stop the others.
+func TestVerdicts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores test modules")
+	}
+	wd, _ := os.Getwd()
+	for _, tc := range []struct {
+		name string
+		dir  string
+		args []string
+		code int
+	}{
+		{"clean", "testdata/mixed", []string{"./ok"}, exitOK},
+		{"many", "testdata/mixed", []string{"./many"}, exitBug},
+		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
+		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
+		{"reexec", "testdata/mixed", []string{"./reexec"}, exitOK},
+		{"exit", "testdata/exits", []string{"."}, exitBug},
+		{"hang", "testdata/loops", []string{"-hang", "1s", "."}, exitBug},
+	} {
+		for _, mode := range []string{"text", "json"} {
+			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				out := t.TempDir()
+				args := append([]string{"test", "-out", out}, tc.args...)
+				if mode == "json" {
+					args = append([]string{"test", "-json", "-out", out}, tc.args...)
+				}
+				stdout, stderr, code := heddle(t, tc.dir, args...)
+				if code != tc.code {
+					t.Errorf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+				}
+				got := stdout
+				if mode == "json" {
+					got = normalizeEvents(t, stdout)
+				}
+				got = normalize(got+"--- stderr\n"+stderr, out, filepath.Join(wd, tc.dir))
+				golden.Check(t, filepath.Join("testdata", "verdicts", tc.name+"."+mode+".golden"), got)
+			})
+		}
+	}
+}
+
+// TestOneReportPerBug checks the counts that the golden files leave out: each bug of the
+// many package is hit by many runs, and has one report, one count and one trace file.
+func TestOneReportPerBug(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	out := t.TempDir()
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", out, "./many")
+	if code != exitBug {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	bugs := map[string]int{}
+	for _, e := range events(t, stdout) {
+		if e.Bug != nil {
+			if e.Bug.Hits < 2 {
+				t.Errorf("%s: %s bug hit by %d runs, want many", e.Test, e.Bug.Kind, e.Bug.Hits)
+			}
+			bugs[e.Test]++
+		}
+	}
+	for _, test := range []string{"TestLostUpdate", "TestLeak"} {
+		if bugs[test] != 1 {
+			t.Errorf("%s: %d bug reports, want 1", test, bugs[test])
+		}
+		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*.trace.json"))
+		if len(traces) != 1 {
+			t.Errorf("%s: trace files %v, want one", test, traces)
+		}
+	}
+}
+
+// TestBudget checks that a test with more schedules than its budget allows reports no more
+// time than the budget, replays and files included, and says the search was not complete.
+func TestBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	const budget = 3 * time.Second
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", t.TempDir(), "-budget", budget.String(), "./slow")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var verdicts int
+	for _, e := range events(t, stdout) {
+		if e.Test == "" || e.Action != "pass" {
+			continue
+		}
+		verdicts++
+		if e.Verdict != "clean" || e.Stats == nil || e.Stats.Complete {
+			t.Errorf("verdict %q, stats %+v: want clean, search stopped by the budget", e.Verdict, e.Stats)
+		}
+		if e.Elapsed == nil || *e.Elapsed > budget.Seconds() {
+			t.Errorf("reported elapsed %v s, over the budget of %v", *e.Elapsed, budget)
+		}
+	}
+	if verdicts != 1 {
+		t.Errorf("%d verdicts, want 1:\n%s", verdicts, stdout)
+	}
+}
+
+// TestInterrupted checks that Ctrl-C during an exploration still gives the test a verdict,
+// with the statistics so far, and the package its FAIL.
+func TestInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	cmd := exec.Command(heddleBin, "test", "-json", "-out", t.TempDir(), "-budget", "2m", "./slow")
+	cmd.Dir = "testdata/mixed"
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), `"Action":"run"`) {
+			time.Sleep(time.Second)
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage {
+		t.Errorf("exit: %v, want status %d\n%s", err, exitUsage, stderr.String())
+	}
+	var verdicts []string
+	for _, e := range events(t, strings.Join(lines, "\n")) {
+		switch {
+		case e.Test != "" && e.Verdict != "":
+			verdicts = append(verdicts, e.Action+" "+e.Verdict)
+		case e.Test == "" && (e.Action == "pass" || e.Action == "fail"):
+			verdicts = append(verdicts, "package "+e.Action)
+		}
+	}
+	if want := []string{"fail interrupted", "package fail"}; !slices.Equal(verdicts, want) {
+		t.Errorf("verdicts %q, want %q\n%s", verdicts, want, strings.Join(lines, "\n"))
+	}
+}
+
+// TestDivergence checks that runs whose schedules do not replay (map iteration order) are
+// heddle's limitation: counted and placed, never a bug, and the search goes on.
+func TestDivergence(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", t.TempDir(), "-budget", "2s", "./diverge")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	placed := false
+	for _, e := range events(t, stdout) {
+		placed = placed || strings.Contains(e.Output, "did not follow their schedule") && strings.Contains(e.Output, "diverge_test.go:")
+		if e.Bug != nil {
+			t.Errorf("bug reported: %s", e.Output)
+		}
+		if e.Test != "" && e.Verdict != "" {
+			if e.Verdict != "clean" || e.Stats.Diverged == 0 || e.Stats.Runs <= e.Stats.Diverged {
+				t.Errorf("verdict %s, %d runs, %d diverged: want clean, with runs beyond the diverging ones", e.Verdict, e.Stats.Runs, e.Stats.Diverged)
+			}
+		}
+	}
+	if !placed {
+		t.Errorf("no note says where runs diverged:\n%s", stdout)
+	}
+}
+
+func events(t *testing.T, stdout string) []event {
+	t.Helper()
+	var es []event
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var e event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+// normalizeEvents keeps the fields of -json events that do not change from run to run.
+func normalizeEvents(t *testing.T, stdout string) string {
+	var sb strings.Builder
+	for _, e := range events(t, stdout) {
+		fmt.Fprintf(&sb, "%s %s %s", e.Action, e.Package+e.ImportPath, e.Test)
+		if e.Verdict != "" {
+			fmt.Fprintf(&sb, " verdict=%s", e.Verdict)
+		}
+		if e.Reason != "" {
+			fmt.Fprintf(&sb, " reason=%q", e.Reason)
+		}
+		if e.FailedBuild != "" {
+			fmt.Fprintf(&sb, " failedbuild=%q", e.FailedBuild)
+		}
+		if e.Stats != nil {
+			fmt.Fprintf(&sb, " complete=%v", e.Stats.Complete)
+		}
+		if e.Bug != nil {
+			// The report itself is in the text golden files.
+			e.Output, _, _ = strings.Cut(e.Output, "\n")
+			fmt.Fprintf(&sb, " bug=%s", e.Bug.Kind)
+		}
+		if e.Output != "" {
+			fmt.Fprintf(&sb, " output=%q", e.Output)
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
+var (
+	durations    = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b|\d+m\d+(\.\d+)?s`)
+	runCounts    = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
+	interleaving = regexp.MustCompile(`(?s)(\n    interleaving \()[^\n]*\n.*?\(\* marks[^\n]*\n`)
+)
+
+// normalize replaces what changes from run to run, or with the scheduler's choices: times,
+// counts of runs, the interleaving tables and the directories.
+func normalize(s, out, dir string) string {
+	s = strings.ReplaceAll(s, out, "$OUT")
+	s = strings.ReplaceAll(s, dir, "$DIR")
+	s = interleaving.ReplaceAllString(s, "${1}…)\n")
+	s = runCounts.ReplaceAllString(s, "N $1")
+	return durations.ReplaceAllString(s, "T")
+}
