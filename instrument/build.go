@@ -253,6 +253,9 @@ func (b *builder) load() ([]root, error) {
 		Dir:        b.dir,
 		Env:        b.env,
 		BuildFlags: b.buildFlags(),
+		// A package of the main module that only the tests import (errgroup in the tests
+		// of semaphore) must be instrumented too: its goroutines run the tests' code.
+		Tests: b.cfg.Test,
 	}
 	graph, err := packages.Load(lcfg, b.cfg.Packages...)
 	if err != nil {
@@ -261,6 +264,9 @@ func (b *builder) load() ([]root, error) {
 	var roots []root
 	var msgs []string
 	for _, p := range graph {
+		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
+			continue // the compiler reports errors in test files, from the overlay build
+		}
 		if len(p.Errors) > 0 && len(p.GoFiles) > 0 {
 			// The package exists but does not build.
 			var out []string
@@ -286,13 +292,18 @@ func (b *builder) load() ([]root, error) {
 	}
 
 	var paths []string
-	seen := make(map[string]bool)
+	seen := make(map[string]bool) // by ID: a test variant imports more than its package
+	listed := make(map[string]bool)
 	packages.Visit(graph, func(p *packages.Package) bool {
-		if seen[p.PkgPath] {
+		if seen[p.ID] {
 			return false
 		}
-		seen[p.PkgPath] = true
-		if b.instrumented(p) {
+		seen[p.ID] = true
+		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
+			return true // loaded again below with the package it tests
+		}
+		if !listed[p.PkgPath] && b.instrumented(p) {
+			listed[p.PkgPath] = true
 			paths = append(paths, p.PkgPath)
 		}
 		return true

@@ -130,14 +130,21 @@ func TestBuildRun(t *testing.T) {
 
 // TestBuildTests builds a package with internal and external tests, a
 // TestMain and a test file behind a build tag, and checks that the worker test runs every test registered with
-// the harness.
+// the harness. A package of the module that only a test imports is instrumented too.
 func TestBuildTests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")
 	}
-	res := build(t, Config{Dir: "tests", Packages: []string{"./..."}, Test: true, Tags: []string{"heddletag"}})
+	res := build(t, Config{Dir: "tests", Packages: []string{".", "./xonly"}, Test: true, Tags: []string{"heddletag"}})
 	if len(res.Binaries) != 2 {
 		t.Fatalf("got %v, want two test binaries", res.Binaries)
+	}
+	overlay, err := os.ReadFile(filepath.Join(res.WorkDir, "overlay.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(overlay), "testonly.go") {
+		t.Errorf("overlay lacks testonly.go, which the tests of xonly import:\n%s", overlay)
 	}
 	want := map[string][]string{
 		"example.com/tests":       {"TestInternal", "TestTable", "TestExternal", "TestMainRan", "TestTagged"},

@@ -33,11 +33,13 @@ import (
 
 type C chan int
 
+type P struct{ a, b int }
+
 func g() int             { return 1 }
 func h(int, ...int)      {}
 func pick(c C) chan int  { return c }
 
-func f(a chan int, b C, s chan<- int, r <-chan int, cc chan chan int, mu *sync.Mutex, wg *sync.WaitGroup) (x int) {
+func f(a chan int, b C, s chan<- int, r <-chan int, cc chan chan int, pc chan P, mu *sync.Mutex, wg *sync.WaitGroup) (x int) {
 	var ok bool
 	_ = ok
 `
@@ -124,6 +126,9 @@ var commClauses = []string{
 	"case <-time.After(time.Second):",
 	"case (<-cc) <- 1:",
 	"case <-a: break",
+	"case pc <- P{x, g()}:",
+	"case []chan P{pc}[0] <- P{a: 1}:",
+	"case v := <-[]chan P{pc}[x&0]: x = v.b",
 }
 
 func (p *program) selectStmt(depth int) {

@@ -718,7 +718,8 @@ type commCase struct {
 //	}}
 //
 // The outer switch holds the channel and value operands, evaluated once in
-// source order on entry, and carries the label of the select, if any, for
+// source order on entry and each parenthesized, since a composite literal
+// would otherwise end the switch header, and carries the label of the select, if any, for
 // labeled breaks. The inner switch captures unlabeled breaks, which in a
 // select case leave the select. Without a default clause, the last case
 // becomes the default of the inner switch, so that a select that is a
@@ -763,7 +764,7 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 			k.chTemp = r.temp()
 			temps = append(temps, k.chTemp)
 			ch := k.ch
-			inits = append(inits, func() { w.node(ch) })
+			inits = append(inits, func() { w.insert("("); w.node(ch); w.insert(")") })
 			if k.value == nil {
 				continue
 			}
@@ -781,13 +782,9 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 				}
 			}
 			inits = append(inits, func() {
-				if conv != "" {
-					w.insert(conv + "(")
-				}
+				w.insert(conv + "(")
 				w.node(v)
-				if conv != "" {
-					w.insert(")")
-				}
+				w.insert(")")
 			})
 		}
 	}

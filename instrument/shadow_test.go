@@ -33,7 +33,7 @@ var shadowSpecs = []shadowSpec{
 	{"time", names("Now", "Since", "Until", "Sleep", "After", "Tick", "NewTimer", "NewTicker",
 		"AfterFunc", "Timer", "Ticker")},
 	{"context", merge(names("WithCancel", "WithCancelCause", "WithTimeout", "WithTimeoutCause",
-		"WithDeadline", "WithDeadlineCause", "Cause"), map[string]string{"AfterFunc": "ContextAfterFunc"})},
+		"WithDeadline", "WithDeadlineCause", "Cause", "WithoutCancel", "WithValue"), map[string]string{"AfterFunc": "ContextAfterFunc"})},
 }
 
 func names(list ...string) map[string]string {

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -186,6 +187,14 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	if active == nil || c == nil {
 		return context.AfterFunc(ctx, f)
 	}
+	return c.AfterFunc(f)
+}
+
+// AfterFunc makes the context an afterFuncer for the standard package: a context that
+// uninstrumented code derives from it with context.WithCancel (and the others) registers its
+// cancellation here, to run in a goroutine of the run, instead of starting a goroutine of its
+// own that heddle could not schedule.
+func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 	a := &afterFunc{f: f}
 	c.step(OpAtomicRMW)
 	if c.err != nil {
@@ -201,3 +210,39 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 		return i >= 0
 	}
 }
+
+// WithoutCancel is context.WithoutCancel, whose result must not lead back to the controlled
+// context it was made from: its children are not cancelled with that context.
+func WithoutCancel(parent context.Context) context.Context {
+	if active == nil {
+		return context.WithoutCancel(parent)
+	}
+	return withoutCancelCtx{context.WithoutCancel(parent)}
+}
+
+type withoutCancelCtx struct{ context.Context }
+
+func (c withoutCancelCtx) Value(key any) any {
+	if key == &cancelCtxKey {
+		return nil
+	}
+	return c.Context.Value(key)
+}
+
+func (c withoutCancelCtx) String() string { return fmt.Sprint(c.Context) }
+
+// WithValue is context.WithValue. The result is an afterFuncer, so that a context that
+// uninstrumented code derives from it is cancelled with the controlled context it carries, as
+// by cancelCtx.AfterFunc, rather than by a goroutine heddle did not start.
+func WithValue(parent context.Context, key, val any) context.Context {
+	if active == nil {
+		return context.WithValue(parent, key, val)
+	}
+	return valueCtx{context.WithValue(parent, key, val)}
+}
+
+type valueCtx struct{ context.Context }
+
+func (c valueCtx) AfterFunc(f func()) (stop func() bool) { return ContextAfterFunc(c.Context, f) }
+
+func (c valueCtx) String() string { return fmt.Sprint(c.Context) }

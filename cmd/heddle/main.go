@@ -8,6 +8,8 @@
 //	heddle replay [-v] FILE
 //	heddle serve FILE...
 //	heddle demo
+//	heddle dap [-listen address]
+//	heddle lsp
 //	heddle version
 package main
 
@@ -32,9 +34,11 @@ Usage:
 	heddle replay [-v] FILE                        replay a schedule or trace file
 	heddle serve FILE...                           open the web view on result files
 	heddle demo                                    explore a bundled buggy example
+	heddle dap [-listen address]                   serve the Debug Adapter Protocol (editors)
+	heddle lsp                                     serve the Language Server Protocol (editors)
 	heddle version                                 print the version
 
-Run 'heddle test -h' for the flags of test and run.
+Run 'heddle test -h' or 'heddle run -h' for their flags.
 `
 
 func main() {

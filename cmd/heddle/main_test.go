@@ -240,3 +240,30 @@ func TestExplorationFilesLoad(t *testing.T) {
 		})
 	}
 }
+
+// TestHelp checks that every way of asking for help prints heddle's own usage, with the flags
+// of the subcommand, and succeeds, whatever other arguments come with it.
+func TestHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"test", "-h"}, []string{"usage: heddle test", "-budget", "-strategy"}},
+		{[]string{"test", "-help"}, []string{"usage: heddle test", "-budget"}},
+		{[]string{"test", "--help", "-tags", "x", "./..."}, []string{"usage: heddle test", "-budget"}},
+		{[]string{"run", "-h"}, []string{"usage: heddle run", "-budget"}},
+		{[]string{"help"}, []string{"heddle test -h", "heddle dap", "heddle lsp"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, code := heddle(t, t.TempDir(), tc.args...)
+			if code != exitOK {
+				t.Errorf("exit %d, want 0\n%s\n%s", code, out, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s\n%s", w, out, errOut)
+				}
+			}
+		})
+	}
+}

@@ -82,6 +82,11 @@ func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
 		if hasValue {
 			name = name[:strings.Index(name, "=")]
 		}
+		if name == "h" || name == "help" {
+			// Heddle's own usage, not the go command's.
+			own = append(own, a)
+			continue
+		}
 		if f := fs.Lookup(name); f != nil {
 			own = append(own, a)
 			if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && !hasValue && i+1 < len(args) {
@@ -99,6 +104,24 @@ func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
 	return own, build, pkgs
 }
 
+const testUsage = `usage: heddle test [build flags] [packages] [flags]
+
+Builds the tests of the packages (as go test does) with heddle's instrumentation, explores the
+goroutine interleavings of each test, and reports every concurrency bug found, with a schedule
+that heddle replay reproduces. Flags heddle does not know (-tags, -gcflags, ...) are build
+flags, passed to the go command.
+
+Flags:
+`
+
+const runUsage = `usage: heddle run [build flags] [package] [flags]
+
+Builds a main package with heddle's instrumentation and explores the goroutine interleavings of
+its main function, as heddle test does for a test.
+
+Flags:
+`
+
 func cmdTest(args []string, tests bool) int { return cmdTestDir("", args, tests) }
 
 // cmdTestIn runs heddle test with dir as the working directory of the build.
@@ -112,7 +135,20 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	fs := flag.NewFlagSet("heddle "+name, flag.ContinueOnError)
 	var f testFlags
 	f.set(fs)
+	fs.Usage = func() {
+		if tests {
+			fmt.Fprint(fs.Output(), testUsage)
+		} else {
+			fmt.Fprint(fs.Output(), runUsage)
+		}
+		fs.PrintDefaults()
+	}
 	own, build, pkgs := splitArgs(fs, args)
+	if slices.ContainsFunc(own, func(a string) bool { n := strings.TrimLeft(a, "-"); return n == "h" || n == "help" }) {
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		return exitOK
+	}
 	if err := fs.Parse(own); err != nil {
 		return exitUsage
 	}

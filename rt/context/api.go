@@ -48,6 +48,6 @@ func WithTimeoutCause(parent Context, timeout time.Duration, cause error) (Conte
 	return rt.WithTimeoutCause(parent, timeout, cause)
 }
 
-func WithValue(parent Context, key any, val any) Context { return context.WithValue(parent, key, val) }
+func WithValue(parent Context, key any, val any) Context { return rt.WithValue(parent, key, val) }
 
-func WithoutCancel(parent Context) Context { return context.WithoutCancel(parent) }
+func WithoutCancel(parent Context) Context { return rt.WithoutCancel(parent) }

@@ -64,3 +64,20 @@ L:
 		break L
 	}
 }
+
+type result struct {
+	path string
+	sum  [2]byte
+}
+
+// sendLiteral sends composite literals, which in a switch header need
+// parentheses.
+func sendLiteral(c chan result, cs []chan result, done <-chan struct{}, path string) error {
+	select {
+	case c <- result{path, [2]byte{1, 2}}:
+	case cs[0] <- result{path: path}:
+	case <-done:
+		return nil
+	}
+	return nil
+}

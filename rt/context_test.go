@@ -1,0 +1,65 @@
+package rt_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// TestContextStdChild derives contexts with the standard package (as uninstrumented code
+// does) from controlled ones. Their cancellation must run in goroutines of the run: the
+// standard package's own propagation goroutine would call Err from outside heddle's control
+// and end the run as unsupported.
+func TestContextStdChild(t *testing.T) {
+	key := new(int)
+	for _, tc := range []struct {
+		name   string
+		parent func(context.Context) context.Context
+	}{
+		{"cancel", func(ctx context.Context) context.Context { return ctx }},
+		{"value", func(ctx context.Context) context.Context { return rt.WithValue(ctx, key, 1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			res := rt.Run(rt.Config{}, func() {
+				ctx, cancel := rt.WithCancel(context.Background())
+				child, stop := context.WithCancel(tc.parent(ctx))
+				defer stop()
+				rt.Go(cancel)
+				rt.Recv(child.Done())
+				err = child.Err()
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("child.Err() = %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+// TestContextWithoutCancel checks that a context made by WithoutCancel is not cancelled, nor
+// are its children or its AfterFunc, when the controlled context it was made from is.
+func TestContextWithoutCancel(t *testing.T) {
+	var childErr, cause error
+	ran := false
+	res := rt.Run(rt.Config{}, func() {
+		ctx, cancel := rt.WithCancelCause(context.Background())
+		detached := rt.WithoutCancel(ctx)
+		child, stop := rt.WithCancel(detached)
+		defer stop()
+		rt.ContextAfterFunc(detached, func() { ran = true })
+		cancel(errors.New("cause"))
+		rt.Gosched()
+		childErr, cause = child.Err(), rt.Cause(detached)
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if childErr != nil || cause != nil || ran {
+		t.Errorf("after cancelling the parent: child.Err() = %v, Cause = %v, AfterFunc ran = %v; want nil, nil, false", childErr, cause, ran)
+	}
+}
