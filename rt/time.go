@@ -27,8 +27,9 @@ const (
 	// is not durably blocked: before the clock advances, heddle waits for such channels in
 	// real time, for as long as the next deadline is away (at most Config.ForeignWait).
 	//
-	// Timers due at the same instant fire in one step of the clock, in the order they were
-	// set; the goroutines they wake then race as in Go: each runs only to its next scheduling
+	// When every goroutine is blocked and no timer would wake one (a ticker nobody reads), the
+	// clock does not advance: the goroutines are blocked for ever, as in synctest. Timers due
+	// at the same instant fire in one step of the clock, in the order they were set; the goroutines they wake then race as in Go: each runs only to its next scheduling
 	// point, and the order of their following steps is a decision like any other.
 	TimeSynctest TimeModel = iota
 	// TimeAdversarial lets the clock advance at any step while a timer is set, so a timeout may
@@ -81,7 +82,24 @@ func (r *run) clockEnabled(others bool) bool {
 		// goroutine.
 		return !others || !r.clockLast
 	}
-	return !others
+	return !others && r.clockWakes()
+}
+
+// clockWakes reports whether some timer, when it fires, unblocks a goroutine: synctest's time
+// advances only "to the next time that will unblock at least one goroutine". Without one (a
+// ticker nobody reads), the goroutines are blocked for ever.
+func (r *run) clockWakes() bool {
+	for _, t := range r.clock.timers {
+		switch t.kind {
+		case timerSleep, timerFunc:
+			return true
+		case timerChan:
+			if w, _ := r.parked(t.st, false); w != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // An early fire is a timer that the adversarial clock fired while goroutines could still run.

@@ -111,3 +111,34 @@ func TestBubbleStopsTime(t *testing.T) {
 		t.Fatalf("verdict %s: %s, want deadlock", res.Verdict.Kind, res.Verdict.Message)
 	}
 }
+
+// TestForeignNotDurable: a goroutine waiting on a channel heddle did not make is not durably
+// blocked, so the clock does not advance past it while its value arrives in real time first.
+func TestForeignNotDurable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		time rt.TimeModel
+		want int
+	}{
+		{"synctest", rt.TimeSynctest, 0},
+		{"adversarial", rt.TimeAdversarial, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outside := make(chan int)
+			go func() {
+				time.Sleep(20 * time.Millisecond)
+				select {
+				case outside <- 42:
+				case <-time.After(2 * time.Second):
+				}
+			}()
+			got := -1
+			res := rt.Run(rt.Config{Time: tc.time}, func() {
+				got, _, _ = rt.Select(false, rt.RecvCase(outside), rt.RecvCase(rt.After(time.Second)))
+			})
+			if res.Verdict.Kind != rt.VerdictOK || got != tc.want {
+				t.Fatalf("verdict %s: %s, case %d; want ok, case %d", res.Verdict.Kind, res.Verdict.Message, got, tc.want)
+			}
+		})
+	}
+}
