@@ -106,7 +106,7 @@ func (n *navInc) run(ctx context.Context, breakAt int) error {
 		n.started = true
 		p := n.plan
 		p.breakAt = breakAt
-		return n.in.ctrl.begin(n.s.prog.test, p)
+		return n.in.ctrl.begin(n.s.prog.test, n.s.prog.time, p)
 	}
 	n.in.ctrl.mu.Lock()
 	n.in.ctrl.plan.breakAt = breakAt

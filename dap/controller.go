@@ -119,7 +119,7 @@ func (c *controller) accept() {
 }
 
 // begin starts the run of test with plan p. The debuggee must have connected.
-func (c *controller) begin(test string, p planned) error {
+func (c *controller) begin(test string, tm rt.TimeModel, p planned) error {
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
@@ -127,7 +127,7 @@ func (c *controller) begin(test string, p planned) error {
 	}
 	c.started = true
 	c.plan = p
-	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test, BreakAt: p.breakAt}
+	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test, BreakAt: p.breakAt, Time: tm}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.

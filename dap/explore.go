@@ -112,7 +112,7 @@ func (s *Session) explore(m *message, strategy, budget string) {
 	web := s.web
 	s.mu.Unlock()
 	// The schedule tree is streamed to the web view when it is open.
-	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil}
+	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil, Time: s.prog.time}
 	prog := s.prog
 	s.wg.Add(1)
 	go func() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -29,6 +30,8 @@ type launchArgs struct {
 	Strategy    string            `json:"strategy"`
 	Budget      string            `json:"budget"`
 	StopOnBug   *bool             `json:"stopOnBug"`
+	// Time is the model of time: "synctest" (default) or "adversarial".
+	Time rt.TimeModel `json:"time"`
 }
 
 // delvePassThrough are the launch attributes Delve understands that heddle passes on.
@@ -48,6 +51,7 @@ type program struct {
 	stopOnBug   bool
 	stopOnEntry bool
 	cleanup     func()
+	time        rt.TimeModel // of the runs and explorations; a schedule's own when replaying one
 }
 
 // parseLaunch checks the launch attributes and says what is wrong in the user's terms.
@@ -135,7 +139,7 @@ func debugFlags(flags []string) []string {
 
 // build instruments and builds the program for debugging, with optimisations off.
 func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
-	p := &program{mode: a.Mode, strategy: a.Strategy, budget: a.Budget, stopOnBug: true, stopOnEntry: a.StopOnEntry}
+	p := &program{mode: a.Mode, strategy: a.Strategy, budget: a.Budget, stopOnBug: true, stopOnEntry: a.StopOnEntry, time: a.Time}
 	if p.strategy == "" {
 		p.strategy = "dpor"
 	}
@@ -153,6 +157,9 @@ func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
 		}
 		p.schedule = s
 		p.test = s.Program.Test
+		if s.Time != rt.TimeSynctest {
+			p.time = s.Time
+		}
 		if dir == "" {
 			dir = s.Program.Dir
 		}
@@ -279,6 +286,6 @@ func testArgs(user []string) []string {
 
 // newSchedule returns an empty schedule file of the program.
 func (p *program) newSchedule(strategy string) *timeline.Schedule {
-	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy,
+	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time,
 		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
 }

@@ -627,7 +627,7 @@ func (s *Session) configurationDone(m *message) {
 		if s.prog.stopOnEntry {
 			p.breakAt = 0
 		}
-		if err := in.ctrl.begin(s.prog.test, p); err != nil {
+		if err := in.ctrl.begin(s.prog.test, s.prog.time, p); err != nil {
 			s.output("stderr", "heddle: "+err.Error()+"\n")
 			return
 		}

@@ -20,7 +20,7 @@ const corpusBudget = 5 * time.Second
 func TestCorpus(t *testing.T) {
 	for _, p := range corpus.Programs {
 		t.Run(p.Name, func(t *testing.T) {
-			rep := explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget})
+			rep := explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget, Time: p.Time})
 			if p.Want == "" {
 				if !rep.Stats.Complete {
 					t.Errorf("exploration incomplete after %d runs", rep.Stats.Runs)
@@ -69,9 +69,9 @@ func TestCorpusReplay(t *testing.T) {
 		}
 		t.Run(p.Name, func(t *testing.T) {
 			// Any schedule of the bug will do: stop at the first bug, unless it is another one.
-			rep := explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget, StopOnBug: true})
+			rep := explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget, StopOnBug: true, Time: p.Time})
 			if firstOfKind(rep, p.Want) == nil {
-				rep = explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget})
+				rep = explorer.Explore(p.Body, explorer.Options{MaxTime: corpusBudget, Time: p.Time})
 			}
 			b := firstOfKind(rep, p.Want)
 			if b == nil {
@@ -81,7 +81,7 @@ func TestCorpusReplay(t *testing.T) {
 				t.Fatalf("detailed re-run of the bug's schedule: got %v, want %s", verdictOf(b.Result), b.Kind)
 			}
 			for i := range replays {
-				r := explorer.Explore(p.Body, explorer.Options{Strategy: "dfs", Prefix: b.Schedule, MaxRuns: 1})
+				r := explorer.Explore(p.Body, explorer.Options{Strategy: "dfs", Prefix: b.Schedule, MaxRuns: 1, Time: p.Time})
 				if r.Stats.Runs != 1 || len(r.Bugs) != 1 || r.Bugs[0].Key != b.Key {
 					t.Fatalf("replay %d: %d run(s), bugs %v; want exactly %s", i, r.Stats.Runs, keys(r), b.Key)
 				}
@@ -158,7 +158,7 @@ func TestCorpusStrategies(t *testing.T) {
 				}
 				// Stopping at the first bug keeps exhaustive search of the buffer programs short;
 				// if that bug is another one, the full search decides.
-				opts := explorer.Options{Strategy: s, MaxTime: corpusBudget, StopOnBug: true}
+				opts := explorer.Options{Strategy: s, MaxTime: corpusBudget, StopOnBug: true, Time: p.Time}
 				if s == "bounded" {
 					opts.Bound = 1000
 				}

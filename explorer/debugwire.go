@@ -23,6 +23,8 @@ type DebugStart struct {
 	// checkpoint BreakAt on, it asks.
 	BreakAt int      `json:"breakAt"`
 	Follow  []string `json:"follow,omitempty"`
+	// Time is the model of time of the run.
+	Time rt.TimeModel `json:"time,omitempty"`
 }
 
 // DebugEvent is what a debuggee reports. Type is "point", "resumed", "bug" or "end".

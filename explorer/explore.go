@@ -55,6 +55,8 @@ type Options struct {
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
 	Hang time.Duration
+	// Time is the model of time (rt.Config.Time): synctest's by default.
+	Time rt.TimeModel
 	// Outcomes makes the report count runs by terminal outcome (Report.Outcomes), for
 	// comparing strategies; it costs a string per run.
 	Outcomes bool
@@ -218,7 +220,7 @@ func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body),
 
 // ExploreWith is Explore with a harness around every run.
 func ExploreWith(h Harness, opts Options) *Report {
-	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}, reuse: true}, opts)
+	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}, reuse: true}, opts)
 }
 
 type explorer struct {
@@ -629,7 +631,10 @@ func Replay(body func(), s *timeline.Schedule, opts Options) (*rt.Result, error)
 
 // ReplayWith is Replay with a harness around the run.
 func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, error) {
-	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang}}, s)
+	if s.Time != rt.TimeSynctest {
+		opts.Time = s.Time
+	}
+	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}, s)
 }
 
 func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {

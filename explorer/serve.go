@@ -78,7 +78,7 @@ func ServeRun(h Harness, req Request) *Message {
 	if gd == nil {
 		return &Message{Type: "error", Error: "run request without a guide"}
 	}
-	p := &inProcess{h: h, cfg: rt.Config{MaxSteps: req.Options.MaxSteps, Hang: req.Options.Hang}}
+	p := &inProcess{h: h, cfg: rt.Config{MaxSteps: req.Options.MaxSteps, Hang: req.Options.Hang, Time: req.Options.Time}}
 	res := p.run(gd, req.Detail)
 	return &Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged()}
 }

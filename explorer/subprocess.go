@@ -253,7 +253,7 @@ func (r *remote) run(gd *Guide, detail bool) *rt.Result {
 		r.spare, _ = r.w.start()
 	}
 	req := Request{Cmd: "run", Test: r.test, Guide: gd, Detail: detail,
-		Options: WireOptions{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang}}
+		Options: WireOptions{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time}}
 	var res *rt.Result
 	var log []LoggedPoint
 	var diverged, failed string

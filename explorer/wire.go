@@ -46,13 +46,14 @@ type WireOptions struct {
 	Prefix    []rt.Decision `json:"prefix,omitempty"`
 	Shard     int           `json:"shard,omitempty"`
 	Shards    int           `json:"shards,omitempty"`
+	Time      rt.TimeModel  `json:"time,omitempty"`
 }
 
 // Options converts to explorer Options.
 func (w WireOptions) Options() Options {
 	return Options{Strategy: w.Strategy, MaxRuns: w.MaxRuns, MaxTime: w.MaxTime, MaxSteps: w.MaxSteps,
 		Seed: w.Seed, Depth: w.Depth, Bound: w.Bound, StopOnBug: w.StopOnBug, Hang: w.Hang, Prefix: w.Prefix,
-		Shard: w.Shard, Shards: w.Shards}
+		Shard: w.Shard, Shards: w.Shards, Time: w.Time}
 }
 
 // Message is one line a worker writes.

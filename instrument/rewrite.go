@@ -25,6 +25,8 @@ var shadows = map[string]string{
 	"sync/atomic": rtPath + "/sync/atomic",
 	"time":        rtPath + "/time",
 	"context":     rtPath + "/context",
+	// Hand-written, as it has only two functions: synctest.Test and synctest.Wait.
+	"testing/synctest": rtPath + "/testing/synctest",
 }
 
 // runtimeFuncs are the functions of package runtime that act on goroutines

@@ -63,6 +63,10 @@ func (r *run) enabled(g *goroutine) bool {
 		return false // parked: completed by Signal or the clock
 	case OpOnce:
 		return !o.once.running
+	case OpBubble:
+		return r.bubble.live == 0
+	case OpBubbleWait:
+		return r.quiet(g.bubble, g)
 	case OpSend, OpRecv, OpSelect:
 		// Attempting a channel operation is always possible: it completes or parks.
 		return true

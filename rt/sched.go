@@ -41,6 +41,8 @@ type Config struct {
 	// not control (channels made by uninstrumented code) waits for one of them in real time
 	// before the run is declared deadlocked. Zero means 1s.
 	ForeignWait time.Duration
+	// Time is the model of time: when the virtual clock may advance.
+	Time TimeModel
 	// AfterRootClock bounds how many times the virtual clock may advance after the root
 	// goroutine has returned, so that background tickers cannot keep a finished run alive.
 	// Zero means 64.
@@ -122,6 +124,7 @@ type goroutine struct {
 	fn      uintptr
 	created int32 // step that created it, -1 for the root
 	exited  int32
+	bubble  *bubble // the synctest bubble it belongs to, or nil
 	// Results of operations completed on g's behalf by another goroutine.
 	done     bool // op completed by a partner
 	recv     any
@@ -197,6 +200,10 @@ type run struct {
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
+	// early lists the timers that the adversarial clock fired while goroutines could still
+	// run (detail mode); bubble is the synctest bubble in progress, or nil.
+	early  []earlyFire
+	bubble *bubble
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
 	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
 	// decisions' alternatives, and the steps' first partners with their objects.
@@ -299,6 +306,7 @@ func (r *run) reset(cfg Config) {
 		idle:        r.idle,
 		startG:      NoG,
 		clock:       clock{timers: r.clock.timers[:0]},
+		early:       r.early[:0],
 		gcache:      r.gcache,
 		objNames:    r.objNames,
 		decAlts:     r.decAlts[:0],
@@ -396,6 +404,9 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		lastLoad:   NoObj,
 	}
 	if parent != nil {
+		if ng.bubble = parent.bubble; ng.bubble != nil {
+			ng.bubble.live++
+		}
 		parent.nchild++
 		ng.seq = parent.nchild
 		ng.created = int32(len(r.events)) - 1
@@ -462,7 +473,10 @@ func (r *run) exit(g *goroutine) {
 	if r.ended {
 		return
 	}
-	r.record(g, OpExit, NoObj)
+	e := r.record(g, OpExit, NoObj)
+	if g.bubble != nil {
+		r.bubbleExit(g, e)
+	}
 	if r.ended {
 		return
 	}
@@ -547,9 +561,7 @@ func (r *run) next(cur *goroutine) *goroutine {
 			return nil
 		}
 		if len(r.resume) > 0 {
-			n := r.resume[0]
-			r.resume = r.resume[:copy(r.resume, r.resume[1:])]
-			return n
+			return r.takeResumed()
 		}
 		if r.hasForeign && r.pollParked() {
 			continue
@@ -562,6 +574,13 @@ func (r *run) next(cur *goroutine) *goroutine {
 	}
 }
 
+// takeResumed removes the first goroutine of the resume queue and returns it.
+func (r *run) takeResumed() *goroutine {
+	n := r.resume[0]
+	r.resume = r.resume[:copy(r.resume, r.resume[1:])]
+	return n
+}
+
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
 // time passing is progress.
 var clockG = &goroutine{id: ClockID, sincePoll: spinBody, lastLoad: NoObj}
@@ -572,19 +591,21 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
 	curIdx := -1
-	yielded := false
+	yielded, working := false, false
 	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
+			working = working || g.sincePoll >= spinBody
 			if g == cur {
 				curIdx = len(alts)
 			}
 			alts = r.appendAlt(alts, g)
 		}
 	}
-	// Fairness: while a goroutine can run, the clock advances at most once between two of its
-	// steps; otherwise a schedule could let time run forever and starve every goroutine.
-	if r.clock.pending() && (!r.rootDone() || r.afterRoot < r.cfg.AfterRootClock) && (len(alts) == 0 || !r.clockLast) {
+	if len(alts) == 0 && r.waitForeign() {
+		return r.takeResumed()
+	}
+	if r.clockEnabled(len(alts) > 0, working) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
 	}
 	if yielded {
@@ -592,9 +613,6 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	r.alts = alts
 	if len(alts) == 0 {
-		if r.waitForeign() {
-			return r.decide(cur)
-		}
 		r.end()
 		return nil
 	}
@@ -852,6 +870,9 @@ func (r *run) finish() {
 	if msg := r.foreign.Load(); msg != nil {
 		// Whatever happened next, the run was not under heddle's control.
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
+	}
+	if len(r.early) > 0 && r.verdict.Kind.Bug() {
+		r.verdict.Timing = r.timing()
 	}
 	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind.Bug() {
 		r.cfg.Bug = nil

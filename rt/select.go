@@ -177,12 +177,21 @@ func (r *run) onForeign(w *goroutine) bool {
 }
 
 // waitForeign is called when no goroutine can run. If some wait to receive from foreign
-// channels, it waits for one of those channels in real time, up to cfg.ForeignWait, and
-// reports whether one became ready.
+// channels, they are not durably blocked (see TimeSynctest): it waits for one of those
+// channels in real time, up to cfg.ForeignWait, or less when the clock may advance: up to the
+// next deadline, which the program would have waited for in real time too (with adversarial
+// time, the clock advances at once). It reports whether one became ready, and resumed it.
 func (r *run) waitForeign() bool {
 	for _, w := range r.gs {
 		if w.state == gParked && r.onForeign(w) {
-			return r.waitForeignSlow()
+			limit := r.cfg.ForeignWait
+			if r.clockEnabled(false, false) {
+				if r.cfg.Time == TimeAdversarial {
+					return false
+				}
+				limit = min(limit, time.Duration(r.clock.timers[0].when-r.clock.now))
+			}
+			return limit > 0 && r.waitForeignSlow(limit)
 		}
 	}
 	return false
@@ -191,7 +200,7 @@ func (r *run) waitForeign() bool {
 // waitForeignSlow is kept out of line: its frame is large, and goroutine stacks are small.
 //
 //go:noinline
-func (r *run) waitForeignSlow() bool {
+func (r *run) waitForeignSlow(limit time.Duration) bool {
 	var cases []reflect.SelectCase
 	var who []*goroutine
 	var idx []int
@@ -220,7 +229,7 @@ func (r *run) waitForeignSlow() bool {
 	if len(cases) == 0 {
 		return false
 	}
-	timeout := time.NewTimer(r.cfg.ForeignWait)
+	timeout := time.NewTimer(limit)
 	defer timeout.Stop()
 	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timeout.C)})
 	i, v, ok := reflect.Select(cases)

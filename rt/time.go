@@ -2,11 +2,180 @@ package rt
 
 import (
 	"container/heap"
+	"fmt"
+	"path/filepath"
+	"strconv"
 	"time"
 )
 
 // Virtual time starts at a fixed instant, so that replays print the same times.
 var clockBase = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// TimeModel says when the virtual clock may advance.
+type TimeModel uint8
+
+const (
+	// TimeSynctest is the time of Go's testing/synctest (Go 1.25): the clock advances only when
+	// every goroutine is durably blocked, and then jumps to the next deadline. A timeout
+	// therefore beats a piece of work only where that work itself waits: it sleeps, waits on a
+	// timer, or blocks on something that only the clock will release. A goroutine is durably
+	// blocked when it waits on an object of the run: a channel made by instrumented code, a
+	// mutex, a WaitGroup, a Cond, a sleep. Go's synctest does not count a blocked Lock, since
+	// a goroutine outside the bubble could unlock it; under heddle every holder is a goroutine
+	// of the run, so a Lock is durable too. A goroutine waiting on a channel heddle did not
+	// make (a foreign channel, such as the Done channel of a context from uninstrumented code)
+	// is not durably blocked: before the clock advances, heddle waits for such channels in
+	// real time, for as long as the next deadline is away (at most Config.ForeignWait).
+	//
+	// When every goroutine is blocked and no timer would wake one (a ticker nobody reads), the
+	// clock does not advance: the goroutines are blocked for ever, as in synctest. Timers due
+	// at the same instant fire in one step of the clock, in the order they were set; the goroutines they wake then race as in Go: each runs only to its next scheduling
+	// point, and the order of their following steps is a decision like any other.
+	TimeSynctest TimeModel = iota
+	// TimeAdversarial lets the clock advance at any step while a timer is set, so a timeout may
+	// fire before work that does not wait at all: the work would have to run longer than the
+	// timeout. A bug found so names the goroutines that were still running (Verdict.Timing).
+	TimeAdversarial
+)
+
+var timeModelNames = [...]string{TimeSynctest: "synctest", TimeAdversarial: "adversarial"}
+
+func (m TimeModel) String() string {
+	if int(m) < len(timeModelNames) {
+		return timeModelNames[m]
+	}
+	return "time(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseTimeModel is the inverse of TimeModel.String; the empty string is TimeSynctest.
+func ParseTimeModel(s string) (TimeModel, error) {
+	if s == "" {
+		return TimeSynctest, nil
+	}
+	for i, n := range timeModelNames {
+		if n == s {
+			return TimeModel(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown time model %q (want synctest or adversarial)", s)
+}
+
+// MarshalText and UnmarshalText carry a TimeModel by name (on the wire, in launch
+// configurations).
+func (m TimeModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+func (m *TimeModel) UnmarshalText(b []byte) error {
+	v, err := ParseTimeModel(string(b))
+	*m = v
+	return err
+}
+
+// clockEnabled reports whether the clock's step is an alternative now. others tells whether
+// some goroutine can run, working whether one of those is not spinning (see spinBody).
+//
+// Under synctest time, goroutines that only spin (a Gosched or select-default loop waiting
+// for a flag that a timer sets) are not durably blocked, and testing/synctest itself would
+// hang on them; but outside a bubble real time passes while they spin, and the test
+// terminates under go test. So the clock may advance while every goroutine that can run is
+// spinning, to any pending timer: fairness then makes the spinners let it step.
+func (r *run) clockEnabled(others, working bool) bool {
+	if !r.clock.pending() || r.rootDone() && r.afterRoot >= r.cfg.AfterRootClock || r.bubbleStopped() {
+		return false
+	}
+	if r.cfg.Time == TimeAdversarial {
+		// Fairness: while a goroutine can run, the clock advances at most once between two
+		// of its steps; otherwise a schedule could let time run forever and starve every
+		// goroutine.
+		return !others || !r.clockLast
+	}
+	if working {
+		return false
+	}
+	return others || r.clockWakes()
+}
+
+// clockWakes reports whether some timer, when it fires, unblocks a goroutine: synctest's time
+// advances only "to the next time that will unblock at least one goroutine". Without one (a
+// ticker nobody reads), the goroutines are blocked for ever.
+func (r *run) clockWakes() bool {
+	for _, t := range r.clock.timers {
+		switch t.kind {
+		case timerSleep, timerFunc:
+			return true
+		case timerChan:
+			if w, _ := r.parked(t.st, false); w != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// An early fire is a timer that the adversarial clock fired while goroutines could still run.
+type earlyFire struct {
+	step  int32 // the clock's step
+	dur   int64
+	set   int32 // the step that set the timer
+	alive []GID // the goroutines that could run
+}
+
+// noteEarly records that t fires at the current step, which the clock took while the
+// alternatives r.alts could run.
+func (r *run) noteEarly(t *timer) {
+	f := earlyFire{step: int32(len(r.events) - 1), dur: t.dur, set: t.set}
+	for _, a := range r.alts {
+		if a.G != ClockID {
+			f.alive = append(f.alive, a.G)
+		}
+	}
+	r.early = append(r.early, f)
+}
+
+// timing explains, for a bug found with adversarial time, each timer that fired while
+// goroutines could still run: those goroutines would have had to run, without waiting, for
+// longer than the timer's duration.
+func (r *run) timing() []string {
+	var out []string
+	for _, f := range r.early {
+		what := "the timer of " + time.Duration(f.dur).String()
+		if f.set >= 0 {
+			what += " set at " + r.stepPos(f.set)
+		}
+		for _, id := range f.alive {
+			g := r.gs[id.index()]
+			out = append(out, fmt.Sprintf("%s fired while %s was still running (%s)", what, r.gname(g), r.awakeSince(g, f.step)))
+		}
+	}
+	return out
+}
+
+// awakeSince says since when goroutine g had run without waiting, before step.
+func (r *run) awakeSince(g *goroutine, step int32) string {
+	for i := step - 1; i >= 0; i-- {
+		e := &r.events[i]
+		if e.Child == g.id {
+			return "it had not waited since it was started at " + r.stepPos(i)
+		}
+		for _, p := range e.Partners {
+			if p.G == g.id {
+				if e.G == ClockID {
+					return "it had not waited since its " + p.Op.String() + " ended at the previous tick of the clock"
+				}
+				return fmt.Sprintf("it had not waited since %s completed its %s at %s", r.gname(r.gs[e.G.index()]), p.Op, r.stepPos(i))
+			}
+		}
+	}
+	return "it had never waited"
+}
+
+// stepPos is the short position (file:line) of step i, or the step's number when unknown.
+func (r *run) stepPos(i int32) string {
+	file, line, _ := Position(r.events[i].PC)
+	if file == "" {
+		return "step " + strconv.Itoa(int(i))
+	}
+	return filepath.Base(file) + ":" + strconv.Itoa(line)
+}
 
 type timerKind uint8
 
@@ -20,6 +189,8 @@ type timer struct {
 	obj     objState
 	kind    timerKind
 	when    int64 // virtual nanoseconds since clockBase
+	dur     int64 // the duration it was last set for
+	set     int32 // the step that last set it
 	period  int64 // tickers
 	seq     uint64
 	index   int // in the heap, -1 when not scheduled
@@ -67,6 +238,7 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	}
 	r.clock.seq++
 	t.when, t.seq, t.active = r.clock.now+int64(d), r.clock.seq, true
+	t.dur, t.set = int64(d), int32(len(r.events)-1)
 	heap.Push(&r.clock.timers, t)
 }
 
@@ -107,9 +279,13 @@ func (r *run) fireClock() {
 	r.clock.now = next
 	e := r.record(clockG, OpClock, NoObj)
 	e.Objs = append(e.Objs, ClockObj)
+	early := r.cfg.Time == TimeAdversarial && r.cfg.Detail && len(r.alts) > 1
 	for len(r.clock.timers) > 0 && r.clock.timers[0].when == next {
 		t := heap.Pop(&r.clock.timers).(*timer)
 		t.active = false
+		if early {
+			r.noteEarly(t)
+		}
 		e = &r.events[len(r.events)-1]
 		e.Objs = append(e.Objs, t.obj.id)
 		if t.st != nil {
@@ -126,6 +302,7 @@ func (r *run) fireClock() {
 			if t.period > 0 {
 				r.clock.seq++
 				t.when, t.seq, t.active = next+t.period, r.clock.seq, true
+				t.dur, t.set = t.period, int32(len(r.events)-1)
 				heap.Push(&r.clock.timers, t)
 			}
 		case timerFunc:
@@ -152,9 +329,13 @@ func (r *run) deliverTick(t *timer) {
 	}
 }
 
-// Now returns the current virtual time (the real time outside a run).
+// Now returns the current virtual time (the real time outside a run). In a synctest bubble,
+// time starts at midnight UTC 2000-01-01, as testing/synctest's does.
 func Now() time.Time {
 	if r := active; r != nil {
+		if b := r.cur.bubble; b != nil {
+			return synctestBase.Add(time.Duration(r.clock.now - b.start))
+		}
 		return clockBase.Add(time.Duration(r.clock.now))
 	}
 	return time.Now()

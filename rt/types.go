@@ -64,6 +64,8 @@ const (
 	OpYield
 	OpLockWait
 	OpPark
+	OpBubble     // synctest.Test: wait for the goroutines of the bubble to exit
+	OpBubbleWait // synctest.Wait
 	opCount
 )
 
@@ -75,7 +77,7 @@ var opNames = [opCount]string{
 	OpAtomicLoad: "atomic.load", OpAtomicStore: "atomic.store", OpAtomicRMW: "atomic.rmw",
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
-	OpLockWait: "lock.wait", OpPark: "park",
+	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
 }
 
 func (k OpKind) String() string {
@@ -285,6 +287,9 @@ type Verdict struct {
 	Kind       VerdictKind
 	Message    string
 	Goroutines []GoroutineState
+	// Timing says, for a bug found with adversarial time (detail mode), which goroutines were
+	// still running when a timer fired, and so would have had to run longer than its duration.
+	Timing []string `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.
@@ -345,6 +350,8 @@ type Result struct {
 	Goroutines []GoroutineInfo
 	Objects    []ObjectInfo
 	Steps      int
+	// Time is the model of time the run had.
+	Time TimeModel
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -390,7 +397,7 @@ func (r *run) result() *Result {
 	} else {
 		res = &Result{Events: cloneEvents(r.events), Decisions: cloneDecisions(r.decisions)}
 	}
-	res.Verdict, res.Steps = r.verdict, r.steps
+	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
 	// The infos are written field by field into the reused storage: most runs of an
 	// exploration have the same goroutines and objects as the previous one.

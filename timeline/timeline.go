@@ -55,6 +55,8 @@ type Schedule struct {
 	Seed      uint64     `json:"seed,omitempty"`
 	Decisions []Decision `json:"decisions"`
 	Verdict   *Verdict   `json:"verdict,omitempty"`
+	// Time is the model of time the schedule was recorded with; a replay uses it.
+	Time rt.TimeModel `json:"time,omitempty"`
 }
 
 // Goroutine describes a goroutine of a trace.
@@ -112,6 +114,9 @@ type Verdict struct {
 	Message    string           `json:"message,omitempty"`
 	Goroutines []GoroutineState `json:"goroutines,omitempty"`
 	Cycle      []string         `json:"cycle,omitempty"`
+	// Timing names, for a bug found with adversarial time, the goroutines that a timer fired
+	// before although they did not wait (rt.Verdict.Timing).
+	Timing []string `json:"timing,omitempty"`
 }
 
 // Trace is a schedule plus everything observed along it.
@@ -126,6 +131,8 @@ type Trace struct {
 	Objects    []Object    `json:"objects"`
 	Events     []Event     `json:"events"`
 	Verdict    Verdict     `json:"verdict"`
+	// Time is the model of time of the run.
+	Time rt.TimeModel `json:"time,omitempty"`
 }
 
 func pos(pc uintptr) *Pos {
@@ -138,7 +145,7 @@ func pos(pc uintptr) *Pos {
 
 // FromResult converts a run, preferably one executed in detail mode, into a trace.
 func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
-	t := &Trace{Heddle: "trace", Version: Version, Program: prog, Strategy: strategy}
+	t := &Trace{Heddle: "trace", Version: Version, Program: prog, Strategy: strategy, Time: res.Time}
 	t.Decisions = Decisions(res)
 	for _, g := range res.Goroutines {
 		tg := Goroutine{ID: g.Name, Parent: res.Name(g.Parent), Func: g.Func, Created: int(g.Created), Exited: int(g.Exited)}
@@ -206,7 +213,7 @@ func shortPos(p Pos) string {
 }
 
 func verdict(res *rt.Result) Verdict {
-	v := Verdict{Kind: string(res.Verdict.Kind), Message: res.Verdict.Message}
+	v := Verdict{Kind: string(res.Verdict.Kind), Message: res.Verdict.Message, Timing: res.Verdict.Timing}
 	for _, g := range res.Verdict.Goroutines {
 		gs := GoroutineState{ID: res.Name(g.ID), State: g.State, Pos: pos(g.PC)}
 		if g.State == "blocked" {
@@ -271,7 +278,7 @@ func waitCycle(res *rt.Result) []string {
 // Schedule extracts the schedule of a trace.
 func (t *Trace) Schedule() *Schedule {
 	v := t.Verdict
-	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Decisions: t.Decisions, Verdict: &v}
+	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Time: t.Time, Decisions: t.Decisions, Verdict: &v}
 }
 
 // Picks converts a schedule's decisions into the kinds and the textual picks that a replay

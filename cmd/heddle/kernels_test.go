@@ -14,6 +14,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/rt"
 )
 
 // buildKernels instruments and builds the test binaries of the bug-kernel corpus once.
@@ -32,10 +33,10 @@ type found struct {
 	bugs  []*explorer.WireBug
 }
 
-func explore(t *testing.T, w *explorer.Worker, test string) found {
+func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) found {
 	t.Helper()
 	var f found
-	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{Strategy: "dpor", MaxTime: 60 * time.Second}, func(m *explorer.Message) {
+	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{Strategy: "dpor", MaxTime: 60 * time.Second, Time: tm}, func(m *explorer.Message) {
 		switch m.Type {
 		case "bug":
 			f.bugs = append(f.bugs, m.Bug)
@@ -53,7 +54,9 @@ func explore(t *testing.T, w *explorer.Worker, test string) found {
 
 // TestKernels runs heddle with default settings on every bug kernel: the buggy test must
 // reveal the expected kind of bug, its saved schedule must reproduce it on every replay, and
-// the fixed twin must report nothing.
+// the fixed twin must report nothing, with either model of time. A kernel whose bug needs a
+// timer to fire before work that does not wait says so in want.txt ("time: adversarial"), and
+// is explored with -time=adversarial.
 func TestKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores the whole kernel corpus")
@@ -74,9 +77,9 @@ func TestKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kind := strings.TrimSpace(string(want))
+			kind, tm := parseWant(t, string(want))
 			w := worker(bin)
-			bug := explore(t, w, "TestBug")
+			bug := explore(t, w, "TestBug", tm)
 			var match *explorer.WireBug
 			for _, b := range bug.bugs {
 				if b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock" {
@@ -101,15 +104,35 @@ func TestKernels(t *testing.T) {
 					t.Fatalf("replay %d: verdict %s (%s), want %s", i, tr.Verdict.Kind, tr.Verdict.Message, match.Kind)
 				}
 			}
-			fixed := explore(t, w, "TestFixed")
-			for _, b := range fixed.bugs {
-				t.Errorf("TestFixed: %s: %s", b.Kind, b.Message)
-			}
-			if !fixed.stats.Complete {
-				t.Logf("TestFixed: search not complete within the budget (%d runs)", fixed.stats.Runs)
+			for _, tm := range []rt.TimeModel{rt.TimeSynctest, rt.TimeAdversarial} {
+				fixed := explore(t, w, "TestFixed", tm)
+				for _, b := range fixed.bugs {
+					t.Errorf("TestFixed (time %s): %s: %s", tm, b.Kind, b.Message)
+				}
+				if !fixed.stats.Complete {
+					t.Logf("TestFixed (time %s): search not complete within the budget (%d runs)", tm, fixed.stats.Runs)
+				}
 			}
 		})
 	}
+}
+
+// parseWant reads a kernel's want.txt: the kind of bug on the first line, then optionally
+// "time: <model>".
+func parseWant(t *testing.T, s string) (string, rt.TimeModel) {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	var tm rt.TimeModel
+	for _, l := range lines[1:] {
+		v, ok := strings.CutPrefix(strings.TrimSpace(l), "time:")
+		if !ok {
+			t.Fatalf("want.txt: unknown line %q", l)
+		}
+		var err error
+		if tm, err = rt.ParseTimeModel(strings.TrimSpace(v)); err != nil {
+			t.Fatalf("want.txt: %v", err)
+		}
+	}
+	return strings.TrimSpace(lines[0]), tm
 }
 
 // goldenReport is the part of a bug report that must not change: its kind, message, and each
@@ -119,6 +142,9 @@ func goldenReport(b *explorer.WireBug) string {
 	fmt.Fprintf(&sb, "kind: %s\nmessage: %s\n", b.Kind, b.Message)
 	for _, g := range b.Trace.Verdict.Goroutines {
 		fmt.Fprintf(&sb, "%s %s\n", g.ID, describe(g))
+	}
+	for _, l := range b.Trace.Verdict.Timing {
+		fmt.Fprintf(&sb, "timing: %s\n", l)
 	}
 	return sb.String()
 }

@@ -278,6 +278,9 @@ func printBug(w io.Writer, test string, b savedBug) {
 	for _, g := range b.Trace.Verdict.Goroutines {
 		fmt.Fprintf(w, "    %-8s %s\n", g.ID, describe(g))
 	}
+	for _, l := range b.Trace.Verdict.Timing {
+		fmt.Fprintf(w, "    with adversarial time, %s\n", l)
+	}
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}

@@ -43,6 +43,7 @@ type testFlags struct {
 	instr    string
 	skip     string
 	hang     time.Duration
+	time     rt.TimeModel
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -63,6 +64,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
 // splitArgs separates heddle's flags from build flags and packages. A flag heddle does not
@@ -202,7 +204,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
 	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: true}
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
 	matched, bugs, failed := 0, 0, false
 	// Packages in go test's order, built or not.
 	work := make([]any, 0, len(res.Binaries)+len(res.Failed))

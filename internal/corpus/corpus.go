@@ -28,6 +28,9 @@ type Program struct {
 	// Twin names the program's correct twin (for a buggy program) or buggy twin (for a correct
 	// one), or "" if it has none.
 	Twin string
+	// Time is the model of time the program's bug needs (TimeAdversarial for a timer that
+	// must fire before work that does not wait).
+	Time rt.TimeModel
 }
 
 // Programs lists the corpus, each buggy program followed by its twin.

@@ -9,8 +9,8 @@ import (
 )
 
 var golang = []Program{
-	{Name: "TimeoutLeak", Source: "Go: unbuffered result channel, caller gives up after a timeout", Body: timeoutLeak(0), Want: rt.VerdictLeak, Twin: "TimeoutBuffered"},
-	{Name: "TimeoutBuffered", Source: "Go: result channel with room for the result", Body: timeoutLeak(1), Twin: "TimeoutLeak"},
+	{Name: "TimeoutLeak", Source: "Go: unbuffered result channel, caller gives up after a timeout", Body: timeoutLeak(0), Want: rt.VerdictLeak, Twin: "TimeoutBuffered", Time: rt.TimeAdversarial},
+	{Name: "TimeoutBuffered", Source: "Go: result channel with room for the result", Body: timeoutLeak(1), Twin: "TimeoutLeak", Time: rt.TimeAdversarial},
 	{Name: "SelectCancel", Source: "Go: select between ctx.Done() and ready work picks either", Body: selectCancel(true), Want: rt.VerdictAssert, Twin: "SelectCancelChecked"},
 	{Name: "SelectCancelChecked", Source: "Go: ctx.Err() checked before the select", Body: selectCancel(false), Twin: "SelectCancel"},
 	{Name: "WaitGroupAddInside", Source: "Go: WaitGroup.Add called by the goroutine it counts", Body: waitGroupAdd(true), Want: rt.VerdictAssert, Twin: "WaitGroupAddBefore"},
@@ -23,8 +23,8 @@ var golang = []Program{
 	{Name: "CloseOnce", Source: "Go: CompareAndSwap decides who closes", Body: doubleClose(false), Twin: "DoubleClose"},
 	{Name: "MissingUnlock", Source: "Go: early return without Unlock", Body: missingUnlock(true), Want: rt.VerdictDeadlock, Twin: "DeferUnlock"},
 	{Name: "DeferUnlock", Source: "Go: defer Unlock", Body: missingUnlock(false), Twin: "MissingUnlock"},
-	{Name: "TimerDrain", Source: "Go: the pre-1.23 idiom if !t.Stop() { <-t.C } after a select on t.C", Body: timerDrain(true), Want: rt.VerdictDeadlock, Twin: "TimerStop"},
-	{Name: "TimerStop", Source: "Go 1.23: Stop alone, no stale value to drain", Body: timerDrain(false), Twin: "TimerDrain"},
+	{Name: "TimerDrain", Source: "Go: the pre-1.23 idiom if !t.Stop() { <-t.C } after a select on t.C", Body: timerDrain(true), Want: rt.VerdictDeadlock, Twin: "TimerStop", Time: rt.TimeAdversarial},
+	{Name: "TimerStop", Source: "Go 1.23: Stop alone, no stale value to drain", Body: timerDrain(false), Twin: "TimerDrain", Time: rt.TimeAdversarial},
 	{Name: "SemaphoreLeak", Source: "Go: channel semaphore not released on an early return", Body: semaphoreLeak(true), Want: rt.VerdictLeak, Twin: "SemaphoreDeferRelease"},
 	{Name: "SemaphoreDeferRelease", Source: "Go: channel semaphore released by defer", Body: semaphoreLeak(false), Twin: "SemaphoreLeak"},
 }

@@ -1,0 +1,144 @@
+package rt_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// firstClock picks the clock whenever it is an alternative: the most adversarial schedule.
+type firstClock struct{}
+
+func (firstClock) Choose(p *rt.Point) int {
+	for i, a := range p.Alts {
+		if a.G == rt.ClockID {
+			return i
+		}
+	}
+	return 0
+}
+
+// guarded is a test guarded by a timeout: a worker that never waits sends its result, and the
+// caller gives up after a second. With slow set, the worker sleeps for two seconds first.
+func guarded(slow bool) func() {
+	return func() {
+		result := rt.MakeChan[int](0)
+		rt.Go(func() {
+			if slow {
+				rt.Sleep(2 * time.Second)
+			}
+			rt.Send(result, 42)
+		})
+		rt.Select(false, rt.RecvCase(result), rt.RecvCase(rt.After(time.Second)))
+	}
+}
+
+func TestTimeModels(t *testing.T) {
+	const early = "the timer of 1s set at time_test.go:34 fired while G1 was still running (it had never waited)\n" +
+		"the timer of 1s set at time_test.go:34 fired while G1.1 was still running (it had not waited since it was started at time_test.go:28)"
+	for _, tc := range []struct {
+		name   string
+		time   rt.TimeModel
+		slow   bool
+		want   rt.VerdictKind
+		timing string
+	}{
+		// The worker never waits: under synctest's time the timeout cannot beat it.
+		{"synctest/fast", rt.TimeSynctest, false, rt.VerdictOK, ""},
+		{"synctest/slow", rt.TimeSynctest, true, rt.VerdictLeak, ""},
+		// The clock fires at the first step it can: before either goroutine waited.
+		{"adversarial/fast", rt.TimeAdversarial, false, rt.VerdictLeak, early},
+		{"adversarial/slow", rt.TimeAdversarial, true, rt.VerdictLeak, early},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{Chooser: firstClock{}, Time: tc.time, Detail: true}, guarded(tc.slow))
+			if res.Verdict.Kind != tc.want {
+				t.Fatalf("verdict %s: %s, want %s", res.Verdict.Kind, res.Verdict.Message, tc.want)
+			}
+			if got := strings.Join(res.Verdict.Timing, "\n"); got != tc.timing {
+				t.Errorf("timing %q, want %q", got, tc.timing)
+			}
+		})
+	}
+}
+
+// TestBubble checks synctest.Test's meaning: the bubble's clock starts in 2000, a sleeper
+// wakes before a longer sleep returns, Wait returns once the others are durably blocked, and
+// Bubble returns after every goroutine of the bubble has exited.
+func TestBubble(t *testing.T) {
+	var log []string
+	res := rt.Run(rt.Config{}, func() {
+		rt.Bubble(func() {
+			start := rt.Now()
+			if !start.Equal(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)) {
+				panic("bubble starts at " + start.String())
+			}
+			rt.Go(func() {
+				rt.Sleep(time.Second)
+				log = append(log, "slept "+rt.Since(start).String())
+			})
+			done := false
+			rt.Go(func() { done = true })
+			rt.BubbleWait()
+			if !done {
+				panic("Wait returned before the goroutine finished")
+			}
+			rt.Sleep(2 * time.Second)
+			log = append(log, "root "+rt.Since(start).String())
+			rt.Go(func() { rt.Gosched(); log = append(log, "last") })
+		})
+		log = append(log, "returned")
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if got, want := strings.Join(log, ", "), "slept 1s, root 2s, last, returned"; got != want {
+		t.Errorf("log %q, want %q", got, want)
+	}
+}
+
+// TestBubbleStopsTime: once the bubble's root has returned, time stops, so a goroutine left
+// sleeping in the bubble never wakes: the run is a deadlock, as synctest.Test panics.
+func TestBubbleStopsTime(t *testing.T) {
+	res := rt.Run(rt.Config{}, func() {
+		rt.Bubble(func() {
+			rt.Go(func() { rt.Sleep(time.Second) })
+		})
+	})
+	if res.Verdict.Kind != rt.VerdictDeadlock {
+		t.Fatalf("verdict %s: %s, want deadlock", res.Verdict.Kind, res.Verdict.Message)
+	}
+}
+
+// TestForeignNotDurable: a goroutine waiting on a channel heddle did not make is not durably
+// blocked, so the clock does not advance past it while its value arrives in real time first.
+func TestForeignNotDurable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		time rt.TimeModel
+		want int
+	}{
+		{"synctest", rt.TimeSynctest, 0},
+		{"adversarial", rt.TimeAdversarial, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outside := make(chan int)
+			go func() {
+				time.Sleep(20 * time.Millisecond)
+				select {
+				case outside <- 42:
+				case <-time.After(2 * time.Second):
+				}
+			}()
+			got := -1
+			res := rt.Run(rt.Config{Time: tc.time}, func() {
+				got, _, _ = rt.Select(false, rt.RecvCase(outside), rt.RecvCase(rt.After(time.Second)))
+			})
+			if res.Verdict.Kind != rt.VerdictOK || got != tc.want {
+				t.Fatalf("verdict %s: %s, case %d; want ok, case %d", res.Verdict.Kind, res.Verdict.Message, got, tc.want)
+			}
+		})
+	}
+}
