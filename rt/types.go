@@ -266,12 +266,15 @@ const (
 	VerdictPruned VerdictKind = "pruned"
 	// VerdictDiverged marks a replay whose decisions no longer match the program.
 	VerdictDiverged VerdictKind = "diverged"
+	// VerdictCut marks a run stopped at the step bound while it was still making progress: not
+	// a bug, but the run says nothing about the schedules beyond the bound.
+	VerdictCut VerdictKind = "cut"
 )
 
 // Bug reports whether the verdict is a bug.
 func (k VerdictKind) Bug() bool {
 	switch k {
-	case VerdictOK, VerdictPruned, "":
+	case VerdictOK, VerdictPruned, VerdictCut, "":
 		return false
 	}
 	return true
