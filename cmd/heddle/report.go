@@ -147,6 +147,7 @@ func (r *reporter) result(pkg, test, strategy string, s *explorer.WireStats, bug
 func printBug(w io.Writer, test string, b savedBug) {
 	fmt.Fprintf(w, "--- BUG: %s: %s\n", test, b.Kind)
 	fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(b.Message, "\n", "\n    "))
+	fmt.Fprint(w, foundBy(b.WireBug))
 	if b.Trace == nil {
 		fmt.Fprintln(w)
 		return

@@ -47,10 +47,10 @@ type testFlags struct {
 
 func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
-	fs.StringVar(&f.strategy, "strategy", "dpor", "search strategy: "+strings.Join(explorer.Strategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
 	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
 	fs.IntVar(&f.steps, "steps", 100000, "step bound per run; exceeding it is reported as a possible livelock")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random, pct and portfolio strategies")
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
 	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
@@ -343,6 +343,15 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	return len(order), nil
 }
 
+// foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
+// that no run found (a worker that died).
+func foundBy(b *explorer.WireBug) string {
+	if b.Strategy == "" {
+		return ""
+	}
+	return fmt.Sprintf("    found by %s in run %d\n", b.Strategy, b.Run)
+}
+
 type savedBug struct {
 	*explorer.WireBug
 	Path string
@@ -373,6 +382,7 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 		out.PrunedPersistent += s.PrunedPersistent
 		out.PrunedDelayed += s.PrunedDelayed
 		out.PrunedBound += s.PrunedBound
+		out.PrunedDepth += s.PrunedDepth
 		out.Aborted += s.Aborted
 		out.BuggyRuns += s.BuggyRuns
 		out.Elapsed = max(out.Elapsed, s.Elapsed)
