@@ -50,7 +50,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
 	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
 	fs.IntVar(&f.steps, "steps", 100000, "step bound per run; exceeding it is reported as a possible livelock")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random, pct and portfolio strategies")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
 	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
