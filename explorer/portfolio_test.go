@@ -194,6 +194,5 @@ func TestPortfolioPrefixShards(t *testing.T) {
 	}
 }
 
-
 // picks renders a schedule's decisions.
 func picks(ds []rt.Decision) string { return fmt.Sprint(ds) }
