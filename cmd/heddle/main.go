@@ -34,7 +34,9 @@ Usage:
 	heddle demo                                    explore a bundled buggy example
 	heddle version                                 print the version
 
-Run 'heddle test -h' for the flags of test and run.
+Run 'heddle test -h' for the flags of test and run. The default strategy, portfolio,
+interleaves DPOR with PCT and random walks: small tests are explored completely, deep ones
+are still sampled.
 `
 
 func main() {
