@@ -1,5 +1,5 @@
-// Pattern: a goroutine loops without bound offering its latest state with a select-default
-// send; a caller that waits for that state gives up when its context is cancelled, while the
+// Pattern: a goroutine loops without bound, on every tick of a ticker, offering its latest
+// state with a select-default send; a caller that waits for that state gives up when its context is cancelled, while the
 // watcher goroutine it started still holds a state it cannot hand over.
 // Modeled on: status reporters and readiness waits in Kubernetes (kubelet probe workers) and
 // Docker/Moby (container health monitor): the reporter loops until it is stopped, offering
@@ -10,9 +10,9 @@ package spinsend
 
 import (
 	"context"
-	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 type service struct {
@@ -21,19 +21,23 @@ type service struct {
 	wg     sync.WaitGroup
 }
 
-// report loops until stop is closed: each round it offers its counter to a listener without
-// blocking, then yields.
+// report loops until stop is closed: on each tick it offers its counter to a listener
+// without blocking.
 func (s *service) report() {
 	defer s.wg.Done()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
 	for i := 0; ; {
 		select {
 		case <-s.stop:
 			return
+		case <-tick.C:
+		}
+		select {
 		case s.status <- i:
 			i++
 		default:
 		}
-		runtime.Gosched()
 	}
 }
 
