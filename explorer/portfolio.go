@@ -50,26 +50,35 @@ func (e *explorer) portfolio() {
 	s := e.newSampler(PolicyRandom, 0, memberSeed(e.opts.Seed, 4, e.opts.Shard))
 	members = append(members, &portfolioMember{name: "random", weight: 1, step: s.step})
 
+	// Without a budget, the samplers stop after the 1,000 runs that pct and random make alone.
+	sampled, unbudgeted := 0, e.opts.MaxRuns == 0 && e.opts.MaxTime == 0
+	dp := members[0]
 	for !e.overBudget() {
 		// Stride scheduling: the member furthest below its share goes next; ties go to the
-		// earlier member, so the exhaustive search makes the first run.
+		// earlier member, so the exhaustive search makes the first run. DPOR leaves when it
+		// can do no more (the program diverged under its schedules, or runs were cut at the
+		// step bound and going deeper leaves nothing new); the samplers go on.
 		var m *portfolioMember
 		for _, c := range members {
+			if c == dp && ex.retired || c != dp && unbudgeted && sampled >= 1000 {
+				continue
+			}
 			if m == nil || c.used*m.weight < m.used*c.weight {
 				m = c
 			}
 		}
+		if m == nil {
+			return
+		}
 		e.member = m.name
 		res := m.step()
 		m.used += int64(res.Steps) + 1
-		switch {
-		case ex.complete:
+		if m != dp {
+			sampled++
+		}
+		if ex.complete {
 			e.rep.Stats.Complete = true
 			return
-		case ex.retired && members[0] == m:
-			// DPOR can do no more (the program diverged under its schedules, or runs were cut
-			// at the step bound): sampling goes on.
-			members = members[1:]
 		}
 	}
 }
