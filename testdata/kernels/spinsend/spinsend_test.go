@@ -1,6 +1,6 @@
-// Pattern: a goroutine loops without bound, on every tick of a ticker, offering its latest
-// state with a select-default send; a caller that waits for that state gives up when its context is cancelled, while the
-// watcher goroutine it started still holds a state it cannot hand over.
+// Pattern: a goroutine loops without bound, on every tick of a ticker, offering its state
+// with a select-default send; a caller waiting for that state gives up when its context is
+// cancelled, while the watcher goroutine it started holds a state it cannot hand over.
 // Modeled on: status reporters and readiness waits in Kubernetes (kubelet probe workers) and
 // Docker/Moby (container health monitor): the reporter loops until it is stopped, offering
 // each status with a non-blocking send; waitReady starts a watcher and returns on ctx.Done(),
