@@ -141,7 +141,7 @@ func debugFlags(flags []string) []string {
 func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
 	p := &program{mode: a.Mode, strategy: a.Strategy, budget: a.Budget, stopOnBug: true, stopOnEntry: a.StopOnEntry, time: a.Time}
 	if p.strategy == "" {
-		p.strategy = "dpor"
+		p.strategy = "portfolio"
 	}
 	if p.budget == "" {
 		p.budget = "10s"

@@ -114,7 +114,7 @@ func TestMazurkiewiczCounter(t *testing.T) {
 func TestPerformanceTraces(t *testing.T) {
 	for _, kn := range [][2]int{{2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {4, 1}, {4, 2}} {
 		p := corpus.Performance(kn[0], kn[1])
-		rep := explorer.Explore(p.Body, explorer.Options{Time: p.Time})
+		rep := explorer.Explore(p.Body, explorer.Options{Strategy: "dpor", Time: p.Time})
 		want := mazurkiewicz(performanceModel(kn[0], kn[1]))
 		if got := rep.Stats.Runs - rep.Stats.Aborted; !rep.Stats.Complete || got != want {
 			t.Errorf("%s: DPOR made %d complete runs (%d aborted, complete=%v), want one per trace: %d",

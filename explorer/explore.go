@@ -25,20 +25,20 @@ var debugRuns = func() io.Writer {
 }()
 
 // Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"dpor", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
+var Strategies = []string{"portfolio", "dpor", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
 
 // Options configure an exploration.
 type Options struct {
-	// Strategy is one of Strategies; empty means "dpor".
+	// Strategy is one of Strategies; empty means "portfolio".
 	Strategy string
 	// Budgets. Zero means unlimited for runs and time (random and pct default to 1,000 runs).
 	MaxRuns int
 	MaxTime time.Duration
 	// MaxSteps bounds each run (rt.Config.MaxSteps); a run that reaches it is cut.
 	MaxSteps int
-	// Seed makes random and pct reproducible.
+	// Seed makes random, pct and portfolio reproducible.
 	Seed uint64
-	// Depth is PCT's bug depth d (default 3).
+	// Depth is PCT's bug depth d (default 3; the portfolio runs depths 1 to 3).
 	Depth int
 	// Bound is the largest preemption bound of iterative deepening (default 2).
 	Bound int
@@ -78,6 +78,7 @@ type Stats struct {
 	PrunedPersistent int // alternatives outside every backtrack (persistent) set
 	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
 	PrunedBound      int // alternatives beyond the preemption bound
+	PrunedDepth      int // alternatives beyond the portfolio's depth bound
 	Aborted          int // runs abandoned because every enabled goroutine was asleep
 	Cut              int // runs stopped at the step bound while making progress
 	Bugs             int // distinct bugs
@@ -106,6 +107,11 @@ type Bug struct {
 	Schedule    []rt.Decision
 	Preemptions int
 	Hits        int // runs that exhibited it
+	// Strategy is the strategy that found the bug: the exploration's, or the portfolio member
+	// ("dpor", "pct-d1", "pct-d2", "pct-d3", "random"). Run is the exploration's run, counted
+	// from 1, that found it first.
+	Strategy string
+	Run      int
 	// Result is the run of Schedule, re-executed in detail mode (positions and stacks) once the
 	// exploration ends.
 	Result *rt.Result
@@ -133,7 +139,7 @@ type TreeNode struct {
 
 // Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
 // "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
-// bound).
+// bound), "depth" (the portfolio's depth bound).
 type Pruned struct {
 	G      string `json:"g"`
 	Reason string `json:"reason"`
@@ -238,11 +244,12 @@ type explorer struct {
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
 	byRun map[string]*Bug
+	member  string        // the strategy making the current run, for Bug.Strategy
 }
 
 func explore(r runner, opts Options) *Report {
 	if opts.Strategy == "" {
-		opts.Strategy = "dpor"
+		opts.Strategy = "portfolio"
 	}
 	if opts.Depth == 0 {
 		opts.Depth = 3
@@ -250,12 +257,14 @@ func explore(r runner, opts Options) *Report {
 	if opts.Bound == 0 {
 		opts.Bound = 2
 	}
-	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}}
+	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}, member: opts.Strategy}
 	for _, d := range opts.Prefix {
 		e.base = append(e.base, d.Pick)
 		e.kinds = append(e.kinds, d.Kind)
 	}
 	switch opts.Strategy {
+	case "portfolio":
+		e.portfolio()
 	case "dpor":
 		e.systematic(dpor{}, -1)
 	case "dfs":
@@ -301,50 +310,16 @@ func explore(r runner, opts Options) *Report {
 // systematic runs a tree search to completion or budget; it reports whether it completed and
 // no alternative was cut by the preemption bound.
 func (e *explorer) systematic(br brancher, bound int) bool {
-	t := &tree{br: br, stats: &e.rep.Stats, bound: bound, shard: e.opts.Shard, shards: e.opts.Shards}
-	if e.opts.OnNode != nil {
-		t.onNode = e.emitNode
-		t.onPop = e.emitPruned
+	s := e.newSearch(br, bound)
+	for !s.ended && !e.overBudget() {
+		s.step()
 	}
-	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: e.opts.Shard, Shards: e.opts.Shards}
-	cut := e.rep.Stats.PrunedBound
-	for gd != nil {
-		if e.overBudget() {
-			return false
-		}
-		res := e.once(gd)
-		if res.Verdict.Kind == rt.VerdictDiverged {
-			// The run did not follow its prefix, so it says nothing about the subtree the
-			// prefix leads to: that subtree is skipped, and the search goes on with the
-			// alternatives that do replay. The divergence is recorded by once.
-			if gd = t.next(); gd != nil {
-				gd.Prefix = append(slices.Clip(e.base), gd.Prefix...)
-				gd.Kinds = append(slices.Clip(e.kinds), gd.Kinds...)
-			}
-			continue
-		}
-		t.absorbBase(gd, res, len(e.base))
-		if e.opts.OnNode != nil && res.Verdict.Kind != rt.VerdictPruned {
-			e.emitLeaf(t, res)
-		}
-		if p, ok := br.(predictor); ok {
-			// Predicted bugs are replayed at once, and the replay reuses the run's storage.
-			res = res.Clone()
-			for _, pr := range p.predict(res) {
-				e.addPrediction(res, pr)
-			}
-		}
-		if e.stopped {
-			return false
-		}
-		if gd = t.next(); gd != nil {
-			gd.Prefix = append(slices.Clip(e.base), gd.Prefix...)
-			gd.Kinds = append(slices.Clip(e.kinds), gd.Kinds...)
-		}
+	if !s.complete {
+		return false
 	}
 	// A cut run leaves the schedules beyond the step bound unexplored.
 	e.rep.Stats.Complete = e.rep.Stats.Cut == 0
-	return e.rep.Stats.PrunedBound == cut
+	return e.rep.Stats.PrunedBound == s.pruned
 }
 
 // sample runs random or PCT schedules.
@@ -353,17 +328,13 @@ func (e *explorer) sample() {
 	if runs == 0 {
 		runs = 1000
 	}
-	gd := &Guide{Prefix: e.base, Kinds: e.kinds, Bound: -1, Depth: e.opts.Depth, Policy: PolicyRandom, noLog: true}
+	policy := PolicyRandom
 	if e.opts.Strategy == "pct" {
-		gd.Policy = PolicyPCT
+		policy = PolicyPCT
 	}
+	s := e.newSampler(policy, e.opts.Depth, e.opts.Seed)
 	for i := 0; i < runs && !e.overBudget(); i++ {
-		gd.Seed = e.opts.Seed + uint64(i)
-		gd.Length = max(e.maxLen, 16)
-		e.once(gd)
-		if e.stopped {
-			return
-		}
+		s.step()
 	}
 }
 
@@ -460,6 +431,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		}
 		if b = e.bugs[key]; b == nil {
 			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail}
+			b.Strategy, b.Run = e.member, e.rep.Stats.Runs
 			e.bugs[key] = b
 			e.rep.Bugs = append(e.rep.Bugs, b)
 			e.rep.Stats.Bugs++
@@ -510,7 +482,7 @@ func (e *explorer) addPrediction(res *rt.Result, p prediction) {
 		b.Hits++
 		return
 	}
-	b := &Bug{Kind: p.kind, Message: p.message(res), Key: p.key, Schedule: res.Decisions, Hits: 1}
+	b := &Bug{Kind: p.kind, Message: p.message(res), Key: p.key, Schedule: res.Decisions, Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs}
 	for i := range res.Decisions {
 		if res.Decisions[i].Preemptive() {
 			b.Preemptions++

@@ -37,7 +37,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
 	opts.OnBug = func(b *Bug) {
-		send(&Message{Type: "found", Bug: &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions}})
+		send(&Message{Type: "found", Bug: &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Strategy: b.Strategy, Run: b.Run}})
 	}
 	rep := ExploreWith(h, opts)
 	deadlock := false

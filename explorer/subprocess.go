@@ -355,7 +355,8 @@ func List(ctx context.Context, w *Worker) ([]string, error) {
 
 // Parallel explores test with n worker processes. Random and PCT sampling split the seeds;
 // the systematic strategies split the alternatives of the first decision, each worker
-// exploring the subtrees of its share in full. Messages from all workers go to recv, which
+// exploring the subtrees of its share in full; the portfolio splits its DPOR that way and
+// gives every worker's samplers their own seeds. Messages from all workers go to recv, which
 // is called from one goroutine at a time.
 func Parallel(ctx context.Context, w *Worker, test string, opts WireOptions, n int, recv func(worker int, m *Message)) error {
 	if n <= 1 {

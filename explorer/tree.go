@@ -46,6 +46,9 @@ type tree struct {
 	br     brancher
 	stats  *Stats
 	bound  int // preemption bound, -1 for none
+	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
+	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
+	depth  int
 	nextID int
 	onNode func(n, parent *node, res *rt.Result)
 	onPop  func(n *node, pruned []Pruned)
@@ -119,6 +122,11 @@ func (t *tree) next() *Guide {
 			if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
 				n.skip(i, "sleep")
 				t.stats.PrunedSleep++
+				continue
+			}
+			if t.depth > 0 && d >= t.depth {
+				t.stats.PrunedDepth++
+				n.skip(i, "depth")
 				continue
 			}
 			if t.bound >= 0 && n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current && n.preempts >= t.bound {

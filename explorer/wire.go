@@ -81,12 +81,15 @@ type WireStats struct {
 
 // WireBug is a bug on the wire, with its detailed trace.
 type WireBug struct {
-	Kind        string          `json:"kind"`
-	Message     string          `json:"message"`
-	Key         string          `json:"key"`
-	Hits        int             `json:"hits"`
-	Preemptions int             `json:"preemptions"`
-	Trace       *timeline.Trace `json:"trace,omitempty"`
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	Key         string `json:"key"`
+	Hits        int    `json:"hits"`
+	Preemptions int    `json:"preemptions"`
+	// Strategy found the bug first, in the exploration's run Run (Bug.Strategy, Bug.Run).
+	Strategy string          `json:"strategy,omitempty"`
+	Run      int             `json:"run,omitempty"`
+	Trace    *timeline.Trace `json:"trace,omitempty"`
 }
 
 // LoggedPoint is a Guide's record of one decision after its prefix, on the wire.
@@ -121,7 +124,7 @@ func (gd *Guide) Diverged() string { return gd.diverged }
 
 // WireBugOf converts a bug, with its detailed run, to the wire.
 func WireBugOf(b *Bug, prog timeline.Program, strategy string) *WireBug {
-	wb := &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions}
+	wb := &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Strategy: b.Strategy, Run: b.Run}
 	if b.Result != nil {
 		wb.Trace = timeline.FromResult(b.Result, prog, strategy)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,7 +37,7 @@ type found struct {
 func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) found {
 	t.Helper()
 	var f found
-	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{Strategy: "dpor", MaxTime: 60 * time.Second, Time: tm}, func(m *explorer.Message) {
+	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{MaxTime: 60 * time.Second, Time: tm}, func(m *explorer.Message) {
 		switch m.Type {
 		case "bug":
 			f.bugs = append(f.bugs, m.Bug)
@@ -119,7 +120,7 @@ func TestKernels(t *testing.T) {
 
 // parseWant reads a kernel's want.txt: the kind of bug on the first line, then optionally
 // "time: <model>".
-func parseWant(t *testing.T, s string) (string, rt.TimeModel) {
+func parseWant(t testing.TB, s string) (string, rt.TimeModel) {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	var tm rt.TimeModel
 	for _, l := range lines[1:] {
@@ -133,6 +134,69 @@ func parseWant(t *testing.T, s string) (string, rt.TimeModel) {
 		}
 	}
 	return strings.TrimSpace(lines[0]), tm
+}
+
+// BenchmarkKernelsFirstBug measures, for the dpor strategy and for the default (the
+// portfolio), the time from the start of TestBug's exploration to the first report of the bug
+// its want.txt names, in one worker per kernel, one kernel at a time, with the 60 s budget of
+// TestKernels. It reports the median over the corpus (a kernel not found counts as the
+// budget) and how many kernels were found. Run it with -benchtime=1x; it takes minutes.
+func BenchmarkKernelsFirstBug(b *testing.B) {
+	res, err := buildKernels()
+	if err != nil {
+		b.Fatal(err)
+	}
+	const budget = 60 * time.Second
+	for _, strategy := range []string{"dpor", ""} {
+		name := strategy
+		if name == "" {
+			name = "default"
+		}
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				var times []time.Duration
+				found := 0
+				for _, bin := range res.Binaries {
+					kernel := path.Base(bin.Package)
+					want, err := os.ReadFile(filepath.Join("../../testdata/kernels", kernel, "want.txt"))
+					if err != nil {
+						b.Fatal(err)
+					}
+					kind, tm := parseWant(b, string(want))
+					d, ok := firstBug(bin, kind, tm, strategy, budget)
+					if ok {
+						found++
+					}
+					b.Logf("%s %s: %v found=%v", name, kernel, d.Round(time.Millisecond), ok)
+					times = append(times, d)
+				}
+				slices.Sort(times)
+				b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median")
+				b.ReportMetric(float64(found), "found")
+				b.ReportMetric(float64(len(times)), "kernels")
+			}
+		})
+	}
+}
+
+// firstBug explores TestBug until the first bug of the wanted kind is reported, and returns the
+// time that took (budget if it was not found).
+func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy string, budget time.Duration) (time.Duration, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), budget+20*time.Second)
+	defer cancel()
+	start := time.Now()
+	var took time.Duration
+	explorer.Remote(ctx, worker(bin), "TestBug", explorer.WireOptions{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *explorer.Message) {
+		// A lock-order inversion is reported once the exploration ends, the others as found.
+		if (m.Type == "found" || m.Type == "bug") && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
+			took = time.Since(start)
+			cancel()
+		}
+	})
+	if took == 0 {
+		return budget, false
+	}
+	return took, true
 }
 
 // goldenReport is the part of a bug report that must not change: its kind, message, and each

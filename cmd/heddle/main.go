@@ -38,7 +38,9 @@ Usage:
 	heddle lsp                                     serve the Language Server Protocol (editors)
 	heddle version                                 print the version
 
-Run 'heddle test -h' or 'heddle run -h' for their flags.
+Run 'heddle test -h' or 'heddle run -h' for their flags. The default strategy, portfolio,
+interleaves DPOR with PCT and random walks: small tests are explored completely, deep ones
+are still sampled.
 `
 
 func main() {

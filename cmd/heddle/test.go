@@ -48,7 +48,7 @@ type testFlags struct {
 
 func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
-	fs.StringVar(&f.strategy, "strategy", "dpor", "search strategy: "+strings.Join(explorer.Strategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
 	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
 	fs.IntVar(&f.steps, "steps", rt.DefaultMaxSteps, "step bound per run; a run that reaches it while making progress is cut (counted, not a bug)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
@@ -470,6 +470,15 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	return rep.verdict(pkg, test, total, start, o)
 }
 
+// foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
+// that no run found (a worker that died).
+func foundBy(b *explorer.WireBug) string {
+	if b.Strategy == "" {
+		return ""
+	}
+	return fmt.Sprintf("    found by %s in run %d\n", b.Strategy, b.Run)
+}
+
 type savedBug struct {
 	*explorer.WireBug
 	Path string
@@ -500,6 +509,7 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 		out.PrunedPersistent += s.PrunedPersistent
 		out.PrunedDelayed += s.PrunedDelayed
 		out.PrunedBound += s.PrunedBound
+		out.PrunedDepth += s.PrunedDepth
 		out.Aborted += s.Aborted
 		out.Cut += s.Cut
 		out.BuggyRuns += s.BuggyRuns
