@@ -118,6 +118,8 @@ type Bug struct {
 	// earlier is a detailed run of a less simple schedule, for a budget that runs out before
 	// Schedule is replayed.
 	earlier *rt.Result
+	// shape is the bug's kind and operations, without positions or goroutine names.
+	shape string
 }
 
 // TreeNode is a node of the schedule tree (docs/formats.md): a decision point, or a leaf
@@ -425,12 +427,19 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 				key = signature(detail)
 			}
 			if key == "" {
-				key = rk
-				detail = nil
+				// The replay did not reproduce the run (a program that is not deterministic
+				// under its schedule): file it with a bug of the same shape, if there is one.
+				key, detail = shape(res), nil
+				for _, o := range e.rep.Bugs {
+					if o.shape == key {
+						key = o.Key
+						break
+					}
+				}
 			}
 		}
 		if b = e.bugs[key]; b == nil {
-			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail}
+			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail, shape: shape(res)}
 			b.Strategy, b.Run = e.member, e.rep.Stats.Runs
 			e.bugs[key] = b
 			e.rep.Bugs = append(e.rep.Bugs, b)
@@ -520,6 +529,21 @@ func runKey(res *rt.Result) string {
 	k := string(res.Verdict.Kind) + "|" + strings.Join(parts, ",")
 	if len(parts) == 0 {
 		k += "|" + res.Verdict.Message
+	}
+	return k
+}
+
+// shape names a bug by its kind and the operations of the goroutines involved, or its
+// message when none is: coarser than its signature, and free of goroutine names too.
+func shape(res *rt.Result) string {
+	var parts []string
+	for _, g := range res.Verdict.Goroutines {
+		parts = append(parts, g.Op.String())
+	}
+	slices.Sort(parts)
+	k := string(res.Verdict.Kind) + "|" + strings.Join(slices.Compact(parts), ",")
+	if len(parts) == 0 {
+		k += "|" + variable.ReplaceAllString(res.Verdict.Message, "#")
 	}
 	return k
 }
