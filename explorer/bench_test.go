@@ -1,11 +1,13 @@
 package explorer_test
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
@@ -105,3 +107,53 @@ func TestMemoryFlat(t *testing.T) {
 }
 
 var _ = rt.Run
+
+// lockLoop is the scaling test: two goroutines each lock and unlock one mutex n times.
+func lockLoop(n int) func() {
+	return func() {
+		var mu rt.Mutex
+		var wg rt.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				for range n {
+					mu.Lock()
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkDPORScaling measures the time per run of the lock loop as its length grows, for
+// DPOR and for random scheduling. Each exploration makes three runs; the time per run is
+// measured from the end of the first run to the end of the third, so it includes a run's
+// race analysis but not the detailed replays at the end of an exploration.
+func BenchmarkDPORScaling(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		for _, s := range []string{"dpor", "random"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, s), func(b *testing.B) {
+				var total time.Duration
+				steps := 0
+				for b.Loop() {
+					var first, last time.Duration
+					explorer.Explore(lockLoop(n), explorer.Options{
+						Strategy: s, MaxRuns: 3, MaxSteps: 10 * n,
+						Progress: func(st *explorer.Stats) {
+							if st.Runs == 1 {
+								first = st.Elapsed
+							}
+							last = st.Elapsed
+						},
+					})
+					total += last - first
+					steps += 2 * 2 * n
+				}
+				b.ReportMetric(float64(total.Nanoseconds())/float64(2*b.N), "ns/run")
+				b.ReportMetric(float64(total.Nanoseconds())/float64(steps), "ns/step")
+			})
+		}
+	}
+}
