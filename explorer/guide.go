@@ -32,6 +32,11 @@ type Guide struct {
 	// Shard and Shards, when Shards > 1, make the first decision after the prefix take
 	// alternative Shard, so that a sharded search starts inside its own share.
 	Shard, Shards int
+	// Plan, if not empty, is a wakeup sequence to follow after the prefix (optimal DPOR):
+	// Plan[0] is the step the last prefix decision picks, and each later element a goroutine
+	// to schedule next, with the picks of the data decisions within its step. A planned
+	// goroutine that is not offered ends the plan; the policy goes on from there.
+	Plan []PlanStep
 
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool
@@ -48,6 +53,14 @@ type Guide struct {
 	changeAt  []int
 	steps     int
 	preempted int
+	planPos   int     // the next element of Plan, -1 once the plan is abandoned
+	planData  []int32 // data picks left of the planned step in progress
+}
+
+// PlanStep is one step of a Guide's plan.
+type PlanStep struct {
+	G    rt.GID
+	Data []int32 `json:",omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
@@ -77,6 +90,9 @@ type logged struct {
 	pick    int
 	current int
 	sleep   []Sleeper
+	// planAt is the number of steps of the plan after Plan[0] performed before the decision,
+	// or -1 if the guide had no plan or abandoned it.
+	planAt int
 }
 
 func (gd *Guide) start() {
@@ -87,6 +103,7 @@ func (gd *Guide) start() {
 	gd.sleep = nil
 	gd.steps = 0
 	gd.preempted = 0
+	gd.planPos, gd.planData = -1, nil
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
 			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
@@ -117,6 +134,9 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if gd.sleepOn {
 		gd.updateSleep(p.Events())
 	}
+	if i, ok := gd.planned(p); ok {
+		return i
+	}
 	if len(p.Alts) == 1 {
 		if gd.asleep(p.Alts[0].G) && p.Kind == rt.DecideGoroutine {
 			return -1
@@ -138,6 +158,9 @@ func (gd *Guide) Choose(p *rt.Point) int {
 			gd.diverged = fmt.Sprintf("decision %d: expected %s %d, but the program offered %s %v", k, gd.kindAt(k), gd.Prefix[k], p.Kind, altValues(p))
 			return -1
 		}
+		if k == len(gd.Prefix)-1 && len(gd.Plan) > 0 {
+			gd.planPos, gd.planData = 1, gd.Plan[0].Data
+		}
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
 			gd.sleepOn = true
 			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
@@ -156,13 +179,66 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if i < 0 {
 		return -1
 	}
+	gd.logPoint(p, i)
+	return i
+}
+
+// logPoint records decision p, decided i, after the prefix.
+func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
-		gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...)})
+		gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
 	}
-	return i
+}
+
+// planned follows the plan after the prefix: it returns the pick it prescribes, if any.
+func (gd *Guide) planned(p *rt.Point) (int, bool) {
+	if gd.planPos < 0 || p.Index < len(gd.Prefix) {
+		return 0, false
+	}
+	if p.Kind != rt.DecideGoroutine {
+		if len(gd.planData) == 0 {
+			return 0, false
+		}
+		v := gd.planData[0]
+		gd.planData = gd.planData[1:]
+		i := gd.find(p, v)
+		if i < 0 || len(p.Alts) < 2 {
+			return 0, false
+		}
+		gd.logPoint(p, i)
+		return i, true
+	}
+	gd.planData = nil
+	if gd.planPos >= len(gd.Plan) {
+		gd.planPos = -1
+		return 0, false
+	}
+	g := gd.Plan[gd.planPos].G
+	for i, a := range p.Alts {
+		if a.G == g {
+			if len(p.Alts) > 1 {
+				gd.steps++
+				gd.logPoint(p, i)
+			}
+			gd.planPos++
+			gd.planData = gd.Plan[gd.planPos-1].Data
+			return i, true
+		}
+	}
+	// The planned goroutine is not offered here (it is blocked, or held back for fairness).
+	gd.planPos = -1
+	return 0, false
+}
+
+// planAt is the number of planned steps after Plan[0] performed so far, -1 without a plan.
+func (gd *Guide) planAt() int {
+	if gd.planPos < 0 {
+		return -1
+	}
+	return gd.planPos - 1
 }
 
 func (gd *Guide) kindAt(k int) string {

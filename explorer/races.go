@@ -9,10 +9,12 @@ import (
 // A race is a pair of dependent accesses of different goroutines (or of the clock) that
 // happens-before does not order: the later one could have come first. early and late are the
 // events of the two accesses; late is len(res.Events) for an operation still pending when the
-// run ended. slot is the goroutine of the later access (rt.ClockID for the clock).
+// run ended. g is the goroutine of the later access (rt.ClockID for the clock).
 type race struct {
 	early, late int
 	g           rt.GID
+	op          rt.OpKind // the later access
+	objs        []rt.ObjID
 }
 
 // access is one goroutine's last access to an object, kept for race detection. vc is the
@@ -138,7 +140,7 @@ func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []in
 		if rf.immediate && rf.orderedThrough(i) {
 			continue
 		}
-		f(race{early: c.ev, late: j, g: rf.gid(p)})
+		f(race{early: c.ev, late: j, g: rf.gid(p), op: op, objs: objs})
 	}
 }
 
