@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,33 +128,49 @@ func lockLoop(n int) func() {
 	}
 }
 
-// BenchmarkDPORScaling measures the time per run of the lock loop as its length grows, for
-// DPOR and for random scheduling. Each exploration makes three runs; the time per run is
-// measured from the end of the first run to the end of the third, so it includes a run's
-// race analysis but not the detailed replays at the end of an exploration.
+// BenchmarkDPORScaling measures the time per step of the lock loop as its length grows, for
+// DPOR and for random scheduling, interleaved within each iteration so that both see the same
+// machine. Each exploration makes three runs; the time is measured from the end of the first
+// run to the end of the third, so it includes a run's race analysis but not the detailed
+// replays at the end of an exploration. cpu-ns/step is the process's CPU time (all threads,
+// garbage collection included), which a loaded machine disturbs less than the wall clock.
 func BenchmarkDPORScaling(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
-		for _, s := range []string{"dpor", "random"} {
-			b.Run(fmt.Sprintf("n=%d/%s", n, s), func(b *testing.B) {
-				var total time.Duration
-				steps := 0
-				for b.Loop() {
-					var first, last time.Duration
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			strategies := []string{"dpor", "random"}
+			wall := make([]time.Duration, len(strategies))
+			cpu := make([]time.Duration, len(strategies))
+			runs := 0
+			for b.Loop() {
+				for i, s := range strategies {
+					var w0, w1, c0, c1 time.Duration
 					explorer.Explore(lockLoop(n), explorer.Options{
 						Strategy: s, MaxRuns: 3, MaxSteps: 10 * n,
 						Progress: func(st *explorer.Stats) {
 							if st.Runs == 1 {
-								first = st.Elapsed
+								w0, c0 = st.Elapsed, cpuTime()
 							}
-							last = st.Elapsed
+							w1, c1 = st.Elapsed, cpuTime()
 						},
 					})
-					total += last - first
-					steps += 2 * 2 * n
+					wall[i] += w1 - w0
+					cpu[i] += c1 - c0
 				}
-				b.ReportMetric(float64(total.Nanoseconds())/float64(2*b.N), "ns/run")
-				b.ReportMetric(float64(total.Nanoseconds())/float64(steps), "ns/step")
-			})
-		}
+				runs += 2
+			}
+			steps := float64(runs * 2 * n) // each run: n Lock steps per goroutine
+			for i, s := range strategies {
+				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s+"-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+			}
+			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
+		})
 	}
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

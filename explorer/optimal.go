@@ -67,11 +67,20 @@ func (o *optimal) initial(n *node, _ *rt.Result, _ int) {
 		}
 		w = w.children[0]
 	}
-	pick := n.alts[n.pick]
-	if w == nil || len(w.children) == 0 || w.children[0].step.g != pick.G {
-		w = &wnode{children: []*wnode{{step: altStep(&pick)}}}
+	if w == nil || len(w.children) == 0 || w.children[0].step.g != n.alts[n.pick].G {
+		// Only the step taken; its branch is made when a race needs it (pickBranch).
+		w = &wnode{}
 	}
 	n.wut = w
+}
+
+// pickBranch gives n's wakeup tree the branch of the step the run takes, if it has none yet.
+// An empty tree on the stack stands for that branch alone: the tree holds the branch being
+// explored until its subtree is done (Algorithm 2, lines 13 and 21).
+func pickBranch(n *node) {
+	if len(n.wut.children) == 0 {
+		n.wut.children = []*wnode{{step: altStep(&n.alts[n.pick])}}
+	}
 }
 
 // altStep is the step an alternative is about to take, as far as its node knows it.
@@ -209,6 +218,7 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 			v = notDep(res, rs, se, end)
 			v = append(v, last)
 		}
+		pickBranch(n)
 		for _, s := range sleepers(n) {
 			if weakInitial(v, s) >= -1 {
 				return
@@ -218,14 +228,40 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 	})
 }
 
-// notDep returns the steps after step e and before step end that do not happen after e.
+// notDep returns the steps after step e and before step end that do not happen after e. What
+// happens after e is summarised by its goroutines and by how its steps accessed each object,
+// so the cost is linear in the steps scanned.
 func notDep(res *rt.Result, rs *runSteps, e, end int) []*wstep {
-	after := []*wstep{rs.step(res, e)}
 	var out []*wstep
+	gs := map[rt.GID]bool{}
+	objs := map[rt.ObjID]rt.OpKind{} // an object's strongest access after e: a write, else a read
+	taint := func(s *wstep) {
+		for _, a := range s.accs {
+			gs[a.g] = true
+			for _, o := range a.objs {
+				if k, ok := objs[o]; !ok || k.ReadOnly() {
+					objs[o] = a.op
+				}
+			}
+		}
+	}
+	after := func(s *wstep) bool {
+		for _, a := range s.accs {
+			if gs[a.g] {
+				return true
+			}
+			for _, o := range a.objs {
+				if k, ok := objs[o]; ok && rt.Dependent(k, []rt.ObjID{o}, a.op, []rt.ObjID{o}) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	taint(rs.step(res, e))
 	for k := e + 1; k < end; k++ {
-		s := rs.step(res, k)
-		if slices.ContainsFunc(after, s.dependent) {
-			after = append(after, s)
+		if s := rs.step(res, k); after(s) {
+			taint(s)
 		} else {
 			out = append(out, s)
 		}

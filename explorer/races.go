@@ -30,7 +30,7 @@ type access struct {
 // of the clocks of the reads since, and each goroutine's last access and last write.
 type objAccesses struct {
 	wclock, rclock []int32
-	last, write    []*access // by slot
+	last, write    []access // by slot; count 0 for none
 }
 
 // raceFinder finds a run's races in one forward pass with vector clocks. For each access it
@@ -43,7 +43,7 @@ type raceFinder struct {
 	n     int // slots: the run's goroutines, then the clock
 	vc    [][]int32
 	count []int32
-	objs  map[rt.ObjID]*objAccesses
+	objs  []*objAccesses // by object id + objBase
 	// immediate keeps only the races of Abdulla et al. (2014, §3): an access of goroutine q
 	// that happens before another candidate's access is ordered through it, not a race.
 	immediate bool
@@ -74,7 +74,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		rf.vc[i] = make([]int32, rf.n)
 	}
 	rf.count = make([]int32, rf.n)
-	rf.objs = map[rt.ObjID]*objAccesses{}
+	rf.objs = rf.objs[:0]
 	for j := range evs {
 		e := &evs[j]
 		p := rf.slot(e.G)
@@ -117,7 +117,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []int32, f func(race)) {
 	rf.cands, rf.candSlot = rf.cands[:0], rf.candSlot[:0]
 	for _, o := range objs {
-		oa := rf.objs[o]
+		oa := rf.obj(o)
 		if oa == nil {
 			continue
 		}
@@ -125,11 +125,9 @@ func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []in
 		if op.ReadOnly() {
 			byQ = oa.write
 		}
-		for q, c := range byQ {
-			if c == nil || q == p || c.count <= before[q] || slices.Contains(rf.cands, c) {
-				continue
-			}
-			if !rt.Dependent(c.op, []rt.ObjID{o}, op, []rt.ObjID{o}) {
+		for q := range byQ {
+			c := &byQ[q]
+			if c.count == 0 || q == p || c.count <= before[q] || c.op.ReadOnly() && op.ReadOnly() || rf.isCand(q, c) {
 				continue
 			}
 			rf.cands = append(rf.cands, c)
@@ -142,6 +140,16 @@ func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []in
 		}
 		f(race{early: c.ev, late: j, g: rf.gid(p), op: op, objs: objs})
 	}
+}
+
+// isCand reports whether slot q's access c is a candidate already, through another object.
+func (rf *raceFinder) isCand(q int, c *access) bool {
+	for i, d := range rf.cands {
+		if rf.candSlot[i] == q && d.count == c.count {
+			return true
+		}
+	}
+	return false
 }
 
 // orderedThrough reports whether candidate i happens before another candidate.
@@ -160,10 +168,14 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 	c := rf.vc[p]
 	write := !op.ReadOnly()
 	for _, o := range objs {
-		oa := rf.objs[o]
+		oa := rf.obj(o)
 		if oa == nil {
-			oa = &objAccesses{last: make([]*access, rf.n), write: make([]*access, rf.n)}
-			rf.objs[o] = oa
+			i := int(o) + objBase
+			if i >= len(rf.objs) {
+				rf.objs = append(rf.objs, make([]*objAccesses, i+1-len(rf.objs))...)
+			}
+			oa = &objAccesses{last: make([]access, rf.n), write: make([]access, rf.n)}
+			rf.objs[i] = oa
 		}
 		join(c, oa.wclock)
 		if write {
@@ -172,12 +184,8 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 	}
 	rf.count[p]++
 	c[p] = rf.count[p]
-	a := &access{ev: j, op: op, count: rf.count[p]}
-	if rf.immediate {
-		a.vc = slices.Clone(c)
-	}
 	for _, o := range objs {
-		oa := rf.objs[o]
+		oa := rf.obj(o)
 		if op == rt.OpUnlock || op == rt.OpRUnlock || op == rt.OpOnceDone {
 			// A release cannot be reversed with the acquisition that follows it: the race is
 			// between the acquisitions, so the goroutine's acquisition stays its last access.
@@ -185,9 +193,9 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 			clear(oa.rclock)
 			continue
 		}
-		oa.last[p] = a
+		oa.last[p].set(j, op, rf.count[p], c, rf.immediate)
 		if write {
-			oa.write[p] = a
+			oa.write[p].set(j, op, rf.count[p], c, rf.immediate)
 			oa.wclock = append(oa.wclock[:0], c...)
 			clear(oa.rclock)
 		} else {
@@ -196,6 +204,23 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 			}
 			join(oa.rclock, c)
 		}
+	}
+}
+
+// objBase offsets object ids in raceFinder.objs, for the pseudo-object rt.ClockObj.
+const objBase = -int(rt.ClockObj)
+
+func (rf *raceFinder) obj(o rt.ObjID) *objAccesses {
+	if i := int(o) + objBase; i >= 0 && i < len(rf.objs) {
+		return rf.objs[i]
+	}
+	return nil
+}
+
+func (a *access) set(ev int, op rt.OpKind, count int32, vc []int32, keepVC bool) {
+	a.ev, a.op, a.count = ev, op, count
+	if keepVC {
+		a.vc = append(a.vc[:0], vc...)
 	}
 }
 
