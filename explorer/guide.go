@@ -55,6 +55,7 @@ type Guide struct {
 	preempted int
 	planPos   int     // the next element of Plan, -1 once the plan is abandoned
 	planData  []int32 // data picks left of the planned step in progress
+	altBuf    []rt.Alt
 }
 
 // PlanStep is one step of a Guide's plan.
@@ -104,6 +105,7 @@ func (gd *Guide) start() {
 	gd.steps = 0
 	gd.preempted = 0
 	gd.planPos, gd.planData = -1, nil
+	gd.altBuf = nil
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
 			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
@@ -186,7 +188,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 // logPoint records decision p, decided i, after the prefix.
 func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
-		gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
+		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
@@ -427,8 +429,15 @@ func altObjs(a *rt.Alt) []rt.ObjID {
 	return []rt.ObjID{a.Obj}
 }
 
-func cloneAlts(alts []rt.Alt) []rt.Alt {
-	out := make([]rt.Alt, len(alts))
+// cloneAlts copies a point's alternatives into storage shared by the run's log: the nodes
+// made from the log keep them, so the storage is never reused, only carved up.
+func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
+	if len(gd.altBuf)+len(alts) > cap(gd.altBuf) {
+		gd.altBuf = make([]rt.Alt, 0, max(256, 4*len(alts)))
+	}
+	k := len(gd.altBuf)
+	gd.altBuf = append(gd.altBuf, alts...)
+	out := gd.altBuf[k:len(gd.altBuf):len(gd.altBuf)]
 	for i, a := range alts {
 		out[i] = a
 		if a.Objs != nil {

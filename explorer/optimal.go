@@ -67,17 +67,20 @@ func (o *optimal) initial(n *node, _ *rt.Result, _ int) {
 		}
 		w = w.children[0]
 	}
-	if w == nil || len(w.children) == 0 || w.children[0].step.g != n.alts[n.pick].G {
-		// Only the step taken; its branch is made when a race needs it (pickBranch).
-		w = &wnode{}
+	n.planned = true
+	if w != nil && len(w.children) > 0 && w.children[0].step.g == n.alts[n.pick].G {
+		n.wut = w
 	}
-	n.wut = w
+	// Otherwise only the step taken: its tree is made when a race needs it (pickBranch).
 }
 
 // pickBranch gives n's wakeup tree the branch of the step the run takes, if it has none yet.
 // An empty tree on the stack stands for that branch alone: the tree holds the branch being
 // explored until its subtree is done (Algorithm 2, lines 13 and 21).
 func pickBranch(n *node) {
+	if n.wut == nil {
+		n.wut = &wnode{}
+	}
 	if len(n.wut.children) == 0 {
 		n.wut.children = []*wnode{{step: altStep(&n.alts[n.pick])}}
 	}
@@ -89,7 +92,7 @@ func altStep(a *rt.Alt) *wstep {
 }
 
 func (o *optimal) nextAlt(n *node) (int, []PlanStep) {
-	for len(n.wut.children) > 0 {
+	for n.wut != nil && len(n.wut.children) > 0 {
 		c := n.wut.children[0]
 		i := slices.IndexFunc(n.alts, func(a rt.Alt) bool { return a.G == c.step.g })
 		if i >= 0 && !n.done[i] && !asleepIn(n.sleep, c.step.g) {
@@ -183,15 +186,15 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		return
 	}
 	rs := newRunSteps(res)
-	decision := stepDecisions(res.Events)
 	rf := raceFinder{immediate: true}
 	rf.forEachRace(res, func(r race) {
-		at := int(decision[r.early]) - t.base
-		if decision[r.early] < 0 || at < 0 || at >= len(t.stack) {
+		first := &res.Events[rs.first[rs.of[r.early]]]
+		at := int(first.Decision) - t.base
+		if !first.Start || first.Decision < 0 || at < 0 || at >= len(t.stack) {
 			return
 		}
 		n := t.stack[at]
-		if n.kind != rt.DecideGoroutine || n.wut == nil {
+		if !n.planned {
 			return
 		}
 		var v []*wstep

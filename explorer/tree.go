@@ -27,9 +27,11 @@ type node struct {
 	// bound: preemptions used on the path to this node (preemption-bounded search).
 	preempts int
 	// wut is the node's wakeup tree (optimal DPOR): the sequences still to explore from it,
-	// leftmost first. planAt is the guide's position in its plan at this decision.
-	wut    *wnode
-	planAt int
+	// leftmost first; nil for the step taken alone. planned marks the nodes a planner orders.
+	// planAt is the guide's position in its plan at this decision.
+	wut     *wnode
+	planned bool
+	planAt  int
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -46,7 +48,7 @@ type brancher interface {
 // plan after the pick (optimal DPOR's wakeup trees).
 type planner interface {
 	// nextAlt returns the alternative of n to explore next and the plan to follow from it,
-	// or -1 if n has none left. It is called only for nodes with a wakeup tree.
+	// or -1 if n has none left. It is called only for the nodes marked planned.
 	nextAlt(n *node) (int, []PlanStep)
 	// resetPlan is called when the search takes an alternative without a plan.
 	resetPlan()
@@ -70,11 +72,19 @@ type tree struct {
 func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	t.base = base
 	prefix := len(gd.Prefix)
+	// The run's nodes and their flags are allocated at once: a long run makes many.
+	nodes := make([]node, len(gd.log))
+	nflags := 0
+	for _, l := range gd.log {
+		nflags += 2 * len(l.alts)
+	}
+	flags := make([]bool, nflags)
 	for i, l := range gd.log {
 		at := prefix + i
-		n := &node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep, planAt: l.planAt}
-		n.back = make([]bool, len(l.alts))
-		n.done = make([]bool, len(l.alts))
+		n := &nodes[i]
+		*n = node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep, planAt: l.planAt}
+		k := len(l.alts)
+		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
 		if len(t.stack) > 0 {
 			parent := t.stack[len(t.stack)-1]
@@ -123,7 +133,7 @@ func (t *tree) next() *Guide {
 		d := len(t.stack) - 1
 		n := t.stack[d]
 		if pl, ok := t.br.(planner); ok {
-			if n.wut != nil {
+			if n.planned {
 				if i, plan := pl.nextAlt(n); i >= 0 {
 					gd := t.guide(d, i)
 					gd.Plan = plan
