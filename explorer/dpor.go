@@ -2,8 +2,9 @@ package explorer
 
 import "github.com/heddledbg/heddle/rt"
 
-// dpor is dynamic partial-order reduction with sleep sets (Flanagan and Godefroid, POPL 2005,
-// Fig. 4, in its stateless form). A node starts with only the alternative the run took; after
+// dpor is the strategy dpor-sleep: dynamic partial-order reduction with sleep sets (Flanagan
+// and Godefroid, POPL 2005, Fig. 4, in its stateless form), kept for comparison with optimal
+// DPOR (optimal.go). A node starts with only the alternative the run took; after
 // each run, every pair of dependent steps of different goroutines that are not ordered by
 // happens-before (a race) adds the later goroutine to the backtrack set of the node before the
 // earlier step, so that the reversed order is explored too. Sleep sets (Godefroid) then prune
