@@ -208,7 +208,7 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		} else {
 			se := int(rs.of[r.early])
 			end := len(rs.steps)
-			last := &wstep{g: r.g, accs: []waccess{{g: r.g, op: r.op, objs: r.objs}}}
+			var last *wstep
 			if r.late < len(res.Events) {
 				end = int(rs.of[r.late])
 				if end == se {
@@ -217,6 +217,9 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 				if s := rs.step(res, end); s.g == r.g {
 					last = s
 				}
+			}
+			if last == nil {
+				last = &wstep{g: r.g, accs: []waccess{{g: r.g, op: r.op, objs: slices.Clone(r.objs)}}}
 			}
 			v = notDep(res, rs, se, end)
 			v = append(v, last)
@@ -233,29 +236,45 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 
 // notDep returns the steps after step e and before step end that do not happen after e. What
 // happens after e is summarised by its goroutines and by how its steps accessed each object,
-// so the cost is linear in the steps scanned.
+// so the cost is the steps scanned times the goroutines and objects they involve.
 func notDep(res *rt.Result, rs *runSteps, e, end int) []*wstep {
 	var out []*wstep
-	gs := map[rt.GID]bool{}
-	objs := map[rt.ObjID]rt.OpKind{} // an object's strongest access after e: a write, else a read
+	// Few goroutines and objects are involved between two racing steps: lists beat maps.
+	var gs []rt.GID
+	type objOp struct {
+		o  rt.ObjID
+		op rt.OpKind // the strongest access after e: a write, else a read
+	}
+	var objs []objOp
 	taint := func(s *wstep) {
 		for _, a := range s.accs {
-			gs[a.g] = true
+			if !slices.Contains(gs, a.g) {
+				gs = append(gs, a.g)
+			}
+		next:
 			for _, o := range a.objs {
-				if k, ok := objs[o]; !ok || k.ReadOnly() {
-					objs[o] = a.op
+				for i := range objs {
+					if objs[i].o == o {
+						if objs[i].op.ReadOnly() {
+							objs[i].op = a.op
+						}
+						continue next
+					}
 				}
+				objs = append(objs, objOp{o, a.op})
 			}
 		}
 	}
 	after := func(s *wstep) bool {
 		for _, a := range s.accs {
-			if gs[a.g] {
+			if slices.Contains(gs, a.g) {
 				return true
 			}
 			for _, o := range a.objs {
-				if k, ok := objs[o]; ok && rt.Dependent(k, []rt.ObjID{o}, a.op, []rt.ObjID{o}) {
-					return true
+				for _, x := range objs {
+					if x.o == o && !(x.op.ReadOnly() && a.op.ReadOnly()) {
+						return true
+					}
 				}
 			}
 		}

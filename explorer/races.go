@@ -13,8 +13,8 @@ import (
 type race struct {
 	early, late int
 	g           rt.GID
-	op          rt.OpKind // the later access
-	objs        []rt.ObjID
+	op          rt.OpKind  // the later access
+	objs        []rt.ObjID // valid only during the call
 }
 
 // access is one goroutine's last access to an object, kept for race detection. vc is the
@@ -49,6 +49,7 @@ type raceFinder struct {
 	immediate bool
 	cands     []*access
 	candSlot  []int
+	one       [1]rt.ObjID // an event's object as a slice, without allocating
 }
 
 func (rf *raceFinder) slot(g rt.GID) int {
@@ -78,7 +79,11 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	for j := range evs {
 		e := &evs[j]
 		p := rf.slot(e.G)
-		objs := eventObjs(e)
+		objs := e.Objs
+		if objs == nil && e.Obj != rt.NoObj {
+			rf.one[0] = e.Obj
+			objs = rf.one[:]
+		}
 		rf.check(j, p, e.Op, objs, rf.vc[p], f)
 		for _, pt := range e.Partners {
 			rf.check(j, rf.slot(pt.G), pt.Op, pt.Objs, rf.vc[rf.slot(pt.G)], f)
