@@ -211,12 +211,16 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 			var last *wstep
 			if r.late < len(res.Events) {
 				end = int(rs.of[r.late])
-				if end == se {
-					return
-				}
-				if s := rs.step(res, end); s.g == r.g {
+				s := rs.step(res, end)
+				if s.g == r.g {
+					if end == se {
+						return
+					}
 					last = s
 				}
+				// Otherwise the later access is a partner's operation that step end completed
+				// (possibly step e itself, as when an Unlock admits a blocked reader): the
+				// reversal is the partner performing it first.
 			}
 			if last == nil {
 				last = &wstep{g: r.g, accs: []waccess{{g: r.g, op: r.op, objs: slices.Clone(r.objs)}}}
