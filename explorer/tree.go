@@ -65,6 +65,9 @@ type tree struct {
 	nextID int
 	onNode func(n, parent *node, res *rt.Result)
 	onPop  func(n *node, pruned []Pruned)
+	// decisions is the number of decisions of the last run after the fixed prefix: the next
+	// run's log is sized for about as many.
+	decisions int
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the
@@ -72,6 +75,7 @@ type tree struct {
 func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	t.base = base
 	prefix := len(gd.Prefix)
+	t.decisions = prefix - base + len(gd.log)
 	// The run's nodes and their flags are allocated at once: a long run makes many.
 	nodes := make([]node, len(gd.log))
 	nflags := 0
@@ -199,7 +203,7 @@ func (t *tree) pop(d int) {
 // guide returns the guide of the run that takes alternative i of node d, and marks it taken.
 func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
-	gd := &Guide{Shards: 1}
+	gd := &Guide{Shards: 1, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
 	if gd.Bound >= 0 {
 		used := n.preempts
