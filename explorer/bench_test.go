@@ -1,11 +1,14 @@
 package explorer_test
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
@@ -105,3 +108,73 @@ func TestMemoryFlat(t *testing.T) {
 }
 
 var _ = rt.Run
+
+// lockLoop is the scaling test: two goroutines each lock and unlock one mutex n times.
+func lockLoop(n int) func() {
+	return func() {
+		var mu rt.Mutex
+		var wg rt.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				for range n {
+					mu.Lock()
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkDPORScaling measures the time per step of the lock loop as its length grows, for
+// DPOR and for random scheduling, interleaved within each iteration so that both see the same
+// machine. Each exploration makes three runs; the time is measured from the end of the first
+// run to the end of the third, so it includes a run's race analysis but not the detailed
+// replays at the end of an exploration. cpu-ns/step is the process's CPU time (all threads,
+// garbage collection included), which a loaded machine disturbs less than the wall clock.
+func BenchmarkDPORScaling(b *testing.B) {
+	// The process's first explorations start carriers and grow the heap: not part of a run.
+	for _, s := range []string{"dpor", "random"} {
+		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
+	}
+	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			strategies := []string{"dpor", "random"}
+			wall := make([]time.Duration, len(strategies))
+			cpu := make([]time.Duration, len(strategies))
+			runs := 0
+			for b.Loop() {
+				for i, s := range strategies {
+					var w0, w1, c0, c1 time.Duration
+					explorer.Explore(lockLoop(n), explorer.Options{
+						Strategy: s, MaxRuns: 3, MaxSteps: 10 * n,
+						Progress: func(st *explorer.Stats) {
+							if st.Runs == 1 {
+								w0, c0 = st.Elapsed, cpuTime()
+							}
+							w1, c1 = st.Elapsed, cpuTime()
+						},
+					})
+					wall[i] += w1 - w0
+					cpu[i] += c1 - c0
+				}
+				runs += 2
+			}
+			steps := float64(runs * 2 * n) // each run: n Lock steps per goroutine
+			for i, s := range strategies {
+				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s+"-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+			}
+			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
+		})
+	}
+}
+
+// cpuTime is the CPU time the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

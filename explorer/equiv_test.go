@@ -41,6 +41,7 @@ type equivalence struct {
 
 var equivalences = []equivalence{
 	{strategy: "dpor"},
+	{strategy: "dpor-sleep"},
 	{strategy: "stoller"},
 	{strategy: "bounded", every: 4},
 	{strategy: "exitblock", missesLockCycles: true},

@@ -25,7 +25,7 @@ var debugRuns = func() io.Writer {
 }()
 
 // Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"portfolio", "dpor", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
+var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
 
 // Options configure an exploration.
 type Options struct {
@@ -268,6 +268,8 @@ func explore(r runner, opts Options) *Report {
 	case "portfolio":
 		e.portfolio()
 	case "dpor":
+		e.systematic(&optimal{}, -1)
+	case "dpor-sleep":
 		e.systematic(dpor{}, -1)
 	case "dfs":
 		e.systematic(naive{}, -1)

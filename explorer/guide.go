@@ -34,6 +34,11 @@ type Guide struct {
 	// Shard and Shards, when Shards > 1, make the first decision after the prefix take
 	// alternative Shard, so that a sharded search starts inside its own share.
 	Shard, Shards int
+	// Plan, if not empty, is a wakeup sequence to follow after the prefix (optimal DPOR):
+	// Plan[0] is the step the last prefix decision picks, and each later element a goroutine
+	// to schedule next, with the picks of the data decisions within its step. A planned
+	// goroutine that is not offered ends the plan; the policy goes on from there.
+	Plan []PlanStep
 
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool
@@ -50,6 +55,15 @@ type Guide struct {
 	changeAt  []int
 	steps     int
 	preempted int
+	planPos   int     // the next element of Plan, -1 once the plan is abandoned
+	planData  []int32 // data picks left of the planned step in progress
+	altBuf    []rt.Alt
+}
+
+// PlanStep is one step of a Guide's plan.
+type PlanStep struct {
+	G    rt.GID
+	Data []int32 `json:",omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
@@ -79,6 +93,9 @@ type logged struct {
 	pick    int
 	current int
 	sleep   []Sleeper
+	// planAt is the number of steps of the plan after Plan[0] performed before the decision,
+	// or -1 if the guide had no plan or abandoned it.
+	planAt int
 }
 
 func (gd *Guide) start() {
@@ -89,6 +106,8 @@ func (gd *Guide) start() {
 	gd.sleep = nil
 	gd.steps = 0
 	gd.preempted = 0
+	gd.planPos, gd.planData = -1, nil
+	gd.altBuf = nil
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
 			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
@@ -119,6 +138,9 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if gd.sleepOn {
 		gd.updateSleep(p.Events())
 	}
+	if i, ok := gd.planned(p); ok {
+		return i
+	}
 	if len(p.Alts) == 1 {
 		if gd.asleep(p.Alts[0].G) && p.Kind == rt.DecideGoroutine {
 			return -1
@@ -140,6 +162,9 @@ func (gd *Guide) Choose(p *rt.Point) int {
 			gd.diverged = fmt.Sprintf("decision %d: expected %s %d, but the program offered %s %v%s", k, gd.kindAt(k), gd.Prefix[k], p.Kind, altValues(p), callerPosition(p))
 			return -1
 		}
+		if k == len(gd.Prefix)-1 && len(gd.Plan) > 0 {
+			gd.planPos, gd.planData = 1, gd.Plan[0].Data
+		}
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
 			gd.sleepOn = true
 			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
@@ -158,13 +183,66 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	if i < 0 {
 		return -1
 	}
+	gd.logPoint(p, i)
+	return i
+}
+
+// logPoint records decision p, decided i, after the prefix.
+func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
-		gd.log = append(gd.log, logged{kind: p.Kind, alts: cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...)})
+		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
 	}
-	return i
+}
+
+// planned follows the plan after the prefix: it returns the pick it prescribes, if any.
+func (gd *Guide) planned(p *rt.Point) (int, bool) {
+	if gd.planPos < 0 || p.Index < len(gd.Prefix) {
+		return 0, false
+	}
+	if p.Kind != rt.DecideGoroutine {
+		if len(gd.planData) == 0 {
+			return 0, false
+		}
+		v := gd.planData[0]
+		gd.planData = gd.planData[1:]
+		i := gd.find(p, v)
+		if i < 0 || len(p.Alts) < 2 {
+			return 0, false
+		}
+		gd.logPoint(p, i)
+		return i, true
+	}
+	gd.planData = nil
+	if gd.planPos >= len(gd.Plan) {
+		gd.planPos = -1
+		return 0, false
+	}
+	g := gd.Plan[gd.planPos].G
+	for i, a := range p.Alts {
+		if a.G == g {
+			if len(p.Alts) > 1 {
+				gd.steps++
+				gd.logPoint(p, i)
+			}
+			gd.planPos++
+			gd.planData = gd.Plan[gd.planPos-1].Data
+			return i, true
+		}
+	}
+	// The planned goroutine is not offered here (it is blocked, or held back for fairness).
+	gd.planPos = -1
+	return 0, false
+}
+
+// planAt is the number of planned steps after Plan[0] performed so far, -1 without a plan.
+func (gd *Guide) planAt() int {
+	if gd.planPos < 0 {
+		return -1
+	}
+	return gd.planPos - 1
 }
 
 func (gd *Guide) kindAt(k int) string {
@@ -353,8 +431,15 @@ func altObjs(a *rt.Alt) []rt.ObjID {
 	return []rt.ObjID{a.Obj}
 }
 
-func cloneAlts(alts []rt.Alt) []rt.Alt {
-	out := make([]rt.Alt, len(alts))
+// cloneAlts copies a point's alternatives into storage shared by the run's log: the nodes
+// made from the log keep them, so the storage is never reused, only carved up.
+func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
+	if len(gd.altBuf)+len(alts) > cap(gd.altBuf) {
+		gd.altBuf = make([]rt.Alt, 0, max(256, 4*len(alts)))
+	}
+	k := len(gd.altBuf)
+	gd.altBuf = append(gd.altBuf, alts...)
+	out := gd.altBuf[k:len(gd.altBuf):len(gd.altBuf)]
 	for i, a := range alts {
 		out[i] = a
 		if a.Objs != nil {

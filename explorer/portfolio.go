@@ -40,7 +40,7 @@ const minDepth = 64
 
 func (e *explorer) portfolio() {
 	ex := &exhaustive{e: e}
-	ex.s = e.newSearch(dpor{}, -1)
+	ex.s = e.newSearch(&optimal{}, -1)
 	ex.s.adaptive = true
 	members := []*portfolioMember{{name: "dpor", weight: 4, step: ex.step}}
 	for i, d := range []int{1, 2, 3} {
@@ -125,7 +125,7 @@ func (x *exhaustive) step() *rt.Result {
 	case !deeper:
 		x.retired = true
 	default:
-		next := x.e.newSearch(dpor{}, -1)
+		next := x.e.newSearch(&optimal{}, -1)
 		next.adaptive, next.longest = true, x.s.longest
 		next.t.depth = 4 * x.s.t.depth
 		next.t.nextID = x.s.t.nextID // node ids stay unique in the schedule tree view

@@ -26,6 +26,12 @@ type node struct {
 	why     []string // why an alternative was skipped ("sleep", "bound"), if it was
 	// bound: preemptions used on the path to this node (preemption-bounded search).
 	preempts int
+	// wut is the node's wakeup tree (optimal DPOR): the sequences still to explore from it,
+	// leftmost first; nil for the step taken alone. planned marks the nodes a planner orders.
+	// planAt is the guide's position in its plan at this decision.
+	wut     *wnode
+	planned bool
+	planAt  int
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -36,6 +42,16 @@ type brancher interface {
 	afterRun(t *tree, res *rt.Result)
 	// sleeping tells whether the search uses sleep sets.
 	sleeping() bool
+}
+
+// A planner is a brancher that orders a node's alternatives itself and has the guide follow a
+// plan after the pick (optimal DPOR's wakeup trees).
+type planner interface {
+	// nextAlt returns the alternative of n to explore next and the plan to follow from it,
+	// or -1 if n has none left. It is called only for the nodes marked planned.
+	nextAlt(n *node) (int, []PlanStep)
+	// resetPlan is called when the search takes an alternative without a plan.
+	resetPlan()
 }
 
 type tree struct {
@@ -52,6 +68,9 @@ type tree struct {
 	nextID int
 	onNode func(n, parent *node, res *rt.Result)
 	onPop  func(n *node, pruned []Pruned)
+	// decisions is the number of decisions of the last run after the fixed prefix: the next
+	// run's log is sized for about as many.
+	decisions int
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the
@@ -59,11 +78,20 @@ type tree struct {
 func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	t.base = base
 	prefix := len(gd.Prefix)
+	t.decisions = prefix - base + len(gd.log)
+	// The run's nodes and their flags are allocated at once: a long run makes many.
+	nodes := make([]node, len(gd.log))
+	nflags := 0
+	for _, l := range gd.log {
+		nflags += 2 * len(l.alts)
+	}
+	flags := make([]bool, nflags)
 	for i, l := range gd.log {
 		at := prefix + i
-		n := &node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep}
-		n.back = make([]bool, len(l.alts))
-		n.done = make([]bool, len(l.alts))
+		n := &nodes[i]
+		*n = node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep, planAt: l.planAt}
+		k := len(l.alts)
+		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
 		if len(t.stack) > 0 {
 			parent := t.stack[len(t.stack)-1]
@@ -111,6 +139,18 @@ func (t *tree) next() *Guide {
 	for len(t.stack) > 0 {
 		d := len(t.stack) - 1
 		n := t.stack[d]
+		if pl, ok := t.br.(planner); ok {
+			if n.planned {
+				if i, plan := pl.nextAlt(n); i >= 0 {
+					gd := t.guide(d, i)
+					gd.Plan = plan
+					return gd
+				}
+				t.pop(d)
+				continue
+			}
+			pl.resetPlan()
+		}
 		for i := range n.alts {
 			if !n.back[i] || n.done[i] {
 				continue
@@ -134,63 +174,75 @@ func (t *tree) next() *Guide {
 				n.skip(i, "bound")
 				continue
 			}
-			gd := &Guide{Shards: 1}
-			gd.Bound = t.bound
-			if gd.Bound >= 0 {
-				used := n.preempts
-				if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {
-					used++
-				}
-				gd.Bound = t.bound - used
-			}
-			gd.Prefix = make([]int32, d+1)
-			gd.Kinds = make([]rt.DecisionKind, d+1)
-			for k, m := range t.stack[:d] {
-				gd.Prefix[k] = int32(altValue(m.kind, m.alts[m.pick]))
-				gd.Kinds[k] = m.kind
-			}
-			gd.Prefix[d] = int32(altValue(n.kind, n.alts[i]))
-			gd.Kinds[d] = n.kind
-			if t.br.sleeping() {
-				gd.Sleep = append([]Sleeper(nil), n.sleep...)
-				if n.kind == rt.DecideGoroutine {
-					// Alternatives explored before this one sleep in its subtree (Godefroid's
-					// sleep sets): they wake as soon as a dependent step runs.
-					for j, a := range n.alts {
-						if n.done[j] && j != i {
-							gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: altObjs(&a)})
-						}
-					}
-				}
-			}
-			n.done[i] = true
-			n.pick = i
-			return gd
+			return t.guide(d, i)
 		}
-		var pruned []Pruned
-		for i := range n.alts {
-			if n.why != nil && n.why[i] != "" && n.names != nil {
-				pruned = append(pruned, Pruned{G: n.names[i], Reason: n.why[i]})
-			}
-			if !n.done[i] {
-				reason := "persistent"
-				if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
-					t.stats.PrunedSleep++
-					reason = "sleep"
-				} else {
-					t.stats.PrunedPersistent++
-				}
-				if n.names != nil {
-					pruned = append(pruned, Pruned{G: n.names[i], Reason: reason})
-				}
-			}
-		}
-		if t.onPop != nil && len(pruned) > 0 {
-			t.onPop(n, pruned)
-		}
-		t.stack = t.stack[:d]
+		t.pop(d)
 	}
 	return nil
+}
+
+// pop removes node d, the top of the stack, reporting the alternatives its search left out.
+func (t *tree) pop(d int) {
+	n := t.stack[d]
+	var pruned []Pruned
+	for i := range n.alts {
+		if n.why != nil && n.why[i] != "" && n.names != nil {
+			pruned = append(pruned, Pruned{G: n.names[i], Reason: n.why[i]})
+		}
+		if !n.done[i] {
+			reason := "persistent"
+			if n.kind == rt.DecideGoroutine && asleepIn(n.sleep, n.alts[i].G) {
+				t.stats.PrunedSleep++
+				reason = "sleep"
+			} else {
+				t.stats.PrunedPersistent++
+			}
+			if n.names != nil {
+				pruned = append(pruned, Pruned{G: n.names[i], Reason: reason})
+			}
+		}
+	}
+	if t.onPop != nil && len(pruned) > 0 {
+		t.onPop(n, pruned)
+	}
+	t.stack = t.stack[:d]
+}
+
+// guide returns the guide of the run that takes alternative i of node d, and marks it taken.
+func (t *tree) guide(d, i int) *Guide {
+	n := t.stack[d]
+	gd := &Guide{Shards: 1, log: make([]logged, 0, max(0, t.decisions-d-1))}
+	gd.Bound = t.bound
+	if gd.Bound >= 0 {
+		used := n.preempts
+		if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {
+			used++
+		}
+		gd.Bound = t.bound - used
+	}
+	gd.Prefix = make([]int32, d+1)
+	gd.Kinds = make([]rt.DecisionKind, d+1)
+	for k, m := range t.stack[:d] {
+		gd.Prefix[k] = int32(altValue(m.kind, m.alts[m.pick]))
+		gd.Kinds[k] = m.kind
+	}
+	gd.Prefix[d] = int32(altValue(n.kind, n.alts[i]))
+	gd.Kinds[d] = n.kind
+	if t.br.sleeping() {
+		gd.Sleep = append([]Sleeper(nil), n.sleep...)
+		if n.kind == rt.DecideGoroutine {
+			// Alternatives explored before this one sleep in its subtree (Godefroid's
+			// sleep sets): they wake as soon as a dependent step runs.
+			for j, a := range n.alts {
+				if n.done[j] && j != i {
+					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: altObjs(&a)})
+				}
+			}
+		}
+	}
+	n.done[i] = true
+	n.pick = i
+	return gd
 }
 
 func (n *node) skip(i int, why string) {

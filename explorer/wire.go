@@ -99,13 +99,14 @@ type LoggedPoint struct {
 	Pick    int             `json:"pick"`
 	Current int             `json:"current"`
 	Sleep   []Sleeper       `json:"sleep,omitempty"`
+	PlanAt  int             `json:"planAt"`
 }
 
 // Log returns what the guide recorded during its last run.
 func (gd *Guide) Log() []LoggedPoint {
 	out := make([]LoggedPoint, len(gd.log))
 	for i, l := range gd.log {
-		out[i] = LoggedPoint{Kind: l.kind, Alts: l.alts, Pick: l.pick, Current: l.current, Sleep: l.sleep}
+		out[i] = LoggedPoint{Kind: l.kind, Alts: l.alts, Pick: l.pick, Current: l.current, Sleep: l.sleep, PlanAt: l.planAt}
 	}
 	return out
 }
@@ -114,7 +115,7 @@ func (gd *Guide) Log() []LoggedPoint {
 func (gd *Guide) SetLog(ls []LoggedPoint, diverged string) {
 	gd.log = gd.log[:0]
 	for _, l := range ls {
-		gd.log = append(gd.log, logged{kind: l.Kind, alts: l.Alts, pick: l.Pick, current: l.Current, sleep: l.Sleep})
+		gd.log = append(gd.log, logged{kind: l.Kind, alts: l.Alts, pick: l.Pick, current: l.Current, sleep: l.Sleep, planAt: l.PlanAt})
 	}
 	gd.diverged = diverged
 }
