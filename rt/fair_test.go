@@ -1,6 +1,7 @@
 package rt_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -180,6 +181,45 @@ func TestFairSpinTimer(t *testing.T) {
 			if res.Verdict.Kind != rt.VerdictOK || res.Steps > 100 {
 				t.Errorf("%T, %s time: verdict %s (%s) after %d steps, want ok within 100", c, m, res.Verdict.Kind, res.Verdict.Message, res.Steps)
 			}
+		}
+	}
+}
+
+// TestPollingWorkIsNotSpinning checks that a goroutine that polls between steps of work is
+// working, not spinning: the semaphore of golang.org/x/sync checks its context with a select
+// default under its mutex at every Acquire. Under synctest time the context's timeout must not
+// fire while such a goroutine can run (TestWeightedAcquire was reported failing), and a long
+// loop of such calls is not a livelock.
+func TestPollingWorkIsNotSpinning(t *testing.T) {
+	acquire := func(mu *rt.Mutex, done <-chan struct{}) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		i, _, _ := rt.Select(true, rt.RecvCase(done))
+		return i < 0
+	}
+	for _, c := range []rt.Chooser{greedy{}, nil} {
+		res := rt.Run(rt.Config{Chooser: c}, func() {
+			var mu rt.Mutex
+			for i := 0; i < 20; i++ {
+				ctx, cancel := rt.WithTimeout(context.Background(), 10*time.Millisecond)
+				if !acquire(&mu, ctx.Done()) {
+					panic(fmt.Sprintf("call %d: the 10ms timeout fired while the caller worked", i))
+				}
+				cancel()
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Errorf("%T: timeouts: %s: %s", c, res.Verdict.Kind, res.Verdict.Message)
+		}
+		res = rt.Run(rt.Config{Chooser: c, MaxSteps: 200_000}, func() {
+			var mu rt.Mutex
+			done := rt.MakeChan[struct{}](0)
+			for i := 0; i < 30_000; i++ {
+				acquire(&mu, done)
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Errorf("%T: a loop of 30,000 polling calls: %s: %s", c, res.Verdict.Kind, res.Verdict.Message)
 		}
 	}
 }

@@ -148,9 +148,13 @@ type goroutine struct {
 	polled       int32
 	lastStep     int32
 	polledBefore bool
-	// sincePoll counts g's steps since its last poll, up to spinBody: a goroutine that polls
-	// at least once every spinBody steps is spinning, one that does not is working.
-	sincePoll int32
+	// A goroutine spins when it polls again after doing nothing since its previous poll but
+	// read shared state (atomic loads, len, other polls): its loop cannot change anything, so
+	// only another goroutine (or time) can end it. quiet tells whether g did nothing else
+	// since its last poll, wasQuiet what quiet was before g's latest step. A goroutine that
+	// does work between polls (a loop that checks ctx.Done with a select default, then
+	// locks, sends, or calls a method that does) is not spinning however often it polls.
+	spinning, quiet, wasQuiet bool
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
 	// of the same object right after it changes nothing, so it polls.
 	lastLoad ObjID
@@ -191,10 +195,10 @@ type run struct {
 	clockNext  []ObjID
 	startG     GID   // the goroutine picked for the next step
 	startD     int32 // the decision that picked it, -1 if it was the only alternative
-	// worked is the last step that was work: a step of a goroutine that had not polled in its
-	// last spinBody steps, or of the clock. A run whose last stretch steps were all polling
-	// is a livelock.
-	worked  int
+	// worked is the last step that was work: a step of a goroutine that was not spinning,
+	// or of the clock. A run whose last stretch steps were all spinning is a livelock.
+	// A step is taken for work when recorded; prevWorked lets poll take that back.
+	worked, prevWorked int
 	stretch int
 	waiting []bool // fair's scratch
 	// lastRelease maps an object to the step of its last release-like operation, for the
@@ -230,11 +234,6 @@ const DefaultMaxSteps = 2_000_000
 // than a loop body's worth of steps between two polls; it keeps a livelocked run, which every
 // replay re-executes in full, to a few milliseconds.
 const pollStretch = 10_000
-
-// spinBody is the longest polling loop body, in steps of its goroutine: a goroutine that
-// polls at least once every spinBody of its steps is spinning. The backoff loops of real code
-// (TryAcquire and Release of a semaphore, then Gosched) take fewer than ten.
-const spinBody = 32
 
 // maxCached bounds the goroutine structs and object names a run keeps for the next one.
 const maxCached = 1024
@@ -400,7 +399,6 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		nameSeq:    ng.nameSeq,
 		waitFor:    ng.waitFor[:0],
 		lastStep:   -1,
-		sincePoll:  spinBody,
 		lastLoad:   NoObj,
 	}
 	if parent != nil {
@@ -583,7 +581,7 @@ func (r *run) takeResumed() *goroutine {
 
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
 // time passing is progress.
-var clockG = &goroutine{id: ClockID, sincePoll: spinBody, lastLoad: NoObj}
+var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
 
 // decide collects the enabled alternatives and asks the chooser. It returns nil, after ending
 // the run, when nothing can run.
@@ -595,7 +593,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
-			working = working || g.sincePoll >= spinBody
+			working = working || !g.spinning
 			if g == cur {
 				curIdx = len(alts)
 			}
@@ -640,7 +638,11 @@ func (r *run) decide(cur *goroutine) *goroutine {
 func (r *run) poll(g *goroutine) {
 	again := g.polledBefore
 	g.polledBefore = true
-	g.sincePoll = 0
+	g.spinning = again && g.wasQuiet
+	g.quiet = true
+	if g.spinning {
+		r.worked = r.prevWorked
+	}
 	g.waitFor = g.waitFor[:0]
 	if !again {
 		return
@@ -799,9 +801,12 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	r.clockLast = g == clockG
 	g.lastStep, g.lastLoad = int32(r.steps), NoObj
-	if g.sincePoll < spinBody {
-		g.sincePoll++
-	} else {
+	g.wasQuiet = g.quiet
+	if !kind.ReadOnly() {
+		g.quiet, g.spinning = false, false
+	}
+	r.prevWorked = r.worked
+	if !g.spinning {
 		r.worked = r.steps
 	}
 	n := len(r.events)
@@ -840,7 +845,7 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 func (r *run) livelock() {
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
-		if g.state != gDone && g.sincePoll < spinBody {
+		if g.state != gDone && g.spinning {
 			r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
 		}
 	}

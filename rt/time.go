@@ -71,7 +71,7 @@ func (m *TimeModel) UnmarshalText(b []byte) error {
 }
 
 // clockEnabled reports whether the clock's step is an alternative now. others tells whether
-// some goroutine can run, working whether one of those is not spinning (see spinBody).
+// some goroutine can run, working whether one of those is not spinning (goroutine.spinning).
 //
 // Under synctest time, goroutines that only spin (a Gosched or select-default loop waiting
 // for a flag that a timer sets) are not durably blocked, and testing/synctest itself would
