@@ -801,6 +801,11 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	r.clockLast = g == clockG
 	g.lastStep, g.lastLoad = int32(r.steps), NoObj
+	// The stretch is judged up to the previous step, before this one changes what g is
+	// doing: whether a step is work is known only once poll has seen it.
+	if r.steps-1-r.worked >= r.stretch && !r.ended {
+		r.livelock()
+	}
 	g.wasQuiet = g.quiet
 	if !kind.ReadOnly() {
 		g.quiet, g.spinning = false, false
@@ -826,9 +831,6 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	}
 	if r.cfg.Detail && g != clockG {
 		e.PC, _ = callers()
-	}
-	if r.steps-r.worked >= r.stretch && !r.ended {
-		r.livelock()
 	}
 	if r.steps > r.cfg.MaxSteps && !r.ended {
 		r.verdict = Verdict{Kind: VerdictCut, Message: fmt.Sprintf("stopped at the step bound of %d while making progress", r.cfg.MaxSteps)}
