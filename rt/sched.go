@@ -221,6 +221,7 @@ func Run(cfg Config, body func()) *Result {
 	}
 	spare = nil
 	r.reset(cfg)
+	r.raceStart()
 	active = r
 	root := r.newG(nil, body)
 	r.root = root
@@ -228,6 +229,7 @@ func Run(cfg Config, body func()) *Result {
 	root.wake <- struct{}{}
 	r.wait()
 	r.teardown()
+	r.raceVerdict()
 	active = nil
 	res := r.result()
 	if poisoned == nil {
@@ -351,11 +353,13 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		ng.seq = parent.nchild
 		ng.created = int32(len(r.events)) - 1
 	}
-	if r.cfg.Detail {
+	if r.cfg.Detail || raceEnabled {
 		ng.fn = funcPC(f)
 	}
 	r.gs = append(r.gs, ng)
+	raceHide()
 	r.live.Add(1)
+	raceShow()
 	c.r, c.g, c.f = r, ng, f
 	return ng
 }
@@ -419,7 +423,7 @@ func (r *run) exit(g *goroutine) {
 	}
 	if n := r.next(g); n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
 }
 
@@ -446,9 +450,9 @@ func (r *run) yield(g *goroutine) {
 	}
 	if n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
-	<-g.wake
+	sleep(g)
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -476,9 +480,9 @@ func (r *run) park(g *goroutine) {
 	g.since = r.nsince
 	if n := r.next(g); n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
-	<-g.wake
+	sleep(g)
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -492,6 +496,9 @@ func (r *run) park(g *goroutine) {
 // It first drains the resume queue: goroutines whose operation was completed by someone else
 // run to their next scheduling point before any decision. It returns nil when the run ended.
 func (r *run) next(cur *goroutine) *goroutine {
+	raceHide() // the scheduler's own state and counters order nothing of the program's
+	defer raceShow()
+	r.raceStep(cur)
 	r.progress.Add(1)
 	for {
 		if r.ended {
@@ -511,6 +518,21 @@ func (r *run) next(cur *goroutine) *goroutine {
 		}
 		r.fireClock()
 	}
+}
+
+// wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
+// detector, which is told of heddle's modelled synchronization instead (race.go).
+func wake(n *goroutine) {
+	raceHide()
+	n.wake <- struct{}{}
+	raceShow()
+}
+
+func sleep(g *goroutine) {
+	raceHide()
+	<-g.wake
+	raceShow()
+	raceWoken(g)
 }
 
 // clockG is the pseudo-goroutine whose step advances the virtual clock.
@@ -639,6 +661,7 @@ func (r *run) resumeG(g *goroutine) {
 			e.With = g.id
 		}
 	}
+	r.raceResume(g)
 	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady

@@ -557,12 +557,14 @@ func (r *run) misuse(g *goroutine, msg string) {
 
 // block stops g for good: the run has ended and teardown will end g.
 func (r *run) block(g *goroutine) {
-	<-g.wake
+	sleep(g)
 	runtime.Goexit()
 }
 
-// acquire and release maintain the happens-before arrows of the trace in detail mode.
+// acquire and release maintain the happens-before arrows of the trace in detail mode, and
+// give them to the race detector.
 func (r *run) acquire(e *Event, id ObjID) {
+	raceAcquire(id)
 	if r.lastRelease == nil {
 		return
 	}
@@ -572,6 +574,7 @@ func (r *run) acquire(e *Event, id ObjID) {
 }
 
 func (r *run) release(e *Event, id ObjID) {
+	raceRelease(id)
 	if r.lastRelease != nil {
 		r.lastRelease[id] = e.Step
 	}

@@ -43,6 +43,7 @@ type testFlags struct {
 	instr    string
 	skip     string
 	hang     time.Duration
+	race     bool
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -62,6 +63,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
+	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
 }
 
@@ -138,9 +140,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip)}
+	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip)}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
+		err = raceBuildError(err)
 		var be *instrument.BuildError
 		if errors.As(err, &be) {
 			fmt.Fprintln(os.Stderr, be.Output)
@@ -169,7 +172,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Tree: true}
 	matched, bugs, failed := 0, 0, false
 	for _, bin := range res.Binaries {
-		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
+		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path), raceEnv(res.WorkDir)}}
 		if bin.Test {
 			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
 		}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/heddledbg/heddle/instrument"
+)
+
+// Data races are found by building the instrumented test with the race detector (-race), whose
+// reports each worker writes to a file of its own under the build's work directory (see
+// rt/race.go). It is on by default: most bugs of real programs that do not block are races.
+
+// raceFlagUsage documents -race for test, run and replay.
+const raceFlagUsage = "detect data races under the explored schedules (builds with the race detector; -race=false turns it off)"
+
+// withRace adds -race to the build flags when race detection is on.
+func withRace(build []string, on bool) []string {
+	if !on {
+		return build
+	}
+	return append(build, "-race")
+}
+
+// raceEnv is the worker's GORACE: the user's options, and a log file per worker process in dir
+// (the race detector adds the process id), which the worker reads after each run.
+func raceEnv(dir string) string {
+	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" log_path="+filepath.Join(dir, "race"))
+}
+
+// raceBuildError explains a build that failed because the toolchain cannot build with the race
+// detector, or returns err unchanged.
+func raceBuildError(err error) error {
+	var be *instrument.BuildError
+	if errors.As(err, &be) && strings.Contains(be.Output, "-race") &&
+		(strings.Contains(be.Output, "requires cgo") || strings.Contains(be.Output, "not supported")) {
+		return errors.New("race detection needs the race detector, which this toolchain cannot build (" +
+			strings.TrimSpace(be.Output) + "): install a C compiler and set CGO_ENABLED=1, or run with -race=false")
+	}
+	return err
+}

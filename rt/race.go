@@ -1,0 +1,401 @@
+//go:build race
+
+package rt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// Data races are found by the Go race detector (ThreadSanitizer), which instruments every
+// memory access of a -race build, in every package. Heddle hands control from one goroutine
+// to the next over real channels, and the detector would take each hand-off for
+// synchronization: everything would be ordered and no race found. So the hand-offs, and rt's
+// own locks and counters, are hidden from it (raceHide), and rt tells it instead of the
+// happens-before edges of heddle's model of synchronization: a release on an object's address
+// where the operation releases (Unlock, a send, close, Done, an atomic store), an acquire
+// where it acquires, and a goroutine completed by another one acquires what its partner
+// released. A go statement orders the parent before the child by itself, since the child's
+// carrier is started by the go statement; a goroutine's exit orders nothing.
+//
+// The detector reports a race as it happens, once per pair of stacks in a process. Each
+// worker process writes its reports to a file of its own (GORACE=log_path, suffixed with the
+// process id), so a run's reports are those written while it ran; rt's own state, which
+// goroutines touch in turn across the hidden hand-offs, shows up as races between heddle's
+// frames, which are left out.
+
+const raceEnabled = true
+
+// The addresses whose happens-before clocks stand for objects and goroutines. They lie in
+// the data segment, which the detector accepts, and wrap around past their length, which
+// only adds edges.
+var (
+	raceObjs [1 << 16]uint64
+	raceGs   [1 << 12]uint64
+	// raceWake holds, for a goroutine completed by another, the object it acquires when it
+	// resumes, plus one.
+	raceWake [len(raceGs)]int32
+)
+
+func raceObjAddr(id ObjID) unsafe.Pointer { return unsafe.Pointer(&raceObjs[int(id)%len(raceObjs)]) }
+func raceGAddr(g *goroutine) unsafe.Pointer {
+	return unsafe.Pointer(&raceGs[int(g.id)%len(raceGs)])
+}
+
+func raceHide() { runtime.RaceDisable() }
+func raceShow() { runtime.RaceEnable() }
+
+func raceAcquire(id ObjID) {
+	if id >= 0 {
+		runtime.RaceAcquire(raceObjAddr(id))
+	}
+}
+
+// raceRelease merges rather than overwrites: releases that heddle does not order among
+// themselves (RUnlock, Done, buffered sends) all happen before the acquires that follow.
+func raceRelease(id ObjID) {
+	if id >= 0 {
+		runtime.RaceReleaseMerge(raceObjAddr(id))
+	}
+}
+
+// raceParked is called by g as it parks on a channel operation: a receiver that completes a
+// parked send learns what the sender did before it.
+func (r *run) raceParked(g *goroutine) { runtime.RaceRelease(raceGAddr(g)) }
+
+// raceResume is called by the goroutine that completes w's parked or pending operation,
+// before w resumes: w acquires, on its resumption, what its partner did so far. For a channel,
+// this makes the receive happen before the send completes as well, as Go's memory model has
+// it for unbuffered channels and for the kth receive and the (k+C)th send of a buffered one.
+func (r *run) raceResume(w *goroutine) {
+	id, send := w.op.obj, w.op.kind == OpSend
+	if w.op.kind == OpSelect && w.selected >= 0 && w.selected < len(w.op.cases) {
+		if c := w.op.cases[w.selected]; c.st != nil {
+			id, send = c.st.obj.id, c.send
+		}
+	}
+	if send {
+		runtime.RaceAcquire(raceGAddr(w))
+	}
+	if id < 0 {
+		return
+	}
+	raceRelease(id)
+	raceWake[int(w.id)%len(raceWake)] = int32(id) + 1
+}
+
+// raceWoken is called by g when it resumes after a hand-off.
+func raceWoken(g *goroutine) {
+	i := int(g.id) % len(raceWake)
+	if k := raceWake[i]; k != 0 {
+		raceWake[i] = 0
+		raceAcquire(ObjID(k - 1))
+	}
+}
+
+// raceReports tracks the detector's reports: how many were counted, and how far the log has
+// been read.
+var raceReports struct {
+	seen int
+	log  string // "" when the reports go to standard error
+	off  int
+	// verdicts keeps the race verdict of each schedule that showed one: the detector reports a
+	// pair of accesses only once in a process, so replaying the schedule in the same process
+	// (the detailed replay of a bug) finds its race here.
+	verdicts map[string]Verdict
+}
+
+func init() {
+	for _, kv := range strings.Fields(os.Getenv("GORACE")) {
+		if v, ok := strings.CutPrefix(kv, "log_path="); ok && v != "stdout" && v != "stderr" {
+			raceReports.log = v + "." + strconv.Itoa(os.Getpid())
+		}
+	}
+}
+
+// raceSteps attributes the reports of the run in progress: the detector numbers goroutines its
+// own way, so the goroutine that made the access that found a race is told by counting the
+// reports at every scheduling point. Reports up to upTo (a count since the process started)
+// were made by g, in the steps before step.
+var raceSteps []raceStep
+
+type raceStep struct {
+	upTo, step int
+	g          *goroutine
+}
+
+// raceStart leaves out the reports made before the run.
+func (r *run) raceStart() {
+	clear(raceWake[:])
+	raceSteps = raceSteps[:0]
+	if n := runtime.RaceErrors(); n != raceReports.seen {
+		raceReports.seen = n
+		raceReadLog()
+	}
+}
+
+// raceStep is called at every scheduling point with the goroutine that has run up to it.
+func (r *run) raceStep(g *goroutine) {
+	seen := raceReports.seen
+	if k := len(raceSteps); k > 0 {
+		seen = raceSteps[k-1].upTo
+	}
+	if n := runtime.RaceErrors(); n != seen {
+		raceSteps = append(raceSteps, raceStep{upTo: n, step: r.steps, g: g})
+	}
+}
+
+func raceReadLog() string {
+	if raceReports.log == "" {
+		return ""
+	}
+	data, err := os.ReadFile(raceReports.log)
+	if err != nil || len(data) < raceReports.off {
+		return ""
+	}
+	text := string(data[raceReports.off:])
+	raceReports.off = len(data)
+	return text
+}
+
+// raceVerdict makes a run in which the detector reported a race of the program's a race
+// verdict. It takes the place of a verdict that says less: none, a leak, or the failure that
+// the testing package records for a race ("race detected during execution of test").
+func (r *run) raceVerdict() {
+	if !raceOverrides(r.verdict) {
+		return
+	}
+	key := r.raceKey()
+	n := runtime.RaceErrors()
+	if n == raceReports.seen {
+		if v, ok := raceReports.verdicts[key]; ok {
+			r.verdict = v
+		}
+		return
+	}
+	first := raceReports.seen
+	raceReports.seen = n
+	text := raceReadLog()
+	var v Verdict
+	if raceReports.log == "" {
+		v = Verdict{Kind: VerdictRace, Message: "data race (the race detector's report is on standard error)"}
+	} else {
+		reports := parseRaceReports(text)
+		i := 0
+		for i < len(reports) && reports[i].internal() {
+			i++
+		}
+		if i == len(reports) {
+			// Only heddle's own state: not the program's race, nor its failure.
+			if r.verdict.Kind == VerdictFatal {
+				r.verdict = Verdict{Kind: VerdictOK}
+			}
+			return
+		}
+		var by *goroutine
+		for _, s := range raceSteps {
+			if first+i < s.upTo {
+				by = s.g
+				break
+			}
+		}
+		v = r.raceVerdictOf(&reports[i], by)
+	}
+	if raceReports.verdicts == nil {
+		raceReports.verdicts = make(map[string]Verdict)
+	}
+	raceReports.verdicts[key] = v
+	r.verdict = v
+}
+
+func raceOverrides(v Verdict) bool {
+	switch v.Kind {
+	case VerdictOK, VerdictLeak:
+		return true
+	case VerdictFatal:
+		return strings.Contains(v.Message, "race detected during execution of test")
+	}
+	return false
+}
+
+// raceKey names the run's schedule.
+func (r *run) raceKey() string {
+	var b strings.Builder
+	for _, d := range r.decisions {
+		fmt.Fprintf(&b, "%d:%d,", d.Kind, d.Pick)
+	}
+	return b.String()
+}
+
+// raceVerdictOf describes the race of rep, whose access was made by g (nil if unknown). The
+// earlier access's goroutine is the other goroutine of the run that runs the same function,
+// the first one if several do.
+func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
+	v := Verdict{Kind: VerdictRace}
+	names := [2]string{"an unknown goroutine", "an unknown goroutine"}
+	for i, a := range [2]*raceAccess{&rep.cur, &rep.prev} {
+		s := GoroutineState{ID: NoG, State: a.kind, Obj: NoObj, Stack: a.userFrames()}
+		if i == 1 {
+			g = r.raceGoroutine(a, g)
+		}
+		if g != nil {
+			s.ID, names[i] = g.id, r.gname(g)
+		}
+		v.Goroutines = append(v.Goroutines, s)
+	}
+	v.Message = fmt.Sprintf("data race: %s at %s by %s, and %s at %s by %s",
+		rep.cur.kind, rep.cur.position(), names[0], rep.prev.kind, rep.prev.position(), names[1])
+	return v
+}
+
+// raceGoroutine finds the goroutine other than not that made access a, by the function it
+// runs: the frame under rt's, at the bottom of the stack.
+func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
+	entry := ""
+	for i, f := range a.frames {
+		if strings.HasPrefix(f.Func, rtPrefix+".(*run).body") && i > 0 {
+			entry = a.frames[i-1].Func
+		}
+	}
+	if entry == "" {
+		return nil
+	}
+	for _, g := range r.gs {
+		if g != not && g.fn != 0 {
+			if fn := runtime.FuncForPC(g.fn); fn != nil && fn.Name() == entry {
+				return g
+			}
+		}
+	}
+	return nil
+}
+
+// A raceReport is one "WARNING: DATA RACE" of the detector: the access that found the race
+// and the earlier one it races with.
+type raceReport struct {
+	cur, prev raceAccess
+}
+
+type raceAccess struct {
+	kind   string // "write", "read", "atomic write"…
+	goid   int64  // the runtime's goroutine id; 1 for the main goroutine
+	frames []Frame
+}
+
+// parseRaceReports extracts the reports of the detector's output, in the format of
+// runtime/race:
+//
+//	WARNING: DATA RACE
+//	Write at 0x00c000012345 by goroutine 7:
+//	  main.f()
+//	      /src/x.go:12 +0x44
+//
+//	Previous read at 0x00c000012345 by main goroutine:
+//	  …
+func parseRaceReports(text string) []raceReport {
+	var out []raceReport
+	var cur *raceAccess
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "WARNING: DATA RACE"):
+			out = append(out, raceReport{})
+			cur = nil
+		case len(out) == 0:
+		case strings.Contains(line, " at 0x") && strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " "):
+			a := parseAccessHeader(line)
+			rep := &out[len(out)-1]
+			if strings.HasPrefix(line, "Previous ") {
+				rep.prev = a
+				cur = &rep.prev
+			} else {
+				rep.cur = a
+				cur = &rep.cur
+			}
+		case cur == nil:
+		case line == "" || !strings.HasPrefix(line, " "):
+			cur = nil
+		case strings.HasPrefix(line, "      "):
+			if n := len(cur.frames); n > 0 {
+				file, _, _ := strings.Cut(strings.TrimSpace(line), " +0x")
+				if i := strings.LastIndexByte(file, ':'); i > 0 {
+					cur.frames[n-1].File = file[:i]
+					cur.frames[n-1].Line, _ = strconv.Atoi(file[i+1:])
+				}
+			}
+		default:
+			fn := strings.TrimSuffix(strings.TrimSpace(line), "()")
+			cur.frames = append(cur.frames, Frame{Func: fn})
+		}
+	}
+	return out
+}
+
+func parseAccessHeader(line string) raceAccess {
+	head, by, _ := strings.Cut(strings.TrimSuffix(line, ":"), " by ")
+	kind, _, _ := strings.Cut(head, " at 0x")
+	kind = strings.ToLower(strings.TrimPrefix(kind, "Previous "))
+	a := raceAccess{kind: kind}
+	if by == "main goroutine" {
+		a.goid = 1
+	} else if id, ok := strings.CutPrefix(by, "goroutine "); ok {
+		a.goid, _ = strconv.ParseInt(id, 10, 64)
+	}
+	return a
+}
+
+// internal reports whether the race is between accesses of heddle's own state, which
+// goroutines touch in turn across hand-offs hidden from the detector.
+func (rep *raceReport) internal() bool {
+	return rep.cur.internal() || rep.prev.internal()
+}
+
+func (a *raceAccess) internal() bool {
+	for _, f := range a.frames {
+		if stdFunc(f.Func) {
+			continue
+		}
+		return strings.HasPrefix(f.Func, "github.com/heddledbg/heddle") &&
+			!strings.HasPrefix(f.Func, "github.com/heddledbg/heddle/rt/harness.")
+	}
+	return false
+}
+
+// stdFunc reports whether function fn is in the standard library, whose import paths have no
+// dot in their first element.
+func stdFunc(fn string) bool {
+	if i := strings.IndexByte(fn, '/'); i >= 0 {
+		return !strings.Contains(fn[:i], ".")
+	}
+	pkg, _, _ := strings.Cut(fn, ".")
+	return pkg != "main"
+}
+
+// userFrames are the frames of the program's code, without the runtime's and heddle's.
+func (a *raceAccess) userFrames() []Frame {
+	var out []Frame
+	for _, f := range a.frames {
+		if !internalFrame(f.Func) && !strings.HasPrefix(f.Func, "internal/") && !strings.HasPrefix(f.Func, "testing.") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// position is where the access is in the program's code, with the library function it was
+// made in when that is not the program's (runtime.mapassign for a map write).
+func (a *raceAccess) position() string {
+	fs := a.userFrames()
+	if len(fs) == 0 {
+		return "an unknown position"
+	}
+	pos := filepath.Base(fs[0].File) + ":" + strconv.Itoa(fs[0].Line)
+	if len(a.frames) > 0 && a.frames[0].Func != fs[0].Func {
+		pos += " (in " + a.frames[0].Func + ")"
+	}
+	return pos
+}
