@@ -171,11 +171,14 @@ func (r *run) raceVerdict() {
 		return
 	}
 	key := r.raceKey()
-	n := runtime.RaceErrors()
-	if n == raceReports.seen {
+	cached := func() {
 		if v, ok := raceReports.verdicts[key]; ok {
 			r.verdict = v
 		}
+	}
+	n := runtime.RaceErrors()
+	if n == raceReports.seen {
+		cached()
 		return
 	}
 	first := raceReports.seen
@@ -195,6 +198,7 @@ func (r *run) raceVerdict() {
 			if r.verdict.Kind == VerdictFatal {
 				r.verdict = Verdict{Kind: VerdictOK}
 			}
+			cached()
 			return
 		}
 		var by *goroutine

@@ -16,15 +16,17 @@ import (
 	"github.com/heddledbg/heddle/instrument"
 )
 
-// buildKernels instruments and builds the test binaries of the bug-kernel corpus once.
+// buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
+// the race detector, as heddle test does by default.
 var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 	dir, _ := filepath.Abs("../../testdata/kernels")
-	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true})
+	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
 })
 
 func worker(bin instrument.Binary) *explorer.Worker {
+	res, _ := buildKernels()
 	return &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-		Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+		Env: []string{"HEDDLE_PACKAGE=" + bin.Package, raceEnv(res.WorkDir)}}
 }
 
 type found struct {
