@@ -25,8 +25,12 @@ var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 
 func worker(bin instrument.Binary) *explorer.Worker {
 	res, _ := buildKernels()
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		panic(err)
+	}
 	return &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-		Env: []string{"HEDDLE_PACKAGE=" + bin.Package, raceEnv(res.WorkDir)}}
+		Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
 }
 
 type found struct {
@@ -140,8 +144,12 @@ func BenchmarkRace(b *testing.B) {
 			}
 			defer os.RemoveAll(res.WorkDir)
 			bin := res.Binaries[0]
+			gorace, err := raceEnv(res.WorkDir)
+			if err != nil {
+				b.Fatal(err)
+			}
 			w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-				Env: []string{"HEDDLE_PACKAGE=" + bin.Package, raceEnv(res.WorkDir)}}
+				Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
 			var runs int
 			b.ResetTimer()
 			err = explorer.Remote(context.Background(), w, "TestFixed", explorer.WireOptions{Strategy: "random", MaxRuns: b.N}, func(m *explorer.Message) {

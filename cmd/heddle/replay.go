@@ -51,7 +51,12 @@ func cmdReplay(args []string) int {
 		return exitUsage
 	}
 	bin := res.Binaries[0]
-	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, raceEnv(res.WorkDir)}}
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
 	if bin.Test {
 		w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"}
 	}
