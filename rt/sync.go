@@ -236,6 +236,9 @@ func (wg *WaitGroup) Add(delta int) {
 		wg.count = 0
 		panic("sync: negative WaitGroup counter")
 	}
+	if delta < 0 {
+		raceRelease(id) // every Done happens before the Wait it ends, not only the last
+	}
 	if wg.count == 0 {
 		r.release(e, id)
 		for _, w := range r.gs {
