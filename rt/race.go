@@ -68,18 +68,23 @@ func raceRelease(id ObjID) {
 func (r *run) raceParked(g *goroutine) { runtime.RaceRelease(raceGAddr(g)) }
 
 // raceResume is called by the goroutine that completes w's parked or pending operation,
-// before w resumes: w acquires, on its resumption, what its partner did so far. For a channel,
-// this makes the receive happen before the send completes as well, as Go's memory model has
-// it for unbuffered channels and for the kth receive and the (k+C)th send of a buffered one.
+// before w resumes: w acquires, on its resumption, what its partner did so far. Completing a
+// channel operation also makes the partner acquire what w did before it parked, so that a
+// rendezvous orders both ways: the receive of an unbuffered channel happens before the send
+// completes, as does the kth receive of a buffered one before the (k+C)th send. A close is not
+// ordered after the receivers it completes.
 func (r *run) raceResume(w *goroutine) {
-	id, send := w.op.obj, w.op.kind == OpSend
+	id := w.op.obj
 	if w.op.kind == OpSelect && w.selected >= 0 && w.selected < len(w.op.cases) {
 		if c := w.op.cases[w.selected]; c.st != nil {
-			id, send = c.st.obj.id, c.send
+			id = c.st.obj.id
 		}
 	}
-	if send {
-		runtime.RaceAcquire(raceGAddr(w))
+	switch w.op.kind {
+	case OpSend, OpRecv, OpSelect:
+		if r.cur == nil || r.cur.op.kind != OpClose {
+			runtime.RaceAcquire(raceGAddr(w))
+		}
 	}
 	if id < 0 {
 		return
@@ -226,11 +231,13 @@ func raceOverrides(v Verdict) bool {
 	return false
 }
 
-// raceKey names the run's schedule.
+// raceKey names the run by its root function and its steps: the same program on the same
+// schedule.
 func (r *run) raceKey() string {
 	var b strings.Builder
-	for _, d := range r.decisions {
-		fmt.Fprintf(&b, "%d:%d,", d.Kind, d.Pick)
+	fmt.Fprintf(&b, "%x|", r.root.fn)
+	for _, e := range r.events {
+		fmt.Fprintf(&b, "%d:%d:%d,", e.G, e.Op, e.Obj)
 	}
 	return b.String()
 }
@@ -277,4 +284,3 @@ func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
 	}
 	return nil
 }
-

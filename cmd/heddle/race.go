@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/rt"
 )
 
 // Data races are found by building the instrumented test with the race detector (-race), whose
@@ -33,7 +34,7 @@ func raceEnv(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, err = f.WriteString(raceSuppressions)
+	_, err = f.WriteString(rt.RaceSuppressions)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -47,23 +48,6 @@ func raceEnv(dir string) (string, error) {
 	}
 	return "GORACE=" + strings.TrimSpace(os.Getenv("GORACE")+" suppressions="+supp+" log_path="+filepath.Join(dir, "race")), nil
 }
-
-// raceSuppressions leave out the races of heddle's own state, which goroutines touch in turn
-// across the hand-offs hidden from the race detector (rt/race.go): reports whose access, either
-// of them, is at the top of a stack in heddle's code (race_top), and map accesses made by rt
-// functions that never call the program's code (race, which matches any frame of a stack).
-// rt leaves out any such report that still comes through.
-const raceSuppressions = `race_top:github.com/heddledbg/heddle/
-race_top:github.com/heddledbg/heddle.
-race:github.com/heddledbg/heddle/explorer.
-race:github.com/heddledbg/heddle/rt.atomicOp
-race:github.com/heddledbg/heddle/rt.(*run).acquire
-race:github.com/heddledbg/heddle/rt.(*run).release
-race:github.com/heddledbg/heddle/rt.stateOf
-race:github.com/heddledbg/heddle/rt.MakeChan
-race:github.com/heddledbg/heddle/rt.unregisterChan
-race:github.com/heddledbg/heddle/rt/harness.Cleanup
-`
 
 // raceBuildError explains a build that failed because the toolchain cannot build with the race
 // detector, or returns err unchanged.
