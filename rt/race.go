@@ -108,10 +108,10 @@ var raceReports struct {
 	seen int
 	log  string // "" when the reports go to standard error
 	off  int
-	// verdicts keeps the race verdict of each schedule that showed one: the detector reports a
-	// pair of accesses only once in a process, so replaying the schedule in the same process
-	// (the detailed replay of a bug) finds its race here.
-	verdicts map[string]Verdict
+	// verdicts keeps the race verdict of each run that showed one, with the run's steps up to
+	// the race: the detector reports a pair of accesses only once in a process, so a run that
+	// takes the same steps (the detailed replay of the bug) finds its race here.
+	verdicts []raceSeen
 }
 
 func init() {
@@ -131,6 +131,11 @@ var raceSteps []raceStep
 type raceStep struct {
 	upTo, step int
 	g          *goroutine
+}
+
+type raceSeen struct {
+	steps   string // raceKey up to the step in which the race happened
+	verdict Verdict
 }
 
 // raceStart leaves out the reports made before the run.
@@ -174,10 +179,13 @@ func (r *run) raceVerdict() {
 	if !raceOverrides(r.verdict) {
 		return
 	}
-	key := r.raceKey()
+	key := r.raceKey(len(r.events))
 	cached := func() {
-		if v, ok := raceReports.verdicts[key]; ok {
-			r.verdict = v
+		for _, s := range raceReports.verdicts {
+			if strings.HasPrefix(key, s.steps) {
+				r.verdict = s.verdict
+				return
+			}
 		}
 	}
 	n := runtime.RaceErrors()
@@ -185,7 +193,7 @@ func (r *run) raceVerdict() {
 		cached()
 		return
 	}
-	first := raceReports.seen
+	first, steps := raceReports.seen, len(r.events)
 	raceReports.seen = n
 	text := raceReadLog()
 	var v Verdict
@@ -208,16 +216,13 @@ func (r *run) raceVerdict() {
 		var by *goroutine
 		for _, s := range raceSteps {
 			if first+i < s.upTo {
-				by = s.g
+				by, steps = s.g, s.step
 				break
 			}
 		}
 		v = r.raceVerdictOf(&reports[i], by)
 	}
-	if raceReports.verdicts == nil {
-		raceReports.verdicts = make(map[string]Verdict)
-	}
-	raceReports.verdicts[key] = v
+	raceReports.verdicts = append(raceReports.verdicts, raceSeen{r.raceKey(steps), v})
 	r.verdict = v
 }
 
@@ -231,12 +236,12 @@ func raceOverrides(v Verdict) bool {
 	return false
 }
 
-// raceKey names the run by its root function and its steps: the same program on the same
-// schedule.
-func (r *run) raceKey() string {
+// raceKey names the run by its root function and its first n steps: a run with the same key
+// ran the same code up to there.
+func (r *run) raceKey(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%x|", r.root.fn)
-	for _, e := range r.events {
+	for _, e := range r.events[:n] {
 		fmt.Fprintf(&b, "%d:%d:%d,", e.G, e.Op, e.Obj)
 	}
 	return b.String()
