@@ -71,6 +71,7 @@ func (c *carrier) carry() bool {
 	raceShow()
 	r, g, f := c.r, c.g, c.f
 	c.r, c.g, c.f = nil, nil, nil
+	raceWoken(g)
 	defer r.retire()
 	g.gp, g.goid = c.gp, c.goid
 	r.body(g, f)

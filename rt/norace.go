@@ -6,13 +6,14 @@ package rt
 
 const raceEnabled = false
 
-func raceHide()                      {}
-func raceShow()                      {}
-func raceAcquire(ObjID)              {}
-func raceRelease(ObjID)              {}
-func (r *run) raceParked(*goroutine) {}
-func (r *run) raceResume(*goroutine) {}
-func raceWoken(*goroutine)           {}
-func (r *run) raceStart()            {}
-func (r *run) raceVerdict()          {}
-func (r *run) raceStep(*goroutine)   {}
+func raceHide()                        {}
+func raceShow()                        {}
+func raceAcquire(ObjID)                {}
+func raceRelease(ObjID)                {}
+func (r *run) raceParked(*goroutine)   {}
+func (r *run) raceResume(*goroutine)   {}
+func raceStartAfter(*goroutine, ObjID) {}
+func raceWoken(*goroutine)             {}
+func (r *run) raceStart()              {}
+func (r *run) raceVerdict()            {}
+func (r *run) raceStep(*goroutine)     {}

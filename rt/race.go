@@ -93,6 +93,15 @@ func (r *run) raceResume(w *goroutine) {
 	raceWake[int(w.id)%len(raceWake)] = int32(id) + 1
 }
 
+// raceStartAfter makes g, a goroutine started by the clock (time.AfterFunc), acquire the
+// timer's object as it starts: it does not inherit the clock of the goroutine whose stack the
+// clock's step runs on.
+func raceStartAfter(g *goroutine, id ObjID) {
+	if id >= 0 {
+		raceWake[int(g.id)%len(raceWake)] = int32(id) + 1
+	}
+}
+
 // raceWoken is called by g when it resumes after a hand-off.
 func raceWoken(g *goroutine) {
 	i := int(g.id) % len(raceWake)

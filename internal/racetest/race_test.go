@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/heddledbg/heddle/rt"
 )
@@ -130,6 +131,14 @@ var raceCases = []struct {
 		*x = 1
 		done := MakeChan[bool](1)
 		Go(func() { *x = 2; Send(done, true) })
+		Recv(done)
+	}},
+	{"afterfunc", false, func() {
+		// Setting a timer happens before its function runs.
+		x := new(int)
+		*x = 1
+		done := MakeChan[bool](1)
+		AfterFunc(time.Second, func() { *x = 2; Send(done, true) })
 		Recv(done)
 	}},
 	{"cond", false, func() {
