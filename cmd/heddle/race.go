@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,11 +53,22 @@ func raceEnv(dir string) (string, error) {
 // raceBuildError explains a build that failed because the toolchain cannot build with the race
 // detector, or returns err unchanged.
 func raceBuildError(err error) error {
+	msg := err.Error()
 	var be *instrument.BuildError
-	if errors.As(err, &be) && strings.Contains(be.Output, "-race") &&
-		(strings.Contains(be.Output, "requires cgo") || strings.Contains(be.Output, "not supported")) {
-		return errors.New("race detection needs the race detector, which this toolchain cannot build (" +
-			strings.TrimSpace(be.Output) + "): install a C compiler and set CGO_ENABLED=1, or run with -race=false")
+	if errors.As(err, &be) {
+		msg = be.Output
+	}
+	if strings.Contains(msg, "-race requires cgo") || strings.Contains(msg, "-race is not supported") {
+		return fmt.Errorf("race detection needs a toolchain that builds with -race, and this one cannot: %s\n"+
+			"install a C compiler and set CGO_ENABLED=1, or run with -race=false", strings.TrimSpace(lastLine(msg)))
 	}
 	return err
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
 }
