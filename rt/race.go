@@ -24,9 +24,9 @@ import (
 //
 // The detector reports a race as it happens, once per pair of stacks in a process. Each
 // worker process writes its reports to a file of its own (GORACE=log_path, suffixed with the
-// process id), so a run's reports are those written while it ran; rt's own state, which
-// goroutines touch in turn across the hidden hand-offs, shows up as races between heddle's
-// frames, which are left out.
+// process id), so a run's reports are those written while it ran. rt's own state, which
+// goroutines touch in turn across the hidden hand-offs, races for the detector: RaceSuppressions
+// keep those races from being reported, and any that comes through is left out here.
 
 const raceEnabled = true
 
