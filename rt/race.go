@@ -188,8 +188,11 @@ func (r *run) raceVerdict() {
 	if !raceOverrides(r.verdict) {
 		return
 	}
-	key := r.raceKey(len(r.events))
 	cached := func() {
+		if len(raceReports.verdicts) == 0 {
+			return
+		}
+		key := r.raceKey(len(r.events))
 		for _, s := range raceReports.verdicts {
 			if strings.HasPrefix(key, s.steps) {
 				r.verdict = s.verdict
@@ -215,11 +218,7 @@ func (r *run) raceVerdict() {
 			i++
 		}
 		if i == len(reports) {
-			// Only heddle's own state: not the program's race, nor its failure.
-			if r.verdict.Kind == VerdictFatal {
-				r.verdict = Verdict{Kind: VerdictOK}
-			}
-			cached()
+			cached() // only heddle's own state
 			return
 		}
 		var by *goroutine
