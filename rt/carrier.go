@@ -30,6 +30,11 @@ var carriers struct {
 const maxIdle = 128
 
 func takeCarrier() *carrier {
+	if raceEnabled {
+		// Carriers are not reused under the race detector (see carry), and the pool's lock
+		// would order the go statements.
+		return newCarrier()
+	}
 	carriers.Lock()
 	if n := len(carriers.cs); n > 0 {
 		c := carriers.cs[n-1]
@@ -39,6 +44,12 @@ func takeCarrier() *carrier {
 		return c
 	}
 	carriers.Unlock()
+	return newCarrier()
+}
+
+// newCarrier starts a carrier. It is called by the go statement, so the race detector orders
+// the parent's past before the child.
+func newCarrier() *carrier {
 	c := &carrier{wake: make(chan struct{}, 1)}
 	go c.loop()
 	return c
@@ -55,12 +66,20 @@ func (c *carrier) loop() {
 // down, its carriers are in the pool, and a later go statement of the same run can take it
 // while it finishes.
 func (c *carrier) carry() bool {
+	raceHide()
 	<-c.wake
+	raceShow()
 	r, g, f := c.r, c.g, c.f
 	c.r, c.g, c.f = nil, nil, nil
+	raceWoken(g)
 	defer r.retire()
 	g.gp, g.goid = c.gp, c.goid
 	r.body(g, f)
+	if raceEnabled {
+		// A carrier that carried on would order the goroutines it carries for the race
+		// detector, which sees it as one goroutine.
+		return false
+	}
 	carriers.Lock()
 	defer carriers.Unlock()
 	if len(carriers.cs) >= maxIdle {

@@ -83,9 +83,11 @@ func MakeChan[T any](size int) chan T {
 	c := make(chan T, size)
 	st := &chanState{cap: size, ops: typedChan[T]{c}}
 	r := active
+	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
 	chans[chanPtr(c)] = st
 	chansMu.Unlock()
+	raceShow()
 	if r != nil && !r.aborted {
 		r.chans = append(r.chans, chanPtr(c))
 	}
@@ -93,9 +95,11 @@ func MakeChan[T any](size int) chan T {
 }
 
 func unregisterChan(k chanKey) {
+	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
 	delete(chans, k)
 	chansMu.Unlock()
+	raceShow()
 }
 
 // stateOf returns the state of channel c (nil for a nil channel), registering a channel made
@@ -105,6 +109,7 @@ func stateOf(r *run, c chanOps) *chanState {
 	if k == nil {
 		return nil
 	}
+	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
 	st := chans[k]
 	if st == nil {
@@ -114,6 +119,7 @@ func stateOf(r *run, c chanOps) *chanState {
 		r.chans = append(r.chans, k)
 	}
 	chansMu.Unlock()
+	raceShow()
 	return st
 }
 
@@ -182,6 +188,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 // parkOn parks g on the channel operation g.op, which could not complete: the park is a step
 // touching the channels involved.
 func (r *run) parkOn(g *goroutine) {
+	r.raceParked(g)
 	e := r.record(g, OpPark, g.op.obj)
 	if g.op.kind == OpSelect {
 		r.selectObjs(g.op.cases)

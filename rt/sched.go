@@ -271,6 +271,7 @@ func Run(cfg Config, body func()) *Result {
 	r.reset(cfg)
 	r.stretch = max(1, min(pollStretch, cfg.MaxSteps/2))
 	clockG.lastStep = -1
+	r.raceStart()
 	active = r
 	root := r.newG(nil, body)
 	r.root = root
@@ -278,6 +279,7 @@ func Run(cfg Config, body func()) *Result {
 	root.wake <- struct{}{}
 	r.wait()
 	r.teardown()
+	r.raceVerdict()
 	active = nil
 	res := r.result()
 	if poisoned == nil {
@@ -409,11 +411,13 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		ng.seq = parent.nchild
 		ng.created = int32(len(r.events)) - 1
 	}
-	if r.cfg.Detail {
+	if r.cfg.Detail || raceEnabled {
 		ng.fn = funcPC(f)
 	}
 	r.gs = append(r.gs, ng)
+	raceHide()
 	r.live.Add(1)
+	raceShow()
 	c.r, c.g, c.f = r, ng, f
 	return ng
 }
@@ -480,7 +484,7 @@ func (r *run) exit(g *goroutine) {
 	}
 	if n := r.next(g); n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
 }
 
@@ -507,9 +511,9 @@ func (r *run) yield(g *goroutine) {
 	}
 	if n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
-	<-g.wake
+	sleep(g)
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -537,9 +541,9 @@ func (r *run) park(g *goroutine) {
 	g.since = r.nsince
 	if n := r.next(g); n != nil {
 		r.cur = n
-		n.wake <- struct{}{}
+		wake(n)
 	}
-	<-g.wake
+	sleep(g)
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -553,6 +557,9 @@ func (r *run) park(g *goroutine) {
 // It first drains the resume queue: goroutines whose operation was completed by someone else
 // run to their next scheduling point before any decision. It returns nil when the run ended.
 func (r *run) next(cur *goroutine) *goroutine {
+	raceHide() // the scheduler's own state and counters order nothing of the program's
+	defer raceShow()
+	r.raceStep(cur)
 	r.progress.Add(1)
 	for {
 		if r.ended {
@@ -577,6 +584,21 @@ func (r *run) takeResumed() *goroutine {
 	n := r.resume[0]
 	r.resume = r.resume[:copy(r.resume, r.resume[1:])]
 	return n
+}
+
+// wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
+// detector, which is told of heddle's modelled synchronization instead (race.go).
+func wake(n *goroutine) {
+	raceHide()
+	n.wake <- struct{}{}
+	raceShow()
+}
+
+func sleep(g *goroutine) {
+	raceHide()
+	<-g.wake
+	raceShow()
+	raceWoken(g)
 }
 
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
@@ -789,6 +811,7 @@ func (r *run) resumeG(g *goroutine) {
 			e.With = g.id
 		}
 	}
+	r.raceResume(g)
 	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady

@@ -239,6 +239,9 @@ func (wg *WaitGroup) Add(delta int) {
 		wg.count = 0
 		panic("sync: negative WaitGroup counter")
 	}
+	if delta < 0 {
+		raceRelease(id) // every Done happens before the Wait it ends, not only the last
+	}
 	if wg.count == 0 {
 		r.release(e, id)
 		for _, w := range r.gs {
@@ -560,12 +563,14 @@ func (r *run) misuse(g *goroutine, msg string) {
 
 // block stops g for good: the run has ended and teardown will end g.
 func (r *run) block(g *goroutine) {
-	<-g.wake
+	sleep(g)
 	runtime.Goexit()
 }
 
-// acquire and release maintain the happens-before arrows of the trace in detail mode.
+// acquire and release maintain the happens-before arrows of the trace in detail mode, and
+// give them to the race detector.
 func (r *run) acquire(e *Event, id ObjID) {
+	raceAcquire(id)
 	if r.lastRelease == nil {
 		return
 	}
@@ -575,6 +580,7 @@ func (r *run) acquire(e *Event, id ObjID) {
 }
 
 func (r *run) release(e *Event, id ObjID) {
+	raceRelease(id)
 	if r.lastRelease != nil {
 		r.lastRelease[id] = e.Step
 	}

@@ -233,6 +233,7 @@ func (h *timerHeap) Pop() any {
 }
 
 func (r *run) schedule(t *timer, d time.Duration) {
+	raceRelease(t.obj.id) // setting a timer happens before it fires
 	if d < 0 {
 		d = 0
 	}
@@ -307,6 +308,7 @@ func (r *run) fireClock() {
 			}
 		case timerFunc:
 			child := r.newG(t.creator, t.f)
+			raceStartAfter(child, t.obj.id)
 			e = &r.events[len(r.events)-1]
 			e.Child = child.id
 			r.resume = append(r.resume, child)

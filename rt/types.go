@@ -261,6 +261,11 @@ const (
 	VerdictHang     VerdictKind = "hang"
 	VerdictExit     VerdictKind = "exit"
 	VerdictInternal VerdictKind = "internal"
+	// VerdictRace marks a data race: two accesses to the same memory, at least one a write,
+	// unordered by heddle's synchronization, as the race detector of a -race build saw them.
+	// Its goroutines are the two accesses', with their stacks; State is the access ("write",
+	// "read").
+	VerdictRace VerdictKind = "race"
 	// VerdictUnsupported marks a run that heddle cannot control: instrumented code was called
 	// from a goroutine heddle did not start. It is not the program's bug.
 	VerdictUnsupported VerdictKind = "unsupported"

@@ -18,15 +18,21 @@ import (
 	"github.com/heddledbg/heddle/rt"
 )
 
-// buildKernels instruments and builds the test binaries of the bug-kernel corpus once.
+// buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
+// the race detector, as heddle test does by default.
 var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 	dir, _ := filepath.Abs("../../testdata/kernels")
-	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true})
+	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
 })
 
 func worker(bin instrument.Binary) *explorer.Worker {
+	res, _ := buildKernels()
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		panic(err)
+	}
 	return &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-		Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+		Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
 }
 
 type found struct {
@@ -223,3 +229,40 @@ func goldenReport(b *explorer.WireBug) string {
 }
 
 func checkGolden(t *testing.T, path, got string) { golden.Check(t, path, got) }
+
+// BenchmarkRace measures what race detection costs: schedules per second of one worker
+// exploring the rarerace kernel's correct twin (two goroutines taking a lock twelve times),
+// built without and with the race detector.
+func BenchmarkRace(b *testing.B) {
+	dir, _ := filepath.Abs("../../testdata/kernels")
+	for _, race := range []bool{false, true} {
+		b.Run(fmt.Sprintf("race=%v", race), func(b *testing.B) {
+			res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./rarerace"}, Test: true, BuildFlags: withRace(nil, race)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer os.RemoveAll(res.WorkDir)
+			bin := res.Binaries[0]
+			gorace, err := raceEnv(res.WorkDir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
+				Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
+			var runs int
+			b.ResetTimer()
+			err = explorer.Remote(context.Background(), w, "TestFixed", explorer.WireOptions{Strategy: "random", MaxRuns: b.N}, func(m *explorer.Message) {
+				switch m.Type {
+				case "done":
+					runs = m.Stats.Runs
+				case "bug":
+					b.Errorf("%s: %s", m.Bug.Kind, m.Bug.Message)
+				}
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "schedules/s")
+		})
+	}
+}

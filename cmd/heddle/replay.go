@@ -14,6 +14,7 @@ func cmdReplay(args []string) int {
 	fs := flag.NewFlagSet("heddle replay", flag.ContinueOnError)
 	out := fs.String("o", "", "write the replayed trace to `file`")
 	dir := fs.String("C", "", "build the schedule's package in `dir` (default: where it was recorded)")
+	race := fs.Bool("race", true, raceFlagUsage)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -39,9 +40,9 @@ func cmdReplay(args []string) int {
 	ctx, cancel := interruptible()
 	defer cancel()
 	tests := s.Program.Test != "main"
-	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests})
+	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests, BuildFlags: withRace(nil, *race)})
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
+		fmt.Fprintln(os.Stderr, "heddle:", raceBuildError(err))
 		return exitUsage
 	}
 	defer os.RemoveAll(res.WorkDir)
@@ -50,7 +51,12 @@ func cmdReplay(args []string) int {
 		return exitUsage
 	}
 	bin := res.Binaries[0]
-	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package}}
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
+	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
 	if bin.Test {
 		w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"}
 	}

@@ -44,6 +44,7 @@ type testFlags struct {
 	skip     string
 	hang     time.Duration
 	time     rt.TimeModel
+	race     bool
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -63,6 +64,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
+	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
@@ -176,9 +178,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: build, Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
+	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
+		err = raceBuildError(err)
 		var be *instrument.BuildError
 		if errors.As(err, &be) {
 			fmt.Fprintln(os.Stderr, be.Output)
@@ -206,6 +209,11 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
 	matched, bugs, failed := 0, 0, false
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+		return exitUsage
+	}
 	// Packages in go test's order, built or not.
 	work := make([]any, 0, len(res.Binaries)+len(res.Failed))
 	for i := range res.Binaries {
@@ -224,7 +232,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		}
 		bin := item.(*instrument.Binary)
 		pkgStart := time.Now()
-		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path)}}
+		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path), gorace}}
 		if bin.Test {
 			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
 		}

@@ -115,7 +115,9 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			run(func() {
 				defer func() {
 					if st.Failed() {
-						rt.Fail(rt.VerdictFatal, "test failed: "+cap.messages(), false)
+						if msg := cap.messages(); !raceOnly(msg) {
+							rt.Fail(rt.VerdictFatal, "test failed: "+msg, false)
+						}
 					}
 				}()
 				defer runCleanups(st)
@@ -154,9 +156,23 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		// subtest would go on after the run, out of heddle's control.
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
 	} else if !ok {
-		rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+current.cap.messages(), false)
+		if msg := current.cap.messages(); !raceOnly(msg) {
+			rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+msg, false)
+		}
 	}
 	return ok
+}
+
+// raceOnly reports whether a failed test's messages are only the testing package's for a
+// data race the race detector reported. Heddle reports races itself, with the verdict race of
+// the run (rt/race.go), and the run goes on as the test does.
+func raceOnly(msgs string) bool {
+	for _, m := range strings.Split(msgs, "; ") {
+		if !strings.HasSuffix(m, ": race detected during execution of test") {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanups holds the functions that tests and subtests registered with Cleanup in the current

@@ -1,0 +1,168 @@
+package rt
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The race detector's reports, as rt reads them back from its log in a -race build
+// (race.go). The parser is in every build so that it is tested in every build.
+
+// RaceSuppressions, a suppressions file for the race detector (GORACE=suppressions=FILE),
+// leave out the races of heddle's own state, which goroutines touch in turn
+// across the hand-offs hidden from the race detector (rt/race.go): reports whose access, either
+// of them, is at the top of a stack in heddle's code (race_top), and map accesses made by rt
+// functions that never call the program's code (race, which matches any frame of a stack).
+// Reports that still come through are left out when they are read (raceReport.internal).
+const RaceSuppressions = `race_top:github.com/heddledbg/heddle/rt.
+race_top:github.com/heddledbg/heddle/rt/
+race_top:github.com/heddledbg/heddle/explorer.
+race_top:github.com/heddledbg/heddle/timeline.
+race_top:github.com/heddledbg/heddle/locktree.
+race_top:github.com/heddledbg/heddle.
+race:github.com/heddledbg/heddle/explorer.
+race:github.com/heddledbg/heddle/rt.atomicOp
+race:github.com/heddledbg/heddle/rt.(*run).acquire
+race:github.com/heddledbg/heddle/rt.(*run).release
+race:github.com/heddledbg/heddle/rt.stateOf
+race:github.com/heddledbg/heddle/rt.MakeChan
+race:github.com/heddledbg/heddle/rt.unregisterChan
+race:github.com/heddledbg/heddle/rt/harness.Cleanup
+`
+
+// A raceReport is one "WARNING: DATA RACE" of the detector: the access that found the race
+// and the earlier one it races with.
+type raceReport struct {
+	cur, prev raceAccess
+}
+
+type raceAccess struct {
+	kind   string // "write", "read", "atomic write"…
+	goid   int64  // the runtime's goroutine id; 1 for the main goroutine
+	frames []Frame
+}
+
+// parseRaceReports extracts the reports of the detector's output, in the format of
+// runtime/race:
+//
+//	WARNING: DATA RACE
+//	Write at 0x00c000012345 by goroutine 7:
+//	  main.f()
+//	      /src/x.go:12 +0x44
+//
+//	Previous read at 0x00c000012345 by main goroutine:
+//	  …
+func parseRaceReports(text string) []raceReport {
+	var out []raceReport
+	var cur *raceAccess
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.HasPrefix(line, "WARNING: DATA RACE"):
+			out = append(out, raceReport{})
+			cur = nil
+		case len(out) == 0:
+		case strings.Contains(line, " at 0x") && strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " "):
+			a := parseAccessHeader(line)
+			rep := &out[len(out)-1]
+			if strings.HasPrefix(line, "Previous ") {
+				rep.prev = a
+				cur = &rep.prev
+			} else {
+				rep.cur = a
+				cur = &rep.cur
+			}
+		case cur == nil:
+		case line == "" || !strings.HasPrefix(line, " "):
+			cur = nil
+		case strings.HasPrefix(strings.TrimSpace(line), "["):
+			// "[failed to restore the stack]": the detector's history no longer holds it.
+		case strings.HasPrefix(line, "      "):
+			if n := len(cur.frames); n > 0 {
+				file, _, _ := strings.Cut(strings.TrimSpace(line), " +0x")
+				if i := strings.LastIndexByte(file, ':'); i > 0 {
+					cur.frames[n-1].File = file[:i]
+					cur.frames[n-1].Line, _ = strconv.Atoi(file[i+1:])
+				}
+			}
+		default:
+			fn := strings.TrimSuffix(strings.TrimSpace(line), "()")
+			cur.frames = append(cur.frames, Frame{Func: fn})
+		}
+	}
+	return out
+}
+
+func parseAccessHeader(line string) raceAccess {
+	head, by, _ := strings.Cut(strings.TrimSuffix(line, ":"), " by ")
+	kind, _, _ := strings.Cut(head, " at 0x")
+	kind = strings.ToLower(strings.TrimPrefix(kind, "Previous "))
+	a := raceAccess{kind: kind}
+	if by == "main goroutine" {
+		a.goid = 1
+	} else if id, ok := strings.CutPrefix(by, "goroutine "); ok {
+		a.goid, _ = strconv.ParseInt(id, 10, 64)
+	}
+	return a
+}
+
+// internal reports whether the race is between accesses of heddle's own state, which
+// goroutines touch in turn across hand-offs hidden from the detector.
+func (rep *raceReport) internal() bool {
+	return rep.cur.internal() || rep.prev.internal()
+}
+
+func (a *raceAccess) internal() bool {
+	for _, f := range a.frames {
+		if stdFunc(f.Func) {
+			continue
+		}
+		return heddleFunc(f.Func)
+	}
+	return false
+}
+
+// heddleFunc reports whether fn is in heddle's code that runs in the program under test.
+func heddleFunc(fn string) bool {
+	for _, p := range []string{"rt.", "rt/", "explorer.", "timeline.", "locktree."} {
+		if strings.HasPrefix(fn, "github.com/heddledbg/heddle/"+p) {
+			return true
+		}
+	}
+	return strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
+}
+
+// stdFunc reports whether function fn is in the standard library, whose import paths have no
+// dot in their first element.
+func stdFunc(fn string) bool {
+	if i := strings.IndexByte(fn, '/'); i >= 0 {
+		return !strings.Contains(fn[:i], ".")
+	}
+	pkg, _, _ := strings.Cut(fn, ".")
+	return pkg != "main"
+}
+
+// userFrames are the frames of the program's code, without the runtime's and heddle's.
+func (a *raceAccess) userFrames() []Frame {
+	var out []Frame
+	for _, f := range a.frames {
+		if !internalFrame(f.Func) && !strings.HasPrefix(f.Func, "internal/") && !strings.HasPrefix(f.Func, "testing.") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// position is where the access is in the program's code, with the library function it was
+// made in when that is not the program's (runtime.mapassign for a map write).
+func (a *raceAccess) position() string {
+	fs := a.userFrames()
+	if len(fs) == 0 {
+		return "an unknown position"
+	}
+	pos := filepath.Base(fs[0].File) + ":" + strconv.Itoa(fs[0].Line)
+	if len(a.frames) > 0 && a.frames[0].Func != fs[0].Func {
+		pos += " (in " + a.frames[0].Func + ")"
+	}
+	return pos
+}

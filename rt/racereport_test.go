@@ -1,0 +1,52 @@
+package rt
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/internal/golden"
+)
+
+// TestParseRaceReports reads logs of the race detector and checks what heddle makes of each
+// report: the two accesses, whether the race is in heddle's own state, and the positions it
+// reports.
+func TestParseRaceReports(t *testing.T) {
+	for _, name := range []string{"map", "internal"} {
+		t.Run(name, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join("testdata", "race", name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, rep := range parseRaceReports(string(text)) {
+				fmt.Fprintf(&b, "report internal=%v\n", rep.internal())
+				for _, a := range []*raceAccess{&rep.cur, &rep.prev} {
+					fmt.Fprintf(&b, "  %s by %d at %s\n", a.kind, a.goid, a.position())
+					for _, f := range a.userFrames() {
+						fmt.Fprintf(&b, "    %s %s:%d\n", f.Func, filepath.Base(f.File), f.Line)
+					}
+				}
+			}
+			golden.Check(t, filepath.Join("testdata", "race", name+".golden"), b.String())
+		})
+	}
+}
+
+func TestStdFunc(t *testing.T) {
+	for fn, want := range map[string]bool{
+		"runtime.mapassign_faststr":                    true,
+		"internal/runtime/maps.(*Map).putSlot":         true,
+		"slices.insertionSortCmpFunc[...]":             true,
+		"main.main":                                    false,
+		"example.com/kernels/racymap.(*cache).put":     false,
+		"github.com/heddledbg/heddle/rt.(*run).decide": false,
+		"github.com/heddledbg/heddle.Assert":           false,
+	} {
+		if got := stdFunc(fn); got != want {
+			t.Errorf("stdFunc(%q) = %v, want %v", fn, got, want)
+		}
+	}
+}
