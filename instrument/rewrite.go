@@ -25,6 +25,9 @@ var shadows = map[string]string{
 	"sync/atomic": rtPath + "/sync/atomic",
 	"time":        rtPath + "/time",
 	"context":     rtPath + "/context",
+	// The top-level functions draw from a source that the schedule seeds.
+	"math/rand":    rtPath + "/math/rand",
+	"math/rand/v2": rtPath + "/math/rand/v2",
 }
 
 // runtimeFuncs are the functions of package runtime that act on goroutines
