@@ -4,9 +4,10 @@
 // # Rewriting
 //
 // Instrumented code imports shadow packages instead of the standard ones
-// whose operations are scheduling points: sync, sync/atomic, time and
-// context become github.com/heddledbg/heddle/rt/sync, …/rt/sync/atomic,
-// …/rt/time and …/rt/context. They keep the standard package names and
+// whose operations are scheduling points or must replay: sync, sync/atomic,
+// time, context, math/rand and math/rand/v2 become
+// github.com/heddledbg/heddle/rt/sync, …/rt/sync/atomic, …/rt/time,
+// …/rt/context, …/rt/math/rand and …/rt/math/rand/v2. They keep the standard package names and
 // declare every exported name of their counterparts, so the rest of a file
 // compiles unchanged. The language's own concurrency is rewritten onto
 // package rt:

@@ -27,6 +27,9 @@ var shadows = map[string]string{
 	"context":     rtPath + "/context",
 	// Hand-written, as it has only two functions: synctest.Test and synctest.Wait.
 	"testing/synctest": rtPath + "/testing/synctest",
+	// The top-level functions draw from a source that the schedule seeds.
+	"math/rand":    rtPath + "/math/rand",
+	"math/rand/v2": rtPath + "/math/rand/v2",
 }
 
 // runtimeFuncs are the functions of package runtime that act on goroutines

@@ -25,8 +25,8 @@ type checker struct {
 	err  error
 }
 
-var checkerImports = []string{"context", "errors", "fmt", "os", "runtime", "strings", "sync", "sync/atomic", "testing", "time",
-	rtPath, harnessPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"]}
+var checkerImports = []string{"context", "errors", "fmt", "math/rand", "math/rand/v2", "os", "runtime", "strings", "sync", "sync/atomic", "testing", "time",
+	rtPath, harnessPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"], shadows["math/rand"], shadows["math/rand/v2"]}
 
 var check = new(checker)
 

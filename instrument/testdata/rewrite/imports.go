@@ -3,6 +3,8 @@ package p // a comment on the package line
 
 import (
 	"context"
+	"math/rand"
+	randv2 "math/rand/v2"
 	rtm "runtime"
 	"sync"
 	"sync/atomic"
@@ -23,6 +25,6 @@ func imports(ctx context.Context) int {
 	f := rtm.Goexit
 	_ = f
 	time.Sleep(time.Millisecond)
-	counter.Add(1)
+	counter.Add(int64(rand.Intn(2) + randv2.N(3)))
 	return rtm.NumGoroutine()
 }

@@ -6,6 +6,8 @@ package rt
 
 import (
 	"context"
+	mrand "math/rand"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"sync"
@@ -157,3 +159,26 @@ var (
 var ContextAfterFunc = context.AfterFunc
 
 var Cause = context.Cause
+
+var (
+	WithValue     = context.WithValue
+	WithoutCancel = context.WithoutCancel
+)
+
+// RandV1 and RandV2 are the global generators of math/rand and math/rand/v2.
+func RandV1() *mrand.Rand { return mrand.New(globalV1{}) }
+func RandV2() *rand.Rand  { return rand.New(globalV2{}) }
+
+func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](n Int) Int {
+	return rand.N(n)
+}
+
+type globalV1 struct{}
+
+func (globalV1) Int63() int64    { return mrand.Int63() }
+func (globalV1) Uint64() uint64  { return mrand.Uint64() }
+func (globalV1) Seed(seed int64) { mrand.Seed(seed) }
+
+type globalV2 struct{}
+
+func (globalV2) Uint64() uint64 { return rand.Uint64() }

@@ -1,0 +1,96 @@
+package rt
+
+import (
+	mrand "math/rand"
+	"math/rand/v2"
+)
+
+// The top-level functions of math/rand and math/rand/v2 draw from a source of the run, so that
+// a schedule is the same program when replayed. The source is seeded at a run's first draw by
+// a choice among randSeeds seeds (a decision of the schedule, as heddle.Choose makes): the
+// schedule records it, replay makes the same choice, and an exhaustive exploration tries every
+// seed, so that a bug that needs some random values as well as some interleaving is found.
+// Goroutines draw in the order the schedule runs them, so every draw is determined too.
+// Outside a run, and in goroutines heddle does not control, the functions are the standard
+// ones.
+
+// randSeeds is the number of seeds a run chooses from: a data choice multiplies the schedules
+// after it, so it is small, but more than one, so that values do vary.
+const randSeeds = 4
+
+// randState is the source of the run numbered epoch. Only the running goroutine touches it.
+var randState struct {
+	epoch uint64
+	pcg   rand.PCG
+	v1    *mrand.Rand
+	v2    *rand.Rand
+}
+
+// runSource is the run's source as the math/rand Source64 of randState.v1.
+type runSource struct{}
+
+func (runSource) Int63() int64    { return int64(randState.pcg.Uint64() >> 1) }
+func (runSource) Uint64() uint64  { return randState.pcg.Uint64() }
+func (runSource) Seed(seed int64) { randState.pcg.Seed(uint64(seed), randStream) }
+
+// randStream is the second word of every run's PCG state.
+const randStream = 0x686564646c65 // "heddle"
+
+// runRand seeds the current run's source at its first use and reports whether the caller is
+// in a run.
+func runRand() bool {
+	r, _ := current()
+	if r == nil {
+		return false
+	}
+	if randState.epoch != r.epoch {
+		seed := Choose(randSeeds)
+		randState.epoch = r.epoch
+		if randState.v1 == nil {
+			randState.v1 = mrand.New(runSource{})
+			randState.v2 = rand.New(&randState.pcg)
+		}
+		// Seeds the PCG, and forgets the bytes that a previous run's Read left over.
+		randState.v1.Seed(int64(seed))
+	}
+	return true
+}
+
+// stdSource64 is math/rand's global source, for calls outside a run.
+type stdSource64 struct{}
+
+func (stdSource64) Int63() int64    { return mrand.Int63() }
+func (stdSource64) Uint64() uint64  { return mrand.Uint64() }
+func (stdSource64) Seed(seed int64) { mrand.Seed(seed) }
+
+// stdSource is math/rand/v2's global source, for calls outside a run.
+type stdSource struct{}
+
+func (stdSource) Uint64() uint64 { return rand.Uint64() }
+
+var stdRand = rand.New(stdSource{})
+
+// RandV1 returns the generator of math/rand's top-level functions for the caller.
+func RandV1() *mrand.Rand {
+	if runRand() {
+		return randState.v1
+	}
+	// A Rand of its own: Read keeps state in the Rand, and callers may be concurrent.
+	return mrand.New(stdSource64{})
+}
+
+// RandV2 returns the generator of math/rand/v2's top-level functions for the caller.
+func RandV2() *rand.Rand {
+	if runRand() {
+		return randState.v2
+	}
+	return stdRand
+}
+
+// RandN is math/rand/v2.N, drawing from RandV2.
+func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](n Int) Int {
+	if n <= 0 {
+		panic("invalid argument to N")
+	}
+	return Int(RandV2().Uint64N(uint64(n)))
+}
