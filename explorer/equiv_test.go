@@ -37,6 +37,12 @@ type equivalence struct {
 	// reported as a "lockcycle" bug by reverse lock chain analysis (§2.5.1), and every such
 	// prediction must be a deadlock that dfs executes.
 	predictsLockCycles bool
+	// visibleDataOnly checks the strategy only on the programs whose shared data rt sees
+	// (atomics and channels; no genWrite): the thesis's read/write sets are field accesses,
+	// which rt does not instrument, so a block that updates a plain variable under a mutex
+	// has an empty read/write set and looks independent of every other block.
+	// TestExitBlockFamily's SplitSync shows the miss.
+	visibleDataOnly bool
 }
 
 var equivalences = []equivalence{
@@ -48,6 +54,7 @@ var equivalences = []equivalence{
 	{strategy: "exitblock-rw", missesLockCycles: true},
 	{strategy: "exitblock-dd", missesLockCycles: true, predictsLockCycles: true},
 	{strategy: "exitblock-rwdd", missesLockCycles: true, predictsLockCycles: true},
+	{strategy: "exitblock-rw-thesis", missesLockCycles: true, visibleDataOnly: true},
 }
 
 // genResult is what an exploration of a generated program found.
@@ -132,7 +139,7 @@ func TestEquiv(t *testing.T) {
 			var failed []uint64
 			checked := 0
 			for i, p := range progs {
-				if e.every > 1 && i%e.every != 0 {
+				if e.every > 1 && i%e.every != 0 || e.visibleDataOnly && p.writes() {
 					continue
 				}
 				checked++
@@ -142,6 +149,10 @@ func TestEquiv(t *testing.T) {
 						t.Errorf("differs from dfs (%d runs, dfs %d):\n%s%s", got.runs, truths[i].runs, p, msg)
 					}
 				}
+			}
+			t.Logf("%d of %d seeds checked", checked, len(progs))
+			if checked < len(progs)/10 {
+				t.Errorf("only %d of %d seeds checked", checked, len(progs))
 			}
 			if len(failed) > shown {
 				t.Errorf("%d of %d seeds differ from dfs: %v", len(failed), checked, failed)
@@ -189,7 +200,7 @@ func TestEquivRegressions(t *testing.T) {
 	} {
 		truth := exploreGen(tc.p, "dfs")
 		for _, e := range equivalences {
-			if !slices.Contains(explorer.Strategies, e.strategy) {
+			if !slices.Contains(explorer.Strategies, e.strategy) || e.visibleDataOnly && tc.p.writes() {
 				continue
 			}
 			if msg := e.compare(truth, exploreGen(tc.p, e.strategy)); msg != "" {
@@ -320,4 +331,16 @@ func diff(b *strings.Builder, what string, want, got map[string]bool, excused fu
 			b.WriteString("  extra " + what + ": " + k + "\n")
 		}
 	}
+}
+
+// writes reports whether the program updates a plain variable (genWrite), data rt does not see.
+func (p *genProgram) writes() bool {
+	for _, g := range p.Gs {
+		for _, op := range g {
+			if op.Kind == genWrite {
+				return true
+			}
+		}
+	}
+	return false
 }

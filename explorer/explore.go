@@ -25,7 +25,7 @@ var debugRuns = func() io.Writer {
 }()
 
 // Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "stoller", "bounded", "pct", "random"}
+var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "exitblock-rw-thesis", "stoller", "bounded", "pct", "random"}
 
 // Options configure an exploration.
 type Options struct {
@@ -281,6 +281,8 @@ func explore(r runner, opts Options) *Report {
 		e.systematic(exitBlockDD{}, -1)
 	case "exitblock-rwdd":
 		e.systematic(newExitBlockRW(true), -1)
+	case "exitblock-rw-thesis":
+		e.systematic(newExitBlockRWThesis(), -1)
 	case "stoller":
 		e.systematic(stoller{}, -1)
 	case "bounded":

@@ -100,7 +100,7 @@ func (k OpKind) Releases() bool {
 }
 
 // ReadOnly reports whether two operations of this kind on the same object commute with each
-// other (Stoller's independence table, Fig. 3: reads commute).
+// other (atomic loads and len commute; Stoller's Fig. 3 covers only lock, wait and notify operations).
 func (k OpKind) ReadOnly() bool {
 	return k == OpAtomicLoad || k == OpLen
 }
