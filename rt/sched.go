@@ -557,9 +557,11 @@ func (r *run) park(g *goroutine) {
 // It first drains the resume queue: goroutines whose operation was completed by someone else
 // run to their next scheduling point before any decision. It returns nil when the run ended.
 func (r *run) next(cur *goroutine) *goroutine {
-	raceHide() // the scheduler's own state and counters order nothing of the program's
-	defer raceShow()
-	r.raceStep(cur)
+	if raceEnabled {
+		raceHide() // the scheduler's own state and counters order nothing of the program's
+		defer raceShow()
+		r.raceStep(cur)
+	}
 	r.progress.Add(1)
 	for {
 		if r.ended {
