@@ -115,7 +115,7 @@ func (r *reporter) note(pkg, test, msg string) {
 }
 
 // progress redraws the progress line, at most ten times a second, on a terminal only.
-func (r *reporter) progress(s *explorer.WireStats, budget time.Duration, start time.Time) {
+func (r *reporter) progress(test string, s *explorer.WireStats, budget time.Duration, start time.Time) {
 	if !r.tty || time.Since(r.lastDraw) < 100*time.Millisecond {
 		return
 	}
@@ -124,7 +124,7 @@ func (r *reporter) progress(s *explorer.WireStats, budget time.Duration, start t
 	if budget > 0 {
 		left = fmt.Sprintf("  %s left", (budget - time.Since(start)).Round(time.Second))
 	}
-	fmt.Fprintf(os.Stderr, "\r\033[K  %d runs  %.0f schedules/s  %d bugs%s", s.Runs, s.SchedulesPerSecond, s.BuggyRuns, left)
+	fmt.Fprintf(os.Stderr, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond, plural(s.BuggyRuns, "buggy run"), left)
 	r.drawn = true
 }
 

@@ -358,7 +358,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
-			rep.progress(merge(shardStats), opts.MaxTime, start)
+			rep.progress(test, merge(shardStats), opts.MaxTime, start)
 			rep.publish(m)
 		case "node":
 			tree.add(*m.Node)
