@@ -183,7 +183,7 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 	case s.Complete:
 		search = ", search complete"
 	}
-	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, s.Elapsed.Round(time.Millisecond))
+	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
 		line += fmt.Sprintf("\n    %s, %s in %s; %.0f runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), s.SchedulesPerSecond)
 		if s.Diverged > 0 {

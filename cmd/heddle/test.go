@@ -192,8 +192,12 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		return exitUsage
 	}
 	defer os.RemoveAll(res.WorkDir)
-	for _, w := range res.Warnings {
-		fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+	// The warnings are about the instrumented copy only (a go version raised for the
+	// runtime), harmless for the user's module; printed on every run they would be noise.
+	if f.verbose {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+		}
 	}
 	rep := newReporter(os.Stdout, f)
 	if f.serve {
