@@ -51,7 +51,10 @@ func cmdDemo(args []string) int {
 	}
 	fmt.Printf("\nheddle found the bugs the example hides. Its sources are in %s;\n", dir)
 	fmt.Println("each replay command above re-runs a bug's exact interleaving step by step.")
-	return exitOK
+	fmt.Println("heddle demo -serve shows the same exploration in the web view, where each bug opens")
+	fmt.Println("in the debugger; heddle dap serves the debugger to an editor.")
+	// Bugs were found: exit as heddle test does, so that a script sees them.
+	return exitBug
 }
 
 func indent(s string) string {

@@ -71,7 +71,7 @@ func TestDemoFindsBothBugs(t *testing.T) {
 		"--- BUG: TestDeposit: fatal",
 		"balance = 50, want 100",
 		"wait-for cycle:",
-		"replay:   heddle replay",
+		"replay:   " + heddleBin + " replay", // heddle is not on PATH in the test
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

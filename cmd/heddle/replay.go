@@ -15,11 +15,23 @@ func cmdReplay(args []string) int {
 	out := fs.String("o", "", "write the replayed trace to `file`")
 	dir := fs.String("C", "", "build the schedule's package in `dir` (default: where it was recorded)")
 	race := fs.Bool("race", true, raceFlagUsage)
+	// -v is accepted as in heddle test, where users type it out of habit; replay always
+	// prints the whole interleaving, so it changes nothing.
+	fs.Bool("v", false, "accepted for symmetry with heddle test; replay always prints the whole interleaving")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: heddle replay [-o trace.json] [-C dir] [-race=false] FILE\n\nReplays the schedule saved in FILE (a .heddle file printed by heddle test) and prints its interleaving.\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: heddle replay [-o trace.json] FILE")
+		if fs.NArg() == 0 {
+			fmt.Fprintln(os.Stderr, "heddle replay: no schedule file given")
+		} else {
+			fmt.Fprintf(os.Stderr, "heddle replay: want one schedule file, got %d\n", fs.NArg())
+		}
+		fs.Usage()
 		return exitUsage
 	}
 	path := fs.Arg(0)

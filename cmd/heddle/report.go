@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
@@ -115,7 +117,7 @@ func (r *reporter) note(pkg, test, msg string) {
 }
 
 // progress redraws the progress line, at most ten times a second, on a terminal only.
-func (r *reporter) progress(s *explorer.WireStats, budget time.Duration, start time.Time) {
+func (r *reporter) progress(test string, s *explorer.WireStats, budget time.Duration, start time.Time) {
 	if !r.tty || time.Since(r.lastDraw) < 100*time.Millisecond {
 		return
 	}
@@ -124,7 +126,7 @@ func (r *reporter) progress(s *explorer.WireStats, budget time.Duration, start t
 	if budget > 0 {
 		left = fmt.Sprintf("  %s left", (budget - time.Since(start)).Round(time.Second))
 	}
-	fmt.Fprintf(os.Stderr, "\r\033[K  %d runs  %.0f schedules/s  %d bugs%s", s.Runs, s.SchedulesPerSecond, s.BuggyRuns, left)
+	fmt.Fprintf(os.Stderr, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond, plural(s.BuggyRuns, "buggy run"), left)
 	r.drawn = true
 }
 
@@ -147,7 +149,7 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 			jb.Goroutines = b.Trace.Verdict.Goroutines
 		}
 		if b.Path != "" {
-			jb.Trace, jb.Replay = b.Path, "heddle replay "+b.Path
+			jb.Trace, jb.Replay = b.Path, self()+" replay "+b.Path
 		}
 		var sb strings.Builder
 		printBug(&sb, test, b)
@@ -183,7 +185,7 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 	case s.Complete:
 		search = ", search complete"
 	}
-	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, s.Elapsed.Round(time.Millisecond))
+	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
 		line += fmt.Sprintf("\n    %s, %s in %s; %.0f runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), s.SchedulesPerSecond)
 		if s.Diverged > 0 {
@@ -287,7 +289,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 	}
 	fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
 	printInterleaving(w, b.Trace, "    ")
-	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   heddle replay %s\n\n", b.Path, b.Path)
+	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
 }
 
 // describe says what a goroutine involved in a verdict was doing, and where.
@@ -350,3 +352,24 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	}
 	fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
 }
+
+// self is how to run this heddle again in a printed command: "heddle" when that is the
+// heddle on PATH, else the running binary's absolute path, or go run when the binary is
+// go run's temporary one, which is gone once it exits.
+var self = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "heddle"
+	}
+	if p, err := exec.LookPath("heddle"); err == nil {
+		if a, err1 := os.Stat(p); err1 == nil {
+			if b, err2 := os.Stat(exe); err2 == nil && os.SameFile(a, b) {
+				return "heddle"
+			}
+		}
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		return "go run github.com/heddledbg/heddle/cmd/heddle"
+	}
+	return exe
+})

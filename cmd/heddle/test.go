@@ -192,8 +192,12 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		return exitUsage
 	}
 	defer os.RemoveAll(res.WorkDir)
-	for _, w := range res.Warnings {
-		fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+	// The warnings are about the instrumented copy only (a go version raised for the
+	// runtime), harmless for the user's module; printed on every run they would be noise.
+	if f.verbose {
+		for _, w := range res.Warnings {
+			fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+		}
 	}
 	rep := newReporter(os.Stdout, f)
 	if f.serve {
@@ -358,7 +362,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
-			rep.progress(merge(shardStats), opts.MaxTime, start)
+			rep.progress(test, merge(shardStats), opts.MaxTime, start)
 			rep.publish(m)
 		case "node":
 			tree.add(*m.Node)

@@ -243,6 +243,7 @@ var (
 // normalize replaces what changes from run to run, or with the scheduler's choices: times,
 // counts of runs, the interleaving tables and the directories.
 func normalize(s, out, dir string) string {
+	s = strings.ReplaceAll(s, heddleBin, "heddle")
 	s = strings.ReplaceAll(s, out, "$OUT")
 	s = strings.ReplaceAll(s, dir, "$DIR")
 	s = interleaving.ReplaceAllString(s, "${1}…)\n")
