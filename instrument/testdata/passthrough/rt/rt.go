@@ -151,8 +151,6 @@ var (
 	WithTimeoutCause  = context.WithTimeoutCause
 	WithDeadline      = context.WithDeadline
 	WithDeadlineCause = context.WithDeadlineCause
-	WithValue         = context.WithValue
-	WithoutCancel     = context.WithoutCancel
 )
 
 // ContextAfterFunc is context.AfterFunc; rt's own name clashes with time's.
