@@ -58,7 +58,7 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   for (const f of ["bank.go", "bank_test.go", "go.mod"]) copyFileSync(join(demo, `${f}.txt`), join(mod, f));
   const out = join(tmp, "out-bank");
   const events = explore(mod, out).filter((e) => e.Test === "TestTransfer");
-  const bugs = events.filter((e) => e.Action === "bug");
+  const bugs = events.filter((e) => e.Action === "output" && e.Bug);
   const end = events.find((e) => e.Action === "fail" || e.Action === "pass");
   assert.ok(end, "TestTransfer finished");
   assert.equal(end.Action, "fail");
