@@ -219,10 +219,9 @@ func (r *run) raceVerdict() {
 		}
 		if i == len(reports) {
 			// Only heddle's own state. If the test failed only because the testing package
-			// saw those reports, it did not fail: with messages that are logs and the race
-			// marker alone, no t.Error of the program's can be told apart from a t.Log, but
-			// the detector reports a pair of accesses once per process, so a real failure
-			// that coincided with it shows again in the runs after.
+			// saw those reports, it did not fail. The harness reports a failure of the test's
+			// own without the race marker (harness.failedOnItsOwn), so a fatal verdict that
+			// carries the marker is one it could not tell apart.
 			if r.verdict.Kind == VerdictFatal {
 				r.verdict = Verdict{Kind: VerdictOK}
 			}

@@ -18,20 +18,40 @@ import (
 // after it, so it is small, but more than one, so that values do vary.
 const randSeeds = 4
 
-// randState is the source of the run numbered epoch. Only the running goroutine touches it.
+// randState is the source of the run numbered epoch. Only the running goroutine touches it,
+// but goroutines take turns across hand-offs hidden from the race detector, so every access
+// to it is hidden as well (runSource). The generators are made at initialization, before any
+// goroutine of a run draws from them.
 var randState struct {
 	epoch uint64
 	pcg   rand.PCG
-	v1    *mrand.Rand
-	v2    *rand.Rand
+	// val and pos are RandRead's bytes left over from the last draw, as math/rand.Read keeps.
+	val uint64
+	pos int
 }
 
-// runSource is the run's source as the math/rand Source64 of randState.v1.
+var (
+	randV1 = mrand.New(runSource{})
+	randV2 = rand.New(runSource{})
+)
+
+// runSource is the run's source, for both generators.
 type runSource struct{}
 
-func (runSource) Int63() int64    { return int64(randState.pcg.Uint64() >> 1) }
-func (runSource) Uint64() uint64  { return randState.pcg.Uint64() }
-func (runSource) Seed(seed int64) { randState.pcg.Seed(uint64(seed), randStream) }
+func (runSource) Int63() int64 { return int64(runSource{}.Uint64() >> 1) }
+
+func (runSource) Uint64() uint64 {
+	raceHide()
+	defer raceShow()
+	return randState.pcg.Uint64()
+}
+
+func (runSource) Seed(seed int64) {
+	raceHide()
+	defer raceShow()
+	randState.pcg.Seed(uint64(seed), randStream)
+	randState.val, randState.pos = 0, 0
+}
 
 // randStream is the second word of every run's PCG state.
 const randStream = 0x686564646c65 // "heddle"
@@ -46,12 +66,7 @@ func runRand() bool {
 	if randState.epoch != r.epoch {
 		seed := Choose(randSeeds)
 		randState.epoch = r.epoch
-		if randState.v1 == nil {
-			randState.v1 = mrand.New(runSource{})
-			randState.v2 = rand.New(&randState.pcg)
-		}
-		// Seeds the PCG, and forgets the bytes that a previous run's Read left over.
-		randState.v1.Seed(int64(seed))
+		runSource{}.Seed(int64(seed))
 	}
 	return true
 }
@@ -73,7 +88,7 @@ var stdRand = rand.New(stdSource{})
 // RandV1 returns the generator of math/rand's top-level functions for the caller.
 func RandV1() *mrand.Rand {
 	if runRand() {
-		return randState.v1
+		return randV1
 	}
 	// A Rand of its own: Read keeps state in the Rand, and callers may be concurrent.
 	return mrand.New(stdSource64{})
@@ -82,7 +97,7 @@ func RandV1() *mrand.Rand {
 // RandV2 returns the generator of math/rand/v2's top-level functions for the caller.
 func RandV2() *rand.Rand {
 	if runRand() {
-		return randState.v2
+		return randV2
 	}
 	return stdRand
 }
@@ -93,4 +108,29 @@ func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint1
 		panic("invalid argument to N")
 	}
 	return Int(RandV2().Uint64N(uint64(n)))
+}
+
+// RandRead is math/rand.Read. In a run it fills p from the run's source, keeping the bytes
+// of a draw that p did not take for the next call, as math/rand does; the generator's state
+// is hidden from the race detector, and p is not.
+func RandRead(p []byte) (int, error) {
+	if !runRand() {
+		return mrand.New(stdSource64{}).Read(p)
+	}
+	for i := range p {
+		p[i] = randByte()
+	}
+	return len(p), nil
+}
+
+func randByte() byte {
+	raceHide()
+	defer raceShow()
+	if randState.pos == 0 {
+		randState.val, randState.pos = randState.pcg.Uint64(), 8
+	}
+	b := byte(randState.val)
+	randState.val >>= 8
+	randState.pos--
+	return b
 }

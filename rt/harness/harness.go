@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -114,9 +115,10 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			clear(cleanups)
 			run(func() {
 				defer func() {
-					if st.Failed() {
-						if msg := cap.messages(); !raceOnly(msg) {
-							rt.Fail(rt.VerdictFatal, "test failed: "+msg, false)
+					own := failedOnItsOwn(st)
+					if st.Failed() && own != notFailed {
+						if msg := cap.messages(); own == failed || !raceOnly(msg) {
+							rt.Fail(rt.VerdictFatal, "test failed: "+withoutRaceMarkers(msg), false)
 						}
 					}
 				}()
@@ -137,10 +139,10 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 // fails ends the run when it returns, with a fatal verdict that names it.
 func Run(t *testing.T, name string, f func(*testing.T)) bool {
 	var sub *testing.T
-	returned := false
+	returned, own := false, failedUnknown
 	ok := t.Run(name, func(st *testing.T) {
 		sub = st
-		defer func() { returned = true }()
+		defer func() { returned, own = true, failedOnItsOwn(st) }()
 		rt.Subtest(func() {
 			defer runCleanups(st)
 			f(st)
@@ -155,24 +157,72 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		// Only a t.Parallel that the instrumenter could not rewrite lets t.Run return early; the
 		// subtest would go on after the run, out of heddle's control.
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
-	} else if !ok {
-		if msg := current.cap.messages(); !raceOnly(msg) {
-			rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+msg, false)
+	} else if !ok && own != notFailed {
+		if msg := current.cap.messages(); own == failed || !raceOnly(msg) {
+			rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+withoutRaceMarkers(msg), false)
 		}
 	}
 	return ok
 }
+
+// failure says whether a test failed by itself, before the testing package's race check.
+type failure int
+
+const (
+	failedUnknown failure = iota
+	failed
+	notFailed
+)
+
+// failedOnItsOwn reports whether t has failed without counting the races the detector
+// reported: t.Failed, and the end of a test, add a failure of their own for every new report,
+// and heddle reports races itself, with the run's race verdict (rt/race.go). A race that only
+// heddle's own state makes does not fail the test, and a failure of the test's own is reported
+// even in the run where the detector reports such a race. It reads testing's unexported flag;
+// if that is ever gone, it answers failedUnknown and the messages decide (raceOnly).
+func failedOnItsOwn(t *testing.T) failure {
+	f := reflect.ValueOf(t).Elem().FieldByName("failed")
+	if !f.IsValid() || f.Kind() != reflect.Bool {
+		return failedUnknown
+	}
+	if !f.Bool() {
+		return notFailed
+	}
+	if strings.Contains(current.cap.messages(), raceMarker) {
+		// An earlier race check may have set the flag.
+		return failedUnknown
+	}
+	return failed
+}
+
+// raceMarker ends the message of the failure that the testing package adds for a race.
+const raceMarker = ": race detected during execution of test"
 
 // raceOnly reports whether a failed test's messages are only the testing package's for a
 // data race the race detector reported. Heddle reports races itself, with the verdict race of
 // the run (rt/race.go), and the run goes on as the test does.
 func raceOnly(msgs string) bool {
 	for _, m := range strings.Split(msgs, "; ") {
-		if !strings.HasSuffix(m, ": race detected during execution of test") {
+		if !strings.HasSuffix(m, raceMarker) {
 			return false
 		}
 	}
 	return true
+}
+
+// withoutRaceMarkers leaves the testing package's race failures out of a failed test's
+// messages, unless there is nothing else: the race is the run's verdict if it is the program's.
+func withoutRaceMarkers(msgs string) string {
+	var kept []string
+	for _, m := range strings.Split(msgs, "; ") {
+		if !strings.HasSuffix(m, raceMarker) {
+			kept = append(kept, m)
+		}
+	}
+	if len(kept) == 0 {
+		return msgs
+	}
+	return strings.Join(kept, "; ")
 }
 
 // cleanups holds the functions that tests and subtests registered with Cleanup in the current

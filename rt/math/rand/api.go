@@ -37,7 +37,7 @@ func Perm(n int) []int { return rt.RandV1().Perm(n) }
 
 type Rand = rand.Rand
 
-func Read(p []byte) (n int, err error) { return rt.RandV1().Read(p) }
+func Read(p []byte) (n int, err error) { return rt.RandRead(p) }
 
 func Seed(seed int64) { rt.RandV1().Seed(seed) }
 
