@@ -199,8 +199,8 @@ type run struct {
 	// or of the clock. A run whose last stretch steps were all spinning is a livelock.
 	// A step is taken for work when recorded; prevWorked lets poll take that back.
 	worked, prevWorked int
-	stretch int
-	waiting []bool // fair's scratch
+	stretch            int
+	waiting            []bool // fair's scratch
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
