@@ -34,7 +34,7 @@ func TestVerdicts(t *testing.T) {
 		{"many", "testdata/mixed", []string{"./many"}, exitBug},
 		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
 		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
-		{"reexec", "testdata/mixed", []string{"./reexec"}, exitOK},
+		{"reexec", "testdata/mixed", []string{"./reexec"}, exitUsage},
 		{"exit", "testdata/exits", []string{"."}, exitBug},
 		{"hang", "testdata/loops", []string{"-hang", "1s", "."}, exitBug},
 	} {

@@ -48,10 +48,48 @@ func RegisterMain(main func()) {
 // test would, out of heddle's reach.
 const reexecEnv = "HEDDLE_REEXEC"
 
+// childrenEnv names a file in which such a copy notes that it ran: heddle cannot explore what
+// happens in it, so the run that started it says so (checkChildren) instead of passing.
+const childrenEnv = "HEDDLE_CHILDREN"
+
+// children is the worker's view of the file named by childrenEnv.
+var children struct {
+	path string
+	size int64 // at the start of the current run
+}
+
+// childStarted notes, in a copy of the test binary that a test started, that it runs.
+func childStarted() {
+	f, err := os.OpenFile(os.Getenv(childrenEnv), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return
+	}
+	fmt.Fprintf(f, "%d %s\n", os.Getpid(), strings.Join(os.Args[1:], " "))
+	f.Close()
+}
+
+func childrenSize() int64 {
+	if fi, err := os.Stat(children.path); err == nil {
+		return fi.Size()
+	}
+	return 0
+}
+
+// checkChildren ends the run as one heddle cannot explore if the test started a copy of its
+// own binary during it.
+func checkChildren(name string) bool {
+	if children.path == "" || childrenSize() == children.size {
+		return false
+	}
+	rt.Fail(rt.VerdictUnsupported, name+" runs its own test binary again, as a child process (os/exec of os.Args[0]); the test's work in that process is out of heddle's reach: heddle controls only the goroutines of the process it started", false)
+	return true
+}
+
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
 func Worker(t *testing.T) {
 	if os.Getenv("HEDDLE_WORKER") == "" {
 		if test := tests[os.Getenv(reexecEnv)]; test != nil {
+			childStarted()
 			t.Run("heddle", test)
 			return
 		}
@@ -106,6 +144,7 @@ var current struct {
 // a run that will not go on: the worker then reports without waiting for them.
 func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run func(body func())) {
 	cap.reset()
+	children.size = childrenSize()
 	ran, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -115,6 +154,9 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			clear(cleanups)
 			run(func() {
 				defer func() {
+					if checkChildren(name) {
+						return
+					}
 					own := failedOnItsOwn(st)
 					if st.Failed() && own != notFailed {
 						if msg := cap.messages(); own == failed || !raceOnly(msg) {
@@ -304,6 +346,12 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	// The test's own process runs it as TestHeddleWorker/heddle: a copy it starts with that
 	// -test.run runs the test again, uncontrolled (see Worker).
 	os.Setenv(reexecEnv, req.Test)
+	if f, err := os.CreateTemp("", "heddle-children-"); err == nil {
+		f.Close()
+		children.path = f.Name()
+		defer os.Remove(f.Name())
+		os.Setenv(childrenEnv, f.Name())
+	}
 	prog := timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: req.Test, Binary: os.Getenv("HEDDLE_BINARY")}
 	switch req.Cmd {
 	case "explore":

@@ -1,5 +1,6 @@
 // Package reexec has a test that runs its own binary again, as tests of crashes do: the copy
-// must run the test, not serve heddle.
+// must run the test, not serve heddle, and heddle must say that it cannot explore the copy
+// rather than pass the test.
 package reexec
 
 import (
