@@ -195,6 +195,9 @@ type inProcess struct {
 	// made once rather than as a closure per run.
 	cur  rt.Config
 	res  *rt.Result
+	// deadline stops the runs of the search (not the replays that report bugs) at the end of
+	// the time budget.
+	deadline time.Time
 	body func(body func())
 }
 
@@ -203,6 +206,9 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	p.cur = p.cfg
 	p.cur.Chooser = gd
 	p.cur.Detail = detail
+	if !detail {
+		p.cur.Deadline = p.deadline
+	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
 	if p.body == nil {
@@ -241,6 +247,8 @@ type explorer struct {
 	kinds   []rt.DecisionKind
 	maxLen  int
 	stopped bool
+	// timedOut is set when a run was stopped at the end of the time budget.
+	timedOut bool
 	first   []rt.Decision // the first run's schedule, for the lock trees
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
@@ -260,6 +268,9 @@ func explore(r runner, opts Options) *Report {
 		opts.Bound = 2
 	}
 	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}, member: opts.Strategy}
+	if p, ok := r.(*inProcess); ok && opts.MaxTime > 0 {
+		p.deadline = e.start.Add(opts.MaxTime - opts.MaxTime/reportShare)
+	}
 	for _, d := range opts.Prefix {
 		e.base = append(e.base, d.Pick)
 		e.kinds = append(e.kinds, d.Kind)
@@ -320,7 +331,7 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 	for !s.ended && !e.overBudget() {
 		s.step()
 	}
-	if !s.complete {
+	if !s.complete || e.timedOut {
 		return false
 	}
 	// A cut run leaves the schedules beyond the step bound unexplored.
@@ -390,6 +401,9 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
 		s.Aborted++
+	case res.Verdict.Kind == rt.VerdictStopped:
+		// The budget ran out during the run: the search ends with it, incomplete.
+		e.stopped, e.timedOut = true, true
 	case res.Verdict.Kind == rt.VerdictDiverged:
 		s.Diverged++
 		if e.rep.Divergence == "" {

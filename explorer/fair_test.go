@@ -2,6 +2,7 @@ package explorer_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/internal/corpus"
@@ -60,5 +61,24 @@ func TestCutIsNotABug(t *testing.T) {
 	}
 	if rep.Stats.Cut != 5 || rep.Stats.Runs != 5 {
 		t.Errorf("%d of %d runs cut, want 5 of 5", rep.Stats.Cut, rep.Stats.Runs)
+	}
+}
+
+// TestBudgetStopsRun checks that the time budget bounds a run, not only the number of runs: a
+// run that works for two million steps, and would take seconds, is stopped at the end of the
+// budget; it is neither a bug nor a cut run, and the search is not complete.
+func TestBudgetStopsRun(t *testing.T) {
+	for _, s := range []string{"portfolio", "dpor", "random"} {
+		rep := explorer.Explore(func() {
+			var mu rt.Mutex
+			for {
+				mu.Lock()
+				mu.Unlock()
+			}
+		}, explorer.Options{Strategy: s, MaxTime: 100 * time.Millisecond})
+		st := rep.Stats
+		if st.Runs != 1 || st.Cut != 0 || st.Bugs != 0 || st.Complete {
+			t.Errorf("%s: %d runs, %d cut, %d bugs, complete %v; want one stopped run, no bug, incomplete", s, st.Runs, st.Cut, st.Bugs, st.Complete)
+		}
 	}
 }

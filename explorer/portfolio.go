@@ -76,7 +76,7 @@ func (e *explorer) portfolio() {
 		if m != dp {
 			sampled++
 		}
-		if ex.complete {
+		if ex.complete && !e.timedOut {
 			e.rep.Stats.Complete = true
 			return
 		}

@@ -117,7 +117,8 @@ func TestSingleSelectDefault(t *testing.T) {
 }
 
 // TestLivelockOrCut tells the two ways a run reaches its bound apart: spinning with nobody
-// working is a livelock, which blames the spinning goroutines; working is a cut.
+// working is a livelock, which blames the spinning goroutines; working is a cut. A run still
+// working at its deadline (the end of an exploration's budget) is stopped, which is no bug.
 func TestLivelockOrCut(t *testing.T) {
 	spinForever := func() {
 		var flag int32
@@ -143,15 +144,17 @@ func TestLivelockOrCut(t *testing.T) {
 		name     string
 		body     func()
 		maxSteps int
+		deadline time.Time
 		want     rt.VerdictKind
 		blamed   int
 	}{
-		{"spin", spinForever, 0, rt.VerdictLivelock, 2},
-		{"spin, small bound", spinForever, 1000, rt.VerdictLivelock, 2},
-		{"work", work, 5000, rt.VerdictCut, 0},
+		{"spin", spinForever, 0, time.Time{}, rt.VerdictLivelock, 2},
+		{"spin, small bound", spinForever, 1000, time.Time{}, rt.VerdictLivelock, 2},
+		{"work", work, 5000, time.Time{}, rt.VerdictCut, 0},
+		{"work, past the deadline", work, 0, time.Now(), rt.VerdictStopped, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := rt.Run(rt.Config{Chooser: greedy{}, MaxSteps: tc.maxSteps}, tc.body)
+			res := rt.Run(rt.Config{Chooser: greedy{}, MaxSteps: tc.maxSteps, Deadline: tc.deadline}, tc.body)
 			if res.Verdict.Kind != tc.want {
 				t.Fatalf("verdict %s (%s) after %d steps, want %s", res.Verdict.Kind, res.Verdict.Message, res.Steps, tc.want)
 			}

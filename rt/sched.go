@@ -30,6 +30,9 @@ type Config struct {
 	// as cut, which is not a bug; a run whose goroutines only spun for 10,000 steps (or half
 	// the bound, if that is less) ends as a livelock first. Zero means DefaultMaxSteps.
 	MaxSteps int
+	// Deadline, if not zero, stops a run still going at that time, with verdict stopped: one
+	// long run does not overrun the exploration's time budget.
+	Deadline time.Time
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
 	Detail bool
@@ -225,6 +228,9 @@ type run struct {
 // its slices), and the process keeps that storage for the next run; at 2,000,000 steps a run
 // holds about 320 MB, which a worker can afford.
 const DefaultMaxSteps = 2_000_000
+
+// deadlineEvery+1 is how many steps pass between two looks at the clock for Config.Deadline.
+const deadlineEvery = 1<<12 - 1
 
 // pollStretch is how many consecutive steps of nothing but spinning make a livelock. Under
 // fair scheduling a spinning goroutine lets every other enabled goroutine step before it
@@ -856,6 +862,10 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	}
 	if r.cfg.Detail && g != clockG {
 		e.PC, _ = callers()
+	}
+	if r.steps&deadlineEvery == 0 && !r.cfg.Deadline.IsZero() && !r.ended && time.Now().After(r.cfg.Deadline) {
+		r.verdict = Verdict{Kind: VerdictStopped, Message: fmt.Sprintf("stopped after %d steps at the end of the time budget", r.steps)}
+		r.finish()
 	}
 	if r.steps > r.cfg.MaxSteps && !r.ended {
 		r.verdict = Verdict{Kind: VerdictCut, Message: fmt.Sprintf("stopped at the step bound of %d while making progress", r.cfg.MaxSteps)}

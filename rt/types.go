@@ -276,12 +276,15 @@ const (
 	// VerdictCut marks a run stopped at the step bound while it was still making progress: not
 	// a bug, but the run says nothing about the schedules beyond the bound.
 	VerdictCut VerdictKind = "cut"
+	// VerdictStopped marks a run stopped at Config.Deadline, the end of an exploration's time
+	// budget: not a bug, and not a whole run.
+	VerdictStopped VerdictKind = "stopped"
 )
 
 // Bug reports whether the verdict is a bug.
 func (k VerdictKind) Bug() bool {
 	switch k {
-	case VerdictOK, VerdictPruned, VerdictCut, "":
+	case VerdictOK, VerdictPruned, VerdictCut, VerdictStopped, "":
 		return false
 	}
 	return true
