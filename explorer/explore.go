@@ -195,9 +195,9 @@ type inProcess struct {
 	// made once rather than as a closure per run.
 	cur  rt.Config
 	res  *rt.Result
-	// deadline stops the runs of the search (not the replays that report bugs) at the end of
-	// the time budget.
-	deadline time.Time
+	// deadline stops the runs of the search at the end of the time budget, and
+	// detailDeadline the replays in detail mode; the replays that report bugs have none.
+	deadline, detailDeadline time.Time
 	body func(body func())
 }
 
@@ -206,8 +206,9 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	p.cur = p.cfg
 	p.cur.Chooser = gd
 	p.cur.Detail = detail
-	if !detail {
-		p.cur.Deadline = p.deadline
+	p.cur.Deadline = p.deadline
+	if detail {
+		p.cur.Deadline = p.detailDeadline
 	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
@@ -683,6 +684,11 @@ func (e *explorer) finish() {
 		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
 	}
 	if e.rep.Stats.Runs > 0 && !over() {
+		// The first run shows the program's lock trees. A long one costs seconds to replay
+		// in detail, so past the budget the trees are those of its beginning.
+		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
+			p.detailDeadline = e.start.Add(e.opts.MaxTime)
+		}
 		e.rep.First = e.r.run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
 	}

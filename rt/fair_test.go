@@ -226,3 +226,29 @@ func TestPollingWorkIsNotSpinning(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeSlice checks that a goroutine that keeps working in a loop that only another
+// goroutine can end (a lock, a check, an unlock) yields after a time slice, as Go's scheduler
+// preempts it, even under a strategy that never preempts: the run ends, not at the step bound.
+func TestTimeSlice(t *testing.T) {
+	res := rt.Run(rt.Config{Chooser: greedy{}}, func() {
+		var mu rt.Mutex
+		stop := false
+		rt.Go(func() {
+			mu.Lock()
+			stop = true
+			mu.Unlock()
+		})
+		for {
+			mu.Lock()
+			s := stop
+			mu.Unlock()
+			if s {
+				return
+			}
+		}
+	})
+	if res.Verdict.Kind != rt.VerdictOK || res.Steps > 30_000 {
+		t.Errorf("verdict %s (%s) after %d steps, want ok within 30,000", res.Verdict.Kind, res.Verdict.Message, res.Steps)
+	}
+}

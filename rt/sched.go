@@ -202,8 +202,11 @@ type run struct {
 	// or of the clock. A run whose last stretch steps were all spinning is a livelock.
 	// A step is taken for work when recorded; prevWorked lets poll take that back.
 	worked, prevWorked int
-	stretch            int
-	waiting            []bool // fair's scratch
+	// sliceG has taken the last slice steps in a row (sliceSteps).
+	sliceG  *goroutine
+	slice   int
+	stretch int
+	waiting []bool // fair's scratch
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
@@ -620,6 +623,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	r.altObjs = r.altObjs[:0]
 	curIdx := -1
 	yielded, working := false, false
+	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
+		r.preempt(cur)
+	}
 	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
@@ -677,7 +683,29 @@ func (r *run) poll(g *goroutine) {
 	if !again {
 		return
 	}
+	r.yieldToOthers(g)
+}
+
+// sliceSteps is the time slice: how many steps in a row a goroutine may take while others
+// can run before it yields to them, as poll makes it yield. Go's scheduler preempts a
+// goroutine that runs for 10ms; without a slice, a strategy that keeps running the current
+// goroutine would spin for the whole step bound in a loop that polls by doing work (a
+// TryAcquire that succeeds and a Release, until another goroutine queues), which real Go ends
+// at the next preemption.
+const sliceSteps = 10_000
+
+// preempt makes g, which has used up its time slice, yield to the goroutines that can run
+// now.
+func (r *run) preempt(g *goroutine) {
+	r.slice = 0
+	r.yieldToOthers(g)
+}
+
+// yieldToOthers makes g wait until every other goroutine that can run now, and the clock if a
+// timer is set, has stepped or is no longer offered.
+func (r *run) yieldToOthers(g *goroutine) {
 	g.polled = int32(r.steps)
+	g.waitFor = g.waitFor[:0]
 	for _, h := range r.gs {
 		if h != g && (h.state == gReady || h.state == gPending && r.enabled(h)) {
 			g.waitFor = append(g.waitFor, h.id)
@@ -830,6 +858,11 @@ func (r *run) resumeG(g *goroutine) {
 // bound.
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
+	if g == r.sliceG {
+		r.slice++
+	} else {
+		r.sliceG, r.slice = g, 1
+	}
 	r.clockLast = g == clockG
 	g.lastStep, g.lastLoad = int32(r.steps), NoObj
 	// The stretch is judged up to the previous step, before this one changes what g is
