@@ -439,6 +439,14 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		res = res.Clone()
 		var detail *rt.Result
 		key := signature(res)
+		if !e.canReplay() {
+			// The run left the process unable to run another (a goroutine that never came
+			// back): the report shows the run itself, without positions.
+			detail = res
+			if key == "" {
+				key = shape(res)
+			}
+		}
 		if key == "" {
 			// The run was fast, without positions: replay it once in detail mode for them.
 			detail = e.r.run(scheduleGuide(res.Decisions), true)
@@ -672,7 +680,7 @@ func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {
 func (e *explorer) finish() {
 	over := func() bool { return e.opts.MaxTime > 0 && time.Since(e.start) >= e.opts.MaxTime }
 	for _, b := range e.rep.Bugs {
-		if b.Result != nil {
+		if b.Result != nil || !e.canReplay() {
 			continue
 		}
 		if !over() || b.earlier == nil {
@@ -683,7 +691,7 @@ func (e *explorer) finish() {
 		}
 		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
 	}
-	if e.rep.Stats.Runs > 0 && !over() {
+	if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
 		// The first run shows the program's lock trees. A long one costs seconds to replay
 		// in detail, so past the budget the trees are those of its beginning.
 		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
@@ -693,6 +701,13 @@ func (e *explorer) finish() {
 		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)
+}
+
+// canReplay reports whether the runner can still run: a process in which a goroutine never
+// came back to heddle (a hang) can run no more.
+func (e *explorer) canReplay() bool {
+	_, local := e.r.(*inProcess)
+	return !local || rt.Poisoned() == nil
 }
 
 // scheduleGuide replays a run's decisions.

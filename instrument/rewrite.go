@@ -32,9 +32,12 @@ var shadows = map[string]string{
 	"math/rand/v2": rtPath + "/math/rand/v2",
 }
 
-// runtimeFuncs are the functions of package runtime that act on goroutines
-// and so must go through the controlled scheduler.
-var runtimeFuncs = map[string]bool{"Gosched": true, "Goexit": true, "NumGoroutine": true}
+// controlledFuncs are the functions, by package, that act on goroutines or on the process
+// and so must go through the controlled scheduler: each becomes rt's function of that name.
+var controlledFuncs = map[string]map[string]bool{
+	"runtime": {"Gosched": true, "Goexit": true, "NumGoroutine": true},
+	"os":      {"Exit": true},
+}
 
 // prefix starts every identifier that instrumentation introduces. User code
 // must not declare identifiers with this prefix; the debugger hides them.
@@ -190,12 +193,12 @@ func (r *rewriter) visit(n ast.Node) bool {
 		r.visitSelect(n)
 		return false
 	case *ast.Ident:
-		if obj, ok := r.info.Uses[n].(*types.Func); ok && isRuntimeFunc(obj) {
-			// Dot-imported runtime.Gosched and friends.
+		if obj, ok := r.info.Uses[n].(*types.Func); ok && isControlledFunc(obj) {
+			// Dot-imported runtime.Gosched and friends, or os.Exit.
 			r.add(n, func(w *writer) { w.insert(r.rt(n.Name)) })
 		}
 	case *ast.SelectorExpr:
-		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isRuntimeFunc(obj) {
+		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isControlledFunc(obj) {
 			if id, ok := n.X.(*ast.Ident); ok {
 				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
 					r.add(n, func(w *writer) { w.insert(r.rt(n.Sel.Name)) })
@@ -231,8 +234,8 @@ func (r *rewriter) visitSelect(s *ast.SelectStmt) {
 	}
 }
 
-func isRuntimeFunc(f *types.Func) bool {
-	return f.Pkg() != nil && f.Pkg().Path() == "runtime" && runtimeFuncs[f.Name()] &&
+func isControlledFunc(f *types.Func) bool {
+	return f.Pkg() != nil && controlledFuncs[f.Pkg().Path()][f.Name()] &&
 		f.Type().(*types.Signature).Recv() == nil
 }
 
@@ -909,7 +912,7 @@ func (r *rewriter) simple(e ast.Expr) bool {
 }
 
 // importEdits swaps the imports of shadowed standard packages, and blanks an
-// import of runtime whose every use has been rewritten.
+// import of runtime or os whose every use has been rewritten.
 func (r *rewriter) importEdits() {
 	for _, spec := range r.file.Imports {
 		path, err := strconv.Unquote(spec.Path.Value)
@@ -920,7 +923,7 @@ func (r *rewriter) importEdits() {
 			r.add(spec.Path, func(w *writer) { w.insert(quote(shadow)) })
 			continue
 		}
-		if path != "runtime" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+		if controlledFuncs[path] == nil || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
 			continue
 		}
 		pkgName := r.pkgNameOf(spec)

@@ -3,6 +3,7 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -92,6 +93,29 @@ func (e *AssertionError) Error() string { return "assertion failed: " + e.Msg }
 type TestFailure struct{ Msg string }
 
 func (e *TestFailure) Error() string { return e.Msg }
+
+// Exit stands for os.Exit, which the instrumenter rewrites into a call of Exit. In a run, the
+// process does not exit: the run ends there, the way the process would, and explorations go
+// on. A status other than 0 is the run's verdict exit, against the calling goroutine, so the
+// report says where the program exited and under which schedule; status 0 ends the run as a
+// program that returned would. Outside a run it is os.Exit.
+func Exit(code int) {
+	r, g := current()
+	if r == nil || g == nil {
+		os.Exit(code)
+	}
+	if code == 0 {
+		r.fail(VerdictOK, "", nil, nil)
+	} else {
+		_, stack := callers()
+		msg := fmt.Sprintf("os.Exit(%d) called by %s", code, r.gname(g))
+		if fs := frames(stack); len(fs) > 0 {
+			msg += " at " + fs[0].Position()
+		}
+		r.fail(VerdictExit, msg, g, stack)
+	}
+	r.block(g)
+}
 
 // Fail ends the run with a verdict of the given kind, reported against the current goroutine
 // if blame is set. A harness calls it for test failures; it has no effect outside a run.

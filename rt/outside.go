@@ -46,34 +46,11 @@ func (r *run) blockedOutside() string {
 	if g == nil || g.goid == 0 {
 		return ""
 	}
-	buf := make([]byte, 1<<20)
-	all := string(buf[:runtime.Stack(buf, true)])
-	head := "goroutine " + strconv.FormatInt(g.goid, 10) + " ["
-	i := strings.Index(all, head)
-	if i < 0 {
-		return ""
-	}
-	block := all[i+len(head):]
-	if j := strings.Index(block, "\n\n"); j >= 0 {
-		block = block[:j]
-	}
-	state, stack, _ := strings.Cut(block, "]:\n")
-	state, _, _ = strings.Cut(state, ",") // "IO wait, 2 minutes"
+	state, fns, files := stackOf(g.goid)
 	switch state {
 	case "running", "runnable", "syscall", "sleep", "":
 		// Busy, or waiting for something that ends by itself.
 		return ""
-	}
-	// Function lines, innermost first, each with a file line under it that starts with a
-	// tab; the creator's comes last.
-	stack, _, _ = strings.Cut(stack, "\ncreated by ")
-	var fns, files []string
-	lines := strings.Split(stack, "\n")
-	for i := 0; i+1 < len(lines); i += 2 {
-		fn, file := lines[i], lines[i+1]
-		if k := strings.LastIndex(fn, "("); k > 0 && strings.HasPrefix(file, "\t") {
-			fns, files = append(fns, fn[:k]), append(files, strings.TrimSpace(file))
-		}
 	}
 	for _, fn := range fns {
 		if inRT(fn) {
@@ -105,6 +82,60 @@ func (r *run) blockedOutside() string {
 		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), r.outsideLimit(), fns[k-1], at, state)
 	}
 	return ""
+}
+
+// stackOf reads the stack of the goroutine with runtime id goid from a dump of all the
+// process's goroutines: its state ("running", "chan receive", ...), and its function lines,
+// innermost first, each with its "file:line +0x.." line. The creator's frame is left out.
+func stackOf(goid int64) (state string, fns, files []string) {
+	buf := make([]byte, 1<<20)
+	all := string(buf[:runtime.Stack(buf, true)])
+	head := "goroutine " + strconv.FormatInt(goid, 10) + " ["
+	i := strings.Index(all, head)
+	if i < 0 {
+		return "", nil, nil
+	}
+	block := all[i+len(head):]
+	if j := strings.Index(block, "\n\n"); j >= 0 {
+		block = block[:j]
+	}
+	state, stack, _ := strings.Cut(block, "]:\n")
+	state, _, _ = strings.Cut(state, ",") // "IO wait, 2 minutes"
+	stack, _, _ = strings.Cut(stack, "\ncreated by ")
+	lines := strings.Split(stack, "\n")
+	for i := 0; i+1 < len(lines); i += 2 {
+		fn, file := lines[i], lines[i+1]
+		if k := strings.LastIndex(fn, "("); k > 0 && strings.HasPrefix(file, "\t") {
+			fns, files = append(fns, fn[:k]), append(files, strings.TrimSpace(file))
+		}
+	}
+	return state, fns, files
+}
+
+// loopingAt returns the frames of goroutine g, which runs without reaching a scheduling
+// point, from the program's innermost one: where it loops.
+func loopingAt(g *goroutine) []Frame {
+	if g == nil || g.goid == 0 {
+		return nil
+	}
+	_, fns, files := stackOf(g.goid)
+	k := frameOf(fns, files, func(fn, file string) bool { return !strings.HasPrefix(fn, "runtime.") })
+	if k < 0 {
+		return nil
+	}
+	var out []Frame
+	for ; k < len(fns); k++ {
+		if inRT(fns[k]) || strings.HasPrefix(fns[k], rtPrefix+"/harness.") {
+			break
+		}
+		file, line, _ := strings.Cut(files[k], ":")
+		if n := strings.IndexByte(line, ' '); n >= 0 {
+			line = line[:n]
+		}
+		l, _ := strconv.Atoi(line)
+		out = append(out, Frame{Func: fns[k], File: file, Line: l})
+	}
+	return out
 }
 
 // frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.

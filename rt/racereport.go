@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -160,7 +159,7 @@ func (a *raceAccess) position() string {
 	if len(fs) == 0 {
 		return "an unknown position"
 	}
-	pos := filepath.Base(fs[0].File) + ":" + strconv.Itoa(fs[0].Line)
+	pos := fs[0].Position()
 	if len(a.frames) > 0 && a.frames[0].Func != fs[0].Func {
 		pos += " (in " + a.frames[0].Func + ")"
 	}

@@ -1,6 +1,7 @@
 package rt_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/heddledbg/heddle/rt"
@@ -46,4 +47,31 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("verdict %+v", res.Verdict)
 	}
 	t.Logf("%+v", res.Verdict)
+}
+
+// TestExit checks os.Exit in a run (rt.Exit): the run ends there, not the process; a status
+// other than 0 is the verdict exit, against the goroutine that called it, at its position, and
+// status 0 ends the run as a return would, without reporting the goroutines left behind.
+func TestExit(t *testing.T) {
+	for _, tc := range []struct {
+		code int
+		want rt.VerdictKind
+		msg  string
+	}{
+		{3, rt.VerdictExit, "os.Exit(3) called by G1.1 at rt_test.go:"},
+		{0, rt.VerdictOK, ""},
+	} {
+		after := false
+		res := rt.Run(rt.Config{}, func() {
+			ch := rt.MakeChan[int](0)
+			rt.Go(func() {
+				rt.Exit(tc.code)
+				after = true
+			})
+			rt.Recv(ch)
+		})
+		if res.Verdict.Kind != tc.want || !strings.HasPrefix(res.Verdict.Message, tc.msg) || after {
+			t.Errorf("Exit(%d): verdict %s (%q), ran on after it: %v; want %s (%q)", tc.code, res.Verdict.Kind, res.Verdict.Message, after, tc.want, tc.msg)
+		}
+	}
 }

@@ -355,8 +355,13 @@ func (r *run) wait() {
 		poisoned = fmt.Errorf("rt: %s; the process cannot run more schedules", outside)
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: outside + ". Heddle runs one goroutine at a time, and cannot tell what it waits for, so it cannot explore this test"}
 	default:
-		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point (infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang)
-		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running"}}}
+		stack := loopingAt(r.cur)
+		at := ""
+		if len(stack) > 0 {
+			at = " at " + stack[0].Position()
+		}
+		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point%s (an infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang, at)
+		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running", Stack: stack}}}
 	}
 }
 

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -317,6 +318,9 @@ type Frame struct {
 	File string
 	Line int
 }
+
+// Position is the frame's file:line, with the file's base name, as reports print it.
+func (f Frame) Position() string { return filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) }
 
 // ObjKind is the kind of a synchronization object.
 type ObjKind uint8

@@ -184,6 +184,8 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 		search = ""
 	case s.Complete:
 		search = ", search complete"
+	case o.ended != "":
+		search = ", search ended by " + o.ended
 	}
 	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {

@@ -344,6 +344,9 @@ type testOutcome struct {
 	verdict string
 	reason  string // why an unexplorable or interrupted test has no other verdict
 	bugs    int    // distinct bugs
+	// ended says what ended an incomplete search other than the budget: a bug after which
+	// the test's process can run no more.
+	ended string
 }
 
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
@@ -472,6 +475,14 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		}
 	}
 	o := testOutcome{verdict: verdictClean, bugs: len(order)}
+	for _, k := range order {
+		switch {
+		case we != nil:
+			o.ended = "the test process's " + we.Status
+		case bugs[k].Kind == string(rt.VerdictHang):
+			o.ended = "the hang"
+		}
+	}
 	switch {
 	case len(order) > 0:
 		o.verdict = verdictBug

@@ -8,6 +8,7 @@ import (
 	"context"
 	mrand "math/rand"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"runtime"
 	"sync"
@@ -19,6 +20,7 @@ func Go(f func())       { go f() }
 func Gosched()          { runtime.Gosched() }
 func Goexit()           { runtime.Goexit() }
 func NumGoroutine() int { return runtime.NumGoroutine() }
+func Exit(code int)     { os.Exit(code) }
 
 func MakeChan[T any](size int) chan T    { return make(chan T, size) }
 func Send[T any](ch chan<- T, v T)       { ch <- v }
