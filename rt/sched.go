@@ -936,7 +936,14 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 	if g != nil {
 		gs := r.goroutineState(g)
 		if stack != nil {
-			gs.Stack = frames(stack)
+			// Where it failed, not its last operation.
+			gs.Stack, gs.PC = frames(stack), 0
+			switch kind {
+			case VerdictPanic, VerdictMisuse, VerdictAssert:
+				gs.State = "panicked"
+			case VerdictExit:
+				gs.State = "exited"
+			}
 		}
 		r.verdict.Goroutines = append(r.verdict.Goroutines, gs)
 	}

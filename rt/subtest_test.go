@@ -106,8 +106,8 @@ func TestSubtestPanic(t *testing.T) {
 		t.Fatalf("verdict %+v, want a panic of one goroutine", v)
 	}
 	g := v.Goroutines[0]
-	if res.Name(g.ID) != "G1" || g.State != "done" {
-		t.Errorf("reported against %s, %s; want G1, done", res.Name(g.ID), g.State)
+	if res.Name(g.ID) != "G1" || g.State != "panicked" {
+		t.Errorf("reported against %s, %s; want G1, panicked", res.Name(g.ID), g.State)
 	}
 	if len(g.Stack) == 0 || filepath.Base(g.Stack[0].File) != "subtest_test.go" || g.Stack[0].Line != line {
 		t.Errorf("stack starts at %+v, want subtest_test.go:%d", g.Stack, line)
