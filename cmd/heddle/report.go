@@ -289,8 +289,13 @@ func printBug(w io.Writer, test string, b savedBug) {
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}
-	fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
-	printInterleaving(w, b.Trace, "    ")
+	if len(b.Trace.Events) == 0 {
+		// A test that fails before any goroutine synchronizes: its one schedule.
+		fmt.Fprintf(w, "\n    interleaving: none, the run reached no scheduling point\n")
+	} else {
+		fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
+		printInterleaving(w, b.Trace, "    ")
+	}
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
 }
 

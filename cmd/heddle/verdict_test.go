@@ -16,9 +16,10 @@ import (
 	"github.com/heddledbg/heddle/internal/golden"
 )
 
-// TestVerdicts runs heddle test on packages of every kind and compares what it prints, in
-// text and in -json, with golden files: every test gets one verdict, a bug hit by many runs
-// gets one report, and a package that does not build does not stop the others.
+// TestVerdicts runs heddle test (and heddle run) on packages of every kind and compares what
+// it prints, in text and in -json, with golden files: a transcript of the CLI. Every test gets
+// one verdict, a bug hit by many runs gets one report, a package that does not build does not
+// stop the others, and an exit, a hang and a panic say where they happened.
 func TestVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores test modules")
@@ -27,23 +28,35 @@ func TestVerdicts(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		dir  string
+		cmd  string // heddle's command; "test" if empty
 		args []string
 		code int
 	}{
-		{"clean", "testdata/mixed", []string{"./ok"}, exitOK},
-		{"many", "testdata/mixed", []string{"./many"}, exitBug},
-		{"broken", "testdata/mixed", []string{"./broken", "./ok"}, exitUsage},
-		{"outside", "testdata/outside", []string{"-run", "TestHandler", "."}, exitUsage},
-		{"reexec", "testdata/mixed", []string{"./reexec"}, exitUsage},
-		{"exit", "testdata/exits", []string{"."}, exitBug},
-		{"hang", "testdata/loops", []string{"-hang", "1s", "."}, exitBug},
+		{"help", "testdata/mixed", "", []string{"-h"}, exitOK},
+		{"clean", "testdata/mixed", "", []string{"./ok"}, exitOK},
+		{"cut", "testdata/mixed", "", []string{"-steps", "5000", "-budget", "20", "./cut"}, exitOK},
+		{"many", "testdata/mixed", "", []string{"./many"}, exitBug},
+		{"broken", "testdata/mixed", "", []string{"./broken", "./ok"}, exitUsage},
+		{"outside", "testdata/outside", "", []string{"-run", "TestHandler", "."}, exitUsage},
+		{"reexec", "testdata/mixed", "", []string{"./reexec"}, exitUsage},
+		{"exit", "testdata/exits", "", []string{"."}, exitBug},
+		{"hang", "testdata/loops", "", []string{"-hang", "1s", "."}, exitBug},
+		{"panicmain", "testdata/panicmain", "run", []string{"."}, exitBug},
 	} {
-		for _, mode := range []string{"text", "json"} {
+		cmd := tc.cmd
+		if cmd == "" {
+			cmd = "test"
+		}
+		modes := []string{"text", "json"}
+		if tc.args[0] == "-h" {
+			modes = modes[:1] // help is for people
+		}
+		for _, mode := range modes {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
 				out := t.TempDir()
-				args := append([]string{"test", "-out", out}, tc.args...)
+				args := append([]string{cmd, "-out", out}, tc.args...)
 				if mode == "json" {
-					args = append([]string{"test", "-json", "-out", out}, tc.args...)
+					args = append([]string{cmd, "-json", "-out", out}, tc.args...)
 				}
 				stdout, stderr, code := heddle(t, tc.dir, args...)
 				if code != tc.code {

@@ -160,7 +160,7 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 					own := failedOnItsOwn(st)
 					if st.Failed() && own != notFailed {
 						if msg := cap.messages(); own == failed || !raceOnly(msg) {
-							rt.Fail(rt.VerdictFatal, "test failed: "+withoutRaceMarkers(msg), false)
+							rt.Fail(rt.VerdictFatal, failedWith("test failed", withoutRaceMarkers(msg)), false)
 						}
 					}
 				}()
@@ -201,7 +201,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
 	} else if !ok && own != notFailed {
 		if msg := current.cap.messages(); own == failed || !raceOnly(msg) {
-			rt.Fail(rt.VerdictFatal, "subtest "+full+" failed: "+withoutRaceMarkers(msg), false)
+			rt.Fail(rt.VerdictFatal, failedWith("subtest "+full+" failed", withoutRaceMarkers(msg)), false)
 		}
 	}
 	return ok
@@ -244,7 +244,7 @@ const raceMarker = ": race detected during execution of test"
 // data race the race detector reported. Heddle reports races itself, with the verdict race of
 // the run (rt/race.go), and the run goes on as the test does.
 func raceOnly(msgs string) bool {
-	for _, m := range strings.Split(msgs, "; ") {
+	for _, m := range strings.Split(msgs, "\n") {
 		if !strings.HasSuffix(m, raceMarker) {
 			return false
 		}
@@ -252,11 +252,20 @@ func raceOnly(msgs string) bool {
 	return true
 }
 
+// failedWith is what a failed test printed, after what, as go test prints it: a message of
+// several lines starts on a line of its own, one line each.
+func failedWith(what, msgs string) string {
+	if strings.Contains(msgs, "\n") {
+		return what + ":\n    " + strings.ReplaceAll(msgs, "\n", "\n    ")
+	}
+	return what + ": " + msgs
+}
+
 // withoutRaceMarkers leaves the testing package's race failures out of a failed test's
 // messages, unless there is nothing else: the race is the run's verdict if it is the program's.
 func withoutRaceMarkers(msgs string) string {
 	var kept []string
-	for _, m := range strings.Split(msgs, "; ") {
+	for _, m := range strings.Split(msgs, "\n") {
 		if !strings.HasSuffix(m, raceMarker) {
 			kept = append(kept, m)
 		}
@@ -264,7 +273,7 @@ func withoutRaceMarkers(msgs string) string {
 	if len(kept) == 0 {
 		return msgs
 	}
-	return strings.Join(kept, "; ")
+	return strings.Join(kept, "\n")
 }
 
 // cleanups holds the functions that tests and subtests registered with Cleanup in the current
@@ -458,7 +467,7 @@ func (c *capture) messages() string {
 	if len(msgs) == 0 {
 		return "(no message)"
 	}
-	return strings.Join(msgs, "; ")
+	return strings.Join(msgs, "\n")
 }
 
 func (c *capture) restore() {

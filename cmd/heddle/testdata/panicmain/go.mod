@@ -1,0 +1,3 @@
+module example.com/panicmain
+
+go 1.26
