@@ -3,6 +3,8 @@ module github.com/heddledbg/heddle
 go 1.26.0
 
 require (
+	github.com/go-delve/delve v1.27.2
+	github.com/google/go-dap v0.12.0
 	github.com/gorilla/websocket v1.5.3
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
@@ -14,8 +16,6 @@ require (
 
 require (
 	github.com/cilium/ebpf v0.22.0 // indirect
-	github.com/go-delve/delve v1.27.2 // indirect
-	github.com/google/go-dap v0.12.0 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.3.4 // indirect
