@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/heddledbg/heddle/internal/golden"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -99,11 +100,11 @@ func TestRewrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := strings.TrimSuffix(file, ".go") + ".golden"
-			if *update {
+			goldenPath := strings.TrimSuffix(file, ".go") + ".golden"
+			if golden.Updating() {
 				if changed {
-					err = os.WriteFile(golden, out, 0o666)
-				} else if err = os.Remove(golden); os.IsNotExist(err) {
+					err = os.WriteFile(goldenPath, out, 0o666)
+				} else if err = os.Remove(goldenPath); os.IsNotExist(err) {
 					err = nil
 				}
 				if err != nil {
@@ -111,10 +112,10 @@ func TestRewrite(t *testing.T) {
 				}
 				return
 			}
-			want, err := os.ReadFile(golden)
+			want, err := os.ReadFile(goldenPath)
 			if !changed {
 				if err == nil {
-					t.Fatalf("file left unchanged, but %s exists", golden)
+					t.Fatalf("file left unchanged, but %s exists", goldenPath)
 				}
 				return
 			}
@@ -122,7 +123,7 @@ func TestRewrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(out, want) {
-				t.Errorf("rewrite differs from %s (run with -update to accept):\n%s", golden, out)
+				t.Errorf("rewrite differs from %s (run with -update to accept):\n%s", goldenPath, out)
 			}
 			if _, _, _, _, err := check.load(name, out); err != nil {
 				t.Errorf("rewritten file does not type-check: %v\n%s", err, out)

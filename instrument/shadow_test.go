@@ -2,7 +2,6 @@ package instrument
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"go/format"
 	"go/importer"
@@ -13,10 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heddledbg/heddle/internal/golden"
 	"golang.org/x/tools/go/packages"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and the generated shadow APIs")
 
 // A shadowSpec describes one shadow package: which names of the standard
 // package forward to rt (and under which name there), the rest being
@@ -205,7 +203,7 @@ func TestShadowAPI(t *testing.T) {
 			t.Fatalf("%s: %v", s.std, err)
 		}
 		file := filepath.Join(s.dir(), "api.go")
-		if *update {
+		if golden.Updating() {
 			if err := os.WriteFile(file, src, 0o666); err != nil {
 				t.Fatal(err)
 			}

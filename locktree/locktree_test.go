@@ -4,18 +4,16 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+	"github.com/heddledbg/heddle/internal/golden"
+)
 
 // parse turns a script into events. Each line is a goroutine id, a colon, and operations:
 // +L locks L, -L unlocks it, r+L and r-L do the same for reading. Lines run in order, so a
@@ -237,20 +235,7 @@ func TestAnalyze(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", tt.name+".json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("report differs from %s (run go test -update to accept):\n%s", golden, got)
-			}
+			golden.Check(t, filepath.Join("testdata", tt.name+".json"), string(got))
 		})
 	}
 }

@@ -9,6 +9,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
 
+// Updating reports whether the test runs with -update, for tests whose golden files are not
+// plain text compared whole (a generated source file, a golden file that may be absent).
+func Updating() bool { return *update }
+
 // Check compares got with the golden file at path, or rewrites the file under -update.
 func Check(t testing.TB, path, got string) {
 	t.Helper()
