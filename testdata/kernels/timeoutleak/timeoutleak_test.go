@@ -40,8 +40,9 @@ func (s *apiServer) finishRequest(timeout time.Duration, fn func() (string, erro
 	}
 }
 
-// podCache stands for the apiserver's watch cache (Kubernetes staging/src/k8s.io/apiserver
-// pkg/storage/cacher), which delegates reads to etcd until it is ready.
+// podCache stands for the apiserver's watch cache (Kubernetes
+// staging/src/k8s.io/apiserver/pkg/storage/cacher), which delegates reads to etcd until it
+// is ready.
 type podCache struct {
 	mu     sync.Mutex
 	synced bool
