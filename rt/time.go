@@ -461,8 +461,11 @@ func (r *run) stopTimer(t *timer, g *goroutine) bool {
 	r.timerEvent(g, OpTimer, id)
 	was := r.unschedule(t)
 	if t.c != nil {
+		// Since Go 1.23 a value that fired but was not received is discarded, and the timer
+		// counts as stopped before it fired (runtime's timer.stop: timerchandrain).
 		select {
 		case <-t.c:
+			was = true
 		default:
 		}
 	}

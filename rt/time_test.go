@@ -64,6 +64,36 @@ func TestTimeModels(t *testing.T) {
 	}
 }
 
+// TestStopUnreceived: as since Go 1.23, Stop and Reset on a timer that fired while nobody
+// received its value discard the value and report the timer as active, so the drain idiom
+// "if !t.Stop() { <-t.C }" does not block on it.
+func TestStopUnreceived(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		stop func(*rt.Timer) bool
+	}{
+		{"Stop", (*rt.Timer).Stop},
+		{"Reset", func(tm *rt.Timer) bool { return tm.Reset(time.Second) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var active, pending bool
+			res := rt.Run(rt.Config{}, func() {
+				tm := rt.NewTimer(time.Second)
+				rt.Sleep(2 * time.Second) // the timer fires; its value waits in C
+				active = tc.stop(tm)
+				chosen, _, _ := rt.Select(true, rt.RecvCase(tm.C))
+				pending = chosen == 0
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if !active || pending {
+				t.Errorf("%s after an unreceived fire returned %v, value still in C %v; want true, false", tc.name, active, pending)
+			}
+		})
+	}
+}
+
 // TestBubble checks synctest.Test's meaning: the bubble's clock starts in 2000, a sleeper
 // wakes before a longer sleep returns, Wait returns once the others are durably blocked, and
 // Bubble returns after every goroutine of the bubble has exited.

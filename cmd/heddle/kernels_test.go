@@ -61,9 +61,8 @@ func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) fou
 
 // TestKernels runs heddle with default settings on every bug kernel: the buggy test must
 // reveal the expected kind of bug, its saved schedule must reproduce it on every replay, and
-// the fixed twin must report nothing, with either model of time. A kernel whose bug needs a
-// timer to fire before work that does not wait says so in want.txt ("time: adversarial"), and
-// is explored with -time=adversarial.
+// the fixed twin must report nothing, with either model of time. A timer kernel whose want.txt
+// says "also: adversarial" must reveal its bug with -time=adversarial too.
 func TestKernels(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores the whole kernel corpus")
@@ -84,9 +83,10 @@ func TestKernels(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kind, tm, only := parseWant(t, string(want))
+			wt := parseWant(t, string(want))
+			kind := wt.kind
 			w := worker(bin)
-			bug := explore(t, w, "TestBug", tm)
+			bug := explore(t, w, "TestBug", rt.TimeSynctest)
 			var match *explorer.WireBug
 			for _, b := range bug.bugs {
 				if b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock" {
@@ -99,6 +99,11 @@ func TestKernels(t *testing.T) {
 					kinds = append(kinds, b.Kind+": "+b.Message)
 				}
 				t.Fatalf("TestBug: want a %s bug, found %q (%d runs)", kind, kinds, bug.stats.Runs)
+			}
+			if wt.adversarial {
+				if _, ok := firstBug(bin, kind, rt.TimeAdversarial, "", 60*time.Second); !ok {
+					t.Errorf("TestBug (time adversarial): no %s bug within 60s", kind)
+				}
 			}
 			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), goldenReport(match))
 			s := match.Trace.Schedule()
@@ -113,7 +118,7 @@ func TestKernels(t *testing.T) {
 			}
 			for _, tm := range []rt.TimeModel{rt.TimeSynctest, rt.TimeAdversarial} {
 				fixed := explore(t, w, "TestFixed", tm)
-				if only && tm != rt.TimeSynctest {
+				if wt.synctestOnly && tm != rt.TimeSynctest {
 					// The kernel's point: a guard that adversarial time fires early.
 					if len(fixed.bugs) == 0 {
 						t.Errorf("TestFixed (time %s): no false alarm, though the work the guard waits for never waits", tm)
@@ -131,24 +136,34 @@ func TestKernels(t *testing.T) {
 	}
 }
 
-// parseWant reads a kernel's want.txt: the kind of bug on the first line, then optionally
-// "time: <model>", the model the bug is explored with. "time: synctest" says more: TestFixed
-// is correct only with synctest time, and adversarial time must raise the false alarm that
-// the kernel documents (a guard timer fired before work that never waits).
-func parseWant(t testing.TB, s string) (kind string, tm rt.TimeModel, synctestOnly bool) {
+// A kernelWant is a kernel's want.txt: the kind of bug on the first line, then optionally
+//   - "time: synctest": TestFixed is correct only with synctest time, and adversarial time
+//     must raise the false alarm that the kernel documents (a guard timer fired before work
+//     that never waits);
+//   - "also: adversarial": TestBug's bug is a timer beating work, which adversarial time, where
+//     a timer may fire at any step, must find too.
+//
+// TestBug is always explored with the default (synctest) time.
+type kernelWant struct {
+	kind         string
+	synctestOnly bool
+	adversarial  bool
+}
+
+func parseWant(t testing.TB, s string) kernelWant {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
+	w := kernelWant{kind: strings.TrimSpace(lines[0])}
 	for _, l := range lines[1:] {
-		v, ok := strings.CutPrefix(strings.TrimSpace(l), "time:")
-		if !ok {
-			t.Fatalf("want.txt: unknown line %q", l)
+		switch strings.Join(strings.Fields(l), " ") {
+		case "time: synctest":
+			w.synctestOnly = true
+		case "also: adversarial":
+			w.adversarial = true
+		default:
+			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\" or \"also: adversarial\")", l)
 		}
-		var err error
-		if tm, err = rt.ParseTimeModel(strings.TrimSpace(v)); err != nil {
-			t.Fatalf("want.txt: %v", err)
-		}
-		synctestOnly = tm == rt.TimeSynctest
 	}
-	return strings.TrimSpace(lines[0]), tm, synctestOnly
+	return w
 }
 
 // BenchmarkKernelsFirstBug measures, for the dpor strategy and for the default (the
@@ -177,8 +192,7 @@ func BenchmarkKernelsFirstBug(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					kind, tm, _ := parseWant(b, string(want))
-					d, ok := firstBug(bin, kind, tm, strategy, budget)
+					d, ok := firstBug(bin, parseWant(b, string(want)).kind, rt.TimeSynctest, strategy, budget)
 					if ok {
 						found++
 					}

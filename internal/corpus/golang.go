@@ -207,10 +207,10 @@ func missingUnlock(bug bool) func() {
 
 // timerDrain waits for a worker or a one-second timeout, then stops the timer and, with the
 // idiom that predates Go 1.23, drains its channel when Stop reports that it had fired. If the
-// timer fired and the select took its value, or it fired while the worker finished and the
-// select took the worker, nothing is left to drain and the receive blocks forever. Since Go
-// 1.23 (and in heddle) Stop guarantees that no stale value is received afterwards: the fix is
-// to drop the drain.
+// timer fired and the select took its value, nothing is left to drain and the receive blocks
+// forever. Since Go 1.23 (and in heddle) Stop guarantees that no stale value is received
+// afterwards, and reports a fire whose value nobody received as stopped: the fix is to drop
+// the drain.
 func timerDrain(drain bool) func() {
 	return func() {
 		timer := rt.NewTimer(time.Second)

@@ -38,16 +38,14 @@ var kernelRuns = []struct {
 	flags   []string
 	kernels []string
 }{
-	{[]string{"-run", "TestBug"}, []string{"abbalock", "condnoloop", "mapcheckact"}},
-	// timeoutleak's work never waits, so its timeout fires first only with adversarial time.
-	{[]string{"-run", "TestBug", "-time", "adversarial"}, []string{"timeoutleak"}},
+	{[]string{"-run", "TestBug"}, []string{"abbalock", "timeoutleak", "condnoloop", "mapcheckact"}},
 	{[]string{"-run", "TestBug", "-budget", "runs=1"}, []string{"rwlockorder"}},
 	{[]string{"-run", "TestBug", "-strategy", "exitblock-dd", "-budget", "runs=3"}, []string{"threelockcycle"}},
 }
 
 var kernelCases = []kernelCase{
 	{"abbalock", "deadlock", []string{"G1", "G1.1"}},
-	{"timeoutleak", "leak", []string{"G1.1"}},
+	{"timeoutleak", "leak", []string{"G1.2"}},
 	{"condnoloop", "panic", []string{"G1.1"}},
 	{"mapcheckact", "fatal", nil}, // the line is in the message
 	{"rwlockorder", "lockorder", []string{"G1.1", "G1.2"}},

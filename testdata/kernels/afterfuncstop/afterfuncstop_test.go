@@ -2,7 +2,8 @@
 // returns false when the callback has already been started; Close then closes the channel
 // the callback is about to send on ("send on closed channel").
 // Modeled on: gRPC-Go keepalive / idleness timers and net/http idle-connection timers, where
-// code assumed Stop guarantees the callback will not run.
+// code assumed Stop guarantees the callback will not run. The bug needs Close to come as the
+// timer fires: here the RPC takes as long as the keepalive interval, and either may go first.
 // Fix: track the callback with a WaitGroup; if Stop returns false, wait for it before closing.
 package afterfuncstop
 
@@ -41,12 +42,17 @@ func (k *keepalive) CloseFixed() {
 	close(k.pings)
 }
 
+// rpc stands for one RPC on the transport, as long as the keepalive interval.
+func rpc() { time.Sleep(100 * time.Millisecond) }
+
 func TestBug(t *testing.T) {
 	k := startKeepalive(100 * time.Millisecond)
+	rpc()
 	k.Close() // the transport closes right after the RPC finished
 }
 
 func TestFixed(t *testing.T) {
 	k := startKeepalive(100 * time.Millisecond)
+	rpc()
 	k.CloseFixed()
 }

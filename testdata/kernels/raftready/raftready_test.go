@@ -70,6 +70,9 @@ func run(fixed bool) {
 	} else {
 		go n.run()
 	}
+	// Stands for the network and the request handling: the client's write reaches the
+	// application only after the election timeout.
+	time.Sleep(1200 * time.Millisecond)
 	n.propc <- "put /registry/pods/web" // the application proposes
 	for rd := range n.readyc {          // and applies Readys until its entry is committed
 		if rd == "entry: put /registry/pods/web" {

@@ -1,6 +1,7 @@
 // Pattern: a goroutine loops without bound, on every tick of a ticker, offering its state
-// with a select-default send; a caller waiting for that state gives up when its context is
-// cancelled, while the watcher goroutine it started holds a state it cannot hand over.
+// with a select-default send; a caller waiting for that state gives up when its context's
+// deadline expires, while the watcher goroutine it started holds a state it cannot hand over.
+// The deadline falls due with a tick, so the hand-over and the deadline race.
 // Modeled on: status reporters and readiness waits in Kubernetes (kubelet probe workers) and
 // Docker/Moby (container health monitor): the reporter loops until it is stopped, offering
 // each status with a non-blocking send; waitReady starts a watcher and returns on ctx.Done(),
@@ -15,6 +16,9 @@ import (
 	"time"
 )
 
+// period is the interval of the status reports.
+const period = time.Millisecond
+
 type service struct {
 	status chan int
 	stop   chan struct{}
@@ -25,7 +29,7 @@ type service struct {
 // without blocking.
 func (s *service) report() {
 	defer s.wg.Done()
-	tick := time.NewTicker(time.Millisecond)
+	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for i := 0; ; {
 		select {
@@ -65,8 +69,8 @@ func run(buffer int) {
 	s := &service{status: make(chan int), stop: make(chan struct{})}
 	s.wg.Add(1)
 	go s.report()
-	ctx, cancel := context.WithCancel(context.Background())
-	go cancel() // a shutdown racing with the wait
+	ctx, cancel := context.WithTimeout(context.Background(), period) // wait one report period
+	defer cancel()
 	s.waitReady(ctx, buffer)
 	close(s.stop)
 	s.wg.Wait()

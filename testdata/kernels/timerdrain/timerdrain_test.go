@@ -3,6 +3,8 @@
 // false and the drain blocks forever. (Under Go >= 1.23 timer semantics this is the form the
 // classic "Reset on a fired timer whose channel wasn't drained" bug takes: Reset itself no
 // longer delivers stale values, so the drain is both unnecessary and dangerous.)
+// The loop is busy applying a snapshot while the timer fires and the leader's next heartbeat
+// waits; its select then finds both ready and may take the tick first.
 // Modeled on: election/backoff loops in etcd and Kubernetes client-go.
 // Fix: just call t.Reset(d).
 package timerdrain
@@ -14,6 +16,7 @@ import (
 )
 
 type electionLoop struct {
+	snapc     chan string
 	resetc    chan time.Duration
 	quit      chan struct{}
 	done      chan struct{}
@@ -28,6 +31,8 @@ func (e *electionLoop) run(fixed bool) {
 		select {
 		case <-t.C:
 			e.campaigns.Add(1) // election timeout: campaign
+		case <-e.snapc: // a snapshot from the leader
+			time.Sleep(1500 * time.Millisecond) // stands for writing the snapshot to disk, longer than the election timeout
 		case d := <-e.resetc: // heartbeat from the leader
 			if !fixed && !t.Stop() {
 				<-t.C // BUG: blocks forever if the select above already received the tick
@@ -40,8 +45,9 @@ func (e *electionLoop) run(fixed bool) {
 }
 
 func run(fixed bool) {
-	e := &electionLoop{resetc: make(chan time.Duration), quit: make(chan struct{}), done: make(chan struct{})}
+	e := &electionLoop{snapc: make(chan string), resetc: make(chan time.Duration), quit: make(chan struct{}), done: make(chan struct{})}
 	go e.run(fixed)
+	e.snapc <- "snapshot 1"
 	e.resetc <- 500 * time.Millisecond
 	close(e.quit)
 	<-e.done
