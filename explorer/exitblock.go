@@ -245,6 +245,11 @@ func (b *exitBlockRW) block(res *rt.Result, s int, g rt.GID) (objs []rt.ObjID, w
 			break
 		}
 		add(eventObjs(e))
+		// An operation that completes a parked select also takes its goroutine off the
+		// select's other channels.
+		for _, p := range e.Partners {
+			add(p.Objs)
+		}
 		write = write || !e.Op.ReadOnly()
 		if e.Op.Releases() {
 			ended = true

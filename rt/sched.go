@@ -175,10 +175,12 @@ type run struct {
 	decisions []Decision
 	alts      []Alt
 	altObjs   []ObjID
-	point     Point
-	nsince    uint64
-	steps     int
-	progress  atomic.Int64 // scheduling points reached, for the hang watchdog
+	// parkedSelects are the goroutines parked in a select at the decision being made.
+	parkedSelects []*goroutine
+	point         Point
+	nsince        uint64
+	steps         int
+	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
 	foreign    atomic.Pointer[string]
@@ -301,29 +303,30 @@ func (r *run) reset(cfg Config) {
 	epoch++
 	clear(r.events)
 	*r = run{
-		cfg:         cfg,
-		epoch:       epoch,
-		gs:          r.gs[:0],
-		resume:      r.resume[:0],
-		objs:        r.objs[:0],
-		events:      r.events[:0],
-		decisions:   r.decisions[:0],
-		alts:        r.alts[:0],
-		altObjs:     r.altObjs[:0],
-		chans:       r.chans[:0],
-		addrs:       r.addrs,
-		done:        r.done,
-		idle:        r.idle,
-		startG:      NoG,
-		clock:       clock{timers: r.clock.timers[:0]},
-		early:       r.early[:0],
-		gcache:      r.gcache,
-		objNames:    r.objNames,
-		decAlts:     r.decAlts[:0],
-		partners:    r.partners[:0],
-		partnerObjs: r.partnerObjs[:0],
-		waiting:     r.waiting,
-		shared:      Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
+		cfg:           cfg,
+		epoch:         epoch,
+		gs:            r.gs[:0],
+		resume:        r.resume[:0],
+		objs:          r.objs[:0],
+		events:        r.events[:0],
+		decisions:     r.decisions[:0],
+		alts:          r.alts[:0],
+		altObjs:       r.altObjs[:0],
+		parkedSelects: r.parkedSelects[:0],
+		chans:         r.chans[:0],
+		addrs:         r.addrs,
+		done:          r.done,
+		idle:          r.idle,
+		startG:        NoG,
+		clock:         clock{timers: r.clock.timers[:0]},
+		early:         r.early[:0],
+		gcache:        r.gcache,
+		objNames:      r.objNames,
+		decAlts:       r.decAlts[:0],
+		partners:      r.partners[:0],
+		partnerObjs:   r.partnerObjs[:0],
+		waiting:       r.waiting,
+		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
 	if r.addrs == nil {
@@ -626,6 +629,12 @@ var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
 func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
+	r.parkedSelects = r.parkedSelects[:0]
+	for _, g := range r.gs {
+		if g.state == gParked && g.op.kind == OpSelect {
+			r.parkedSelects = append(r.parkedSelects, g)
+		}
+	}
 	curIdx := -1
 	yielded, working := false, false
 	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {

@@ -27,6 +27,42 @@ var golang = []Program{
 	{Name: "TimerStop", Source: "Go 1.23: Stop alone, no stale value to drain", Body: timerDrain(false), Twin: "TimerDrain", Time: rt.TimeAdversarial},
 	{Name: "SemaphoreLeak", Source: "Go: channel semaphore not released on an early return", Body: semaphoreLeak(true), Want: rt.VerdictLeak, Twin: "SemaphoreDeferRelease"},
 	{Name: "SemaphoreDeferRelease", Source: "Go: channel semaphore released by defer", Body: semaphoreLeak(false), Twin: "SemaphoreLeak"},
+	{Name: "SelectHandoff", Source: "Go: a status reporter's try-send reaches a watcher whose caller gave up at the same tick", Body: selectHandoff(true), Want: rt.VerdictDeadlock, Twin: "SelectHandoffBuffered"},
+	{Name: "SelectHandoffBuffered", Source: "Go: the watcher's hand-off channel has room for the one value", Body: selectHandoff(false), Twin: "SelectHandoff"},
+}
+
+// selectHandoff: a reporter try-sends a status and a timer closes done, at the same instant.
+// A watcher parked in a select on the status and a stop channel forwards the status on ready;
+// the caller takes ready or done. If done wins while the status still reaches the watcher,
+// nobody receives ready, and the caller's wg.Wait waits for the watcher for ever. The bug
+// needs the close of done before the hand-off: two steps on different channels that conflict
+// only through the watcher's parked select, whose other channel closing stop also touches.
+// The fix gives ready room for the one value.
+func selectHandoff(bug bool) func() {
+	return func() {
+		size := 1
+		if bug {
+			size = 0
+		}
+		status, stop, ready, done := rt.MakeChan[int](0), rt.MakeChan[struct{}](0), rt.MakeChan[int](size), rt.MakeChan[struct{}](0)
+		var wg rt.WaitGroup
+		wg.Add(2)
+		rt.Go(func() {
+			defer wg.Done()
+			rt.Sleep(time.Millisecond)
+			rt.Select(true, rt.SendCase(status, 1))
+		})
+		rt.Go(func() { rt.Sleep(time.Millisecond); rt.Close(done) })
+		rt.Go(func() {
+			defer wg.Done()
+			if i, v, _ := rt.Select(false, rt.RecvCase(status), rt.RecvCase(stop)); i == 0 {
+				rt.Send(ready, v.(int))
+			}
+		})
+		rt.Select(false, rt.RecvCase(ready), rt.RecvCase(done))
+		rt.Close(stop)
+		wg.Wait()
+	}
 }
 
 // timeoutLeak: a worker sends its result on a channel of capacity size; the caller waits for it
