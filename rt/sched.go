@@ -655,6 +655,10 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	if r.clockEnabled(len(alts) > 0, working) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
+		if len(r.parkedSelects) > 0 {
+			// A timer's channel may complete a parked select, as a send would.
+			r.addCompletedSelects(&alts[len(alts)-1], nil)
+		}
 	}
 	if yielded {
 		alts, curIdx = r.fair(alts, curIdx)
