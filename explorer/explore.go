@@ -699,6 +699,7 @@ func (e *explorer) finish() {
 		}
 		e.rep.First = e.r.run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
+		e.rep.LockTrees.Names = lockNames(e.rep.First)
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
@@ -736,6 +737,18 @@ func lockEvents(res *rt.Result) []locktree.Event {
 		out = append(out, locktree.Event{G: res.Name(e.G), Lock: res.ObjName(e.Obj), Op: op, Pos: locktree.Pos{File: file, Line: line}})
 	}
 	return out
+}
+
+// lockNames names the locks of a run, run in detail mode, by the program's expressions.
+func lockNames(res *rt.Result) map[string]string {
+	tr := timeline.FromResult(res, timeline.Program{}, "")
+	names := map[string]string{}
+	for _, o := range tr.Objects {
+		if o.Name != "" && (o.Kind == rt.ObjMutex.String() || o.Kind == rt.ObjRWMutex.String()) {
+			names[o.ID] = o.Name
+		}
+	}
+	return names
 }
 
 // TraceLockEvents extracts the lock acquisitions and releases of a trace's steps before step

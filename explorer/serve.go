@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -48,18 +49,31 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
 	if rep.LockTrees != nil && !deadlock {
-		for _, w := range rep.LockTrees.Warnings {
+		lt := rep.LockTrees
+		for _, w := range lt.Warnings {
 			send(&Message{Type: "bug", Bug: &WireBug{
 				Kind: "lockorder",
 				Key:  "lockorder|" + w.Locks[0] + "|" + w.Locks[1],
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
-					w.Locks[0], w.Locks[1], w.First.G, strings.Join(w.First.Path, " → "), w.Second.G, strings.Join(w.Second.Path, " → ")),
+					lt.Label(w.Locks[0]), lt.Label(w.Locks[1]), w.First.G, lockPath(lt, w.First.Path), w.Second.G, lockPath(lt, w.Second.Path)),
 				Hits:  1,
 				Trace: timeline.FromResult(rep.First, prog, opts.Strategy),
 			}})
 		}
 	}
 	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), LockTrees: rep.LockTrees, Divergence: rep.Divergence})
+}
+
+// lockPath shows a lock tree's path by the locks' names.
+func lockPath(lt *locktree.Report, path []string) string {
+	var b strings.Builder
+	for i, l := range path {
+		if i > 0 {
+			b.WriteString(" → ")
+		}
+		b.WriteString(lt.Label(l))
+	}
+	return b.String()
 }
 
 const maxTreeNodes = 200_000

@@ -43,10 +43,21 @@ type Report struct {
 	Suppressed []Suppressed `json:"suppressed"`
 	Graph      Graph        `json:"graph"`
 	Reentries  []Reentry    `json:"reentries,omitempty"`
+	// Names maps locks to the expressions the program names them by (from.mu, L3), where
+	// known; the locks themselves are logical ids, which tell apart locks of the same name.
+	Names map[string]string `json:"names,omitempty"`
 
 	// Predicted lists the cycles of Graph.Cycles that some schedule can turn into a deadlock,
 	// in the order of Graph.Cycles. The explorer reports each as a bug of kind "lockcycle".
 	Predicted []Deadlock `json:"-"`
+}
+
+// Label is how a report shows lock: its name, else its id.
+func (r *Report) Label(lock string) string {
+	if n := r.Names[lock]; n != "" {
+		return n
+	}
+	return lock
 }
 
 // Tree is the lock tree of one goroutine.

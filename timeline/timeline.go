@@ -74,6 +74,9 @@ type Object struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
 	Pos  *Pos   `json:"pos,omitempty"`
+	// Name is the expression the program names the object by (from.mu), from the source
+	// at its operations (NameObjects); empty if none was found.
+	Name string `json:"name,omitempty"`
 }
 
 // Event is one step of a trace.
@@ -85,6 +88,8 @@ type Event struct {
 	With  string `json:"with,omitempty"`
 	Child string `json:"child,omitempty"`
 	Pos   *Pos   `json:"pos,omitempty"`
+	// Expr is the expression by which the program named Obj at Pos (NameObjects).
+	Expr  string `json:"expr,omitempty"`
 	After []int  `json:"after,omitempty"`
 	// Decision is the index of the decision that picked this step, if it started one.
 	Decision *int `json:"decision,omitempty"`
@@ -105,7 +110,9 @@ type GoroutineState struct {
 	Obj   string   `json:"obj,omitempty"`
 	Objs  []string `json:"objs,omitempty"`
 	Pos   *Pos     `json:"pos,omitempty"`
-	Stack []Frame  `json:"stack,omitempty"`
+	// Expr is the expression by which the program named Obj at Pos (NameObjects).
+	Expr  string  `json:"expr,omitempty"`
+	Stack []Frame `json:"stack,omitempty"`
 }
 
 // Verdict says how a run ended.
@@ -176,6 +183,7 @@ func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
 		t.Events[i] = te
 	}
 	t.Verdict = verdict(res)
+	NameObjects(t)
 	for i := range t.Decisions {
 		if s := t.Decisions[i].Step; s < len(t.Events) && t.Events[s].Pos != nil {
 			t.Decisions[i].At = shortPos(*t.Events[s].Pos)

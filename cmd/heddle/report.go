@@ -281,7 +281,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 		return
 	}
 	for _, g := range b.Trace.Verdict.Goroutines {
-		fmt.Fprintf(w, "    %-8s %s\n", g.ID, describe(g))
+		fmt.Fprintf(w, "    %-8s %s\n", g.ID, describe(b.Trace, g))
 	}
 	for _, l := range b.Trace.Verdict.Timing {
 		fmt.Fprintf(w, "    with adversarial time, %s\n", l)
@@ -299,14 +299,17 @@ func printBug(w io.Writer, test string, b savedBug) {
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
 }
 
-// describe says what a goroutine involved in a verdict was doing, and where.
-func describe(g timeline.GoroutineState) string {
+// describe says what a goroutine involved in a verdict of trace t was doing, and where.
+func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 	var s string
 	switch g.State {
 	case "blocked":
 		s = "blocked in " + g.Op
-		if g.Obj != "" {
-			s += " on " + g.Obj
+		switch {
+		case g.Expr != "":
+			s += " on " + g.Expr
+		case g.Obj != "":
+			s += " on " + t.Describe(g.Obj)
 		}
 	default:
 		s = g.State
@@ -323,13 +326,24 @@ func short(p timeline.Pos) string {
 
 // printInterleaving prints a trace with one column per goroutine.
 func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
+	// Columns in the order the goroutines were created, as the web view's timeline has them.
+	stepped := map[string]bool{}
+	for _, e := range t.Events {
+		stepped[e.G] = true
+	}
 	cols := map[string]int{}
 	var names []string
-	for _, e := range t.Events {
-		if _, ok := cols[e.G]; !ok {
-			cols[e.G] = len(names)
-			names = append(names, e.G)
+	add := func(g string) {
+		if _, ok := cols[g]; !ok && stepped[g] {
+			cols[g] = len(names)
+			names = append(names, g)
 		}
+	}
+	for _, g := range t.Goroutines {
+		add(g.ID)
+	}
+	for _, e := range t.Events {
+		add(e.G) // the clock
 	}
 	const width = 30
 	fmt.Fprintf(w, "%s%5s  ", indent, "step")
@@ -338,12 +352,18 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	}
 	fmt.Fprintln(w)
 	for _, e := range t.Events {
-		if e.Op == "exit" {
-			continue
-		}
 		cell := e.Op
-		if e.Obj != "" {
-			cell += " " + e.Obj
+		switch e.Op {
+		case "park":
+			cell = "blocks on" // a channel operation or select that must wait
+		case "exit":
+			cell = "returns"
+		}
+		switch {
+		case e.Expr != "":
+			cell += " " + e.Expr
+		case e.Obj != "":
+			cell += " " + t.Label(e.Obj)
 		}
 		if e.Child != "" {
 			cell += " " + e.Child

@@ -195,7 +195,7 @@ func (r *result) lockOrder(src *sources) []fileDiagnostic {
 		sides[i] = side{s.G, outer, inner}
 	}
 	nests := func(s side) string {
-		return fmt.Sprintf("%s %s %s while holding %s", s.g, lockVerb(s.inner), s.inner.Lock, s.outer.Lock)
+		return fmt.Sprintf("%s %s %s while holding %s", s.g, lockVerb(s.inner), r.locks.Label(s.inner.Lock), r.locks.Label(s.outer.Lock))
 	}
 	var out []fileDiagnostic
 	for i, s := range sides {
@@ -210,9 +210,9 @@ func (r *result) lockOrder(src *sources) []fileDiagnostic {
 				rel = append(rel, related(src, path, p.Line, msg))
 			}
 		}
-		add(s.outer.Pos, fmt.Sprintf("%s %s %s", s.g, lockVerb(s.outer), s.outer.Lock))
+		add(s.outer.Pos, fmt.Sprintf("%s %s %s", s.g, lockVerb(s.outer), r.locks.Label(s.outer.Lock)))
 		add(o.inner.Pos, nests(o))
-		add(o.outer.Pos, fmt.Sprintf("%s %s %s", o.g, lockVerb(o.outer), o.outer.Lock))
+		add(o.outer.Pos, fmt.Sprintf("%s %s %s", o.g, lockVerb(o.outer), r.locks.Label(o.outer.Lock)))
 		msg := fmt.Sprintf("%s, and %s takes them in the opposite order", nests(s), o.g)
 		out = append(out, r.diagnostic(src, path, s.inner.Pos.Line, msg, rel))
 	}
@@ -227,7 +227,7 @@ func (r *result) warning() *locktree.Warning {
 	}
 	ws := r.locks.Warnings
 	for i := range ws {
-		if strings.HasPrefix(r.message, fmt.Sprintf("lock-order inversion between %s and %s:", ws[i].Locks[0], ws[i].Locks[1])) {
+		if strings.HasPrefix(r.message, fmt.Sprintf("lock-order inversion between %s and %s:", r.locks.Label(ws[i].Locks[0]), r.locks.Label(ws[i].Locks[1]))) {
 			return &ws[i]
 		}
 	}

@@ -39,7 +39,7 @@ var kernelRuns = []struct {
 	kernels []string
 }{
 	{[]string{"-run", "TestBug"}, []string{"abbalock", "timeoutleak", "condnoloop", "mapcheckact"}},
-	{[]string{"-run", "TestBug", "-budget", "runs=1"}, []string{"rwlockorder"}},
+	{[]string{"-run", "TestBug", "-budget", "runs=1"}, []string{"rwlockorder", "jpffigure5"}},
 	{[]string{"-run", "TestBug", "-strategy", "exitblock-dd", "-budget", "runs=3"}, []string{"threelockcycle"}},
 }
 
@@ -49,6 +49,7 @@ var kernelCases = []kernelCase{
 	{"condnoloop", "panic", []string{"G1.1"}},
 	{"mapcheckact", "fatal", nil}, // the line is in the message
 	{"rwlockorder", "lockorder", []string{"G1.1", "G1.2"}},
+	{"jpffigure5", "lockorder", []string{"G1.1", "G1.2"}}, // names its locks L1 to L4
 	{"threelockcycle", "lockcycle", []string{"G1.1", "G1.2", "G1.3"}},
 }
 

@@ -1,0 +1,182 @@
+package timeline
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"slices"
+	"strings"
+)
+
+// NameObjects names the trace's objects the way a person would: by the expression the
+// program wrote at each operation (from.mu, s.ch, L3), read from the source at the events'
+// positions. Each event and each blocked goroutine of the verdict gets the expression at its
+// own position, since one object goes by several names (from.mu in one call, to.mu in the
+// next), and each object the first of its names. An object whose operations name it no way
+// the source shows keeps only its logical id. Sources that cannot be read are skipped.
+func NameObjects(t *Trace) {
+	byID := make(map[string]*Object, len(t.Objects))
+	for i := range t.Objects {
+		byID[t.Objects[i].ID] = &t.Objects[i]
+	}
+	src := sources{fset: token.NewFileSet(), files: map[string]*ast.File{}}
+	for i := range t.Events {
+		e := &t.Events[i]
+		if e.Obj == "" || e.Pos == nil {
+			continue
+		}
+		e.Expr = src.exprAt(*e.Pos, e.Op)
+		if o := byID[e.Obj]; o != nil && o.Name == "" {
+			o.Name = e.Expr
+		}
+	}
+	for i := range t.Verdict.Goroutines {
+		if g := &t.Verdict.Goroutines[i]; g.Obj != "" && g.Pos != nil {
+			g.Expr = src.exprAt(*g.Pos, g.Op)
+		}
+	}
+}
+
+// Label is how a report shows object id: its name when it has one, else the id.
+func (t *Trace) Label(id string) string {
+	if o := t.object(id); o != nil && o.Name != "" {
+		return o.Name
+	}
+	return id
+}
+
+// Describe is how a report names object id in a sentence: its name, else its kind and id
+// ("mutex G1.2#1"), which does not read as a goroutine.
+func (t *Trace) Describe(id string) string {
+	o := t.object(id)
+	switch {
+	case o == nil:
+		return id
+	case o.Name != "":
+		return o.Name
+	}
+	return o.Kind + " " + id
+}
+
+func (t *Trace) object(id string) *Object {
+	for i := range t.Objects {
+		if t.Objects[i].ID == id {
+			return &t.Objects[i]
+		}
+	}
+	return nil
+}
+
+type sources struct {
+	fset  *token.FileSet
+	files map[string]*ast.File // nil for a file that could not be parsed
+}
+
+func (s *sources) exprAt(p Pos, op string) string {
+	if f := s.file(p.File); f != nil {
+		return exprAt(s.fset, f, p.Line, op)
+	}
+	return ""
+}
+
+func (s *sources) file(path string) *ast.File {
+	f, seen := s.files[path]
+	if !seen {
+		f, _ = parser.ParseFile(s.fset, path, nil, parser.SkipObjectResolution)
+		s.files[path] = f
+	}
+	return f
+}
+
+// opMethods are the methods whose receiver is the object of an operation.
+var opMethods = map[string][]string{
+	"lock":      {"Lock"},
+	"lock.wait": {"Lock", "Wait"},
+	"unlock":    {"Unlock"},
+	"rlock":     {"RLock"},
+	"runlock":   {"RUnlock"},
+	"trylock":   {"TryLock"},
+	"tryrlock":  {"TryRLock"},
+	"wg.add":    {"Add", "Done", "Go"},
+	"wg.wait":   {"Wait"},
+	"cond.wait": {"Wait"},
+	"signal":    {"Signal"},
+	"broadcast": {"Broadcast"},
+	"once":      {"Do"},
+	"once.done": {"Do"},
+	"map":       {"Load", "Store", "LoadOrStore", "LoadAndDelete", "Delete", "Swap", "CompareAndSwap", "CompareAndDelete", "Range", "Clear"},
+}
+
+// atomicOps are the methods of sync/atomic's types and the prefixes of its functions, by
+// operation.
+var atomicOps = map[string][]string{
+	"atomic.load":  {"Load"},
+	"atomic.store": {"Store"},
+	"atomic.rmw":   {"Add", "Swap", "CompareAndSwap", "And", "Or"},
+}
+
+// exprAt returns the expression of the object of the operation op at line of f, or "".
+func exprAt(fset *token.FileSet, f *ast.File, line int, op string) string {
+	var found ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if found != nil || n == nil {
+			return false
+		}
+		if l := fset.Position(n.Pos()).Line; l > line || fset.Position(n.End()).Line < line {
+			return false // the line is not inside n
+		}
+		if fset.Position(n.Pos()).Line != line {
+			return true
+		}
+		found = opExpr(n, op)
+		return found == nil
+	})
+	if found == nil {
+		return ""
+	}
+	return types.ExprString(found)
+}
+
+// opExpr returns the operand of node n that is the object of operation op, or nil.
+func opExpr(n ast.Node, op string) ast.Expr {
+	switch n := n.(type) {
+	case *ast.SendStmt:
+		if op == "send" || op == "park" {
+			return n.Chan
+		}
+	case *ast.UnaryExpr:
+		if n.Op == token.ARROW && (op == "recv" || op == "park") {
+			return n.X
+		}
+	case *ast.RangeStmt:
+		if op == "recv" || op == "park" {
+			return n.X
+		}
+	case *ast.CallExpr:
+		switch fn := ast.Unparen(n.Fun).(type) {
+		case *ast.Ident:
+			if (fn.Name == "close" && op == "close" || fn.Name == "len" && op == "len") && len(n.Args) == 1 {
+				return n.Args[0]
+			}
+		case *ast.SelectorExpr:
+			name := fn.Sel.Name
+			if slices.Contains(opMethods[op], name) {
+				return fn.X
+			}
+			for _, m := range atomicOps[op] {
+				switch {
+				case name == m:
+					return fn.X // a method of atomic.Int32 and the like
+				case strings.HasPrefix(name, m) && len(n.Args) > 0:
+					// atomic.AddInt32(&x, 1)
+					if u, ok := ast.Unparen(n.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+						return u.X
+					}
+					return n.Args[0]
+				}
+			}
+		}
+	}
+	return nil
+}
