@@ -193,12 +193,12 @@ type inProcess struct {
 	reuse bool
 	// The run in progress: its configuration and result, and the function the harness calls,
 	// made once rather than as a closure per run.
-	cur  rt.Config
-	res  *rt.Result
+	cur rt.Config
+	res *rt.Result
 	// deadline stops the runs of the search at the end of the time budget, and
 	// detailDeadline the replays in detail mode; the replays that report bugs have none.
 	deadline, detailDeadline time.Time
-	body func(body func())
+	body                     func(body func())
 }
 
 func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
@@ -250,12 +250,12 @@ type explorer struct {
 	stopped bool
 	// timedOut is set when a run was stopped at the end of the time budget.
 	timedOut bool
-	first   []rt.Decision // the first run's schedule, for the lock trees
+	first    []rt.Decision // the first run's schedule, for the lock trees
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
-	byRun map[string]*Bug
-	member  string        // the strategy making the current run, for Bug.Strategy
+	byRun  map[string]*Bug
+	member string // the strategy making the current run, for Bug.Strategy
 }
 
 func explore(r runner, opts Options) *Report {
