@@ -20,7 +20,7 @@ func NameObjects(t *Trace) {
 	for i := range t.Objects {
 		byID[t.Objects[i].ID] = &t.Objects[i]
 	}
-	src := sources{fset: token.NewFileSet(), files: map[string]*ast.File{}}
+	src := sources{fset: token.NewFileSet(), files: map[string]map[int][]ast.Node{}}
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Obj == "" || e.Pos == nil {
@@ -68,25 +68,56 @@ func (t *Trace) object(id string) *Object {
 	return nil
 }
 
+// sources reads and indexes the files a trace's positions name. A long trace makes the same
+// operations at the same lines many times over: each answer is kept.
 type sources struct {
 	fset  *token.FileSet
-	files map[string]*ast.File // nil for a file that could not be parsed
+	files map[string]map[int][]ast.Node // by line, the nodes that start there; nil if unreadable
+	memo  map[exprKey]string
+}
+
+type exprKey struct {
+	pos Pos
+	op  string
 }
 
 func (s *sources) exprAt(p Pos, op string) string {
-	if f := s.file(p.File); f != nil {
-		return exprAt(s.fset, f, p.Line, op)
+	k := exprKey{p, op}
+	if e, ok := s.memo[k]; ok {
+		return e
 	}
-	return ""
+	e := ""
+	for _, n := range s.lines(p.File)[p.Line] {
+		if x := opExpr(n, op); x != nil {
+			e = types.ExprString(x)
+			break
+		}
+	}
+	if s.memo == nil {
+		s.memo = map[exprKey]string{}
+	}
+	s.memo[k] = e
+	return e
 }
 
-func (s *sources) file(path string) *ast.File {
-	f, seen := s.files[path]
-	if !seen {
-		f, _ = parser.ParseFile(s.fset, path, nil, parser.SkipObjectResolution)
-		s.files[path] = f
+// lines returns the nodes of file path by the line they start on, outermost first.
+func (s *sources) lines(path string) map[int][]ast.Node {
+	idx, seen := s.files[path]
+	if seen {
+		return idx
 	}
-	return f
+	if f, err := parser.ParseFile(s.fset, path, nil, parser.SkipObjectResolution); err == nil {
+		idx = map[int][]ast.Node{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if n != nil {
+				l := s.fset.Position(n.Pos()).Line
+				idx[l] = append(idx[l], n)
+			}
+			return true
+		})
+	}
+	s.files[path] = idx
+	return idx
 }
 
 // opMethods are the methods whose receiver is the object of an operation.
@@ -114,28 +145,6 @@ var atomicOps = map[string][]string{
 	"atomic.load":  {"Load"},
 	"atomic.store": {"Store"},
 	"atomic.rmw":   {"Add", "Swap", "CompareAndSwap", "And", "Or"},
-}
-
-// exprAt returns the expression of the object of the operation op at line of f, or "".
-func exprAt(fset *token.FileSet, f *ast.File, line int, op string) string {
-	var found ast.Expr
-	ast.Inspect(f, func(n ast.Node) bool {
-		if found != nil || n == nil {
-			return false
-		}
-		if l := fset.Position(n.Pos()).Line; l > line || fset.Position(n.End()).Line < line {
-			return false // the line is not inside n
-		}
-		if fset.Position(n.Pos()).Line != line {
-			return true
-		}
-		found = opExpr(n, op)
-		return found == nil
-	})
-	if found == nil {
-		return ""
-	}
-	return types.ExprString(found)
 }
 
 // opExpr returns the operand of node n that is the object of operation op, or nil.
