@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +190,7 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 	}
 	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
-		line += fmt.Sprintf("\n    %s, %s in %s; %.0f runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), s.SchedulesPerSecond)
+		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond))
 		if s.Diverged > 0 {
 			line += fmt.Sprintf(", %s skipped", plural(s.Diverged, "diverging run"))
 		}
@@ -205,6 +206,14 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 		fmt.Fprintln(r.w, line)
 	}
 	return o
+}
+
+// rate prints runs per second with two significant digits below 10, where long runs are.
+func rate(r float64) string {
+	if r < 10 {
+		return strconv.FormatFloat(r, 'g', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'f', 0, 64)
 }
 
 // packageDone ends a package as go test does: ok or FAIL, with its elapsed time, or with
