@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,25 +10,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/heddledbg/heddle/timeline"
 )
-
-// Progress reports how far an exploration has got.
-type Progress struct {
-	Stats Stats `json:"stats"`
-}
-
-// Done reports that an exploration finished.
-type Done struct {
-	Stats Stats `json:"stats"`
-}
-
-// Checkpoint reports that the debugger stopped at decision Index, which
-// precedes step Step of the trace named Trace.
-type Checkpoint struct {
-	Index int    `json:"index"`
-	Step  int    `json:"step"`
-	Trace string `json:"trace"`
-}
 
 // live is what has been published, replayed to every new client.
 type live struct {
@@ -35,7 +19,7 @@ type live struct {
 	log        [][]byte     // node and bug messages, in order
 	progress   []byte       // the latest progress or done message
 	checkpoint []byte       // the latest checkpoint message
-	stats      *Stats
+	stats      *timeline.Stats
 }
 
 const (
@@ -46,11 +30,11 @@ const (
 	pingInterval = 30 * time.Second
 )
 
-// Publish sends a message to every connected client and records it for
-// clients that connect later. A message is a Node, Bug, Progress, Done or
-// Checkpoint (or a pointer to one), or any value that marshals to a JSON
-// object whose "type" is one of node, bug, progress, done and checkpoint.
-// Node messages must name a parent published before them.
+// Publish sends a message to every connected client and records it for clients that connect
+// later. A message is a timeline.Node, Bug, Progress, Done or Checkpoint, or a pointer to one
+// (the stream of docs/formats.md), or the JSON encoding of such a message with its "type".
+// Node messages must name a parent published before them. A message of another shape is an
+// error, and is not sent.
 func (s *Server) Publish(msg any) error {
 	typ, data, err := encodeMessage(msg)
 	if err != nil {
@@ -63,24 +47,32 @@ func (s *Server) Publish(msg any) error {
 	}
 	switch typ {
 	case "node":
-		var n Node
-		if err := json.Unmarshal(data, &n); err != nil {
+		var n timeline.Node
+		if err := strictUnmarshal(data, &n); err != nil {
 			return fmt.Errorf("server: publish node: %w", err)
 		}
-		if path, err := checkNode(&n, s.live.ids, nil); err != nil {
+		if path, err := n.Check(s.live.ids, nil); err != nil {
 			return fmt.Errorf("server: publish node %d: %s: %w", n.ID, path[1:], err)
 		}
 		s.live.log = append(s.live.log, data)
 	case "bug":
+		var b timeline.Bug
+		if err := strictUnmarshal(data, &b); err != nil {
+			return fmt.Errorf("server: publish bug: %w", err)
+		}
 		s.live.log = append(s.live.log, data)
 	case "progress", "done":
-		var p Progress
-		if err := json.Unmarshal(data, &p); err != nil {
+		var p timeline.Progress
+		if err := strictUnmarshal(data, &p); err != nil {
 			return fmt.Errorf("server: publish %s: %w", typ, err)
 		}
 		s.live.progress = data
 		s.live.stats = &p.Stats
 	case "checkpoint":
+		var c timeline.Checkpoint
+		if err := strictUnmarshal(data, &c); err != nil {
+			return fmt.Errorf("server: publish checkpoint: %w", err)
+		}
 		s.live.checkpoint = data
 	}
 	for c := range s.clients {
@@ -93,49 +85,71 @@ func (s *Server) Publish(msg any) error {
 	return nil
 }
 
+// strictUnmarshal decodes a stream message, beside its "type", into v, rejecting fields the
+// format does not have: a producer that sends another shape is told so.
+func strictUnmarshal(data []byte, v any) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	delete(fields, "type")
+	rest, err := json.Marshal(fields)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// typed is a stream message: T's fields beside "type".
+type typed[T any] struct {
+	Type string `json:"type"`
+	Msg  T
+}
+
+func (m typed[T]) MarshalJSON() ([]byte, error) {
+	body, err := json.Marshal(m.Msg)
+	if err != nil {
+		return nil, err
+	}
+	head, _ := json.Marshal(m.Type)
+	if string(body) == "{}" {
+		return []byte(`{"type":` + string(head) + `}`), nil
+	}
+	return append([]byte(`{"type":`+string(head)+`,`), body[1:]...), nil
+}
+
 // encodeMessage marshals a message and returns its type.
 func encodeMessage(msg any) (string, []byte, error) {
 	var v any
 	switch m := msg.(type) {
-	case Node:
-		v = struct {
-			Type string `json:"type"`
-			Node
-		}{"node", m}
-	case *Node:
-		return encodeMessage(*m)
-	case Bug:
-		v = struct {
-			Type string `json:"type"`
-			Bug
-		}{"bug", m}
-	case *Bug:
-		return encodeMessage(*m)
-	case Progress:
-		v = struct {
-			Type string `json:"type"`
-			Progress
-		}{"progress", m}
-	case *Progress:
-		return encodeMessage(*m)
-	case Done:
-		v = struct {
-			Type string `json:"type"`
-			Done
-		}{"done", m}
-	case *Done:
-		return encodeMessage(*m)
-	case Checkpoint:
-		v = struct {
-			Type string `json:"type"`
-			Checkpoint
-		}{"checkpoint", m}
-	case *Checkpoint:
-		return encodeMessage(*m)
+	case timeline.Node:
+		v = typed[timeline.Node]{"node", m}
+	case *timeline.Node:
+		v = typed[timeline.Node]{"node", *m}
+	case timeline.Bug:
+		v = typed[timeline.Bug]{"bug", m}
+	case *timeline.Bug:
+		v = typed[timeline.Bug]{"bug", *m}
+	case timeline.Progress:
+		v = typed[timeline.Progress]{"progress", m}
+	case *timeline.Progress:
+		v = typed[timeline.Progress]{"progress", *m}
+	case timeline.Done:
+		v = typed[timeline.Done]{"done", m}
+	case *timeline.Done:
+		v = typed[timeline.Done]{"done", *m}
+	case timeline.Checkpoint:
+		v = typed[timeline.Checkpoint]{"checkpoint", m}
+	case *timeline.Checkpoint:
+		v = typed[timeline.Checkpoint]{"checkpoint", *m}
 	case []byte:
 		v = json.RawMessage(m)
-	default:
+	case json.RawMessage:
 		v = m
+	default:
+		return "", nil, fmt.Errorf("%T is not a stream message", msg)
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -188,9 +202,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hello := struct {
-		Type    string   `json:"type"`
-		Session string   `json:"session"`
-		Program *Program `json:"program"`
+		Type    string            `json:"type"`
+		Session string            `json:"session"`
+		Program *timeline.Program `json:"program"`
 	}{"hello", s.opts.Session, s.program}
 	replay := make([][]byte, 0, len(s.live.log)+3)
 	replay = append(replay, mustMarshal(hello))
