@@ -107,11 +107,13 @@ func ReadTrace(path string) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, ok := v.(*Trace)
-	if !ok {
-		return nil, &FileError{File: path, Path: "heddle", Err: errors.New("not a trace")}
+	switch v := v.(type) {
+	case *Trace:
+		return v, nil
+	case *Schedule:
+		return nil, &FileError{File: path, Path: "heddle", Err: fmt.Errorf(`got %q, want "trace"`, v.Heddle)}
 	}
-	return t, nil
+	return nil, &FileError{File: path, Path: "heddle", Err: errors.New(`got "exploration", want "trace"`)}
 }
 
 // ParseSchedule decodes a schedule, or the schedule part of a trace, and validates it.
