@@ -1,7 +1,7 @@
 import { basename, clear, h } from "../dom";
 import { category, categoryColor } from "../ops";
 import type { PruneReason } from "../types";
-import { BREADTH_H, DEPTH_W, lowerBound, type TreeModel, type VNode } from "./model";
+import { BREADTH_H, DEPTH_W, isBug, lowerBound, type TreeModel, type VNode } from "./model";
 
 // The elbow of an edge sits this far right of its parent, so that siblings
 // share one vertical segment and labels get the long horizontal run.
@@ -14,6 +14,8 @@ const reasonStyle: Record<PruneReason, { color: string; dash: number[]; text: st
   sleep: { color: "#2563eb", dash: [6, 4], text: "in the sleep set: an equivalent interleaving was explored already" },
   persistent: { color: "#8b95a1", dash: [2, 3], text: "not in the persistent set: independent of the steps explored here" },
   delayed: { color: "#d97706", dash: [9, 3, 2, 3], text: "delayed (ExitBlock-RW) until a later block touches what it touches" },
+  bound: { color: "#7c3aed", dash: [4, 2], text: "beyond the preemption bound" },
+  depth: { color: "#0f766e", dash: [1, 3], text: "below the depth bound of the portfolio's exhaustive search" },
 };
 
 const verdictColor = { bug: "#dc2626", ok: "#16a34a", aborted: "#6b7280", other: "#ea580c" };
@@ -28,8 +30,8 @@ type LeafKind = keyof typeof verdictColor;
 function leafKind(v: VNode): LeafKind | null {
   const leaf = v.node?.leaf;
   if (!leaf) return null;
-  if (leaf.bug !== undefined && leaf.bug !== null) return "bug";
-  if (leaf.aborted || leaf.verdict === "aborted") return "aborted";
+  if (isBug(leaf)) return "bug";
+  if (leaf.verdict === "aborted") return "aborted";
   if (leaf.verdict === "ok") return "ok";
   return "other";
 }
@@ -243,7 +245,7 @@ export class TreeView {
     const k = Math.min(kx, ky);
 
     const edges = new Path2D();
-    const stubs: Record<PruneReason, Path2D> = { sleep: new Path2D(), persistent: new Path2D(), delayed: new Path2D() };
+    const stubs: Record<PruneReason, Path2D> = { sleep: new Path2D(), persistent: new Path2D(), delayed: new Path2D(), bound: new Path2D(), depth: new Path2D() };
     const inner = new Path2D();
     const leaves: Record<LeafKind, Path2D> = { bug: new Path2D(), ok: new Path2D(), aborted: new Path2D(), other: new Path2D() };
     const folded = new Path2D();
