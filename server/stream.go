@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
@@ -102,58 +103,44 @@ func strictUnmarshal(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-// typed is a stream message: T's fields beside "type".
-type typed[T any] struct {
-	Type string `json:"type"`
-	Msg  T
+// messageTypes are the stream's messages and their "type".
+var messageTypes = map[reflect.Type]string{
+	reflect.TypeFor[timeline.Node]():       "node",
+	reflect.TypeFor[timeline.Bug]():        "bug",
+	reflect.TypeFor[timeline.Progress]():   "progress",
+	reflect.TypeFor[timeline.Done]():       "done",
+	reflect.TypeFor[timeline.Checkpoint](): "checkpoint",
 }
 
-func (m typed[T]) MarshalJSON() ([]byte, error) {
-	body, err := json.Marshal(m.Msg)
-	if err != nil {
-		return nil, err
-	}
-	head, _ := json.Marshal(m.Type)
-	if string(body) == "{}" {
-		return []byte(`{"type":` + string(head) + `}`), nil
-	}
-	return append([]byte(`{"type":`+string(head)+`,`), body[1:]...), nil
-}
-
-// encodeMessage marshals a message and returns its type.
+// encodeMessage marshals a message, with its fields beside "type", and returns its type.
 func encodeMessage(msg any) (string, []byte, error) {
-	var v any
+	var data []byte
 	switch m := msg.(type) {
-	case timeline.Node:
-		v = typed[timeline.Node]{"node", m}
-	case *timeline.Node:
-		v = typed[timeline.Node]{"node", *m}
-	case timeline.Bug:
-		v = typed[timeline.Bug]{"bug", m}
-	case *timeline.Bug:
-		v = typed[timeline.Bug]{"bug", *m}
-	case timeline.Progress:
-		v = typed[timeline.Progress]{"progress", m}
-	case *timeline.Progress:
-		v = typed[timeline.Progress]{"progress", *m}
-	case timeline.Done:
-		v = typed[timeline.Done]{"done", m}
-	case *timeline.Done:
-		v = typed[timeline.Done]{"done", *m}
-	case timeline.Checkpoint:
-		v = typed[timeline.Checkpoint]{"checkpoint", m}
-	case *timeline.Checkpoint:
-		v = typed[timeline.Checkpoint]{"checkpoint", *m}
 	case []byte:
-		v = json.RawMessage(m)
+		data = bytes.Clone(m)
 	case json.RawMessage:
-		v = m
+		data = bytes.Clone(m)
 	default:
-		return "", nil, fmt.Errorf("%T is not a stream message", msg)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return "", nil, err
+		v := reflect.ValueOf(msg)
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		typ, ok := messageTypes[v.Type()]
+		if !ok {
+			return "", nil, fmt.Errorf("%T is not a stream message", msg)
+		}
+		body, err := json.Marshal(v.Interface())
+		if err != nil {
+			return "", nil, err
+		}
+		head, _ := json.Marshal(typ)
+		data = append([]byte(`{"type":`), head...)
+		if string(body) != "{}" {
+			data = append(append(data, ','), body[1:]...)
+		} else {
+			data = append(data, '}')
+		}
+		return typ, data, nil
 	}
 	var head struct {
 		Type string `json:"type"`

@@ -92,8 +92,8 @@ type loaded struct {
 	size  int64
 	mod   time.Time
 	exp   *timeline.Exploration // without its tree
-	trace *timeline.Trace     // without its decisions, objects and events
-	files []string            // the files the trace names
+	trace *timeline.Trace       // without its decisions, objects and events
+	files []string              // the files the trace names
 	err   error
 }
 
