@@ -75,8 +75,8 @@ type event struct {
 	FailedBuild string     `json:"FailedBuild,omitempty"`
 	// Verdict is a test's verdict (clean, bug, cut, unexplorable, interrupted) on its pass, fail
 	// or skip event; Reason says why an unexplorable or interrupted test has no other.
-	Verdict string              `json:"Verdict,omitempty"`
-	Reason  string              `json:"Reason,omitempty"`
+	Verdict string          `json:"Verdict,omitempty"`
+	Reason  string          `json:"Reason,omitempty"`
 	Stats   *timeline.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on an output event that prints its report.
 	Bug *jsonBug `json:"Bug,omitempty"`
