@@ -28,6 +28,10 @@ type reporter struct {
 	started  map[string]bool // packages whose start event is written
 	// published is whether a message the web view refused was reported: once is enough.
 	published error
+	// liveBase and liveNext number the nodes of the live view: the view has one tree, but each
+	// test, and each shard of a test, numbers its own tree from 0. Each gets its own ids and
+	// is shown as a root of its own.
+	liveBase, liveNext int
 }
 
 // publish sends a message to the live web view, with -serve. A message the view refuses is
@@ -42,13 +46,22 @@ func (r *reporter) publish(msg any) {
 	}
 }
 
-// publishNode sends a node of the schedule tree to the live web view. A node the explorer
-// sends again with its pruned alternatives is left to the exploration file, which the view
-// loads when the exploration ends: the live tree holds each node once.
-func (r *reporter) publishNode(n *timeline.Node) {
-	if n.Parent != timeline.Revisit {
-		r.publish(n)
+// publishNode sends a node of the schedule tree of the given shard of the current test to the
+// live web view. A node the explorer sends again with its pruned alternatives is left to the
+// exploration file, which the view loads when the exploration ends: the live tree holds each
+// node once.
+func (r *reporter) publishNode(shard int, n *timeline.Node) {
+	if r.srv == nil || n.Parent == timeline.Revisit {
+		return
 	}
+	shards := max(r.f.parallel, 1)
+	m := *n
+	m.ID = r.liveBase + n.ID*shards + shard
+	if n.Parent >= 0 {
+		m.Parent = r.liveBase + n.Parent*shards + shard
+	}
+	r.liveNext = max(r.liveNext, m.ID+1)
+	r.publish(&m)
 }
 
 func newReporter(w io.Writer, f testFlags) *reporter {
@@ -105,6 +118,7 @@ func seconds(d time.Duration) *float64 {
 }
 
 func (r *reporter) begin(pkg, test string) {
+	r.liveBase = r.liveNext
 	if r.enc != nil {
 		if !r.started[pkg] {
 			if r.started == nil {

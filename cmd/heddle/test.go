@@ -367,7 +367,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			rep.publish(timeline.Progress{Stats: *total})
 		case "node":
 			tree.add(*m.Node)
-			rep.publishNode(m.Node)
+			rep.publishNode(i, m.Node)
 		case "bug":
 			if old, ok := bugs[m.Bug.Key]; ok {
 				hits := old.Hits + m.Bug.Hits
