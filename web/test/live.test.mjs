@@ -66,6 +66,7 @@ async function onScreen(page) {
 // screen once the first nodes are drawn and again a while later, takes a screenshot then, and
 // returns both readings.
 async function watchGrowth(page, running, shot) {
+  await page.getByTestId("view-tree").waitFor({ state: "visible" });
   await page.waitForFunction(() => window.heddle.treeStats().nodes > 0, null, { timeout: 60000 });
   const first = await onScreen(page);
   assert.ok(running(), "the exploration ended before the tree was first seen: make it longer");
@@ -187,7 +188,9 @@ test("the debug adapter's explore streams the tree to the page", async () => {
   const { url } = await dap.request("heddle/webview", {});
   const { page, problems } = await openPage(url);
   // The view follows the debugger to its stop in the timeline; the user turns to the tree.
+  await page.waitForURL(/#\/timeline/);
   await page.getByTestId("tab-tree").click();
+  await page.waitForURL(/#\/tree$/);
   const { id } = await dap.request("heddle/explore", { strategy: "dfs", budget: "12s" });
   let done = null;
   const finished = dap.event("heddle/exploreDone", 120000).then((m) => { done = m; return m; });

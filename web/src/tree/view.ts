@@ -62,6 +62,7 @@ export class TreeView {
   private relayoutTimer = 0;
   private lastLayoutAt = 0;
   private needsFit = true;
+  private fittedSize = 0; // the tree's size when it was last fitted to the view
   // Until the user pans or zooms, the view refits when the canvas resizes.
   private userMoved = false;
   private selected: VNode | null = null;
@@ -96,7 +97,9 @@ export class TreeView {
         h("span", { class: "lg lg-aborted" }), "aborted",
         h("span", { class: "lg lg-sleep" }), "sleep",
         h("span", { class: "lg lg-persistent" }), "persistent",
-        h("span", { class: "lg lg-delayed" }), "delayed"),
+        h("span", { class: "lg lg-delayed" }), "delayed",
+        h("span", { class: "lg lg-bound" }), "bound",
+        h("span", { class: "lg lg-depth" }), "depth"),
     );
     const stage = h("div", { class: "tree-stage" }, this.canvas);
     this.el = h("section", { class: "view tree-view", "data-testid": "view-tree" }, toolbar, h("div", { class: "tree-body" }, stage, this.detail));
@@ -164,9 +167,13 @@ export class TreeView {
       if (m.laidOut < 0 || wait <= 0) {
         m.layout();
         this.lastLayoutAt = performance.now();
-        if (this.needsFit && m.byId.size > 0 && this.width > 100) {
+        // Until the user pans or zooms, a tree that grows is refitted, so that a live
+        // exploration's new nodes are on screen.
+        const grew = !this.userMoved && m.byId.size !== this.fittedSize;
+        if ((this.needsFit || grew) && m.byId.size > 0 && this.width > 100) {
           this.fit();
           this.needsFit = false;
+          this.fittedSize = m.byId.size;
         }
       } else if (this.relayoutTimer === 0) {
         this.relayoutTimer = window.setTimeout(() => {
