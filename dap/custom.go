@@ -371,7 +371,9 @@ func (s *Session) publishCheckpoint(web *server.Server, in *incarnation, k int) 
 		return
 	}
 	if k >= 0 && k < len(cps) {
-		web.Publish(server.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+		if err := web.Publish(timeline.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"}); err != nil {
+			s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+		}
 	}
 }
 

@@ -125,22 +125,37 @@ func (s *Session) explore(m *message, strategy, budget string) {
 		}()
 		start := time.Now()
 		byKey := map[string]*Bug{}
-		var stats *explorer.WireStats
+		var stats *timeline.Stats
 		nbugs := 0
+		// publish sends a message to the web view; the first one it refuses is reported on
+		// the debug console, and the view shows what came before.
+		var refused error
+		publish := func(msg any) {
+			if err := web.Publish(msg); err != nil && refused == nil {
+				refused = err
+				s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+			}
+		}
 		w := prog.worker()
 		err := explorer.Remote(ctx, w, prog.test, opts, func(msg *explorer.Message) {
 			switch msg.Type {
 			case "node":
-				if web != nil {
-					web.Publish(map[string]any{"type": "node", "node": msg.Node})
+				// A node sent again with its pruned alternatives is not part of the stream,
+				// which holds each node once.
+				if web != nil && msg.Node.Parent != timeline.Revisit {
+					publish(msg.Node)
 				}
 			case "progress", "done":
 				if web != nil && msg.Stats != nil {
-					web.Publish(map[string]any{"type": msg.Type, "stats": msg.Stats})
+					if msg.Type == "done" {
+						publish(timeline.Done{Stats: *msg.Stats})
+					} else {
+						publish(timeline.Progress{Stats: *msg.Stats})
+					}
 				}
 				if msg.Stats != nil {
 					stats = msg.Stats
-					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond,
+					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond(),
 						"bugs": nbugs, "elapsedMs": time.Since(start).Milliseconds()})
 				}
 			case "found", "bug":
@@ -154,6 +169,9 @@ func (s *Session) explore(m *message, strategy, budget string) {
 					e.mu.Unlock()
 					byKey[wb.Key] = b
 					nbugs++
+					if web != nil {
+						publish(timeline.Bug{ID: b.ID, Kind: b.Kind, Message: b.Message, Preemptions: wb.Preemptions, Hits: wb.Hits})
+					}
 				}
 				if wb.Trace != nil {
 					s.completeBug(prog, b, wb.Trace)

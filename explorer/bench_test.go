@@ -12,6 +12,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // small is the "small test" of the speed targets: two goroutines updating a counter under a
@@ -150,7 +151,7 @@ func BenchmarkDPORScaling(b *testing.B) {
 					var w0, w1, c0, c1 time.Duration
 					explorer.Explore(lockLoop(n), explorer.Options{
 						Strategy: s, MaxRuns: 3, MaxSteps: 10 * n,
-						Progress: func(st *explorer.Stats) {
+						Progress: func(st *timeline.Stats) {
 							if st.Runs == 1 {
 								w0, c0 = st.Elapsed, cpuTime()
 							}

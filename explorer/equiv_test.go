@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // The reductions are tested against exhaustive search ("dfs") on generated programs (gen_test.go):
@@ -75,7 +76,7 @@ func exploreGen(p *genProgram, strategy string) genResult {
 	opts := explorer.Options{
 		Strategy: strategy,
 		Outcomes: true,
-		Progress: func(s *explorer.Stats) {
+		Progress: func(s *timeline.Stats) {
 			// A run abandoned as redundant reaches no terminal state.
 			if s.Aborted > aborted {
 				aborted = s.Aborted

@@ -48,9 +48,9 @@ type Options struct {
 	// (explore from a checkpoint).
 	Prefix []rt.Decision
 	// Progress, if set, is called after every run.
-	Progress func(*Stats)
+	Progress func(*timeline.Stats)
 	// OnNode, if set, receives every new node of the schedule tree.
-	OnNode func(TreeNode)
+	OnNode func(timeline.Node)
 	// OnBug, if set, receives every new distinct bug as it is found.
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
@@ -67,32 +67,6 @@ type Options struct {
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
 	ReportCost func() time.Duration
-}
-
-// Stats count an exploration's work.
-type Stats struct {
-	Runs             int
-	Decisions        int // decision nodes created in the schedule tree
-	Diverged         int // runs whose schedule did not fit the program: their subtrees are skipped
-	PrunedSleep      int // alternatives pruned by sleep sets
-	PrunedPersistent int // alternatives outside every backtrack (persistent) set
-	PrunedDelayed    int // alternatives delayed away (ExitBlock-RW)
-	PrunedBound      int // alternatives beyond the preemption bound
-	PrunedDepth      int // alternatives beyond the portfolio's depth bound
-	Aborted          int // runs abandoned because every enabled goroutine was asleep
-	Cut              int // runs stopped at the step bound while making progress
-	Bugs             int // distinct bugs
-	BuggyRuns        int // runs that ended in a bug
-	Elapsed          time.Duration
-	Complete         bool // the strategy exhausted its search space within the budget, and no run was cut
-}
-
-// SchedulesPerSecond is the run rate.
-func (s *Stats) SchedulesPerSecond() float64 {
-	if s.Elapsed <= 0 {
-		return 0
-	}
-	return float64(s.Runs) / s.Elapsed.Seconds()
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -122,40 +96,9 @@ type Bug struct {
 	shape string
 }
 
-// TreeNode is a node of the schedule tree (docs/formats.md): a decision point, or a leaf
-// where a run ended. The edge into a node is the step chosen at its parent. A node is sent
-// again, with Pruned filled in, once the search has left its subtree for good.
-type TreeNode struct {
-	ID     int    `json:"id"`
-	Parent int    `json:"parent"`
-	Kind   string `json:"kind,omitempty"`
-	// The edge from the parent: the goroutine (or select case, or value) chosen, and the
-	// operation it was stopped before.
-	G       string   `json:"g,omitempty"`
-	Op      string   `json:"op,omitempty"`
-	Obj     string   `json:"obj,omitempty"`
-	Enabled []string `json:"enabled,omitempty"`
-	Pruned  []Pruned `json:"pruned,omitempty"`
-	Leaf    *Leaf    `json:"leaf,omitempty"`
-}
-
-// Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
-// "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
-// bound), "depth" (the portfolio's depth bound).
-type Pruned struct {
-	G      string `json:"g"`
-	Reason string `json:"reason"`
-}
-
-// Leaf is how the run that ended at a leaf ended.
-type Leaf struct {
-	Verdict string `json:"verdict"`
-	Bug     string `json:"bug,omitempty"` // the bug's key
-}
-
 // Report is the outcome of an exploration.
 type Report struct {
-	Stats Stats
+	Stats timeline.Stats
 	Bugs  []*Bug
 	// LockTrees analyses the lock operations of the exploration's first run (JPF's lock
 	// trees with gate locks, and the lock-order graph).
@@ -300,9 +243,9 @@ func explore(r runner, opts Options) *Report {
 	case "bounded":
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.
-		emit, last := e.opts.OnNode, []TreeNode(nil)
+		emit, last := e.opts.OnNode, []timeline.Node(nil)
 		if emit != nil {
-			e.opts.OnNode = func(n TreeNode) { last = append(last, n) }
+			e.opts.OnNode = func(n timeline.Node) { last = append(last, n) }
 		}
 		for b := 0; b <= opts.Bound && !e.stopped; b++ {
 			last = last[:0]
@@ -777,7 +720,7 @@ func TraceLockEvents(tr *timeline.Trace, upTo int) []locktree.Event {
 }
 
 func (e *explorer) emitNode(n *node, parent *node, res *rt.Result) {
-	tn := TreeNode{ID: n.id, Parent: -1, Kind: n.kind.String(), Enabled: n.names}
+	tn := timeline.Node{ID: n.id, Parent: -1, Kind: n.kind.String(), Enabled: n.names}
 	if parent != nil {
 		tn.Parent = parent.id
 		tn.G, tn.Op, tn.Obj = edge(parent, res)
@@ -793,10 +736,10 @@ func edge(n *node, res *rt.Result) (g, op, obj string) {
 
 // emitLeaf adds the leaf where a run ended, under the deepest node of the run.
 func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
-	leaf := TreeNode{ID: t.nextID, Parent: -1, Leaf: &Leaf{Verdict: string(res.Verdict.Kind)}}
+	leaf := timeline.Node{ID: t.nextID, Parent: -1, Leaf: &timeline.Leaf{Verdict: string(res.Verdict.Kind)}}
 	t.nextID++
 	if res.Verdict.Kind.Bug() {
-		leaf.Leaf.Bug = e.leafBug(res)
+		leaf.Leaf.Key = e.leafBug(res)
 	}
 	if len(t.stack) > 0 {
 		p := t.stack[len(t.stack)-1]
@@ -807,6 +750,6 @@ func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
 }
 
 // emitPruned sends a node again with the alternatives its search left out.
-func (e *explorer) emitPruned(n *node, pruned []Pruned) {
-	e.opts.OnNode(TreeNode{ID: n.id, Parent: -2, Pruned: pruned})
+func (e *explorer) emitPruned(n *node, pruned []timeline.Pruned) {
+	e.opts.OnNode(timeline.Node{ID: n.id, Parent: timeline.Revisit, Pruned: pruned})
 }

@@ -16,10 +16,11 @@ import (
 func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Message)) {
 	opts := req.Options.Options()
 	var last time.Time
-	opts.Progress = func(s *Stats) {
+	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
 			last = now
-			send(&Message{Type: "progress", Stats: wireStats(s)})
+			st := *s
+			send(&Message{Type: "progress", Stats: &st})
 		}
 	}
 	sent := 0
@@ -27,7 +28,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 		// The controller writes every node it receives to the exploration file when the
 		// exploration ends, part of the budget.
 		opts.ReportCost = func() time.Duration { return time.Duration(sent) * nodeWriteCost }
-		opts.OnNode = func(n TreeNode) {
+		opts.OnNode = func(n timeline.Node) {
 			// The schedule tree is for people: past this size it is summarised by the
 			// statistics alone.
 			if sent < maxTreeNodes {
@@ -61,7 +62,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			}})
 		}
 	}
-	send(&Message{Type: "done", Stats: wireStats(&rep.Stats), LockTrees: rep.LockTrees, Divergence: rep.Divergence})
+	send(&Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence})
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -81,10 +82,6 @@ const maxTreeNodes = 200_000
 // nodeWriteCost is what writing one node of the schedule tree to the exploration file costs
 // the controller (JSON encoding and writing), measured on a tree of 40,000 nodes.
 const nodeWriteCost = 10 * time.Microsecond
-
-func wireStats(s *Stats) *WireStats {
-	return &WireStats{Stats: *s, SchedulesPerSecond: s.SchedulesPerSecond()}
-}
 
 // ServeRun answers a "run" request: one run steered by the request's guide.
 func ServeRun(h Harness, req Request) *Message {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // TestStollerComposition runs the example of Stoller §6 (paper 003): thread i takes its own
@@ -42,7 +43,7 @@ func TestStollerComposition(t *testing.T) {
 	}
 	orders := map[string]int{}
 	aborted := 0
-	rep := explorer.Explore(body, explorer.Options{Strategy: "stoller", Progress: func(s *explorer.Stats) {
+	rep := explorer.Explore(body, explorer.Options{Strategy: "stoller", Progress: func(s *timeline.Stats) {
 		if s.Aborted > aborted {
 			aborted = s.Aborted
 			return

@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // The systematic strategies share one stateless depth-first search (VeriSoft's reset and
@@ -60,14 +61,14 @@ type tree struct {
 	shards int
 	stack  []*node
 	br     brancher
-	stats  *Stats
+	stats  *timeline.Stats
 	bound  int // preemption bound, -1 for none
 	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
 	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
 	depth  int
 	nextID int
 	onNode func(n, parent *node, res *rt.Result)
-	onPop  func(n *node, pruned []Pruned)
+	onPop  func(n *node, pruned []timeline.Pruned)
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
@@ -184,10 +185,10 @@ func (t *tree) next() *Guide {
 // pop removes node d, the top of the stack, reporting the alternatives its search left out.
 func (t *tree) pop(d int) {
 	n := t.stack[d]
-	var pruned []Pruned
+	var pruned []timeline.Pruned
 	for i := range n.alts {
 		if n.why != nil && n.why[i] != "" && n.names != nil {
-			pruned = append(pruned, Pruned{G: n.names[i], Reason: n.why[i]})
+			pruned = append(pruned, timeline.Pruned{G: n.names[i], Reason: n.why[i]})
 		}
 		if !n.done[i] {
 			reason := "persistent"
@@ -198,7 +199,7 @@ func (t *tree) pop(d int) {
 				t.stats.PrunedPersistent++
 			}
 			if n.names != nil {
-				pruned = append(pruned, Pruned{G: n.names[i], Reason: reason})
+				pruned = append(pruned, timeline.Pruned{G: n.names[i], Reason: reason})
 			}
 		}
 	}

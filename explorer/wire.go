@@ -60,8 +60,8 @@ func (w WireOptions) Options() Options {
 type Message struct {
 	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, error
 	Tests     []string         `json:"tests,omitempty"`
-	Stats     *WireStats       `json:"stats,omitempty"`
-	Node      *TreeNode        `json:"node,omitempty"`
+	Stats     *timeline.Stats  `json:"stats,omitempty"`
+	Node      *timeline.Node   `json:"node,omitempty"`
 	Bug       *WireBug         `json:"bug,omitempty"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
 	Trace     *timeline.Trace  `json:"trace,omitempty"`
@@ -71,12 +71,6 @@ type Message struct {
 	Error  string        `json:"error,omitempty"`
 	// Divergence, in a "done" message, is Report.Divergence.
 	Divergence string `json:"divergence,omitempty"`
-}
-
-// WireStats are Stats on the wire.
-type WireStats struct {
-	Stats
-	SchedulesPerSecond float64 `json:"schedulesPerSecond"`
 }
 
 // WireBug is a bug on the wire, with its detailed trace.

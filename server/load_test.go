@@ -1,73 +1,11 @@
 package server
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-func TestReadFixtures(t *testing.T) {
-	for name, want := range map[string]string{
-		"bank.exploration.json":      "*server.Exploration",
-		"bugs/deadlock-0.trace.json": "*server.Trace",
-		"bugs/panic-1.trace.json":    "*server.Trace",
-	} {
-		v, err := ReadFile(filepath.Join(fixtures, name))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if got := strings.TrimPrefix(typeName(v), ""); got != want {
-			t.Errorf("%s read as %s, want %s", name, got, want)
-		}
-	}
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case *Exploration:
-		return "*server.Exploration"
-	case *Trace:
-		return "*server.Trace"
-	case *Schedule:
-		return "*server.Schedule"
-	}
-	return "?"
-}
-
-func TestParseErrors(t *testing.T) {
-	for _, tc := range []struct {
-		data, path, msg string
-	}{
-		{`{"heddle": "trace", "version": 1,`, "", "line 1, column 34"},
-		{"{\n \"heddle\": \"exploration\",\n \"version\": 1,\n \"tree\": [{\"id\": \"one\"}]}", "tree.id", "line 4"},
-		{`{"version": 1}`, "heddle", "missing kind"},
-		{`{"heddle": "picture", "version": 1}`, "heddle", `unknown kind "picture"`},
-		{`{"heddle": "trace"}`, "version", "missing version"},
-		{`{"heddle": "trace", "version": 2}`, "version", "newer"},
-		{`{"heddle": "schedule", "version": 1, "decisions": [{"kind": "guess", "pick": "1"}]}`, "decisions[0].kind", "unknown decision kind"},
-		{`{"heddle": "schedule", "version": 1, "decisions": [{"kind": "select"}]}`, "decisions[0].pick", "missing pick"},
-		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1}, {"id": 1, "parent": 5}]}`, "tree[1].parent", "parent 5"},
-		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "pruned": [{"g": "G1", "reason": "bored"}]}]}`, "tree[0].pruned[0].reason", "unknown reason"},
-		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "leaf": {"verdict": "deadlock", "bug": 3}}]}`, "tree[0].leaf.bug", "bug 3"},
-		{`{"heddle": "exploration", "version": 1, "tree": [], "lockTrees": {"warnings": [{"locks": ["L1"]}]}}`, "lockTrees.warnings[0].locks", "want 2"},
-		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G2", "op": "go"}]}`, "events[0].g", `"G2"`},
-		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock"}, {"step": 0, "g": "G1", "op": "unlock"}]}`, "events[1].step", "does not follow"},
-		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock", "after": [4]}]}`, "events[0].after[0]", "step 4"},
-	} {
-		_, err := Parse("bad.json", []byte(tc.data))
-		var fe *FileError
-		if !errors.As(err, &fe) {
-			t.Errorf("Parse(%s): error %v, want a *FileError", tc.data, err)
-			continue
-		}
-		if fe.File != "bad.json" || fe.Path != tc.path || !strings.Contains(err.Error(), tc.msg) {
-			t.Errorf("Parse(%s):\n got %q (path %q)\nwant path %q and %q", tc.data, err, fe.Path, tc.path, tc.msg)
-		}
-	}
-}
 
 func TestLoad(t *testing.T) {
 	dir := t.TempDir()

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/web"
 )
 
@@ -29,7 +30,7 @@ type Options struct {
 	Session string
 	// Program is reported in hello messages. When it is zero, the
 	// program of the first exploration or trace added is reported.
-	Program Program
+	Program timeline.Program
 	// Assets is the web view to serve; nil means web.Assets.
 	Assets fs.FS
 }
@@ -50,7 +51,7 @@ type Server struct {
 	traces       map[string]*trace
 	sources      map[string]bool // files that loaded traces mention
 	origins      map[string]bool // further loopback origins allowed (AllowOrigin)
-	program      *Program
+	program      *timeline.Program
 	onGoto       func(step int) error
 	live         live
 	clients      map[*client]bool
@@ -60,7 +61,7 @@ type Server struct {
 type exploration struct {
 	id   string
 	name string
-	e    *Exploration
+	e    *timeline.Exploration
 	data []byte
 	// traces maps a bug id to the name its trace was added under.
 	traces map[int]string
@@ -68,7 +69,7 @@ type exploration struct {
 
 type trace struct {
 	name string
-	t    *Trace
+	t    *timeline.Trace
 	data []byte
 }
 
@@ -107,7 +108,7 @@ func New(opts Options) (*Server, error) {
 		clients: make(map[*client]bool),
 		live:    live{ids: make(map[int]bool)},
 	}
-	if opts.Program != (Program{}) {
+	if opts.Program != (timeline.Program{}) {
 		p := opts.Program
 		s.program = &p
 	}
@@ -160,9 +161,9 @@ func (s *Server) OnGoto(f func(step int) error) {
 // returns. The name is shown to the user, typically the file it came from.
 // Traces of its bugs are found by the bug's trace name; add them with
 // AddTrace.
-func (s *Server) AddExploration(name string, e *Exploration) (string, error) {
-	if path, err := e.check(); err != nil {
-		return "", &FileError{File: name, Path: path, Err: err}
+func (s *Server) AddExploration(name string, e *timeline.Exploration) (string, error) {
+	if path, err := e.Check(); err != nil {
+		return "", &timeline.FileError{File: name, Path: path, Err: err}
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -171,7 +172,7 @@ func (s *Server) AddExploration(name string, e *Exploration) (string, error) {
 	return s.addExploration(name, e, data, nil), nil
 }
 
-func (s *Server) addExploration(name string, e *Exploration, data []byte, traces map[int]string) string {
+func (s *Server) addExploration(name string, e *timeline.Exploration, data []byte, traces map[int]string) string {
 	if traces == nil {
 		traces = make(map[int]string)
 		for _, b := range e.Bugs {
@@ -194,9 +195,9 @@ func (s *Server) addExploration(name string, e *Exploration, data []byte, traces
 // AddTrace makes a trace available under name, replacing any trace
 // added under the same name. Source snippets become available for the files
 // it mentions.
-func (s *Server) AddTrace(name string, t *Trace) error {
-	if path, err := checkTrace(t); err != nil {
-		return &FileError{File: name, Path: path, Err: err}
+func (s *Server) AddTrace(name string, t *timeline.Trace) error {
+	if path, err := t.Check(); err != nil {
+		return &timeline.FileError{File: name, Path: path, Err: err}
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
@@ -206,7 +207,7 @@ func (s *Server) AddTrace(name string, t *Trace) error {
 	return nil
 }
 
-func (s *Server) addTrace(name string, t *Trace, data []byte) {
+func (s *Server) addTrace(name string, t *timeline.Trace, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.traces[name] = &trace{name: name, t: t, data: data}
@@ -220,9 +221,9 @@ func (s *Server) addTrace(name string, t *Trace, data []byte) {
 }
 
 // files returns the source files a trace mentions.
-func traceFiles(t *Trace) []string {
+func traceFiles(t *timeline.Trace) []string {
 	var fs []string
-	add := func(p *Position) {
+	add := func(p *timeline.Pos) {
 		if p != nil && p.File != "" {
 			fs = append(fs, p.File)
 		}
@@ -239,7 +240,7 @@ func traceFiles(t *Trace) []string {
 	for _, g := range t.Verdict.Goroutines {
 		add(g.Pos)
 		for _, f := range g.Stack {
-			add(&Position{File: f.File, Line: f.Line})
+			add(&timeline.Pos{File: f.File, Line: f.Line})
 		}
 	}
 	return fs
@@ -250,16 +251,16 @@ func traceFiles(t *Trace) []string {
 // relative to the exploration file; a missing trace file is skipped, a
 // malformed one is an error. A schedule is served as a trace without events.
 func (s *Server) Load(name string) error {
-	v, err := ReadFile(name)
+	v, err := timeline.ReadFile(name)
 	if err != nil {
 		return err
 	}
 	switch v := v.(type) {
-	case *Schedule:
+	case *timeline.Schedule:
 		s.addTrace(name, scheduleTrace(v), mustMarshal(scheduleTrace(v)))
-	case *Trace:
+	case *timeline.Trace:
 		s.addTrace(name, v, mustMarshal(v))
-	case *Exploration:
+	case *timeline.Exploration:
 		traces := make(map[int]string)
 		for _, b := range v.Bugs {
 			if b.Trace == "" {
@@ -269,14 +270,14 @@ func (s *Server) Load(name string) error {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(filepath.Dir(name), p)
 			}
-			tv, err := ReadFile(p)
+			tv, err := timeline.ReadFile(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("trace of bug %d of %s: %w", b.ID, name, err)
 			}
-			t, ok := tv.(*Trace)
+			t, ok := tv.(*timeline.Trace)
 			if !ok {
 				return fmt.Errorf("trace of bug %d of %s: %s is not a trace file", b.ID, name, p)
 			}
@@ -289,17 +290,17 @@ func (s *Server) Load(name string) error {
 }
 
 // verdictOf is a schedule's verdict, if it records one.
-func verdictOf(sc *Schedule) Verdict {
+func verdictOf(sc *timeline.Schedule) timeline.Verdict {
 	if sc.Verdict == nil {
-		return Verdict{}
+		return timeline.Verdict{}
 	}
 	return *sc.Verdict
 }
 
 // scheduleTrace converts a schedule to a trace with no events, so that the web view
 // can show its decisions and verdict.
-func scheduleTrace(sc *Schedule) *Trace {
-	return &Trace{
+func scheduleTrace(sc *timeline.Schedule) *timeline.Trace {
+	return &timeline.Trace{
 		Heddle:    "trace",
 		Version:   sc.Version,
 		Program:   sc.Program,
@@ -363,7 +364,7 @@ func writeRaw(w http.ResponseWriter, data []byte) {
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var stats *Stats
+	var stats *timeline.Stats
 	switch {
 	case s.live.stats != nil:
 		stats = s.live.stats
@@ -371,24 +372,24 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 		stats = &s.explorations[0].e.Stats
 	}
 	writeJSON(w, struct {
-		Session      string   `json:"session"`
-		Program      *Program `json:"program"`
-		Stats        *Stats   `json:"stats"`
-		Explorations int      `json:"explorations"`
-		Traces       int      `json:"traces"`
-		Live         bool     `json:"live"`
-		Debugger     bool     `json:"debugger"`
+		Session      string            `json:"session"`
+		Program      *timeline.Program `json:"program"`
+		Stats        *timeline.Stats   `json:"stats"`
+		Explorations int               `json:"explorations"`
+		Traces       int               `json:"traces"`
+		Live         bool              `json:"live"`
+		Debugger     bool              `json:"debugger"`
 	}{s.opts.Session, s.program, stats, len(s.explorations), len(s.traces), len(s.live.log) > 0, s.onGoto != nil})
 }
 
 type explorationSummary struct {
-	ID       string  `json:"id"`
-	Name     string  `json:"name"`
-	Program  Program `json:"program"`
-	Strategy string  `json:"strategy"`
-	Stats    Stats   `json:"stats"`
-	Nodes    int     `json:"nodes"`
-	Bugs     int     `json:"bugs"`
+	ID       string           `json:"id"`
+	Name     string           `json:"name"`
+	Program  timeline.Program `json:"program"`
+	Strategy string           `json:"strategy"`
+	Stats    timeline.Stats   `json:"stats"`
+	Nodes    int              `json:"nodes"`
+	Bugs     int              `json:"bugs"`
 }
 
 func (s *Server) apiExplorations(w http.ResponseWriter, r *http.Request) {
@@ -424,10 +425,10 @@ func (s *Server) apiExploration(w http.ResponseWriter, r *http.Request) {
 // bugSummary is a bug with what its trace says about where it happened,
 // for the bugs list.
 type bugSummary struct {
-	Bug
-	Exploration string             `json:"exploration"`
-	TraceLoaded bool               `json:"traceLoaded"`
-	Goroutines  []VerdictGoroutine `json:"goroutines"`
+	timeline.Bug
+	Exploration string                    `json:"exploration"`
+	TraceLoaded bool                      `json:"traceLoaded"`
+	Goroutines  []timeline.GoroutineState `json:"goroutines"`
 }
 
 func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
@@ -439,7 +440,7 @@ func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	list := make([]bugSummary, 0, len(x.e.Bugs))
 	for _, b := range x.e.Bugs {
-		sum := bugSummary{Bug: b, Exploration: x.id, Goroutines: []VerdictGoroutine{}}
+		sum := bugSummary{Bug: b, Exploration: x.id, Goroutines: []timeline.GoroutineState{}}
 		if t := s.traces[x.traces[b.ID]]; t != nil {
 			sum.TraceLoaded = true
 			if t.t.Verdict.Kind != "" {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/heddledbg/heddle/timeline"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -190,11 +192,11 @@ func TestWebSocketRefused(t *testing.T) {
 }
 
 type message struct {
-	Type   string `json:"type"`
-	ID     int    `json:"id"`
-	Parent int    `json:"parent"`
-	Step   int    `json:"step"`
-	Stats  *Stats `json:"stats"`
+	Type   string          `json:"type"`
+	ID     int             `json:"id"`
+	Parent int             `json:"parent"`
+	Step   int             `json:"step"`
+	Stats  *timeline.Stats `json:"stats"`
 }
 
 func next(t *testing.T, c *websocket.Conn) message {
@@ -222,12 +224,12 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 	}
 	bug := 0
 	for _, m := range []any{
-		Node{ID: 0, Parent: -1, Enabled: []string{"G1", "G1.1"}},
-		&Node{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{}, Leaf: &Leaf{Verdict: "deadlock", Bug: &bug}},
-		Bug{ID: 0, Kind: "deadlock"},
-		Progress{Stats: Stats{Runs: 1}},
-		Done{Stats: Stats{Runs: 2, Complete: true}},
-		Checkpoint{Index: 1, Step: 4, Trace: "x.trace.json"},
+		timeline.Node{ID: 0, Parent: -1, Enabled: []string{"G1", "G1.1"}},
+		&timeline.Node{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{}, Leaf: &timeline.Leaf{Verdict: "deadlock", Bug: &bug}},
+		timeline.Bug{ID: 0, Kind: "deadlock"},
+		timeline.Progress{Stats: timeline.Stats{Runs: 1}},
+		timeline.Done{Stats: timeline.Stats{Runs: 2, Complete: true}},
+		timeline.Checkpoint{Index: 1, Step: 4, Trace: "x.trace.json"},
 	} {
 		if err := s.Publish(m); err != nil {
 			t.Fatal(err)
@@ -278,24 +280,30 @@ func describe(m message) string {
 func TestPublishRejects(t *testing.T) {
 	s := start(t)
 	for _, m := range []any{
-		Node{ID: 3, Parent: 2},
+		timeline.Node{ID: 3, Parent: 2},
 		map[string]any{"type": "hello"},
 		map[string]any{"type": "nonsense"},
 		map[string]any{"id": 1},
 		[]byte(`[1, 2]`),
+		// The shapes that the CLI and the debug adapter once published: a node nested under
+		// "node", and the worker protocol's stats with Go's field names.
+		[]byte(`{"type": "node", "node": {"id": 0, "parent": -1, "enabled": []}}`),
+		[]byte(`{"type": "progress", "stats": {"Runs": 3, "Elapsed": 1000000}}`),
+		[]byte(`{"type": "progress", "stats": {"runs": 3, "elapsed": 1000000}}`),
+		[]byte(`{"type": "bug", "id": 0, "kind": "deadlock", "key": "deadlock|x.go:3"}`),
 	} {
 		if err := s.Publish(m); err == nil {
 			t.Errorf("Publish(%v) succeeded", m)
 		}
 	}
-	if err := s.Publish(Node{ID: 0, Parent: -1}); err != nil {
+	if err := s.Publish(timeline.Node{ID: 0, Parent: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(Node{ID: 0, Parent: -1}); err == nil {
+	if err := s.Publish(timeline.Node{ID: 0, Parent: -1}); err == nil {
 		t.Error("publishing node 0 twice succeeded")
 	}
 	s.Close()
-	if err := s.Publish(Node{ID: 1, Parent: 0}); err == nil {
+	if err := s.Publish(timeline.Node{ID: 1, Parent: 0}); err == nil {
 		t.Error("Publish after Close succeeded")
 	}
 }
@@ -331,7 +339,7 @@ func TestAPI(t *testing.T) {
 	if len(list) != 1 || list[0].ID != "1" || list[0].Nodes != 21 || list[0].Bugs != 2 {
 		t.Fatalf("explorations: %+v", list)
 	}
-	var e Exploration
+	var e timeline.Exploration
 	get("/api/exploration/1", &e)
 	if len(e.Tree) != 21 || e.LockTrees == nil || len(e.LockTrees.Warnings) != 1 {
 		t.Errorf("exploration: %d nodes, lock trees %v", len(e.Tree), e.LockTrees)
@@ -341,7 +349,7 @@ func TestAPI(t *testing.T) {
 	if len(bugs) != 2 || !bugs[0].TraceLoaded || len(bugs[0].Goroutines) != 3 || bugs[0].Goroutines[1].Pos.Line != 18 {
 		t.Errorf("bugs: %+v", bugs)
 	}
-	var tr Trace
+	var tr timeline.Trace
 	get("/api/trace?exploration=1&bug=0", &tr)
 	if len(tr.Events) != 10 || tr.Verdict.Kind != "deadlock" {
 		t.Errorf("trace of bug 0: %d events, verdict %v", len(tr.Events), tr.Verdict)
@@ -374,10 +382,10 @@ func TestNoArbitraryFiles(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("TOPSECRET\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := &Trace{
+	tr := &timeline.Trace{
 		Heddle: "trace", Version: 1,
-		Goroutines: []Goroutine{{ID: "G1", Created: -1, Exited: 0}},
-		Events:     []Event{{Step: 0, G: "G1", Op: "exit", Pos: &Position{File: src, Line: 20}}},
+		Goroutines: []timeline.Goroutine{{ID: "G1", Created: -1, Exited: 0}},
+		Events:     []timeline.Event{{Step: 0, G: "G1", Op: "exit", Pos: &timeline.Pos{File: src, Line: 20}}},
 	}
 	if err := s.AddTrace("x.trace.json", tr); err != nil {
 		t.Fatal(err)

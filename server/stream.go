@@ -1,33 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/heddledbg/heddle/timeline"
 )
-
-// Progress reports how far an exploration has got.
-type Progress struct {
-	Stats Stats `json:"stats"`
-}
-
-// Done reports that an exploration finished.
-type Done struct {
-	Stats Stats `json:"stats"`
-}
-
-// Checkpoint reports that the debugger stopped at decision Index, which
-// precedes step Step of the trace named Trace.
-type Checkpoint struct {
-	Index int    `json:"index"`
-	Step  int    `json:"step"`
-	Trace string `json:"trace"`
-}
 
 // live is what has been published, replayed to every new client.
 type live struct {
@@ -35,7 +20,7 @@ type live struct {
 	log        [][]byte     // node and bug messages, in order
 	progress   []byte       // the latest progress or done message
 	checkpoint []byte       // the latest checkpoint message
-	stats      *Stats
+	stats      *timeline.Stats
 }
 
 const (
@@ -46,11 +31,11 @@ const (
 	pingInterval = 30 * time.Second
 )
 
-// Publish sends a message to every connected client and records it for
-// clients that connect later. A message is a Node, Bug, Progress, Done or
-// Checkpoint (or a pointer to one), or any value that marshals to a JSON
-// object whose "type" is one of node, bug, progress, done and checkpoint.
-// Node messages must name a parent published before them.
+// Publish sends a message to every connected client and records it for clients that connect
+// later. A message is a timeline.Node, Bug, Progress, Done or Checkpoint, or a pointer to one
+// (the stream of docs/formats.md), or the JSON encoding of such a message with its "type".
+// Node messages must name a parent published before them. A message of another shape is an
+// error, and is not sent.
 func (s *Server) Publish(msg any) error {
 	typ, data, err := encodeMessage(msg)
 	if err != nil {
@@ -63,24 +48,32 @@ func (s *Server) Publish(msg any) error {
 	}
 	switch typ {
 	case "node":
-		var n Node
-		if err := json.Unmarshal(data, &n); err != nil {
+		var n timeline.Node
+		if err := strictUnmarshal(data, &n); err != nil {
 			return fmt.Errorf("server: publish node: %w", err)
 		}
-		if path, err := checkNode(&n, s.live.ids, nil); err != nil {
+		if path, err := n.Check(s.live.ids, nil); err != nil {
 			return fmt.Errorf("server: publish node %d: %s: %w", n.ID, path[1:], err)
 		}
 		s.live.log = append(s.live.log, data)
 	case "bug":
+		var b timeline.Bug
+		if err := strictUnmarshal(data, &b); err != nil {
+			return fmt.Errorf("server: publish bug: %w", err)
+		}
 		s.live.log = append(s.live.log, data)
 	case "progress", "done":
-		var p Progress
-		if err := json.Unmarshal(data, &p); err != nil {
+		var p timeline.Progress
+		if err := strictUnmarshal(data, &p); err != nil {
 			return fmt.Errorf("server: publish %s: %w", typ, err)
 		}
 		s.live.progress = data
 		s.live.stats = &p.Stats
 	case "checkpoint":
+		var c timeline.Checkpoint
+		if err := strictUnmarshal(data, &c); err != nil {
+			return fmt.Errorf("server: publish checkpoint: %w", err)
+		}
 		s.live.checkpoint = data
 	}
 	for c := range s.clients {
@@ -93,53 +86,61 @@ func (s *Server) Publish(msg any) error {
 	return nil
 }
 
-// encodeMessage marshals a message and returns its type.
-func encodeMessage(msg any) (string, []byte, error) {
-	var v any
-	switch m := msg.(type) {
-	case Node:
-		v = struct {
-			Type string `json:"type"`
-			Node
-		}{"node", m}
-	case *Node:
-		return encodeMessage(*m)
-	case Bug:
-		v = struct {
-			Type string `json:"type"`
-			Bug
-		}{"bug", m}
-	case *Bug:
-		return encodeMessage(*m)
-	case Progress:
-		v = struct {
-			Type string `json:"type"`
-			Progress
-		}{"progress", m}
-	case *Progress:
-		return encodeMessage(*m)
-	case Done:
-		v = struct {
-			Type string `json:"type"`
-			Done
-		}{"done", m}
-	case *Done:
-		return encodeMessage(*m)
-	case Checkpoint:
-		v = struct {
-			Type string `json:"type"`
-			Checkpoint
-		}{"checkpoint", m}
-	case *Checkpoint:
-		return encodeMessage(*m)
-	case []byte:
-		v = json.RawMessage(m)
-	default:
-		v = m
+// strictUnmarshal decodes a stream message, beside its "type", into v, rejecting fields the
+// format does not have: a producer that sends another shape is told so.
+func strictUnmarshal(data []byte, v any) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
 	}
-	data, err := json.Marshal(v)
+	delete(fields, "type")
+	rest, err := json.Marshal(fields)
 	if err != nil {
-		return "", nil, err
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(rest))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// messageTypes are the stream's messages and their "type".
+var messageTypes = map[reflect.Type]string{
+	reflect.TypeFor[timeline.Node]():       "node",
+	reflect.TypeFor[timeline.Bug]():        "bug",
+	reflect.TypeFor[timeline.Progress]():   "progress",
+	reflect.TypeFor[timeline.Done]():       "done",
+	reflect.TypeFor[timeline.Checkpoint](): "checkpoint",
+}
+
+// encodeMessage marshals a message, with its fields beside "type", and returns its type.
+func encodeMessage(msg any) (string, []byte, error) {
+	var data []byte
+	switch m := msg.(type) {
+	case []byte:
+		data = bytes.Clone(m)
+	case json.RawMessage:
+		data = bytes.Clone(m)
+	default:
+		v := reflect.ValueOf(msg)
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		typ, ok := messageTypes[v.Type()]
+		if !ok {
+			return "", nil, fmt.Errorf("%T is not a stream message", msg)
+		}
+		body, err := json.Marshal(v.Interface())
+		if err != nil {
+			return "", nil, err
+		}
+		head, _ := json.Marshal(typ)
+		data = append([]byte(`{"type":`), head...)
+		if string(body) != "{}" {
+			data = append(append(data, ','), body[1:]...)
+		} else {
+			data = append(data, '}')
+		}
+		return typ, data, nil
 	}
 	var head struct {
 		Type string `json:"type"`
@@ -188,9 +189,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hello := struct {
-		Type    string   `json:"type"`
-		Session string   `json:"session"`
-		Program *Program `json:"program"`
+		Type    string            `json:"type"`
+		Session string            `json:"session"`
+		Program *timeline.Program `json:"program"`
 	}{"hello", s.opts.Session, s.program}
 	replay := make([][]byte, 0, len(s.live.log)+3)
 	replay = append(replay, mustMarshal(hello))

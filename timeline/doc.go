@@ -1,7 +1,11 @@
-// Package timeline holds heddle's model of executions: schedules (the decisions that fix a
-// run), traces (a schedule plus the steps observed along it and the verdict), and their
-// versioned JSON files, described in docs/formats.md.
+// Package timeline holds heddle's model of executions and the one definition of every file and
+// stream format (docs/formats.md): schedules (the decisions that fix a run), traces (a
+// schedule plus the steps observed along it and the verdict), explorations (statistics, the
+// schedule tree and the bugs of exploring one test), and the messages of the web view's live
+// stream. The explorer, the worker protocol, the CLI, the debug adapter, the web server and
+// the LSP server all use these types.
 //
-// Files are written atomically and read strictly: a malformed, unknown or newer file is
-// rejected with an error that names the file and the field at fault.
+// Files are written atomically and read strictly, by Parse: every version from 1 up to Version
+// is accepted, and a malformed, unknown or newer file is rejected with an error that names the
+// file and the field at fault.
 package timeline

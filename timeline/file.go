@@ -8,6 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // WriteFile writes v as indented JSON to path atomically: readers see the old file or the
@@ -43,120 +47,300 @@ func WriteFile(path string, v any) error {
 	return nil
 }
 
+// maxFileSize bounds the files ReadFile reads, so that a stray argument cannot make heddle
+// load a huge file into memory.
+const maxFileSize = 1 << 30
+
+// A FileError reports a problem with a heddle file. Path is the JSON path of the offending
+// value, such as "tree[3].parent", or empty when the problem concerns the file as a whole.
+type FileError struct {
+	File string
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	s := e.Err.Error()
+	if e.Path != "" {
+		s = e.Path + ": " + s
+	}
+	if e.File != "" {
+		s = e.File + ": " + s
+	}
+	return s
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ReadFile reads a schedule, trace or exploration file and returns a *Schedule, *Trace or
+// *Exploration, as Parse does.
+func ReadFile(name string) (any, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &FileError{File: name, Err: errors.New("not a regular file")}
+	}
+	if fi.Size() > maxFileSize {
+		return nil, &FileError{File: name, Err: fmt.Errorf("file is %d bytes, more than the %d allowed", fi.Size(), maxFileSize)}
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(name, data)
+}
+
 // ReadSchedule reads a schedule file, or the schedule of a trace file.
 func ReadSchedule(path string) (*Schedule, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseSchedule(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return parseSchedule(path, data)
 }
 
 // ReadTrace reads a trace file.
 func ReadTrace(path string) (*Trace, error) {
-	data, err := os.ReadFile(path)
+	v, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var t Trace
-	if err := decode(data, "trace", &t); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	switch v := v.(type) {
+	case *Trace:
+		return v, nil
+	case *Schedule:
+		return nil, &FileError{File: path, Path: "heddle", Err: fmt.Errorf(`got %q, want "trace"`, v.Heddle)}
 	}
-	return &t, nil
+	return nil, &FileError{File: path, Path: "heddle", Err: errors.New(`got "exploration", want "trace"`)}
 }
 
 // ParseSchedule decodes a schedule, or the schedule part of a trace, and validates it.
 func ParseSchedule(data []byte) (*Schedule, error) {
-	var head struct {
-		Heddle string `json:"heddle"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, syntaxError(data, err)
-	}
-	var s *Schedule
-	switch head.Heddle {
-	case "schedule":
-		s = new(Schedule)
-		if err := decode(data, "schedule", s); err != nil {
-			return nil, err
-		}
-	case "trace":
-		var t Trace
-		if err := decode(data, "trace", &t); err != nil {
-			return nil, err
-		}
-		s = t.Schedule()
-	case "":
-		return nil, errors.New(`not a heddle file: missing "heddle" field`)
-	default:
-		return nil, fmt.Errorf(`"heddle": %q is not a schedule or a trace`, head.Heddle)
-	}
-	if _, _, err := s.Picks(); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return parseSchedule("", data)
 }
 
-// decode unmarshals a heddle file of the given kind, rejecting unknown fields and versions.
-func decode(data []byte, kind string, v any) error {
+func parseSchedule(name string, data []byte) (*Schedule, error) {
+	v, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case *Schedule:
+		return v, nil
+	case *Trace:
+		return v.Schedule(), nil
+	}
+	return nil, &FileError{File: name, Path: "heddle", Err: errors.New("an exploration is not a schedule or a trace")}
+}
+
+// Parse decodes and checks a heddle file of any kind and any version from 1 to Version, and
+// returns a *Schedule, *Trace or *Exploration. It is strict: an unknown field, a newer
+// version or a value that breaks the format's rules is an error. Errors are *FileError values
+// naming the file (name is used only in errors) and, where possible, the JSON path and the
+// line and column of the problem.
+func Parse(name string, data []byte) (any, error) {
 	var head struct {
-		Heddle  string `json:"heddle"`
-		Version int    `json:"version"`
+		Heddle  *string `json:"heddle"`
+		Version *int    `json:"version"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
-		return syntaxError(data, err)
+		return nil, decodeError(name, data, err)
 	}
-	if head.Heddle != kind {
-		return fmt.Errorf(`"heddle": got %q, want %q`, head.Heddle, kind)
+	if head.Heddle == nil {
+		return nil, &FileError{File: name, Path: "heddle", Err: errors.New(`missing: not a heddle file; want "schedule", "trace" or "exploration"`)}
 	}
-	switch {
-	case head.Version == 0:
-		return errors.New(`"version": missing`)
-	case head.Version > Version:
-		return fmt.Errorf(`"version": %d is newer than this heddle understands (%d); upgrade heddle`, head.Version, Version)
-	case head.Version < Version:
-		return fmt.Errorf(`"version": %d is no longer supported (want %d)`, head.Version, Version)
+	if head.Version == nil {
+		return nil, &FileError{File: name, Path: "version", Err: errors.New("missing")}
+	}
+	if v := *head.Version; v > Version {
+		return nil, &FileError{File: name, Path: "version", Err: fmt.Errorf("%d is newer than this heddle understands (%d); upgrade heddle", v, Version)}
+	} else if v < 1 {
+		return nil, &FileError{File: name, Path: "version", Err: fmt.Errorf("invalid version %d", v)}
+	}
+	var (
+		v     any
+		check func() (string, error)
+	)
+	switch *head.Heddle {
+	case "schedule":
+		s := new(Schedule)
+		v, check = s, func() (string, error) { return checkDecisions(s.Decisions, false) }
+	case "trace":
+		t := new(Trace)
+		v, check = t, t.Check
+	case "exploration":
+		e := new(Exploration)
+		v, check = e, e.Check
+	default:
+		return nil, &FileError{File: name, Path: "heddle", Err: fmt.Errorf(`unknown kind %q; want "schedule", "trace" or "exploration"`, *head.Heddle)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return syntaxError(data, err)
+		return nil, decodeError(name, data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON object")
+		return nil, &FileError{File: name, Err: errors.New("trailing data after the JSON object")}
 	}
-	return nil
+	if path, err := check(); err != nil {
+		return nil, &FileError{File: name, Path: path, Err: err}
+	}
+	return v, nil
 }
 
-// syntaxError locates a JSON error by line and column.
-func syntaxError(data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
+// decodeError turns an encoding/json error into a FileError with a JSON path and a line and
+// column, which is what a person editing the file needs.
+func decodeError(name string, data []byte, err error) error {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
 	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-		if te.Field != "" {
-			err = fmt.Errorf("field %q: %s is not valid for %s", te.Field, te.Value, te.Type)
+	case errors.As(err, &syn):
+		line, col := lineCol(data, syn.Offset)
+		return &FileError{File: name, Err: fmt.Errorf("line %d, column %d: %s", line, col, syn.Error())}
+	case errors.As(err, &typ):
+		line, col := lineCol(data, typ.Offset)
+		return &FileError{File: name, Path: typ.Field, Err: fmt.Errorf("line %d, column %d: JSON %s where %s is wanted", line, col, typ.Value, typ.Type)}
+	}
+	return &FileError{File: name, Err: err}
+}
+
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte{'\n'}) + 1
+	col = int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+	return line, col
+}
+
+// checkDecisions checks a schedule's decisions; withStep also checks that their steps do
+// not go back, as a trace's must not.
+func checkDecisions(ds []Decision, withStep bool) (string, error) {
+	last := -1
+	for i, d := range ds {
+		p := fmt.Sprintf("decisions[%d]", i)
+		k, ok := rt.ParseDecisionKind(d.Kind)
+		if !ok {
+			return p + ".kind", fmt.Errorf("unknown decision kind %q (want goroutine, select, wake or choose)", d.Kind)
+		}
+		if d.Pick == "" {
+			return p + ".pick", errors.New("missing")
+		}
+		if k == rt.DecideSelect || k == rt.DecideChoose {
+			if _, err := strconv.Atoi(d.Pick); err != nil {
+				return p + ".pick", fmt.Errorf("%q is not a number", d.Pick)
+			}
+		}
+		if withStep {
+			if d.Step < last {
+				return p + ".step", fmt.Errorf("step %d comes before the previous decision's step %d", d.Step, last)
+			}
+			last = d.Step
 		}
 	}
-	if off < 0 || off > int64(len(data)) {
-		return err
+	return "", nil
+}
+
+// Check checks the rules of the trace format that JSON decoding does not, and returns the
+// JSON path of the first value that breaks one.
+func (t *Trace) Check() (string, error) {
+	if path, err := checkDecisions(t.Decisions, true); err != nil {
+		return path, err
 	}
-	line, col := 1, 1
-	for _, b := range data[:off] {
-		if b == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
+	gs := map[string]bool{"clock": true}
+	for i, g := range t.Goroutines {
+		if g.ID == "" {
+			return fmt.Sprintf("goroutines[%d].id", i), errors.New("missing id")
+		}
+		if gs[g.ID] {
+			return fmt.Sprintf("goroutines[%d].id", i), fmt.Errorf("goroutine %s listed twice", g.ID)
+		}
+		gs[g.ID] = true
+	}
+	steps := make(map[int]bool, len(t.Events))
+	prev := -1
+	for i, e := range t.Events {
+		p := fmt.Sprintf("events[%d]", i)
+		if e.Step <= prev {
+			return p + ".step", fmt.Errorf("step %d does not follow step %d", e.Step, prev)
+		}
+		prev = e.Step
+		if !gs[e.G] {
+			return p + ".g", fmt.Errorf("goroutine %q is not in goroutines", e.G)
+		}
+		if e.Op == "" {
+			return p + ".op", errors.New("missing op")
+		}
+		for j, a := range e.After {
+			if !steps[a] {
+				return fmt.Sprintf("%s.after[%d]", p, j), fmt.Errorf("step %d is not an earlier step", a)
+			}
+		}
+		steps[e.Step] = true
+	}
+	return "", nil
+}
+
+// Check checks the rules of the exploration format that JSON decoding does not, and returns
+// the JSON path of the first value that breaks one.
+func (e *Exploration) Check() (string, error) {
+	bugs := make(map[int]bool, len(e.Bugs))
+	for i, b := range e.Bugs {
+		if bugs[b.ID] {
+			return fmt.Sprintf("bugs[%d].id", i), fmt.Errorf("bug %d listed twice", b.ID)
+		}
+		bugs[b.ID] = true
+		if b.Kind == "" {
+			return fmt.Sprintf("bugs[%d].kind", i), errors.New("missing kind")
 		}
 	}
-	return fmt.Errorf("line %d, column %d: %w", line, col, err)
+	ids := make(map[int]bool, len(e.Tree))
+	for i := range e.Tree {
+		if path, err := e.Tree[i].Check(ids, bugs); err != nil {
+			return fmt.Sprintf("tree[%d]%s", i, path), err
+		}
+	}
+	if lt := e.LockTrees; lt != nil {
+		for i, w := range lt.Warnings {
+			if w.Locks[0] == "" || w.Locks[1] == "" {
+				return fmt.Sprintf("lockTrees.warnings[%d].locks", i), errors.New("names fewer locks than the 2 of an inversion, want 2")
+			}
+		}
+		for i, c := range lt.Graph.Cycles {
+			if len(c) < 2 {
+				return fmt.Sprintf("lockTrees.graph.cycles[%d]", i), errors.New("a cycle needs at least 2 locks")
+			}
+		}
+	}
+	return "", nil
+}
+
+// Check checks a tree node against the nodes before it, whose ids are in ids, and adds its
+// own id. Bugs, if not nil, holds the ids of the exploration's bugs. The path it returns
+// (".parent", ".leaf.bug") is relative to the node.
+func (n *Node) Check(ids, bugs map[int]bool) (string, error) {
+	if ids[n.ID] {
+		return ".id", fmt.Errorf("node %d listed twice", n.ID)
+	}
+	if n.Parent != -1 && !ids[n.Parent] {
+		return ".parent", fmt.Errorf("parent %d is not an earlier node", n.Parent)
+	}
+	for j, p := range n.Pruned {
+		if !pruneReasons[p.Reason] {
+			return fmt.Sprintf(".pruned[%d].reason", j), fmt.Errorf("unknown reason %q; want sleep, persistent, delayed, bound or depth", p.Reason)
+		}
+	}
+	if l := n.Leaf; l != nil {
+		if strings.TrimSpace(l.Verdict) == "" {
+			return ".leaf.verdict", errors.New("missing verdict")
+		}
+		if l.Bug != nil && bugs != nil && !bugs[*l.Bug] {
+			return ".leaf.bug", fmt.Errorf("bug %d is not in bugs", *l.Bug)
+		}
+	}
+	ids[n.ID] = true
+	return "", nil
 }

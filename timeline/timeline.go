@@ -7,8 +7,8 @@ import (
 	"github.com/heddledbg/heddle/rt"
 )
 
-// Version is the version of the schedule and trace formats this package writes. It reads
-// files of this version only.
+// Version is the version of the file formats this package writes: schedule, trace and
+// exploration. Parse reads every version from 1 up to it.
 const Version = 1
 
 // Program identifies what a schedule belongs to.
@@ -292,22 +292,14 @@ func (t *Trace) Schedule() *Schedule {
 // Picks converts a schedule's decisions into the kinds and the textual picks that a replay
 // matches against the alternatives it meets.
 func (s *Schedule) Picks() ([]rt.DecisionKind, []string, error) {
+	if path, err := checkDecisions(s.Decisions, false); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
 	kinds := make([]rt.DecisionKind, len(s.Decisions))
 	picks := make([]string, len(s.Decisions))
 	for i, d := range s.Decisions {
-		k, ok := rt.ParseDecisionKind(d.Kind)
-		if !ok {
-			return nil, nil, fmt.Errorf("decisions[%d].kind: unknown decision kind %q (want goroutine, select, wake or choose)", i, d.Kind)
-		}
-		if d.Pick == "" {
-			return nil, nil, fmt.Errorf("decisions[%d].pick: missing", i)
-		}
-		if k == rt.DecideSelect || k == rt.DecideChoose {
-			if _, err := strconv.Atoi(d.Pick); err != nil {
-				return nil, nil, fmt.Errorf("decisions[%d].pick: %q is not a number", i, d.Pick)
-			}
-		}
-		kinds[i], picks[i] = k, d.Pick
+		kinds[i], _ = rt.ParseDecisionKind(d.Kind)
+		picks[i] = d.Pick
 	}
 	return kinds, picks, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
@@ -36,7 +37,7 @@ func worker(bin instrument.Binary) *explorer.Worker {
 }
 
 type found struct {
-	stats *explorer.WireStats
+	stats *timeline.Stats
 	bugs  []*explorer.WireBug
 }
 

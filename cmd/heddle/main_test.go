@@ -12,7 +12,6 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
-	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -234,7 +233,7 @@ func TestExplorationFilesLoad(t *testing.T) {
 			if _, errOut, code := heddle(t, dir, "test", "-strategy", s, "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if _, err := server.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", "exploration.json")); err != nil {
+			if _, err := timeline.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", "exploration.json")); err != nil {
 				t.Fatal(err)
 			}
 		})

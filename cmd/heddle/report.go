@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -28,19 +27,42 @@ type reporter struct {
 	drawn    bool
 	srv      *server.Server  // the live web view, with -serve
 	started  map[string]bool // packages whose start event is written
+	// published is whether a message the web view refused was reported: once is enough.
+	published error
+	// liveBase and liveNext number the nodes of the live view: the view has one tree, but each
+	// test, and each shard of a test, numbers its own tree from 0. Each gets its own ids and
+	// is shown as a root of its own.
+	liveBase, liveNext int
 }
 
-// publish forwards a worker's message to the live web view.
-func (r *reporter) publish(m *explorer.Message) {
+// publish sends a message to the live web view, with -serve. A message the view refuses is
+// reported once: the view shows what came before it.
+func (r *reporter) publish(msg any) {
 	if r.srv == nil {
 		return
 	}
-	switch m.Type {
-	case "node":
-		r.srv.Publish(map[string]any{"type": "node", "node": m.Node})
-	case "progress":
-		r.srv.Publish(map[string]any{"type": "progress", "stats": m.Stats})
+	if err := r.srv.Publish(msg); err != nil && r.published == nil {
+		r.published = err
+		fmt.Fprintln(os.Stderr, "heddle: warning: live web view:", err)
 	}
+}
+
+// publishNode sends a node of the schedule tree of the given shard of the current test to the
+// live web view. A node the explorer sends again with its pruned alternatives is left to the
+// exploration file, which the view loads when the exploration ends: the live tree holds each
+// node once.
+func (r *reporter) publishNode(shard int, n *timeline.Node) {
+	if r.srv == nil || n.Parent == timeline.Revisit {
+		return
+	}
+	shards := max(r.f.parallel, 1)
+	m := *n
+	m.ID = r.liveBase + n.ID*shards + shard
+	if n.Parent >= 0 {
+		m.Parent = r.liveBase + n.Parent*shards + shard
+	}
+	r.liveNext = max(r.liveNext, m.ID+1)
+	r.publish(&m)
 }
 
 func newReporter(w io.Writer, f testFlags) *reporter {
@@ -67,9 +89,9 @@ type event struct {
 	FailedBuild string     `json:"FailedBuild,omitempty"`
 	// Verdict is a test's verdict (clean, bug, cut, unexplorable, interrupted) on its pass, fail
 	// or skip event; Reason says why an unexplorable or interrupted test has no other.
-	Verdict string              `json:"Verdict,omitempty"`
-	Reason  string              `json:"Reason,omitempty"`
-	Stats   *explorer.WireStats `json:"Stats,omitempty"`
+	Verdict string          `json:"Verdict,omitempty"`
+	Reason  string          `json:"Reason,omitempty"`
+	Stats   *timeline.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on an output event that prints its report.
 	Bug *jsonBug `json:"Bug,omitempty"`
 }
@@ -97,6 +119,7 @@ func seconds(d time.Duration) *float64 {
 }
 
 func (r *reporter) begin(pkg, test string) {
+	r.liveBase = r.liveNext
 	if r.enc != nil {
 		if !r.started[pkg] {
 			if r.started == nil {
@@ -118,7 +141,7 @@ func (r *reporter) note(pkg, test, msg string) {
 }
 
 // progress redraws the progress line, at most ten times a second, on a terminal only.
-func (r *reporter) progress(test string, s *explorer.WireStats, budget time.Duration, start time.Time) {
+func (r *reporter) progress(test string, s *timeline.Stats, budget time.Duration, start time.Time) {
 	if !r.tty || time.Since(r.lastDraw) < 100*time.Millisecond {
 		return
 	}
@@ -127,7 +150,7 @@ func (r *reporter) progress(test string, s *explorer.WireStats, budget time.Dura
 	if budget > 0 {
 		left = fmt.Sprintf("  %s left", (budget - time.Since(start)).Round(time.Second))
 	}
-	fmt.Fprintf(os.Stderr, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond, plural(s.BuggyRuns, "buggy run"), left)
+	fmt.Fprintf(os.Stderr, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond(), plural(s.BuggyRuns, "buggy run"), left)
 	r.drawn = true
 }
 
@@ -160,7 +183,7 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 
 // verdict reports a test's one verdict, and returns o. The test's elapsed time is counted
 // from start, so that it includes what the reports took.
-func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.Time, o testOutcome) testOutcome {
+func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time, o testOutcome) testOutcome {
 	s.Elapsed = time.Since(start)
 	status, action := "ok  ", "pass"
 	var what string
@@ -190,7 +213,7 @@ func (r *reporter) verdict(pkg, test string, s *explorer.WireStats, start time.T
 	}
 	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
-		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond))
+		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond()))
 		if s.Diverged > 0 {
 			line += fmt.Sprintf(", %s skipped", plural(s.Diverged, "diverging run"))
 		}

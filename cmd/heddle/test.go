@@ -356,7 +356,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	rep.begin(pkg, test)
 	bugs := map[string]*explorer.WireBug{}
 	var order []string
-	shardStats := make([]*explorer.WireStats, max(f.parallel, 1))
+	shardStats := make([]*timeline.Stats, max(f.parallel, 1))
 	var tree collectTree
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
@@ -365,11 +365,12 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
-			rep.progress(test, merge(shardStats), opts.MaxTime, start)
-			rep.publish(m)
+			total := merge(shardStats)
+			rep.progress(test, total, opts.MaxTime, start)
+			rep.publish(timeline.Progress{Stats: *total})
 		case "node":
 			tree.add(*m.Node)
-			rep.publish(m)
+			rep.publishNode(i, m.Node)
 		case "bug":
 			if old, ok := bugs[m.Bug.Key]; ok {
 				hits := old.Hits + m.Bug.Hits
@@ -397,13 +398,13 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	if f.isolate {
 		// Every run in a fresh process: the strategy runs here, the worker runs one schedule.
 		o := opts.Options()
-		o.OnNode = func(n explorer.TreeNode) { recv(0, &explorer.Message{Type: "node", Node: &n}) }
+		o.OnNode = func(n timeline.Node) { recv(0, &explorer.Message{Type: "node", Node: &n}) }
 		r := explorer.Isolated(ctx, w, test, o)
 		prog := timeline.Program{Package: pkg, Test: test}
 		for _, b := range r.Bugs {
 			recv(0, &explorer.Message{Type: "bug", Bug: explorer.WireBugOf(b, prog, opts.Strategy)})
 		}
-		recv(0, &explorer.Message{Type: "done", Stats: &explorer.WireStats{Stats: r.Stats, SchedulesPerSecond: r.Stats.SchedulesPerSecond()}, LockTrees: r.LockTrees, Divergence: r.Divergence})
+		recv(0, &explorer.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence})
 	} else {
 		err = explorer.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
@@ -451,6 +452,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, divergence))
 	}
 	total.Bugs = len(order)
+	rep.publish(timeline.Done{Stats: *total})
 	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
 	var saved []savedBug
 	for i, k := range order {
@@ -516,8 +518,8 @@ func lastLines(s string, n int) string {
 }
 
 // merge adds up the statistics of the shards of one exploration.
-func merge(ss []*explorer.WireStats) *explorer.WireStats {
-	out := &explorer.WireStats{}
+func merge(ss []*timeline.Stats) *timeline.Stats {
+	out := &timeline.Stats{}
 	out.Complete = true
 	any := false
 	for _, s := range ss {
@@ -543,24 +545,21 @@ func merge(ss []*explorer.WireStats) *explorer.WireStats {
 	if !any {
 		out.Complete = false
 	}
-	if out.Elapsed > 0 {
-		out.SchedulesPerSecond = float64(out.Runs) / out.Elapsed.Seconds()
-	}
 	return out
 }
 
 // collectTree merges the node messages of an exploration: a node sent again (parent -2)
 // carries the alternatives its search pruned.
 type collectTree struct {
-	nodes []explorer.TreeNode
+	nodes []timeline.Node
 	index map[int]int
 }
 
-func (c *collectTree) add(n explorer.TreeNode) {
+func (c *collectTree) add(n timeline.Node) {
 	if c.index == nil {
 		c.index = map[int]int{}
 	}
-	if n.Parent == -2 {
+	if n.Parent == timeline.Revisit {
 		if i, ok := c.index[n.ID]; ok {
 			c.nodes[i].Pruned = n.Pruned
 		}
@@ -570,37 +569,33 @@ func (c *collectTree) add(n explorer.TreeNode) {
 	c.nodes = append(c.nodes, n)
 }
 
-// writeExploration writes the exploration file of docs/formats.md, in the server's types so
-// that the writer and the web view's reader share one definition.
-func writeExploration(path, pkg, test, strategy string, s *explorer.WireStats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
-	e := server.Exploration{Heddle: "exploration", Version: timeline.Version, Program: server.Program{Package: pkg, Test: test},
-		Strategy: strategy, LockTrees: lt, Tree: []server.Node{}, Bugs: []server.Bug{},
-		Stats: server.Stats{Runs: s.Runs, Decisions: s.Decisions, PrunedSleep: s.PrunedSleep, PrunedPersistent: s.PrunedPersistent,
-			PrunedDelayed: s.PrunedDelayed, Bugs: len(bugs), Elapsed: s.Elapsed.String(), SchedulesPerSecond: s.SchedulesPerSecond, Complete: s.Complete}}
+// writeExploration writes the exploration file of docs/formats.md.
+func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
+	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
+		Strategy: strategy, LockTrees: lt, Tree: tree.nodes, Bugs: []timeline.Bug{}, Stats: *s}
+	e.Stats.Bugs = len(bugs)
 	index := map[string]int{}
 	for i, b := range bugs {
 		index[b.Key] = i
-		sb := server.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
+		sb := timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Path != "" {
 			sb.Trace, sb.Replay = filepath.Base(b.Path), "heddle replay "+b.Path
 		}
 		e.Bugs = append(e.Bugs, sb)
 	}
-	for _, n := range tree.nodes {
-		sn := server.Node{ID: n.ID, Parent: n.Parent, Kind: n.Kind, G: n.G, Op: n.Op, Obj: n.Obj, Enabled: n.Enabled}
-		if sn.Enabled == nil {
-			sn.Enabled = []string{} // a leaf: no alternatives
-		}
-		for _, p := range n.Pruned {
-			sn.Pruned = append(sn.Pruned, server.Pruned{G: p.G, Reason: p.Reason})
+	if e.Tree == nil {
+		e.Tree = []timeline.Node{}
+	}
+	for i := range e.Tree {
+		n := &e.Tree[i]
+		if n.Enabled == nil {
+			n.Enabled = []string{} // a leaf: no alternatives
 		}
 		if n.Leaf != nil {
-			sn.Leaf = &server.Leaf{Verdict: n.Leaf.Verdict}
-			if i, ok := index[n.Leaf.Bug]; ok && n.Leaf.Bug != "" {
-				sn.Leaf.Bug = &i
+			if id, ok := index[n.Leaf.Key]; ok && n.Leaf.Key != "" {
+				n.Leaf.Bug = &id
 			}
 		}
-		e.Tree = append(e.Tree, sn)
 	}
 	return timeline.WriteFile(path, e)
 }

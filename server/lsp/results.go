@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
-	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -92,9 +91,9 @@ type loader struct {
 type loaded struct {
 	size  int64
 	mod   time.Time
-	exp   *server.Exploration // without its tree
-	trace *timeline.Trace     // without its decisions, objects and events
-	files []string            // the files the trace names
+	exp   *timeline.Exploration // without its tree
+	trace *timeline.Trace       // without its decisions, objects and events
+	files []string              // the files the trace names
 	err   error
 }
 
@@ -156,7 +155,7 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 	var out []*result
 	for _, dir := range slices.Sorted(maps.Keys(tests)) {
 		td := tests[dir]
-		var exp *server.Exploration
+		var exp *timeline.Exploration
 		if td.exp != nil {
 			path := filepath.Join(dir, explorationFile)
 			if c := l.file(path, td.exp, seen); c.err != nil {
@@ -172,10 +171,10 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 }
 
 // dir loads the current traces of one test directory.
-func (l *loader) dir(dir string, exp *server.Exploration, traces []string, ents map[string]fs.DirEntry, seen map[string]*loaded, warn func(string)) []*result {
-	var bugs map[string]*server.Bug
+func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ents map[string]fs.DirEntry, seen map[string]*loaded, warn func(string)) []*result {
+	var bugs map[string]*timeline.Bug
 	if exp != nil {
-		bugs = map[string]*server.Bug{}
+		bugs = map[string]*timeline.Bug{}
 		for i := range exp.Bugs {
 			if t := exp.Bugs[i].Trace; t != "" {
 				bugs[filepath.Base(t)] = &exp.Bugs[i]
@@ -185,7 +184,7 @@ func (l *loader) dir(dir string, exp *server.Exploration, traces []string, ents 
 	var out []*result
 	for _, path := range traces {
 		base := filepath.Base(path)
-		var bug *server.Bug
+		var bug *timeline.Bug
 		if exp != nil {
 			if bug = bugs[base]; bug == nil {
 				continue // left over from an earlier exploration of the test
@@ -273,12 +272,12 @@ func readTrace(path string) (*timeline.Trace, error) {
 
 // readExploration reads an exploration file with package server's reader, which checks the
 // tree and the bugs.
-func readExploration(path string) (*server.Exploration, error) {
-	v, err := server.ReadFile(path)
+func readExploration(path string) (*timeline.Exploration, error) {
+	v, err := timeline.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	exp, ok := v.(*server.Exploration)
+	exp, ok := v.(*timeline.Exploration)
 	if !ok {
 		return nil, fmt.Errorf("%s: not an exploration file", path)
 	}

@@ -320,10 +320,8 @@ class App {
 }
 
 // nodeOf takes the tree node out of a node message, which carries the
-// node's fields beside "type" (or, from other writers, under "node").
+// node's fields beside "type".
 function nodeOf(m: StreamMessage & { type: "node" }): TreeNode {
-  const nested = (m as unknown as { node?: TreeNode }).node;
-  if (nested && typeof nested === "object") return nested;
   const { type: _, ...n } = m;
   return n;
 }

@@ -92,7 +92,7 @@ export interface Stats {
   complete: boolean;
 }
 
-export type PruneReason = "sleep" | "persistent" | "delayed";
+export type PruneReason = "sleep" | "persistent" | "delayed" | "bound" | "depth";
 
 export interface Pruned {
   g: string;
@@ -102,12 +102,13 @@ export interface Pruned {
 export interface Leaf {
   verdict: string;
   bug?: number;
-  aborted?: boolean;
+  key?: string;
 }
 
 export interface TreeNode {
   id: number;
   parent: number;
+  kind?: string;
   g?: string;
   op?: string;
   obj?: string;

@@ -62,7 +62,7 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   const end = events.find((e) => e.Action === "fail" || e.Action === "pass");
   assert.ok(end, "TestTransfer finished");
   assert.equal(end.Action, "fail");
-  assert.ok(end.Stats.Runs >= 1, `stats: ${JSON.stringify(end.Stats)}`);
+  assert.ok(end.Stats.runs >= 1, `stats: ${JSON.stringify(end.Stats)}`);
   assert.ok(bugs.length >= 1, "the deadlock is found");
   assert.equal(bugs[0].Bug.kind, "deadlock");
 
@@ -70,7 +70,7 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   const exploration = JSON.parse(readFileSync(file, "utf8"));
   const leaves = countLeaves(exploration);
   assert.ok(leaves >= 1);
-  assert.equal(exploration.stats.runs, end.Stats.Runs);
+  assert.equal(exploration.stats.runs, end.Stats.runs);
 
   const page = await open(file);
   await page.waitForFunction(() => window.heddle.treeStats().nodes > 0);

@@ -23,3 +23,4 @@ node build.mjs --check
 (cd .. && go vet ./server/... ./web/ && go test ./server/... ./web/)
 node --test test/web.test.mjs
 node --test test/real.test.mjs
+node --test test/live.test.mjs

@@ -1,5 +1,5 @@
 import { hierarchy, tree as tidyTree } from "d3-hierarchy";
-import type { Pruned, TreeNode } from "../types";
+import type { Leaf, Pruned, TreeNode } from "../types";
 
 // A VNode is a node of the drawn tree: either a decision point of the
 // schedule tree, or a pruned alternative, drawn as a stub so that what was
@@ -37,6 +37,13 @@ export interface Column {
   // reach bounds |child.y - parent.y| over the column, so that edges into
   // the column that cross the viewport are found from either end.
   reach: number;
+}
+
+// isBug tells whether a run ended in a bug: a leaf names the bug by its id in
+// the exploration's bugs or, in a live stream where bugs are not yet numbered,
+// by its key.
+export function isBug(leaf: Leaf): boolean {
+  return (leaf.bug !== undefined && leaf.bug !== null) || !!leaf.key;
 }
 
 export class TreeModel {
@@ -81,7 +88,7 @@ export class TreeModel {
       this.roots.push(v);
     }
     this.leafCount++;
-    if (n.leaf?.bug !== undefined && n.leaf.bug !== null) this.bugCount++;
+    if (n.leaf && isBug(n.leaf)) this.bugCount++;
     this.version++;
     return true;
   }

@@ -1,7 +1,7 @@
 import { basename, clear, h } from "../dom";
 import { category, categoryColor } from "../ops";
 import type { PruneReason } from "../types";
-import { BREADTH_H, DEPTH_W, lowerBound, type TreeModel, type VNode } from "./model";
+import { BREADTH_H, DEPTH_W, isBug, lowerBound, type TreeModel, type VNode } from "./model";
 
 // The elbow of an edge sits this far right of its parent, so that siblings
 // share one vertical segment and labels get the long horizontal run.
@@ -14,6 +14,8 @@ const reasonStyle: Record<PruneReason, { color: string; dash: number[]; text: st
   sleep: { color: "#2563eb", dash: [6, 4], text: "in the sleep set: an equivalent interleaving was explored already" },
   persistent: { color: "#8b95a1", dash: [2, 3], text: "not in the persistent set: independent of the steps explored here" },
   delayed: { color: "#d97706", dash: [9, 3, 2, 3], text: "delayed (ExitBlock-RW) until a later block touches what it touches" },
+  bound: { color: "#7c3aed", dash: [4, 2], text: "beyond the preemption bound" },
+  depth: { color: "#0f766e", dash: [1, 3], text: "below the depth bound of the portfolio's exhaustive search" },
 };
 
 const verdictColor = { bug: "#dc2626", ok: "#16a34a", aborted: "#6b7280", other: "#ea580c" };
@@ -28,8 +30,8 @@ type LeafKind = keyof typeof verdictColor;
 function leafKind(v: VNode): LeafKind | null {
   const leaf = v.node?.leaf;
   if (!leaf) return null;
-  if (leaf.bug !== undefined && leaf.bug !== null) return "bug";
-  if (leaf.aborted || leaf.verdict === "aborted") return "aborted";
+  if (isBug(leaf)) return "bug";
+  if (leaf.verdict === "aborted") return "aborted";
   if (leaf.verdict === "ok") return "ok";
   return "other";
 }
@@ -60,6 +62,7 @@ export class TreeView {
   private relayoutTimer = 0;
   private lastLayoutAt = 0;
   private needsFit = true;
+  private fittedSize = 0; // the tree's size when it was last fitted to the view
   // Until the user pans or zooms, the view refits when the canvas resizes.
   private userMoved = false;
   private selected: VNode | null = null;
@@ -94,7 +97,9 @@ export class TreeView {
         h("span", { class: "lg lg-aborted" }), "aborted",
         h("span", { class: "lg lg-sleep" }), "sleep",
         h("span", { class: "lg lg-persistent" }), "persistent",
-        h("span", { class: "lg lg-delayed" }), "delayed"),
+        h("span", { class: "lg lg-delayed" }), "delayed",
+        h("span", { class: "lg lg-bound" }), "bound",
+        h("span", { class: "lg lg-depth" }), "depth"),
     );
     const stage = h("div", { class: "tree-stage" }, this.canvas);
     this.el = h("section", { class: "view tree-view", "data-testid": "view-tree" }, toolbar, h("div", { class: "tree-body" }, stage, this.detail));
@@ -162,9 +167,13 @@ export class TreeView {
       if (m.laidOut < 0 || wait <= 0) {
         m.layout();
         this.lastLayoutAt = performance.now();
-        if (this.needsFit && m.byId.size > 0 && this.width > 100) {
+        // Until the user pans or zooms, a tree that grows is refitted, so that a live
+        // exploration's new nodes are on screen.
+        const grew = !this.userMoved && m.byId.size !== this.fittedSize;
+        if ((this.needsFit || grew) && m.byId.size > 0 && this.width > 100) {
           this.fit();
           this.needsFit = false;
+          this.fittedSize = m.byId.size;
         }
       } else if (this.relayoutTimer === 0) {
         this.relayoutTimer = window.setTimeout(() => {
@@ -243,7 +252,7 @@ export class TreeView {
     const k = Math.min(kx, ky);
 
     const edges = new Path2D();
-    const stubs: Record<PruneReason, Path2D> = { sleep: new Path2D(), persistent: new Path2D(), delayed: new Path2D() };
+    const stubs: Record<PruneReason, Path2D> = { sleep: new Path2D(), persistent: new Path2D(), delayed: new Path2D(), bound: new Path2D(), depth: new Path2D() };
     const inner = new Path2D();
     const leaves: Record<LeafKind, Path2D> = { bug: new Path2D(), ok: new Path2D(), aborted: new Path2D(), other: new Path2D() };
     const folded = new Path2D();

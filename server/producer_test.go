@@ -1,0 +1,51 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/corpus"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// What the explorer produces is what Publish accepts: every node of the schedule tree (but
+// the ones sent again with their pruned alternatives, which the stream leaves out, as the
+// producers do), progress and the final statistics, for strategies whose trees differ.
+func TestPublishExplorerOutput(t *testing.T) {
+	p, ok := corpus.Lookup("WaitGroupAddInside")
+	if !ok {
+		t.Fatal("corpus program WaitGroupAddInside is missing")
+	}
+	for _, strategy := range []string{"dfs", "dpor", "bounded", "portfolio"} {
+		t.Run(strategy, func(t *testing.T) {
+			s := start(t)
+			nodes, revisits := 0, 0
+			publish := func(msg any) {
+				t.Helper()
+				if err := s.Publish(msg); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rep := explorer.Explore(p.Body, explorer.Options{Strategy: strategy, MaxRuns: 200, Seed: 1, Time: p.Time,
+				OnNode: func(n timeline.Node) {
+					if n.Parent == timeline.Revisit {
+						revisits++
+						return
+					}
+					nodes++
+					publish(n)
+				},
+				Progress: func(st *timeline.Stats) { publish(&timeline.Progress{Stats: *st}) },
+			})
+			publish(timeline.Done{Stats: rep.Stats})
+			if nodes == 0 || rep.Stats.Runs == 0 {
+				t.Fatalf("%d nodes in %d runs published, want some", nodes, rep.Stats.Runs)
+			}
+			if len(rep.Bugs) == 0 || rep.Bugs[0].Kind != rt.VerdictAssert {
+				t.Errorf("bugs = %v, want the assertion failure", rep.Bugs)
+			}
+			t.Logf("%s: %d nodes published, %d revisits left out, %d runs", strategy, nodes, revisits, rep.Stats.Runs)
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package timeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/heddledbg/heddle/locktree"
+)
+
+// Exploration is the result of exploring one test: the exploration file.
+type Exploration struct {
+	Heddle    string           `json:"heddle"`
+	Version   int              `json:"version"`
+	Program   Program          `json:"program"`
+	Strategy  string           `json:"strategy,omitempty"`
+	Stats     Stats            `json:"stats"`
+	Tree      []Node           `json:"tree"`
+	Bugs      []Bug            `json:"bugs"`
+	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+}
+
+// Stats count an exploration's work. The explorer fills them as it searches; the worker
+// protocol, the exploration file and the live stream carry them as they are.
+type Stats struct {
+	Runs             int `json:"runs"`
+	Decisions        int `json:"decisions"`          // decision nodes created in the schedule tree
+	Diverged         int `json:"diverged,omitempty"` // runs whose schedule did not fit the program: their subtrees are skipped
+	PrunedSleep      int `json:"prunedSleep"`        // alternatives pruned by sleep sets
+	PrunedPersistent int `json:"prunedPersistent"`   // alternatives outside every backtrack (persistent) set
+	PrunedDelayed    int `json:"prunedDelayed"`      // alternatives delayed away (ExitBlock-RW)
+	PrunedBound      int `json:"prunedBound,omitempty"`
+	PrunedDepth      int `json:"prunedDepth,omitempty"` // alternatives beyond the portfolio's depth bound
+	Aborted          int `json:"aborted,omitempty"`     // runs abandoned because every enabled goroutine was asleep
+	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
+	Bugs             int `json:"bugs"`                  // distinct bugs
+	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
+	// Elapsed is written as a Go duration string ("1.2s"), which is what a person reads in the
+	// file, together with the derived schedulesPerSecond; see MarshalJSON.
+	Elapsed  time.Duration `json:"-"`
+	Complete bool          `json:"complete"` // the strategy exhausted its search space within the budget, and no run was cut
+}
+
+// SchedulesPerSecond is the run rate.
+func (s *Stats) SchedulesPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Runs) / s.Elapsed.Seconds()
+}
+
+// statsJSON is the encoded form of Stats: the fields that are not plain values of the Go
+// type (a duration string and the derived rate) are added beside the others.
+type statsJSON struct {
+	plainStats
+	Elapsed            string  `json:"elapsed,omitempty"`
+	SchedulesPerSecond float64 `json:"schedulesPerSecond"`
+}
+
+type plainStats Stats
+
+// MarshalJSON writes Elapsed as a duration string and adds schedulesPerSecond.
+func (s Stats) MarshalJSON() ([]byte, error) {
+	j := statsJSON{plainStats: plainStats(s), SchedulesPerSecond: s.SchedulesPerSecond()}
+	if s.Elapsed != 0 {
+		j.Elapsed = s.Elapsed.String()
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly: an unknown field is an error, as
+// in the rest of a heddle file. schedulesPerSecond is derived and not read back.
+func (s *Stats) UnmarshalJSON(data []byte) error {
+	var j statsJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return err
+	}
+	*s = Stats(j.plainStats)
+	if j.Elapsed != "" {
+		d, err := time.ParseDuration(j.Elapsed)
+		if err != nil {
+			return fmt.Errorf("elapsed: %q is not a duration", j.Elapsed)
+		}
+		s.Elapsed = d
+	}
+	return nil
+}
+
+// Node is a node of the schedule tree: a decision point, or a leaf where a run ended. The
+// edge into a node is the step chosen at its parent: G, Op, Obj and Pos describe that step.
+// Parents come before their children, so that a tree can be drawn as it streams in.
+type Node struct {
+	ID     int `json:"id"`
+	Parent int `json:"parent"` // -1 for the root, or Revisit
+	// Kind is the decision kind of a decision point.
+	Kind string `json:"kind,omitempty"`
+	// The edge from the parent: the goroutine (or select case, or value) chosen, and the
+	// operation it was stopped before.
+	G   string `json:"g,omitempty"`
+	Op  string `json:"op,omitempty"`
+	Obj string `json:"obj,omitempty"`
+	Pos *Pos   `json:"pos,omitempty"`
+	// Enabled names the alternatives of a decision point; a leaf has none.
+	Enabled []string `json:"enabled"`
+	Pruned  []Pruned `json:"pruned,omitempty"`
+	Leaf    *Leaf    `json:"leaf,omitempty"`
+}
+
+// Revisit is the Parent of a node the explorer sends again, with Pruned filled in, once the
+// search has left its subtree for good. Only the worker protocol carries such nodes: the
+// exploration file and the live stream hold each node once.
+const Revisit = -2
+
+// Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
+// "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
+// bound), "depth" (the portfolio's depth bound).
+type Pruned struct {
+	G      string `json:"g"`
+	Reason string `json:"reason"`
+}
+
+// pruneReasons are the reasons a Pruned may give.
+var pruneReasons = map[string]bool{"sleep": true, "persistent": true, "delayed": true, "bound": true, "depth": true}
+
+// Leaf is how the run that ended at a leaf ended.
+type Leaf struct {
+	Verdict string `json:"verdict"`
+	// Bug is the id of the run's bug in the exploration's bugs; Key is the bug's signature,
+	// which identifies it across runs and shards before bugs are numbered.
+	Bug *int   `json:"bug,omitempty"`
+	Key string `json:"key,omitempty"`
+}
+
+// Bug is a bug found by an exploration.
+type Bug struct {
+	ID          int    `json:"id"`
+	Kind        string `json:"kind"`
+	Message     string `json:"message,omitempty"`
+	Trace       string `json:"trace,omitempty"`
+	Replay      string `json:"replay,omitempty"`
+	Preemptions int    `json:"preemptions"`
+	Hits        int    `json:"hits,omitempty"`
+}

@@ -1,0 +1,94 @@
+package timeline
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadFixtures(t *testing.T) {
+	for name, want := range map[string]string{
+		"bank.exploration.json":      "*timeline.Exploration",
+		"bugs/deadlock-0.trace.json": "*timeline.Trace",
+		"bugs/panic-1.trace.json":    "*timeline.Trace",
+	} {
+		v, err := ReadFile(filepath.Join("..", "web", "test", "fixtures", name))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := typeName(v); got != want {
+			t.Errorf("%s read as %s, want %s", name, got, want)
+		}
+	}
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case *Exploration:
+		return "*timeline.Exploration"
+	case *Trace:
+		return "*timeline.Trace"
+	case *Schedule:
+		return "*timeline.Schedule"
+	}
+	return "?"
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		data, path, msg string
+	}{
+		{`{"heddle": "trace", "version": 1,`, "", "line 1, column 34"},
+		{"{\n \"heddle\": \"exploration\",\n \"version\": 1,\n \"tree\": [{\"id\": \"one\"}]}", "tree.id", "line 4"},
+		{`{"version": 1}`, "heddle", `missing: not a heddle file`},
+		{`{"heddle": "picture", "version": 1}`, "heddle", `unknown kind "picture"`},
+		{`{"heddle": "trace"}`, "version", "missing"},
+		{`{"heddle": "trace", "version": 2}`, "version", "newer"},
+		{`{"heddle": "schedule", "version": 1, "decisions": [{"kind": "guess", "pick": "1"}]}`, "decisions[0].kind", "unknown decision kind"},
+		{`{"heddle": "schedule", "version": 1, "decisions": [{"kind": "select"}]}`, "decisions[0].pick", "missing"},
+		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1}, {"id": 1, "parent": 5}]}`, "tree[1].parent", "parent 5"},
+		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "pruned": [{"g": "G1", "reason": "bored"}]}]}`, "tree[0].pruned[0].reason", "unknown reason"},
+		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "leaf": {"verdict": "deadlock", "bug": 3}}]}`, "tree[0].leaf.bug", "bug 3"},
+		{`{"heddle": "exploration", "version": 1, "tree": [], "lockTrees": {"warnings": [{"locks": ["L1"]}]}}`, "lockTrees.warnings[0].locks", "want 2"},
+		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G2", "op": "go"}]}`, "events[0].g", `"G2"`},
+		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock"}, {"step": 0, "g": "G1", "op": "unlock"}]}`, "events[1].step", "does not follow"},
+		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock", "after": [4]}]}`, "events[0].after[0]", "step 4"},
+	} {
+		_, err := Parse("bad.json", []byte(tc.data))
+		var fe *FileError
+		if !errors.As(err, &fe) {
+			t.Errorf("Parse(%s): error %v, want a *FileError", tc.data, err)
+			continue
+		}
+		if fe.File != "bad.json" || fe.Path != tc.path || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("Parse(%s):\n got %q (path %q)\nwant path %q and %q", tc.data, err, fe.Path, tc.path, tc.msg)
+		}
+	}
+}
+
+// Stats are written with the duration as people read it and the derived rate, and read back
+// strictly.
+func TestStatsJSON(t *testing.T) {
+	s := Stats{Runs: 30, Decisions: 7, PrunedDepth: 2, Elapsed: 1500 * time.Millisecond, Complete: true}
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"runs":30,"decisions":7,"prunedSleep":0,"prunedPersistent":0,"prunedDelayed":0,"prunedDepth":2,"bugs":0,"complete":true,"elapsed":"1.5s","schedulesPerSecond":20}`
+	if string(data) != want {
+		t.Fatalf("Marshal:\n got %s\nwant %s", data, want)
+	}
+	var back Stats
+	if err := json.Unmarshal(data, &back); err != nil || back != s {
+		t.Fatalf("round trip: %+v, %v; want %+v", back, err, s)
+	}
+	for _, bad := range []string{`{"Runs": 3, "Elapsed": 1000}`, `{"runs": 3, "speed": 1}`, `{"elapsed": 1000}`, `{"elapsed": "soon"}`} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("Unmarshal(%s) succeeded", bad)
+		}
+	}
+}
