@@ -170,3 +170,34 @@ func listDeps() (map[string][]string, error) {
 	}
 	return deps, nil
 }
+
+// TestDependencyRules checks the layering that the package table describes: the runtime
+// linked into every program under test stays standard-library only, formats know nothing of
+// their producers, and the language server does not depend on the web server.
+func TestDependencyRules(t *testing.T) {
+	deps, err := listDeps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		pkg       string
+		forbidden []string // nil: anything outside the standard library
+	}{
+		{"rt", nil},
+		{"locktree", nil},
+		{"timeline", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
+		{"server/lsp", []string{"server", "dap", "explorer"}},
+		{"explorer", []string{"dap", "server", "server/lsp", "google/go-dap", "go-delve/delve"}},
+	} {
+		d, ok := deps[r.pkg]
+		if !ok {
+			t.Errorf("no package %s", r.pkg)
+			continue
+		}
+		for _, x := range d {
+			if r.forbidden == nil || slices.Contains(r.forbidden, x) {
+				t.Errorf("%s imports %s", r.pkg, x)
+			}
+		}
+	}
+}
