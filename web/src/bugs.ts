@@ -28,7 +28,7 @@ export class BugsView {
       const gs = h("td", { "data-testid": "bug-goroutines" });
       if (b.goroutines.length) {
         for (const g of b.goroutines) {
-          gs.append(h("div", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.obj ?? ""}`));
+          gs.append(h("div", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""}`));
           where.append(h("div", { title: g.pos?.file ?? "" }, posText(g.pos) || "–"));
         }
       } else {

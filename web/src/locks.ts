@@ -18,11 +18,21 @@ interface Drawn {
 // in preorder across trees as in the JPF paper's figure), the lock-order
 // warnings with the nodes they involve, the inversions that gate locks
 // suppressed, and the lock-order graph with its cycles.
+// fit shortens a lock's label to what its circle holds: the last selector of a long name
+// (mu of s.cache.mu), cut with an ellipsis; the node's title has it whole.
+function fit(name: string): string {
+  if (name.length <= 5) return name;
+  const last = name.slice(name.lastIndexOf(".") + 1);
+  return last.length <= 5 ? last : `${last.slice(0, 4)}…`;
+}
+
 export class LockView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
   private trees: LockTrees | null = null;
   private drawn: Drawn[] = [];
+  // label shows a lock by its name in the program, else its logical id.
+  private label: (lock: string) => string = (l) => l;
   private warningEls: HTMLElement[] = [];
 
   constructor() {
@@ -44,14 +54,16 @@ export class LockView {
       this.body.append(h("p", { class: "muted pad", "data-testid": "locks-empty" }, "This exploration recorded no lock trees."));
       return;
     }
+    const label = (l: string): string => trees.names?.[l] ?? l;
+    this.label = label;
     const warnings = trees.warnings ?? [];
     const suppressed = trees.suppressed ?? [];
     const warnList = h("ol", { class: "warnings", "data-testid": "lock-warnings" });
     warnings.forEach((w, i) => {
       const li = h("li", { class: "warning", "data-testid": "lock-warning", "data-locks": w.locks.join(","), tabindex: 0 },
-        h("b", {}, `${w.locks[0]} ↔ ${w.locks[1]}`), ": ",
-        h("span", { class: "gpath" }, `${w.first.g} took ${w.first.path.join(" → ")}`), "; ",
-        h("span", { class: "gpath" }, `${w.second.g} took ${w.second.path.join(" → ")}`));
+        h("b", {}, `${label(w.locks[0])} ↔ ${label(w.locks[1])}`), ": ",
+        h("span", { class: "gpath" }, `${w.first.g} took ${w.first.path.map(label).join(" → ")}`), "; ",
+        h("span", { class: "gpath" }, `${w.second.g} took ${w.second.path.map(label).join(" → ")}`));
       li.addEventListener("click", () => this.highlight(i));
       li.addEventListener("keydown", (e) => {
         if (e.key === "Enter") this.highlight(i);
@@ -61,7 +73,7 @@ export class LockView {
     });
     const supList = h("ul", { class: "suppressed", "data-testid": "lock-suppressed" },
       ...suppressed.map((sp) => h("li", { "data-testid": "lock-suppressed-item" },
-        `${sp.locks.join(" ↔ ")}: suppressed by gate lock${sp.gates.length > 1 ? "s" : ""} `, h("b", {}, sp.gates.join(", ")))));
+        `${sp.locks.map(label).join(" ↔ ")}: suppressed by gate lock${sp.gates.length > 1 ? "s" : ""} `, h("b", {}, sp.gates.map(label).join(", ")))));
 
     this.body.append(
       h("div", { class: "panel" },
@@ -104,10 +116,10 @@ export class LockView {
         }
         number++;
         const lock = n.data.lock ?? "?";
-        const path = n.ancestors().reverse().slice(1).map((a) => a.data.lock ?? "?");
+        const path = n.ancestors().reverse().slice(1).map((a) => this.label(a.data.lock ?? "?"));
         const el = s("g", { class: gates.has(lock) && n.depth === 1 ? "lt-node lt-gate" : "lt-node", "data-testid": "lock-node", "data-g": t.g, "data-lock": lock, "data-number": number },
           s("circle", { cx: x, cy: y, r: NODE_R }),
-          s("text", { x, y: y + 4, "text-anchor": "middle" }, lock),
+          s("text", { x, y: y + 4, "text-anchor": "middle" }, fit(this.label(lock))),
           s("text", { x: x + NODE_R + 2, y: y - NODE_R + 4, class: "lt-number" }, number),
           s("title", {}, `${t.g}: ${path.join(" → ")}${n.data.pos ? ` at ${posText(n.data.pos)}` : ""}`));
         svg.append(el);
@@ -163,17 +175,18 @@ export class LockView {
       svg.append(s("path", {
         d: `M${a.x},${a.y} Q${mx},${my} ${ex},${ey}`, class: inCycle ? "lg-edge lg-cycle" : "lg-edge",
         "marker-end": inCycle ? "url(#lg-head-cycle)" : "url(#lg-head)", "data-testid": inCycle ? "lock-graph-cycle-edge" : "lock-graph-edge",
-      }, s("title", {}, `${e.from} → ${e.to} by ${(e.g ?? []).join(", ")}${e.pos ? ` at ${posText(e.pos)}` : ""}`)));
+      }, s("title", {}, `${this.label(e.from)} → ${this.label(e.to)} by ${(e.g ?? []).join(", ")}${e.pos ? ` at ${posText(e.pos)}` : ""}`)));
     }
     for (const [n, p] of at) {
-      svg.append(s("g", { class: "lg-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" }, n)));
+      svg.append(s("g", { class: "lg-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" }, fit(this.label(n))),
+        s("title", {}, `${this.label(n)} (${n})`)));
     }
     return h("div", { class: "panel" },
       h("h3", {}, "Lock-order graph"),
       nodes.length ? svg : h("p", { class: "muted" }, "Empty."),
       h("h4", {}, "Cycles"),
       cycles.length
-        ? h("ul", { "data-testid": "lock-cycles" }, ...cycles.map((c) => h("li", { "data-testid": "lock-cycle" }, [...c, c[0]].join(" → "))))
+        ? h("ul", { "data-testid": "lock-cycles" }, ...cycles.map((c) => h("li", { "data-testid": "lock-cycle" }, [...c, c[0]].map(this.label).join(" → "))))
         : h("p", { class: "muted" }, "None."));
   }
 }

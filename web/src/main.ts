@@ -138,7 +138,7 @@ class App {
     }
     const pruned = `pruned ${st.prunedSleep} sleep / ${st.prunedPersistent} persistent / ${st.prunedDelayed} delayed`;
     this.statsEl.textContent = [`${st.runs} runs`, `${st.decisions} decisions`, pruned, `${st.bugs} bugs`,
-      st.elapsed ?? "", `${Math.round(st.schedulesPerSecond)}/s`, st.complete ? "complete" : "incomplete"].filter(Boolean).join(" · ");
+      shortDuration(st.elapsed ?? ""), `${Math.round(st.schedulesPerSecond)}/s`, st.complete ? "complete" : "incomplete"].filter(Boolean).join(" · ");
   }
 
   private loadSource(id: string): Promise<Source> {
@@ -328,3 +328,15 @@ function nodeOf(m: StreamMessage & { type: "node" }): TreeNode {
 
 const token = new URLSearchParams(location.search).get("token") ?? "";
 void new App(token).start();
+
+// shortDuration rounds a Go duration ("37.551926ms", "1m2.5s") to what a person reads: three
+// significant digits of its largest unit.
+function shortDuration(d: string): string {
+  const m = /^(?:(\d+)h)?(?:(\d+)m(?!s))?(?:([\d.]+)(s|ms|µs|us|ns))?$/.exec(d);
+  if (!m || d === "") return d;
+  const unit: Record<string, number> = { s: 1, ms: 1e-3, µs: 1e-6, us: 1e-6, ns: 1e-9 };
+  const secs = Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + (m[3] ? Number(m[3]) * unit[m[4] ?? "s"]! : 0);
+  if (secs >= 60) return `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`;
+  if (secs >= 1) return `${secs.toFixed(secs >= 10 ? 1 : 2)}s`;
+  return `${(secs * 1000).toPrecision(3)}ms`;
+}

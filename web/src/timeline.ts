@@ -214,7 +214,7 @@ export class TimelineView {
       end.append(s("g", { class: "end-state" },
         s("rect", { x: x(n) + 2, y, width: BOX_W, height: BOX_H, rx: 3 }),
         s("text", { x: x(n) + 2 + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, shortOp(vg.op ?? vg.state ?? "?")),
-        s("title", {}, `${vg.id} ${vg.state ?? ""} ${vg.op ?? ""} ${vg.obj ?? ""} ${posText(vg.pos)}`)));
+        s("title", {}, `${vg.id} ${vg.state ?? ""} ${vg.op ?? ""} ${vg.expr ?? vg.obj ?? ""} ${posText(vg.pos)}`)));
     }
     svg.append(end);
 
@@ -251,7 +251,7 @@ export class TimelineView {
       const g = s("g", { class: "step", "data-testid": `step-box-${e.step}`, "data-step": e.step },
         s("rect", { x: x(i), y, width: BOX_W, height: BOX_H, rx: 3, fill: categoryColor[category(e.op)] }),
         s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, shortOp(e.op)),
-        s("title", {}, `step ${e.step}: ${e.g} ${e.op}${e.obj ? ` ${e.obj}` : ""} ${posText(e.pos)}`));
+        s("title", {}, `step ${e.step}: ${e.g} ${e.op}${e.obj ? ` ${e.expr ?? e.obj}` : ""} ${posText(e.pos)}`));
       g.addEventListener("click", () => this.moveTo(i, true));
       boxes.append(g);
       this.boxes.push(g);
@@ -330,7 +330,7 @@ export class TimelineView {
     this.verdict.append(
       h("p", {}, h("span", { class: `verdict-kind verdict-${v.kind}`, "data-testid": "verdict-kind" }, v.kind), " ", v.message ?? ""),
       h("ul", { class: "verdict-goroutines" }, ...(v.goroutines ?? []).map((g) =>
-        h("li", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.obj ?? ""} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
+        h("li", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
     );
     if (v.kind === "deadlock" || v.kind === "lockcycle") this.renderWaitFor();
   }
@@ -441,7 +441,7 @@ export class TimelineView {
       h("dt", {}, "goroutine"), h("dd", { "data-testid": "step-goroutine" }, e.g),
       h("dt", {}, "op"), h("dd", { "data-testid": "step-op" }, h("span", { class: "op-chip", "data-cat": category(e.op) }, e.op)),
     );
-    if (e.obj) dl.append(h("dt", {}, "object"), h("dd", { "data-testid": "step-obj" }, e.obj, obj ? ` (${obj.kind}${obj.pos ? `, ${posText(obj.pos)}` : ""})` : ""));
+    if (e.obj) dl.append(h("dt", {}, "object"), h("dd", { "data-testid": "step-obj" }, e.expr ?? obj?.name ?? e.obj, obj ? ` (${obj.kind} ${e.obj}${obj.pos ? `, ${posText(obj.pos)}` : ""})` : ""));
     if (e.child) dl.append(h("dt", {}, "started"), h("dd", {}, e.child));
     if (e.with) dl.append(h("dt", {}, "with"), h("dd", {}, e.with));
     if (e.pos) {

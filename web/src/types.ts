@@ -32,6 +32,8 @@ export interface VerdictGoroutine {
   op?: string;
   obj?: string;
   pos?: Position;
+  // The expression by which the program names obj at pos (from.mu).
+  expr?: string;
   stack?: Frame[];
 }
 
@@ -55,6 +57,8 @@ export interface SyncObject {
   id: string;
   kind: string;
   pos?: Position;
+  // The first expression by which the program names the object.
+  name?: string;
 }
 
 export interface TraceEvent {
@@ -65,6 +69,8 @@ export interface TraceEvent {
   child?: string;
   with?: string;
   pos?: Position;
+  // The expression by which the program names obj at pos.
+  expr?: string;
   after?: number[];
 }
 
@@ -153,6 +159,8 @@ export interface LockTrees {
     edges: { from: string; to: string; g: string[] | null; pos?: Position }[] | null;
     cycles: string[][] | null;
   };
+  // The locks' names in the program (L3, from.mu), by logical id.
+  names?: Record<string, string>;
 }
 
 export interface Exploration {

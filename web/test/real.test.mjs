@@ -174,6 +174,14 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   // and the two threads' trees have 13 nodes.
   assert.equal(await page.getByTestId("lock-suppressed-item").count(), 2);
   assert.equal(await page.getByTestId("lock-node").count(), 13);
+  // The locks go by the program's names for them, not by logical ids.
+  assert.match(await page.getByTestId("lock-warning").innerText(), /^(L3 ↔ L4|L4 ↔ L3):/);
+  const suppressed = await page.getByTestId("lock-suppressed").innerText();
+  assert.match(suppressed, /L2 ↔ L3|L3 ↔ L2/);
+  assert.match(suppressed, /L1/);
+  assert.match(suppressed, /L4/);
+  const labels = await page.getByTestId("lock-node").evaluateAll((els) => els.map((e) => e.querySelector("text").textContent));
+  assert.deepEqual([...new Set(labels)].sort(), ["L1", "L2", "L3", "L4"]);
   await page.screenshot({ path: join(screenshotDir, "real-locks.png") });
   await page.close();
 });
