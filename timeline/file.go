@@ -16,7 +16,12 @@ import (
 
 // WriteFile writes v as indented JSON to path atomically: readers see the old file or the
 // whole new one, never a part.
+//
+// A schedule's, trace's or exploration's package directory is written relative to the file's
+// own directory, so that a file handed to someone with another checkout, at the same place
+// in the tree, still finds its package; the readers resolve it back.
 func WriteFile(path string, v any) error {
+	v = withPortableDir(path, v)
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
@@ -45,6 +50,49 @@ func WriteFile(path string, v any) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// withPortableDir returns v, or a copy of it whose Program.Dir is relative to the directory
+// of path.
+func withPortableDir(path string, v any) any {
+	rel := func(p Program) Program {
+		if !filepath.IsAbs(p.Dir) {
+			return p
+		}
+		base, err := filepath.Abs(filepath.Dir(path))
+		if err != nil {
+			return p
+		}
+		if r, err := filepath.Rel(base, p.Dir); err == nil {
+			p.Dir = filepath.ToSlash(r)
+		}
+		return p
+	}
+	switch v := v.(type) {
+	case *Schedule:
+		c := *v
+		c.Program = rel(c.Program)
+		return &c
+	case *Trace:
+		c := *v
+		c.Program = rel(c.Program)
+		return &c
+	case *Exploration:
+		c := *v
+		c.Program = rel(c.Program)
+		return &c
+	}
+	return v
+}
+
+// resolveDir makes a relative Program.Dir of a file read from path absolute again.
+func resolveDir(path string, p *Program) {
+	if p.Dir == "" || filepath.IsAbs(p.Dir) {
+		return
+	}
+	if base, err := filepath.Abs(filepath.Dir(path)); err == nil {
+		p.Dir = filepath.Join(base, filepath.FromSlash(p.Dir))
+	}
 }
 
 // maxFileSize bounds the files ReadFile reads, so that a stray argument cannot make heddle
@@ -89,7 +137,19 @@ func ReadFile(name string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(name, data)
+	v, err := Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	switch v := v.(type) {
+	case *Schedule:
+		resolveDir(name, &v.Program)
+	case *Trace:
+		resolveDir(name, &v.Program)
+	case *Exploration:
+		resolveDir(name, &v.Program)
+	}
+	return v, err
 }
 
 // ReadSchedule reads a schedule file, or the schedule of a trace file.
@@ -98,7 +158,12 @@ func ReadSchedule(path string) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseSchedule(path, data)
+	sch, err := parseSchedule(path, data)
+	if err != nil {
+		return nil, err
+	}
+	resolveDir(path, &sch.Program)
+	return sch, nil
 }
 
 // ReadTrace reads a trace file.

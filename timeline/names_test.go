@@ -1,7 +1,9 @@
 package timeline
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +45,46 @@ func TestNameObjects(t *testing.T) {
 		if got := tr.Describe("G1#1"); got != want {
 			t.Errorf("Describe: %q, want %q", got, want)
 		}
+	}
+}
+
+// TestPortableDir checks that a trace file stores its package directory relative to itself,
+// so that the tree it sits in can move (another checkout) and replay still finds the package.
+func TestPortableDir(t *testing.T) {
+	root := t.TempDir()
+	pkg := filepath.Join(root, "repo", "pkg")
+	file := filepath.Join(root, "repo", ".heddle", "example.com", "pkg", "TestX", "deadlock-1.trace.json")
+	tr := &Trace{Heddle: "trace", Version: Version, Program: Program{Package: "example.com/pkg", Test: "TestX", Dir: pkg}, Verdict: Verdict{Kind: "ok"}}
+	if err := WriteFile(file, tr); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Program.Dir != pkg {
+		t.Errorf("WriteFile changed its argument's dir to %q", tr.Program.Dir)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"dir": "../../../../pkg"`) {
+		t.Errorf("the file does not store the directory relative to itself:\n%s", data)
+	}
+	moved := filepath.Join(root, "elsewhere")
+	if err := os.Rename(filepath.Join(root, "repo"), moved); err != nil {
+		t.Fatal(err)
+	}
+	movedFile := filepath.Join(moved, ".heddle", "example.com", "pkg", "TestX", "deadlock-1.trace.json")
+	got, err := ReadTrace(movedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(moved, "pkg"); got.Program.Dir != want {
+		t.Errorf("ReadTrace: dir %q, want %q", got.Program.Dir, want)
+	}
+	s, err := ReadSchedule(movedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(moved, "pkg"); s.Program.Dir != want {
+		t.Errorf("ReadSchedule: dir %q, want %q", s.Program.Dir, want)
 	}
 }

@@ -19,7 +19,8 @@ type Program struct {
 	// program.
 	Binary string `json:"binary,omitempty"`
 	// Dir is the package's directory when the schedule was recorded; replay builds there
-	// unless told otherwise.
+	// unless told otherwise. In a file it is relative to the file's directory (WriteFile),
+	// and the readers make it absolute again.
 	Dir string `json:"dir,omitempty"`
 }
 
