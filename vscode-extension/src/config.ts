@@ -26,16 +26,19 @@ export interface Settings {
   budget: string;
 }
 
-export const defaultSettings: Settings = { strategy: "dpor", budget: "10s" };
+export const defaultSettings: Settings = { strategy: "portfolio", budget: "10s" };
 
 export const strategies = [
-  "dfs",
+  "portfolio",
   "dpor",
-  "stoller",
+  "dpor-sleep",
+  "dfs",
   "exitblock",
   "exitblock-rw",
   "exitblock-dd",
   "exitblock-rwdd",
+  "exitblock-rw-thesis",
+  "stoller",
   "bounded",
   "pct",
   "random",

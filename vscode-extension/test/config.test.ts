@@ -120,7 +120,7 @@ describe("resolve", () => {
   test("defaults when the settings are empty", () => {
     const r = resolve({ type: "heddle", request: "launch", name: "x", mode: "debug" }, undefined, { strategy: "", budget: "" });
     assert.ok("config" in r);
-    assert.equal(r.config.strategy, "dpor");
+    assert.equal(r.config.strategy, "portfolio");
     assert.equal(r.config.budget, "10s");
     assert.equal(r.config.program, "${fileDirname}");
   });
