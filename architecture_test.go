@@ -186,8 +186,8 @@ func TestDependencyRules(t *testing.T) {
 		{"rt", nil},
 		{"locktree", nil},
 		{"timeline", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
-		{"server/lsp", []string{"server", "dap", "explorer"}},
-		{"explorer", []string{"dap", "server", "server/lsp", "google/go-dap", "go-delve/delve"}},
+		{"lsp", []string{"server", "dap", "explorer"}},
+		{"explorer", []string{"dap", "server", "lsp", "google/go-dap", "go-delve/delve"}},
 	} {
 		d, ok := deps[r.pkg]
 		if !ok {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/heddledbg/heddle/server/lsp"
+	"github.com/heddledbg/heddle/lsp"
 )
 
 const lspUsage = `usage: heddle lsp

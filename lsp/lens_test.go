@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/heddledbg/heddle/server/lsp"
+	"github.com/heddledbg/heddle/lsp"
 )
 
 // TestCodeLens checks the lenses of test files: every func TestXxx(t *testing.T) go test

@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
-	"github.com/heddledbg/heddle/server/lsp"
+	"github.com/heddledbg/heddle/lsp"
 )
 
 // TestDiagnostics checks the diagnostics of the result files of testdata/workspace: every

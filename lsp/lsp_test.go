@@ -23,7 +23,7 @@ import (
 	"go.lsp.dev/uri"
 	"go.uber.org/zap"
 
-	"github.com/heddledbg/heddle/server/lsp"
+	"github.com/heddledbg/heddle/lsp"
 )
 
 // tmpRoot holds what the tests share: the heddle binary and the kernel workspace.

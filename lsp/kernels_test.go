@@ -16,11 +16,11 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/heddledbg/heddle/server/lsp"
+	"github.com/heddledbg/heddle/lsp"
 )
 
 // kernelsDir is the bug-kernel corpus of the repository.
-var kernelsDir = filepath.Join("..", "..", "testdata", "kernels")
+var kernelsDir = filepath.Join("..", "testdata", "kernels")
 
 // A kernelCase is a kernel of the corpus, explored by the real heddle CLI, whose diagnostics
 // must land on the lines of its golden report.
@@ -57,7 +57,7 @@ var kernelCases = []kernelCase{
 var heddleBinary = sync.OnceValues(func() (string, error) {
 	bin := filepath.Join(tmpRoot, "heddle")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/heddle")
-	cmd.Dir = filepath.Join("..", "..")
+	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building heddle: %v\n%s", err, out)
 	}
