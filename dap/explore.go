@@ -2,9 +2,7 @@ package dap
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -200,26 +198,12 @@ func (s *Session) completeBug(p *program, b *Bug, tr *timeline.Trace) {
 		bg := BugGoroutine{ID: g.ID, State: g.State, Op: g.Op, Position: g.Pos}
 		b.Goroutines = append(b.Goroutines, bg)
 	}
-	dir := filepath.Join(moduleRoot(p.dir), ".heddle", filepath.FromSlash(p.pkg), p.test)
-	path := filepath.Join(dir, fmt.Sprintf("explore-%s-%d.trace.json", b.Kind, b.ID))
+	dir := timeline.TestDir(timeline.ModuleResultDir(p.dir), p.pkg, p.test)
+	path := timeline.BugFile(dir, "explore-", b.Kind, b.ID)
 	if err := os.MkdirAll(dir, 0o755); err == nil {
 		if err := timeline.WriteFile(path, tr); err == nil {
 			b.Schedule = path
 			b.Replay = "heddle replay " + path
 		}
-	}
-}
-
-// moduleRoot returns the directory of the go.mod above dir, or dir.
-func moduleRoot(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return dir
-		}
-		d = up
 	}
 }

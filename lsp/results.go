@@ -16,8 +16,8 @@ import (
 
 // File names that heddle test writes in the directory of each test.
 const (
-	explorationFile = "exploration.json"
-	traceSuffix     = ".trace.json"
+	explorationFile = timeline.ExplorationFile
+	traceSuffix     = timeline.TraceSuffix
 )
 
 // maxTraceSize bounds the trace files read. Traces of long runs are megabytes; one larger than

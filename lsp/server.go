@@ -18,6 +18,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // MethodRefresh is the notification by which a client asks the server to read the result
@@ -26,7 +28,7 @@ import (
 const MethodRefresh = "heddle/refresh"
 
 // DefaultResultDir is where heddle test writes its results, relative to where it runs.
-const DefaultResultDir = ".heddle"
+const DefaultResultDir = timeline.ResultDir
 
 const defaultPoll = 1500 * time.Millisecond
 

@@ -58,7 +58,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
 	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
-	fs.StringVar(&f.out, "out", ".heddle", "directory for schedule, trace and exploration files")
+	fs.StringVar(&f.out, "out", timeline.ResultDir, "directory for schedule, trace and exploration files")
 	fs.BoolVar(&f.isolate, "isolate", false, "run every schedule in a fresh process (programs with global state)")
 	fs.BoolVar(&f.stop, "stop", false, "stop a test's exploration at its first bug")
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
@@ -453,14 +453,14 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	}
 	total.Bugs = len(order)
 	rep.publish(timeline.Done{Stats: *total})
-	dir := filepath.Join(f.out, filepath.FromSlash(pkg), test)
+	dir := timeline.TestDir(f.out, pkg, test)
 	var saved []savedBug
 	for i, k := range order {
 		b := bugs[k]
 		sb := savedBug{WireBug: b}
 		if b.Trace != nil {
 			b.Trace.Program.Dir = w.Dir
-			sb.Path = filepath.Join(dir, fmt.Sprintf("%s-%d.trace.json", b.Kind, i+1))
+			sb.Path = timeline.BugFile(dir, "", b.Kind, i+1)
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
 				rep.note(pkg, test, err.Error())
 				sb.Path = ""
@@ -468,7 +468,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		}
 		saved = append(saved, sb)
 	}
-	expPath := filepath.Join(dir, "exploration.json")
+	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else if rep.srv != nil {
