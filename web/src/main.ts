@@ -103,9 +103,9 @@ class App {
       const [session, explorations, traces] = await Promise.all([this.api.session(), this.api.explorations(), this.api.traces()]);
       this.summaries = explorations;
       this.traces = traces;
-      this.showProgram(session.program, session.session);
+      this.showProgram(session.program);
       for (const x of explorations) {
-        this.select.append(h("option", { value: x.id, title: x.name }, `${basename(x.name)} (${x.nodes} nodes, ${x.bugs} bugs)`));
+        this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${x.nodes} nodes, ${x.bugs} bugs)`));
       }
       if (explorations.length > 0) await this.useSource(explorations[0]!.id);
       else this.showStats(session.stats);
@@ -127,8 +127,11 @@ class App {
     document.body.prepend(h("div", { class: "error-banner", "data-testid": "error" }, text));
   }
 
-  private showProgram(p: { package?: string; test?: string } | null, session: string): void {
-    this.programEl.textContent = [p?.package, p?.test].filter(Boolean).join(" · ") || session;
+  // showProgram names what the page shows. A session with no program yet (heddle test -serve
+  // before its first exploration ends) is a live exploration; its id is part of the page's
+  // secret and is not shown.
+  private showProgram(p: { package?: string; test?: string } | null): void {
+    this.programEl.textContent = [p?.package, p?.test].filter(Boolean).join(" · ") || "live exploration";
   }
 
   private showStats(st: Stats | null): void {
@@ -178,7 +181,7 @@ class App {
       this.tree.setModel(src.model);
       this.locks.show(src.exploration?.lockTrees ?? null);
       this.showStats(src.stats);
-      if (src.exploration) this.showProgram(src.exploration.program, "");
+      if (src.exploration) this.showProgram(src.exploration.program);
       await this.refreshBugs();
     } catch (err) {
       this.fail(err);
@@ -255,7 +258,7 @@ class App {
   private message(m: StreamMessage): void {
     switch (m.type) {
       case "hello":
-        this.showProgram(m.program, m.session);
+        this.showProgram(m.program);
         break;
       case "node": {
         const src = this.liveSource();
@@ -339,4 +342,11 @@ function shortDuration(d: string): string {
   if (secs >= 60) return `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`;
   if (secs >= 1) return `${secs.toFixed(secs >= 10 ? 1 : 2)}s`;
   return `${(secs * 1000).toPrecision(3)}ms`;
+}
+
+// explorationLabel names an exploration file by its test: heddle writes each test's exploration
+// to <package>/<Test>/exploration.json.
+function explorationLabel(file: string): string {
+  const parts = file.split("/");
+  return parts.length >= 2 && parts[parts.length - 1] === "exploration.json" ? parts[parts.length - 2]! : basename(file);
 }
