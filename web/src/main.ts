@@ -105,7 +105,7 @@ class App {
       this.traces = traces;
       this.showProgram(session.program);
       for (const x of explorations) {
-        this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${x.nodes} nodes, ${x.bugs} bugs)`));
+        this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${count(x.nodes, "node")}, ${count(x.bugs, "bug")})`));
       }
       if (explorations.length > 0) await this.useSource(explorations[0]!.id);
       else this.showStats(session.stats);
@@ -349,4 +349,8 @@ function shortDuration(d: string): string {
 function explorationLabel(file: string): string {
   const parts = file.split("/");
   return parts.length >= 2 && parts[parts.length - 1] === "exploration.json" ? parts[parts.length - 2]! : basename(file);
+}
+
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
 }

@@ -167,7 +167,7 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
 
   const page = await open(file);
   // The picker names the exploration by its test, not by its file name.
-  assert.match(await page.locator("header select option").first().innerText(), /^TestFigure5 \(\d+ nodes, 1 bugs\)$/);
+  assert.match(await page.locator("header select option").first().innerText(), /^TestFigure5 \(\d+ nodes, 1 bug\)$/);
   await page.getByTestId("tab-locks").click();
   await page.getByTestId("view-locks").waitFor();
   assert.equal(await page.evaluate(() => window.heddle.warnings()), 1);
