@@ -44,6 +44,10 @@ class App {
   private readonly select = h("select", { "data-testid": "exploration-select", title: "Which exploration to show" });
   private readonly statsEl = h("span", { class: "stats", "data-testid": "stats" });
   private readonly wsEl = h("span", { class: "ws", "data-testid": "ws-status" }, "connecting");
+  // The page is connected to its server, and an exploration streams to it: saved files alone
+  // are not live.
+  private connected = false;
+  private streaming = false;
   private readonly gotoEl = h("span", { class: "goto-status", "data-testid": "goto-status" });
   private readonly programEl = h("span", { class: "program", "data-testid": "program" });
   private readonly tabs = new Map<ViewName, HTMLAnchorElement>();
@@ -113,8 +117,8 @@ class App {
       this.fail(err);
     }
     this.api.stream((m) => this.message(m), (up) => {
-      this.wsEl.textContent = up ? "live" : "offline";
-      this.wsEl.classList.toggle("up", up);
+      this.connected = up;
+      this.showConnection();
     });
     await this.route();
     this.isReady = true;
@@ -255,7 +259,16 @@ class App {
     return b ? `Bug ${bug}: ${b.kind}${b.message ? ` — ${b.message}` : ""}` : `Bug ${bug} of ${x?.name ?? exploration}`;
   }
 
+  private showConnection(): void {
+    this.wsEl.textContent = !this.connected ? "offline" : this.streaming ? "live" : "connected";
+    this.wsEl.classList.toggle("up", this.connected);
+  }
+
   private message(m: StreamMessage): void {
+    if ((m.type === "node" || m.type === "progress") && !this.streaming) {
+      this.streaming = true;
+      this.showConnection();
+    }
     switch (m.type) {
       case "hello":
         this.showProgram(m.program);
