@@ -431,7 +431,7 @@ async function main() {
         const body = brand ? "" : await app.locator("body").innerText().catch(() => "(no body)");
         if (!brand || error) throw new Error(`the iframe (${src}) does not show the web view: ${error || body.slice(0, 200)}; see ${file}`);
         // Its live stream is connected: the page follows the debugger.
-        await app.locator("[data-testid=ws-status]", { hasText: "live" }).waitFor({ state: "visible", timeout: 30000 });
+        await app.locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }).waitFor({ state: "visible", timeout: 30000 });
         return `${src}; ${file}`;
       }, { soft: true });
 

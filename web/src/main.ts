@@ -265,7 +265,7 @@ class App {
   }
 
   private message(m: StreamMessage): void {
-    if ((m.type === "node" || m.type === "progress") && !this.streaming) {
+    if (m.type !== "hello" && !this.streaming) {
       this.streaming = true;
       this.showConnection();
     }

@@ -166,6 +166,8 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   assert.equal(exploration.lockTrees.warnings.length, 1);
 
   const page = await open(file);
+  // Saved files alone are not a live exploration.
+  await page.waitForFunction(() => document.querySelector("[data-testid=ws-status]")?.textContent === "connected");
   // The picker names the exploration by its test, not by its file name.
   assert.match(await page.locator("header select option").first().innerText(), /^TestFigure5 \(\d+ nodes, 1 bug\)$/);
   await page.getByTestId("tab-locks").click();
