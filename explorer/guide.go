@@ -421,16 +421,6 @@ func eventObjs(e *rt.Event) []rt.ObjID {
 	return []rt.ObjID{e.Obj}
 }
 
-func altObjs(a *rt.Alt) []rt.ObjID {
-	if a.Objs != nil {
-		return a.Objs
-	}
-	if a.Obj == rt.NoObj {
-		return nil
-	}
-	return []rt.ObjID{a.Obj}
-}
-
 // cloneAlts copies a point's alternatives into storage shared by the run's log: the nodes
 // made from the log keep them, so the storage is never reused, only carved up.
 func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {

@@ -88,7 +88,7 @@ func pickBranch(n *node) {
 
 // altStep is the step an alternative is about to take, as far as its node knows it.
 func altStep(a *rt.Alt) *wstep {
-	return &wstep{g: a.G, accs: []waccess{{g: a.G, op: a.Op, objs: altObjs(a)}}}
+	return &wstep{g: a.G, accs: []waccess{{g: a.G, op: a.Op, objs: a.Objects()}}}
 }
 
 func (o *optimal) nextAlt(n *node) (int, []PlanStep) {

@@ -236,7 +236,7 @@ func (t *tree) guide(d, i int) *Guide {
 			// sleep sets): they wake as soon as a dependent step runs.
 			for j, a := range n.alts {
 				if n.done[j] && j != i {
-					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: altObjs(&a)})
+					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()})
 				}
 			}
 		}

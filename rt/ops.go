@@ -97,58 +97,38 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 		r.altObjs = append(r.altObjs, g.op.obj, ClockObj)
 		a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
 	}
-	if len(r.parkedSelects) > 0 {
-		r.addCompletedSelects(a, g)
-	}
 	return alts
 }
 
-// addCompletedSelects adds to alternative a, an operation of g, the channels of the selects
-// parked on a channel it operates on: a send, receive or close that completes such a select
-// also takes its goroutine off the select's other channels, so it does not commute with
-// their operations. A step's event records that (its partners); the alternative, which the
-// strategies compare with other steps before it runs, must say it too.
-func (r *run) addCompletedSelects(a *Alt, g *goroutine) {
-	own := altObjsOf(a)
-	var extra []ObjID
+// addCompletedSelects adds to alternative a the channels of the selects parked on a channel
+// it operates on: a send, receive, close or timer that completes such a select also takes its
+// goroutine off the select's other channels, so it does not commute with their operations. A
+// step's event records that (its partners); the alternative, which the strategies compare
+// with other steps before it runs, must say it too. The objects go to r.altObjs, without
+// allocating, and stay there only if a select adds one.
+func (r *run) addCompletedSelects(a *Alt) {
+	start := len(r.altObjs)
+	if a.Objs != nil {
+		r.altObjs = append(r.altObjs, a.Objs...)
+	} else if a.Obj != NoObj {
+		r.altObjs = append(r.altObjs, a.Obj)
+	}
+	own := r.altObjs[start:len(r.altObjs):len(r.altObjs)]
 	for _, h := range r.parkedSelects {
-		if h == g {
-			continue
-		}
-		shares := false
-		for _, c := range h.op.cases {
-			if c.st != nil && slices.Contains(own, c.st.obj.id) {
-				shares = true
-				break
-			}
-		}
-		if !shares {
+		if h.id == a.G || !slices.ContainsFunc(h.op.cases, func(c Case) bool { return c.st != nil && slices.Contains(own, c.st.obj.id) }) {
 			continue
 		}
 		for _, c := range h.op.cases {
-			if c.st != nil && !slices.Contains(own, c.st.obj.id) && !slices.Contains(extra, c.st.obj.id) {
-				extra = append(extra, c.st.obj.id)
+			if c.st != nil && !slices.Contains(r.altObjs[start:], c.st.obj.id) {
+				r.altObjs = append(r.altObjs, c.st.obj.id)
 			}
 		}
 	}
-	if len(extra) == 0 {
+	if len(r.altObjs)-start == len(own) {
+		r.altObjs = r.altObjs[:start]
 		return
 	}
-	start := len(r.altObjs)
-	r.altObjs = append(r.altObjs, own...)
-	r.altObjs = append(r.altObjs, extra...)
 	a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
-}
-
-// altObjsOf returns the objects an alternative names: Objs, or Obj alone.
-func altObjsOf(a *Alt) []ObjID {
-	if a.Objs != nil {
-		return a.Objs
-	}
-	if a.Obj == NoObj {
-		return nil
-	}
-	return []ObjID{a.Obj}
 }
 
 // waitsOnClock reports whether g's wait can still be ended by a timer.

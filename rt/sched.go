@@ -630,17 +630,16 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
 	r.parkedSelects = r.parkedSelects[:0]
+	curIdx := -1
+	yielded, working := false, false
+	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
+		r.slice = 0
+		r.yieldToOthers(cur)
+	}
 	for _, g := range r.gs {
 		if g.state == gParked && g.op.kind == OpSelect {
 			r.parkedSelects = append(r.parkedSelects, g)
 		}
-	}
-	curIdx := -1
-	yielded, working := false, false
-	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
-		r.preempt(cur)
-	}
-	for _, g := range r.gs {
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
 			working = working || !g.spinning
@@ -655,9 +654,10 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	if r.clockEnabled(len(alts) > 0, working) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
-		if len(r.parkedSelects) > 0 {
-			// A timer's channel may complete a parked select, as a send would.
-			r.addCompletedSelects(&alts[len(alts)-1], nil)
+	}
+	if len(r.parkedSelects) > 0 {
+		for i := range alts {
+			r.addCompletedSelects(&alts[i])
 		}
 	}
 	if yielded {
@@ -711,13 +711,6 @@ func (r *run) poll(g *goroutine) {
 // TryAcquire that succeeds and a Release, until another goroutine queues), which real Go ends
 // at the next preemption.
 const sliceSteps = 10_000
-
-// preempt makes g, which has used up its time slice, yield to the goroutines that can run
-// now.
-func (r *run) preempt(g *goroutine) {
-	r.slice = 0
-	r.yieldToOthers(g)
-}
 
 // yieldToOthers makes g wait until every other goroutine that can run now, and the clock if a
 // timer is set, has stepped or is no longer offered.

@@ -148,17 +148,15 @@ type Alt struct {
 	Case int
 }
 
-// Touches calls f for every object the alternative's operation may touch.
-func (a *Alt) Touches(f func(ObjID)) {
+// Objects returns the objects the alternative's operation may touch: Objs, or Obj alone.
+func (a *Alt) Objects() []ObjID {
 	if a.Objs != nil {
-		for _, o := range a.Objs {
-			f(o)
-		}
-		return
+		return a.Objs
 	}
-	if a.Obj != NoObj {
-		f(a.Obj)
+	if a.Obj == NoObj {
+		return nil
 	}
+	return []ObjID{a.Obj}
 }
 
 // Point is a decision in progress, as shown to a Chooser. It is only valid during Choose.
