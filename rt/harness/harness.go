@@ -55,7 +55,7 @@ const childrenEnv = "HEDDLE_CHILDREN"
 // children is the worker's view of the file named by childrenEnv.
 var children struct {
 	path string
-	size int64 // at the start of the current run
+	size int64 // when last checked: no copy runs between two runs
 }
 
 // childStarted notes, in a copy of the test binary that a test started, that it runs.
@@ -78,9 +78,14 @@ func childrenSize() int64 {
 // checkChildren ends the run as one heddle cannot explore if the test started a copy of its
 // own binary during it.
 func checkChildren(name string) bool {
-	if children.path == "" || childrenSize() == children.size {
+	if children.path == "" {
 		return false
 	}
+	size := childrenSize()
+	if size == children.size {
+		return false
+	}
+	children.size = size
 	rt.Fail(rt.VerdictUnsupported, name+" runs its own test binary again, as a child process (os/exec of os.Args[0]); the test's work in that process is out of heddle's reach: heddle controls only the goroutines of the process it started", false)
 	return true
 }
@@ -144,7 +149,6 @@ var current struct {
 // a run that will not go on: the worker then reports without waiting for them.
 func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run func(body func())) {
 	cap.reset()
-	children.size = childrenSize()
 	ran, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -154,14 +158,9 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			clear(cleanups)
 			run(func() {
 				defer func() {
-					if checkChildren(name) {
-						return
-					}
-					own := failedOnItsOwn(st)
-					if st.Failed() && own != notFailed {
-						if msg := cap.messages(); own == failed || !raceOnly(msg) {
-							rt.Fail(rt.VerdictFatal, failedWith("test failed", withoutRaceMarkers(msg)), false)
-						}
+					if !checkChildren(name) {
+						own := failedOnItsOwn(st)
+						reportFailure("test failed", st.Failed(), own)
 					}
 				}()
 				defer runCleanups(st)
@@ -199,10 +198,8 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		// Only a t.Parallel that the instrumenter could not rewrite lets t.Run return early; the
 		// subtest would go on after the run, out of heddle's control.
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
-	} else if !ok && own != notFailed {
-		if msg := current.cap.messages(); own == failed || !raceOnly(msg) {
-			rt.Fail(rt.VerdictFatal, failedWith("subtest "+full+" failed", withoutRaceMarkers(msg)), false)
-		}
+	} else {
+		reportFailure("subtest "+full+" failed", !ok, own)
 	}
 	return ok
 }
@@ -221,20 +218,33 @@ const (
 // and heddle reports races itself, with the run's race verdict (rt/race.go). A race that only
 // heddle's own state makes does not fail the test, and a failure of the test's own is reported
 // even in the run where the detector reports such a race. It reads testing's unexported flag;
-// if that is ever gone, it answers failedUnknown and the messages decide (raceOnly).
+// if that is ever gone, it answers failedUnknown and the messages decide (raceOnly). It must
+// be called before t.Failed, which runs the race check.
 func failedOnItsOwn(t *testing.T) failure {
 	f := reflect.ValueOf(t).Elem().FieldByName("failed")
-	if !f.IsValid() || f.Kind() != reflect.Bool {
+	switch {
+	case !f.IsValid() || f.Kind() != reflect.Bool:
 		return failedUnknown
+	case f.Bool():
+		return failed
 	}
-	if !f.Bool() {
-		return notFailed
+	return notFailed
+}
+
+// reportFailure ends the run as fatal, with the test's messages after what, if the test
+// failed (failedNow, as t.Failed or t.Run says) for a reason of its own (own, from
+// failedOnItsOwn).
+func reportFailure(what string, failedNow bool, own failure) {
+	if !failedNow || own == notFailed {
+		return
 	}
-	if strings.Contains(current.cap.messages(), raceMarker) {
-		// An earlier race check may have set the flag.
-		return failedUnknown
+	msg := current.cap.messages()
+	if own == failed && strings.Contains(msg, raceMarker) {
+		own = failedUnknown // an earlier race check may have set the flag
 	}
-	return failed
+	if own == failed || !raceOnly(msg) {
+		rt.Fail(rt.VerdictFatal, failedWith(what, withoutRaceMarkers(msg)), false)
+	}
 }
 
 // raceMarker ends the message of the failure that the testing package adds for a race.

@@ -86,3 +86,17 @@ func TestParallel(t *testing.T) {
 		t.Errorf("order %s", got)
 	}
 }
+
+// TestFailedOnItsOwn checks that the harness reads testing's own failure flag, which tells a
+// test's failure from the one the race check adds: if the field is ever renamed, the harness
+// falls back to the messages, and this test says so.
+func TestFailedOnItsOwn(t *testing.T) {
+	var fresh, failing testing.T
+	failing.Fail()
+	if got := failedOnItsOwn(&fresh); got != notFailed {
+		t.Errorf("a test that did not fail: %v, want notFailed", got)
+	}
+	if got := failedOnItsOwn(&failing); got != failed {
+		t.Errorf("a test that failed: %v, want failed", got)
+	}
+}
