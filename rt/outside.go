@@ -128,12 +128,13 @@ func loopingAt(g *goroutine) []Frame {
 		if inRT(fns[k]) || strings.HasPrefix(fns[k], rtPrefix+"/harness.") {
 			break
 		}
-		file, line, _ := strings.Cut(files[k], ":")
-		if n := strings.IndexByte(line, ' '); n >= 0 {
-			line = line[:n]
+		at, _, _ := strings.Cut(files[k], " +0x")
+		i := strings.LastIndexByte(at, ':')
+		if i < 0 {
+			break
 		}
-		l, _ := strconv.Atoi(line)
-		out = append(out, Frame{Func: fns[k], File: file, Line: l})
+		l, _ := strconv.Atoi(at[i+1:])
+		out = append(out, Frame{Func: fns[k], File: at[:i], Line: l})
 	}
 	return out
 }
