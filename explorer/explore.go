@@ -563,8 +563,9 @@ func signature(res *rt.Result) string {
 
 var (
 	// failureSites finds the positions that testing prefixes to the messages of t.Error and
-	// t.Fatal ("x_test.go:12: want 3"), which the harness joins with "; ".
-	failureSites = regexp.MustCompile(`(?:^|: |; )([\w.+-]+\.go:\d+):`)
+	// t.Fatal ("x_test.go:12: want 3"), which the harness puts after "test failed: ", or one
+	// per line under "test failed:".
+	failureSites = regexp.MustCompile(`(?m)(?:^\s*|: )([\w.+-]+\.go:\d+):`)
 	// variable matches the parts of a message that change from run to run: numbers and
 	// addresses.
 	variable = regexp.MustCompile(`0x[0-9a-fA-F]+|\d+`)

@@ -41,6 +41,25 @@ func lostUpdate() {
 	}
 }
 
+// failedTest fails as a test does through the harness, with a message per line whose words
+// depend on the schedule: which goroutine's update survived.
+func failedTest() {
+	var mu rt.Mutex
+	var wg rt.WaitGroup
+	last := ""
+	for _, name := range []string{"first", "second"} {
+		wg.Add(1)
+		rt.Go(func() {
+			defer wg.Done()
+			mu.Lock()
+			last = name
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	rt.Fail(rt.VerdictFatal, "test failed:\n    report_test.go:60: the "+last+" update won\n    report_test.go:61: want neither", false)
+}
+
 // TestOneBugPerSignature checks that runs which hit the same bug with other goroutines,
 // other values in the message, or other schedules are one bug, with a count of its runs and
 // a simplest schedule.
@@ -52,6 +71,7 @@ func TestOneBugPerSignature(t *testing.T) {
 	}{
 		{"leak by any sender", leakOne, rt.VerdictLeak},
 		{"panic with any count", lostUpdate, rt.VerdictPanic},
+		{"test failure with any words", failedTest, rt.VerdictFatal},
 	} {
 		for _, strategy := range []string{"dpor", "random"} {
 			t.Run(tc.name+"/"+strategy, func(t *testing.T) {
