@@ -642,8 +642,7 @@ func (e *explorer) finish() {
 			p.detailDeadline = e.start.Add(e.opts.MaxTime)
 		}
 		e.rep.First = e.r.run(scheduleGuide(e.first), true)
-		e.rep.LockTrees = locktree.Analyze(lockEvents(e.rep.First))
-		e.rep.LockTrees.Names = lockNames(e.rep.First)
+		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
@@ -669,30 +668,29 @@ func scheduleGuide(ds []rt.Decision) *Guide {
 var lockOps = map[rt.OpKind]locktree.Op{rt.OpLock: locktree.Acquire, rt.OpUnlock: locktree.Release,
 	rt.OpRLock: locktree.RAcquire, rt.OpRUnlock: locktree.RRelease}
 
-// lockEvents extracts the lock acquisitions and releases of a detailed run.
-func lockEvents(res *rt.Result) []locktree.Event {
-	var out []locktree.Event
+// lockTrees analyses the lock acquisitions and releases of a detailed run, and names each
+// lock by the program's expression at its first operation.
+func lockTrees(res *rt.Result) *locktree.Report {
+	var evs []locktree.Event
+	names := map[string]string{}
+	namer := timeline.NewNamer()
 	for _, e := range res.Events {
 		op, ok := lockOps[e.Op]
 		if !ok {
 			continue
 		}
 		file, line, _ := rt.Position(e.PC)
-		out = append(out, locktree.Event{G: res.Name(e.G), Lock: res.ObjName(e.Obj), Op: op, Pos: locktree.Pos{File: file, Line: line}})
-	}
-	return out
-}
-
-// lockNames names the locks of a run, run in detail mode, by the program's expressions.
-func lockNames(res *rt.Result) map[string]string {
-	tr := timeline.FromResult(res, timeline.Program{}, "")
-	names := map[string]string{}
-	for _, o := range tr.Objects {
-		if o.Name != "" && (o.Kind == rt.ObjMutex.String() || o.Kind == rt.ObjRWMutex.String()) {
-			names[o.ID] = o.Name
+		lock := res.ObjName(e.Obj)
+		evs = append(evs, locktree.Event{G: res.Name(e.G), Lock: lock, Op: op, Pos: locktree.Pos{File: file, Line: line}})
+		if names[lock] == "" && file != "" {
+			if x := namer.Expr(timeline.Pos{File: file, Line: line}, e.Op.String()); x != "" {
+				names[lock] = x
+			}
 		}
 	}
-	return names
+	lt := locktree.Analyze(evs)
+	lt.Names = names
+	return lt
 }
 
 // TraceLockEvents extracts the lock acquisitions and releases of a trace's steps before step

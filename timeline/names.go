@@ -20,20 +20,20 @@ func NameObjects(t *Trace) {
 	for i := range t.Objects {
 		byID[t.Objects[i].ID] = &t.Objects[i]
 	}
-	src := sources{fset: token.NewFileSet(), files: map[string]map[int][]ast.Node{}}
+	src := NewNamer()
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Obj == "" || e.Pos == nil {
 			continue
 		}
-		e.Expr = src.exprAt(*e.Pos, e.Op)
+		e.Expr = src.Expr(*e.Pos, e.Op)
 		if o := byID[e.Obj]; o != nil && o.Name == "" {
 			o.Name = e.Expr
 		}
 	}
 	for i := range t.Verdict.Goroutines {
 		if g := &t.Verdict.Goroutines[i]; g.Obj != "" && g.Pos != nil {
-			g.Expr = src.exprAt(*g.Pos, g.Op)
+			g.Expr = src.Expr(*g.Pos, g.Op)
 		}
 	}
 }
@@ -68,9 +68,10 @@ func (t *Trace) object(id string) *Object {
 	return nil
 }
 
-// sources reads and indexes the files a trace's positions name. A long trace makes the same
-// operations at the same lines many times over: each answer is kept.
-type sources struct {
+// A Namer finds the expressions by which a program names the objects of its operations, in
+// the source files that positions name, each file read and indexed once. A long run makes the
+// same operations at the same lines many times over: each answer is kept.
+type Namer struct {
 	fset  *token.FileSet
 	files map[string]map[int][]ast.Node // by line, the nodes that start there; nil if unreadable
 	memo  map[exprKey]string
@@ -81,7 +82,14 @@ type exprKey struct {
 	op  string
 }
 
-func (s *sources) exprAt(p Pos, op string) string {
+// NewNamer returns a Namer with no file read yet.
+func NewNamer() *Namer {
+	return &Namer{fset: token.NewFileSet(), files: map[string]map[int][]ast.Node{}}
+}
+
+// Expr returns the expression of the object of operation op (as rt.OpKind.String names it)
+// at p, or "" if the source there shows none.
+func (s *Namer) Expr(p Pos, op string) string {
 	k := exprKey{p, op}
 	if e, ok := s.memo[k]; ok {
 		return e
@@ -101,7 +109,7 @@ func (s *sources) exprAt(p Pos, op string) string {
 }
 
 // lines returns the nodes of file path by the line they start on, outermost first.
-func (s *sources) lines(path string) map[int][]ast.Node {
+func (s *Namer) lines(path string) map[int][]ast.Node {
 	idx, seen := s.files[path]
 	if seen {
 		return idx
