@@ -477,13 +477,10 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		}
 	}
 	o := testOutcome{verdict: verdictClean, bugs: len(order)}
-	for _, k := range order {
-		switch {
-		case we != nil:
-			o.ended = "the test process's " + we.Status
-		case bugs[k].Kind == string(rt.VerdictHang):
-			o.ended = "the hang"
-		}
+	if we != nil {
+		o.ended = "the test process's " + we.Status
+	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
+		o.ended = "the hang"
 	}
 	switch {
 	case len(order) > 0:
