@@ -100,68 +100,18 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   await page.close();
 });
 
-// JPF Figure 5 (internal/corpus/papers.go, jpfFigure5) as a plain Go test.
-const figure5 = `package figure5
-
-import (
-	"sync"
-	"testing"
-)
-
-func TestFigure5(t *testing.T) {
-	var L1, L2, L3, L4 sync.Mutex
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		// synchronized(L1) { synchronized(L3) { synchronized(L2) {}; synchronized(L4) {} } }
-		L1.Lock()
-		L3.Lock()
-		L2.Lock()
-		L2.Unlock()
-		L4.Lock()
-		L4.Unlock()
-		L3.Unlock()
-		L1.Unlock()
-		// synchronized(L4) { synchronized(L2) { synchronized(L3) {} } }
-		L4.Lock()
-		L2.Lock()
-		L3.Lock()
-		L3.Unlock()
-		L2.Unlock()
-		L4.Unlock()
-	}()
-	go func() {
-		defer wg.Done()
-		// synchronized(L1) { synchronized(L2) { synchronized(L3) {} } }
-		L1.Lock()
-		L2.Lock()
-		L3.Lock()
-		L3.Unlock()
-		L2.Unlock()
-		L1.Unlock()
-		// synchronized(L4) { synchronized(L3) { synchronized(L2) {} } }
-		L4.Lock()
-		L3.Lock()
-		L2.Lock()
-		L2.Unlock()
-		L3.Unlock()
-		L4.Unlock()
-	}()
-	wg.Wait()
-}
-`;
-
 test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () => {
   const mod = join(tmp, "figure5");
   mkdirSync(mod);
+  // The kernel of the corpus, with its locks named L1 to L4 as in the paper; its TestBug has
+  // the unprotected L3/L4 inversion.
   writeFileSync(join(mod, "go.mod"), "module example.com/figure5\n\ngo 1.26\n");
-  writeFileSync(join(mod, "figure5_test.go"), figure5);
+  copyFileSync(join(repoDir, "testdata", "kernels", "jpffigure5", "jpffigure5_test.go"), join(mod, "figure5_test.go"));
   const out = join(tmp, "out-figure5");
-  const events = explore(mod, out).filter((e) => e.Test === "TestFigure5");
-  assert.ok(events.some((e) => e.Action === "fail" || e.Action === "pass"), "TestFigure5 finished");
+  const events = explore(mod, out).filter((e) => e.Test === "TestBug");
+  assert.ok(events.some((e) => e.Action === "fail" || e.Action === "pass"), "TestBug finished");
 
-  const file = join(out, "example.com", "figure5", "TestFigure5", "exploration.json");
+  const file = join(out, "example.com", "figure5", "TestBug", "exploration.json");
   const exploration = JSON.parse(readFileSync(file, "utf8"));
   assert.equal(exploration.lockTrees.warnings.length, 1);
 
@@ -169,7 +119,7 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   // Saved files alone are not a live exploration.
   await page.waitForFunction(() => document.querySelector("[data-testid=ws-status]")?.textContent === "connected");
   // The picker names the exploration by its test, not by its file name.
-  assert.match(await page.locator("header select option").first().innerText(), /^TestFigure5 \(\d+ nodes, 1 bug\)$/);
+  assert.match(await page.locator("header select option").first().innerText(), /^TestBug \(\d+ nodes, 1 bug\)$/);
   await page.getByTestId("tab-locks").click();
   await page.getByTestId("view-locks").waitFor();
   assert.equal(await page.evaluate(() => window.heddle.warnings()), 1);
