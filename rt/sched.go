@@ -235,7 +235,7 @@ type run struct {
 const DefaultMaxSteps = 2_000_000
 
 // deadlineEvery+1 is how many steps pass between two looks at the clock for Config.Deadline.
-const deadlineEvery = 1<<12 - 1
+const deadlineEvery = 1<<10 - 1
 
 // pollStretch is how many consecutive steps of nothing but spinning make a livelock. Under
 // fair scheduling a spinning goroutine lets every other enabled goroutine step before it
