@@ -345,7 +345,7 @@ type testOutcome struct {
 	reason  string // why an unexplorable or interrupted test has no other verdict
 	bugs    int    // distinct bugs
 	// ended says what ended an incomplete search other than the budget: a bug after which
-	// the test's process can run no more.
+	// the test's process can run no more, or the first bug under -stop.
 	ended string
 }
 
@@ -481,6 +481,8 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		o.ended = "the test process's " + we.Status
 	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
 		o.ended = "the hang"
+	} else if opts.StopOnBug && len(order) > 0 {
+		o.ended = "the first bug (-stop)"
 	}
 	switch {
 	case len(order) > 0:
