@@ -197,3 +197,34 @@ func opExpr(n ast.Node, op string) ast.Expr {
 	}
 	return nil
 }
+
+// Holders returns the events by which goroutines acquired the mutex obj and still held it when
+// the run ended: one lock, or the read locks of readers. A deadlock report names them: in a
+// lock-order deadlock every goroutine waits on a mutex that another one took under a name of
+// its own (to.mu held as from.mu).
+func (t *Trace) Holders(obj string) []Event {
+	var held []Event
+	release := func(op, g string) {
+		i := slices.IndexFunc(held, func(e Event) bool { return e.Op == op && (op == "lock" || e.G == g) })
+		if i < 0 && op == "rlock" {
+			i = slices.IndexFunc(held, func(e Event) bool { return e.Op == op })
+		}
+		if i >= 0 {
+			held = slices.Delete(held, i, i+1)
+		}
+	}
+	for _, e := range t.Events {
+		if e.Obj != obj {
+			continue
+		}
+		switch e.Op {
+		case "lock", "rlock":
+			held = append(held, e)
+		case "unlock":
+			release("lock", e.G)
+		case "runlock":
+			release("rlock", e.G)
+		}
+	}
+	return held
+}

@@ -88,3 +88,29 @@ func TestPortableDir(t *testing.T) {
 		t.Errorf("ReadSchedule: dir %q, want %q", s.Program.Dir, want)
 	}
 }
+
+// TestHolders checks which acquisitions of a mutex are still held at the end of a run.
+func TestHolders(t *testing.T) {
+	ev := func(g, op, obj string) Event { return Event{G: g, Op: op, Obj: obj} }
+	for _, tc := range []struct {
+		name   string
+		events []Event
+		want   []string // the holders' goroutines
+	}{
+		{"free", nil, nil},
+		{"held", []Event{ev("G1", "lock", "m")}, []string{"G1"}},
+		{"released", []Event{ev("G1", "lock", "m"), ev("G1", "unlock", "m")}, nil},
+		{"released by another goroutine", []Event{ev("G1", "lock", "m"), ev("G2", "unlock", "m")}, nil},
+		{"relocked", []Event{ev("G1", "lock", "m"), ev("G1", "unlock", "m"), ev("G2", "lock", "m")}, []string{"G2"}},
+		{"other mutex", []Event{ev("G1", "lock", "n")}, nil},
+		{"readers", []Event{ev("G1", "rlock", "m"), ev("G2", "rlock", "m"), ev("G1", "runlock", "m")}, []string{"G2"}},
+	} {
+		var got []string
+		for _, h := range (&Trace{Events: tc.events}).Holders("m") {
+			got = append(got, h.G)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("%s: held by %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -349,6 +349,17 @@ func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 	if g.Pos != nil {
 		s += " at " + short(*g.Pos)
 	}
+	if g.State == "blocked" && (g.Op == "lock" || g.Op == "rlock") {
+		for _, h := range t.Holders(g.Obj) {
+			s += ", held by " + h.G
+			if h.Expr != "" && h.Expr != g.Expr {
+				s += " as " + h.Expr
+			}
+			if h.Pos != nil {
+				s += " since " + short(*h.Pos)
+			}
+		}
+	}
 	return s
 }
 
