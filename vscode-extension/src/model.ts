@@ -4,6 +4,7 @@
 
 import {
   Bug,
+  BugGoroutine,
   Position,
   WireId,
   events,
@@ -218,8 +219,19 @@ export function explorationTooltip(x: Exploration): string {
 
 // bugPosition is where the tree points for a bug: the position of the first
 // goroutine that has one (the adapter lists the goroutines of the bug first).
+// bugPosition is where a bug is shown: for a deadlock, at the innermost of the blocked
+// operations. A lock cycle is the cause; the goroutines that wait for the cycle's members to
+// finish (the root in wg.Wait) are its consequence, so they come last.
 export function bugPosition(b: Bug): Position | undefined {
-  return b.goroutines.find((g) => g.position)?.position;
+  const rank = (g: BugGoroutine): number => {
+    const op = (g.op ?? "").split(" ")[0]!.toLowerCase();
+    if (op === "lock" || op === "rlock") return 0;
+    if (op.endsWith("wait")) return 2;
+    return 1;
+  };
+  const placed = b.goroutines.filter((g) => g.position);
+  placed.sort((x, y) => rank(x) - rank(y));
+  return placed[0]?.position;
 }
 
 export function bugLabel(b: Bug): string {

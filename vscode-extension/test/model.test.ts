@@ -82,6 +82,22 @@ describe("ExplorationsModel", () => {
     assert.match(tip, /replay: heddle replay/);
   });
 
+  test("a lock-order deadlock is placed at the lock cycle, not at the root's wg.Wait", () => {
+    // The goroutines in the order the adapter sends them for the demo's transfer deadlock.
+    const bug = {
+      id: 1,
+      kind: "deadlock",
+      message: "all goroutines are blocked",
+      goroutines: [
+        { id: "G1", state: "blocked", op: "wg.wait", position: { file: "/src/bank/bank_test.go", line: 14 } },
+        { id: "G1.1", state: "blocked", op: "lock", position: { file: "/src/bank/bank.go", line: 15 } },
+        { id: "G1.2", state: "blocked", op: "lock", position: { file: "/src/bank/bank.go", line: 15 } },
+      ],
+    };
+    const m = feed([["heddle/bugFound", { id: 1, bug }]]);
+    assert.equal(bugDescription(m.explorations()[0]!.bugs[0]!), "bank.go:15");
+  });
+
   test("events before the response to heddle/explore are kept", () => {
     const m = new ExplorationsModel();
     m.handleEvent("s1", "T", "heddle/progress", { id: "3", runs: 5, schedulesPerSecond: 1, bugs: 0, elapsedMs: 1 });
