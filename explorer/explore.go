@@ -341,6 +341,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	}
 	s := &e.rep.Stats
 	s.Runs++
+	s.Steps += res.Steps
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:

@@ -36,10 +36,40 @@ type Stats struct {
 	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
+	Steps            int `json:"steps,omitempty"`       // steps taken over all runs
 	// Elapsed is written as a Go duration string ("1.2s"), which is what a person reads in the
 	// file, together with the derived schedulesPerSecond; see MarshalJSON.
 	Elapsed  time.Duration `json:"-"`
 	Complete bool          `json:"complete"` // the strategy exhausted its search space within the budget, and no run was cut
+}
+
+// Add adds the counts of o, the statistics of another share of the same search (a shard, a
+// worker), to s. The shares ran side by side: the elapsed time is the longest, and the search
+// is complete only if every share is.
+func (s *Stats) Add(o *Stats) {
+	s.Runs += o.Runs
+	s.Decisions += o.Decisions
+	s.Diverged += o.Diverged
+	s.PrunedSleep += o.PrunedSleep
+	s.PrunedPersistent += o.PrunedPersistent
+	s.PrunedDelayed += o.PrunedDelayed
+	s.PrunedBound += o.PrunedBound
+	s.PrunedDepth += o.PrunedDepth
+	s.Aborted += o.Aborted
+	s.Cut += o.Cut
+	s.BuggyRuns += o.BuggyRuns
+	s.Steps += o.Steps
+	s.Elapsed = max(s.Elapsed, o.Elapsed)
+	s.Complete = s.Complete && o.Complete
+}
+
+// StepsPerSecond is the rate of steps, the measure of a search's speed that does not depend
+// on the length of the runs.
+func (s *Stats) StepsPerSecond() float64 {
+	if s.Elapsed <= 0 {
+		return 0
+	}
+	return float64(s.Steps) / s.Elapsed.Seconds()
 }
 
 // SchedulesPerSecond is the run rate.

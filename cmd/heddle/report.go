@@ -213,7 +213,7 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	}
 	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
-		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond()))
+		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s, %s steps/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond()), rate(s.StepsPerSecond()))
 		if s.Diverged > 0 {
 			line += fmt.Sprintf(", %s skipped", plural(s.Diverged, "diverging run"))
 		}

@@ -527,19 +527,7 @@ func merge(ss []*timeline.Stats) *timeline.Stats {
 			continue
 		}
 		any = true
-		out.Runs += s.Runs
-		out.Decisions += s.Decisions
-		out.PrunedSleep += s.PrunedSleep
-		out.PrunedPersistent += s.PrunedPersistent
-		out.PrunedDelayed += s.PrunedDelayed
-		out.PrunedBound += s.PrunedBound
-		out.PrunedDepth += s.PrunedDepth
-		out.Aborted += s.Aborted
-		out.Cut += s.Cut
-		out.BuggyRuns += s.BuggyRuns
-		out.Elapsed = max(out.Elapsed, s.Elapsed)
-		out.Complete = out.Complete && s.Complete
-		out.Diverged += s.Diverged
+		out.Add(s)
 	}
 	if !any {
 		out.Complete = false
