@@ -351,12 +351,28 @@ func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 	}
 	if g.State == "blocked" && (g.Op == "lock" || g.Op == "rlock") {
 		for _, h := range t.Holders(g.Obj) {
-			s += ", held by " + h.G
+			switch {
+			case h.Op == "lock":
+				s += ", held by " + h.G
+			case g.Op == "rlock":
+				continue // readers do not keep out a reader
+			default:
+				s += ", read-locked by " + h.G
+			}
 			if h.Expr != "" && h.Expr != g.Expr {
 				s += " as " + h.Expr
 			}
 			if h.Pos != nil {
 				s += " since " + short(*h.Pos)
+			}
+		}
+		if g.Op == "rlock" {
+			// A reader waits behind a writer that waits: sync.RWMutex lets no new reader in
+			// once Lock is called.
+			for _, w := range t.Verdict.Goroutines {
+				if w.State == "blocked" && w.Op == "lock" && w.Obj == g.Obj {
+					s += ", behind " + w.ID + "'s waiting lock"
+				}
 			}
 		}
 	}
