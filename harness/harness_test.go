@@ -3,12 +3,15 @@ package harness
 import (
 	"os"
 	"os/exec"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/rt/sync"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // abba deadlocks when each goroutine takes its first lock before the other takes its second.
@@ -98,5 +101,13 @@ func TestFailedOnItsOwn(t *testing.T) {
 	}
 	if got := failedOnItsOwn(&failing); got != failed {
 		t.Errorf("a test that failed: %v, want failed", got)
+	}
+}
+
+// TestBreakFunc checks that the function the debugger sets its breakpoint on is the one the
+// debuggee calls.
+func TestBreakFunc(t *testing.T) {
+	if got := runtime.FuncForPC(reflect.ValueOf(debugBreak).Pointer()).Name(); got != worker.BreakFunc {
+		t.Errorf("the debuggee calls %s; worker.BreakFunc names %s", got, worker.BreakFunc)
 	}
 }
