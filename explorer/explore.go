@@ -117,8 +117,8 @@ type Report struct {
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
-// detail is set. The explorer's own runs the program in this process; package worker/remote
-// runs every run in a process of its own.
+// detail is set. Explore's runner runs the program in this process; package worker/remote has
+// one that runs every run in a process of its own.
 type Runner interface {
 	Run(gd *Guide, detail bool) *rt.Result
 }
