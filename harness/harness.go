@@ -5,8 +5,9 @@
 // that calls Worker (or hands main to RegisterMain); heddle runs the binary with
 // worker.EnvWorker set and speaks the worker protocol over file descriptors 3 and 4.
 //
-// It is linked into every program under test: it imports neither the controller's side of
-// the protocols (package worker/remote) nor anything outside the standard library.
+// It is linked into every program under test: besides heddle's runtime packages it imports
+// only the standard library, and never the controller's side of the protocols (package
+// worker/remote).
 package harness
 
 import (
@@ -53,9 +54,7 @@ func RegisterMain(main func()) {
 // the test starts: heddle explores the runs of the test's own process, and the copy runs the
 // test as go test would, out of heddle's reach. worker.EnvChildren names a file in which such
 // a copy notes that it ran: heddle cannot explore what happens in it, so the run that started
-// it says so (checkChildren) instead of passing.
-
-// children is the worker's view of the file named by worker.EnvChildren.
+// it says so (checkChildren) instead of passing. children is the worker's view of that file.
 var children struct {
 	path string
 	size int64 // when last checked: no copy runs between two runs
