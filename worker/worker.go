@@ -8,8 +8,9 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// Version is the version of Request and Message, and of DebugStart.
-const Version = 1
+// Version is the version of Request and Message, and of DebugStart. Version 2 names the
+// fields of a Guide in lower camel case, as every other message does.
+const Version = 2
 
 // Request is what a controller asks of a worker.
 type Request struct {
