@@ -356,9 +356,9 @@ func List(ctx context.Context, w *Worker) ([]string, error) {
 // Parallel explores test with n worker processes. Random and PCT sampling split the seeds;
 // the systematic strategies split the alternatives of the first decision, each worker
 // exploring the subtrees of its share in full; the portfolio splits its DPOR that way and
-// gives every worker's samplers their own seeds. Messages from all workers go to recv, which
-// is called from one goroutine at a time.
-func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, n int, recv func(worker int, m *worker.Message)) error {
+// gives every worker's samplers their own seeds. Messages from all workers go to recv, with
+// the worker's index (its shard), from one goroutine at a time.
+func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, n int, recv func(shard int, m *worker.Message)) error {
 	if n <= 1 {
 		return Explore(ctx, w, test, opts, func(m *worker.Message) { recv(0, m) })
 	}
