@@ -109,6 +109,76 @@ func names(cell string) []string {
 // root), to what it imports outside the standard library: the module's packages by their
 // paths, and other modules by their paths without "github.com/".
 func listDeps() (map[string][]string, error) {
+	g, err := listGraph()
+	if err != nil {
+		return nil, err
+	}
+	deps := map[string][]string{}
+	for _, p := range g.own {
+		var d []string
+		for _, imp := range p.Imports {
+			q := g.byPath[imp]
+			if q == nil || q.Standard {
+				continue
+			}
+			if n := g.name(q); n != "" && !slices.Contains(d, n) {
+				d = append(d, n)
+			}
+		}
+		slices.Sort(d)
+		deps[g.name(p)] = d
+	}
+	return deps, nil
+}
+
+// listLinked maps each package of the module, named as by listDeps, to everything it links:
+// the packages it imports, directly or not, named as by listDeps, standard packages by their
+// import paths. std holds the names of the standard packages.
+func listLinked() (linked map[string][]string, std map[string]bool, err error) {
+	g, err := listGraph()
+	if err != nil {
+		return nil, nil, err
+	}
+	linked, std = map[string][]string{}, map[string]bool{}
+	for _, p := range g.own {
+		seen := map[string]bool{}
+		var walk func(q *listedPkg)
+		walk = func(q *listedPkg) {
+			for _, imp := range q.Imports {
+				r := g.byPath[imp]
+				if r == nil || seen[imp] {
+					continue
+				}
+				seen[imp] = true
+				n := g.name(r)
+				if r.Standard {
+					n, std[imp] = imp, true
+				}
+				if n != "" && !slices.Contains(linked[g.name(p)], n) {
+					linked[g.name(p)] = append(linked[g.name(p)], n)
+				}
+				walk(r)
+			}
+		}
+		walk(p)
+	}
+	return linked, std, nil
+}
+
+type listedPkg struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+	Module     *struct{ Path string }
+}
+
+// graph is the import graph of the module's packages, as go list -deps reports it.
+type graph struct {
+	own    []*listedPkg // the module's packages
+	byPath map[string]*listedPkg
+}
+
+func listGraph() (*graph, error) {
 	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Standard,Module", "./...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -116,88 +186,78 @@ func listDeps() (map[string][]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("go list: %v\n%s", err, stderr.Bytes())
 	}
-	type pkg struct {
-		ImportPath string
-		Imports    []string
-		Standard   bool
-		Module     *struct{ Path string }
-	}
-	var all []pkg
-	byPath := map[string]*pkg{}
+	g := &graph{byPath: map[string]*listedPkg{}}
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p pkg
-		if err := dec.Decode(&p); err == io.EOF {
+		p := new(listedPkg)
+		if err := dec.Decode(p); err == io.EOF {
 			break
 		} else if err != nil {
 			return nil, err
 		}
-		all = append(all, p)
-	}
-	for i := range all {
-		byPath[all[i].ImportPath] = &all[i]
-	}
-	name := func(p *pkg) string {
-		switch {
-		case p.Module != nil && p.Module.Path == module:
-			if p.ImportPath == module {
-				return "heddle"
-			}
-			return strings.TrimPrefix(p.ImportPath, module+"/")
-		case p.Module != nil:
-			return strings.TrimPrefix(p.Module.Path, "github.com/")
+		g.byPath[p.ImportPath] = p
+		if p.Module != nil && p.Module.Path == module {
+			g.own = append(g.own, p)
 		}
-		return ""
 	}
-	deps := map[string][]string{}
-	for i := range all {
-		p := &all[i]
-		if p.Module == nil || p.Module.Path != module {
-			continue
+	return g, nil
+}
+
+// name is a package's name in the package table: its path in the module, "heddle" for the
+// root, or its module's path without "github.com/" for another module; "" for the standard
+// library.
+func (g *graph) name(p *listedPkg) string {
+	switch {
+	case p.Module != nil && p.Module.Path == module:
+		if p.ImportPath == module {
+			return "heddle"
 		}
-		var d []string
-		for _, imp := range p.Imports {
-			q := byPath[imp]
-			if q == nil || q.Standard {
-				continue
-			}
-			if n := name(q); n != "" && !slices.Contains(d, n) {
-				d = append(d, n)
-			}
-		}
-		slices.Sort(d)
-		deps[name(p)] = d
+		return strings.TrimPrefix(p.ImportPath, module+"/")
+	case p.Module != nil:
+		return strings.TrimPrefix(p.Module.Path, "github.com/")
 	}
-	return deps, nil
+	return ""
 }
 
 // TestDependencyRules checks the layering that the package table describes: the runtime
-// linked into every program under test stays standard-library only, formats know nothing of
-// their producers, and the language server does not depend on the web server.
+// linked into every program under test stays standard-library only and free of the
+// controller's process driver, formats and protocols know nothing of their producers, the
+// search knows nothing of processes or of DAP, and the language server does not depend on the
+// web server. A rule holds for everything a package links, not only for its own imports.
 func TestDependencyRules(t *testing.T) {
-	deps, err := listDeps()
+	linked, std, err := listLinked()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []struct {
-		pkg       string
+		pkg       string   // a package, or "p/..." for p and the packages under it
 		forbidden []string // nil: anything outside the standard library
 	}{
 		{"rt", nil},
+		{"rt/...", []string{"explorer"}},
 		{"locktree", nil},
 		{"timeline", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
 		{"lsp", []string{"server", "dap", "explorer"}},
-		{"explorer", []string{"dap", "server", "lsp", "google/go-dap", "go-delve/delve"}},
+		{"explorer", []string{"os/exec", "dap", "server", "lsp", "google/go-dap", "go-delve/delve"}},
+		{"dap", []string{"harness"}},
+		{"worker", []string{"explorer", "os/exec"}},
+		{"harness", []string{"worker/remote", "os/exec"}},
 	} {
-		d, ok := deps[r.pkg]
-		if !ok {
-			t.Errorf("no package %s", r.pkg)
-			continue
-		}
-		for _, x := range d {
-			if r.forbidden == nil || slices.Contains(r.forbidden, x) {
-				t.Errorf("%s imports %s", r.pkg, x)
+		base, tree := strings.CutSuffix(r.pkg, "/...")
+		matched := false
+		for p, d := range linked {
+			if p != base && !(tree && strings.HasPrefix(p, base+"/")) {
+				continue
 			}
+			matched = true
+			for _, x := range d {
+				if r.forbidden == nil && !std[x] || slices.Contains(r.forbidden, x) {
+					t.Errorf("%s links %s", p, x)
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("no package %s", r.pkg)
 		}
 	}
 }

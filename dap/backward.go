@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/bidir"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // spares is how many incarnations are kept ready, parked before their run starts, so that
@@ -351,7 +352,7 @@ func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
 	})
 }
 
-var traceOn = os.Getenv("HEDDLE_DAP_TRACE") != ""
+var traceOn = os.Getenv(worker.EnvDAPTrace) != ""
 
 func trace(what string) func() {
 	if !traceOn {

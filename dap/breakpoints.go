@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/heddledbg/heddle/rt/harness"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // breakpoints remembers the client's breakpoint requests, so that every new incarnation gets
@@ -91,7 +91,7 @@ func (b *breakpoints) functions(extra []string) json.RawMessage {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	bps := append([]json.RawMessage(nil), b.funcs...)
-	bps = append(bps, body(map[string]string{"name": harness.BreakFunc}))
+	bps = append(bps, body(map[string]string{"name": worker.BreakFunc}))
 	for _, f := range extra {
 		bps = append(bps, body(map[string]string{"name": f}))
 	}
@@ -118,7 +118,7 @@ func (b *breakpoints) hitCounts() bool {
 
 // heddleOnly returns setFunctionBreakpoints arguments with heddle's breakpoint alone.
 func heddleOnly() json.RawMessage {
-	return body(map[string]any{"breakpoints": []any{map[string]string{"name": harness.BreakFunc}}})
+	return body(map[string]any{"breakpoints": []any{map[string]string{"name": worker.BreakFunc}}})
 }
 
 // clientFunctions is the number of the client's function breakpoints.

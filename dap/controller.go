@@ -8,13 +8,13 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // controller is the scheduler of one debuggee: it answers the debug protocol
-// (explorer.DebugEvent) and records the run's checkpoints and decisions.
+// (worker.DebugEvent) and records the run's checkpoints and decisions.
 type controller struct {
 	ln   net.Listener
 	path string
@@ -23,14 +23,14 @@ type controller struct {
 	connected chan struct{} // closed when the debuggee has dialled in
 	conn      net.Conn
 	enc       *json.Encoder
-	start     explorer.DebugStart
+	start     worker.DebugStart
 	started   bool
 	// What the run did so far.
 	checkpoints []Checkpoint
 	decisions   []decision
 	points      int
-	last        *explorer.DebugPoint
-	spawned     []explorer.DebugSpawned // goroutines started since the last point
+	last        *worker.DebugPoint
+	spawned     []worker.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	// byGoid names the goroutine a runtime goroutine carries now: one that returned hands its
 	// runtime goroutine to the next go statement, so over a run one id carries several.
@@ -78,7 +78,7 @@ type Checkpoint struct {
 
 // decision is a point with several alternatives and the pick made there.
 type decision struct {
-	point *explorer.DebugPoint
+	point *worker.DebugPoint
 	pick  int
 	rt    rt.Decision
 }
@@ -127,7 +127,7 @@ func (c *controller) begin(test string, tm rt.TimeModel, p planned) error {
 	}
 	c.started = true
 	c.plan = p
-	c.start = explorer.DebugStart{V: explorer.ProtocolVersion, Test: test, BreakAt: p.breakAt, Time: tm}
+	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.
@@ -161,7 +161,7 @@ func (c *controller) serve(conn net.Conn) {
 		c.mu.Unlock()
 	}()
 	for sc.Scan() {
-		var ev explorer.DebugEvent
+		var ev worker.DebugEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			c.mu.Lock()
 			c.endErr = fmt.Sprintf("the debuggee sent a malformed message: %v", err)
@@ -181,8 +181,8 @@ func (c *controller) serve(conn net.Conn) {
 }
 
 // handle records ev and decides the reply; c.mu is held.
-func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool) {
-	var r explorer.DebugReply
+func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
+	var r worker.DebugReply
 	switch ev.Type {
 	case "spawned":
 		c.spawned = append(c.spawned, *ev.Spawned)
@@ -265,7 +265,7 @@ func (c *controller) handle(ev *explorer.DebugEvent) (explorer.DebugReply, bool)
 
 // pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the
 // current goroutine (no preemption), the first alternative otherwise.
-func (c *controller) pick(p *explorer.DebugPoint) int {
+func (c *controller) pick(p *worker.DebugPoint) int {
 	if len(p.Alts) < 2 {
 		return 0
 	}
@@ -280,7 +280,7 @@ func (c *controller) pick(p *explorer.DebugPoint) int {
 	}
 	d := len(c.decisions)
 	if d < len(c.plan.follow) {
-		if i := slices.IndexFunc(p.Alts, func(a explorer.DebugAlt) bool { return a.Name == c.plan.follow[d] }); i >= 0 {
+		if i := slices.IndexFunc(p.Alts, func(a worker.DebugAlt) bool { return a.Name == c.plan.follow[d] }); i >= 0 {
 			return i
 		}
 		// The schedule diverged: follow it no further.
@@ -322,8 +322,8 @@ func (c *controller) snapshot() state {
 type state struct {
 	checkpoints []Checkpoint
 	decisions   []decision
-	last        *explorer.DebugPoint
-	spawned     []explorer.DebugSpawned // goroutines started since the last point
+	last        *worker.DebugPoint
+	spawned     []worker.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	bug         *Bug
 }

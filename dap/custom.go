@@ -10,6 +10,8 @@ import (
 	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // custom handles the heddle/* requests (docs/dap.md).
@@ -92,7 +94,7 @@ type runnableGoroutine struct {
 
 // choice says which decision heddle/scheduleNext makes: at a checkpoint that a decision led
 // to, that decision is made again differently (redo); elsewhere, the next decision.
-func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, err error) {
+func (s *Session) choice() (alts []worker.DebugAlt, current string, redo int, err error) {
 	in := s.current()
 	s.mu.Lock()
 	cur := s.cur
@@ -116,9 +118,9 @@ func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, 
 	if n := len(st.checkpoints); n > 0 {
 		running = st.checkpoints[n-1].Goroutine
 	}
-	alts = []explorer.DebugAlt{}
+	alts = []worker.DebugAlt{}
 	if running != "" {
-		alts = append(alts, explorer.DebugAlt{Name: running, Op: "running"})
+		alts = append(alts, worker.DebugAlt{Name: running, Op: "running"})
 	}
 	for _, a := range st.last.Alts {
 		if a.Name != running {
@@ -126,7 +128,7 @@ func (s *Session) choice() (alts []explorer.DebugAlt, current string, redo int, 
 		}
 	}
 	for _, sp := range st.spawned {
-		alts = append(alts, explorer.DebugAlt{Name: sp.G, Op: "start " + sp.Func, Pos: sp.Pos})
+		alts = append(alts, worker.DebugAlt{Name: sp.G, Op: "start " + sp.Func, Pos: sp.Pos})
 	}
 	return alts, running, -1, nil
 }
@@ -349,7 +351,7 @@ func (s *Session) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint, 
 		}
 		sch.Decisions = append(sch.Decisions, d)
 	}
-	tr, err := explorer.RemoteReplay(s.ctx, prog.worker(), prog.test, sch, explorer.WireOptions{})
+	tr, err := remote.Replay(s.ctx, prog.worker(), prog.test, sch, worker.Options{})
 	if err != nil {
 		return nil, nil, err
 	}

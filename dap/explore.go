@@ -11,6 +11,8 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // Bug is a bug found by heddle/explore, as heddle/bugFound reports it.
@@ -110,7 +112,7 @@ func (s *Session) explore(m *message, strategy, budget string) {
 	web := s.web
 	s.mu.Unlock()
 	// The schedule tree is streamed to the web view when it is open.
-	opts := explorer.WireOptions{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil, Time: s.prog.time}
+	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil, Time: s.prog.time}
 	prog := s.prog
 	s.wg.Add(1)
 	go func() {
@@ -135,7 +137,7 @@ func (s *Session) explore(m *message, strategy, budget string) {
 			}
 		}
 		w := prog.worker()
-		err := explorer.Remote(ctx, w, prog.test, opts, func(msg *explorer.Message) {
+		err := remote.Explore(ctx, w, prog.test, opts, func(msg *worker.Message) {
 			switch msg.Type {
 			case "node":
 				// A node sent again with its pruned alternatives is not part of the stream,

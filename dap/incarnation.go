@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/heddledbg/heddle/worker"
 	"net"
 	"os/exec"
 	"path/filepath"
@@ -244,8 +245,8 @@ func (in *incarnation) launch(ctx context.Context, spec *launchSpec) error {
 	for k, v := range spec.env {
 		env[k] = v
 	}
-	env["HEDDLE_WORKER"] = "1"
-	env["HEDDLE_DEBUG"] = in.ctrl.path
+	env[worker.EnvWorker] = "1"
+	env[worker.EnvDebug] = in.ctrl.path
 	args["mode"] = "exec"
 	args["program"] = spec.binary
 	args["args"] = spec.args

@@ -15,6 +15,8 @@ import (
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // launchArgs are the launch attributes heddle reads. The rest are passed to Delve.
@@ -230,7 +232,7 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 		}
 	}
 	w := p.worker()
-	names, err := explorer.List(ctx, w)
+	names, err := remote.List(ctx, w)
 	if err != nil {
 		return "", fmt.Errorf("listing the tests of %s: %v", p.pkg, err)
 	}
@@ -259,29 +261,12 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 }
 
 // worker is the program's binary as an exploration worker.
-func (p *program) worker() *explorer.Worker {
-	w := &explorer.Worker{Path: p.binary, Dir: p.dir, Env: []string{"HEDDLE_PACKAGE=" + p.pkg}}
+func (p *program) worker() *remote.Worker {
+	w := &remote.Worker{Path: p.binary, Dir: p.dir, Env: []string{worker.EnvPackage + "=" + p.pkg}}
 	if p.mode == "test" {
-		w.Args = testArgs(nil)
+		w.Args = worker.TestArgs(false)
 	}
 	return w
-}
-
-// testArgs are the test binary's arguments that run heddle's worker test, with the user's
-// other flags.
-func testArgs(user []string) []string {
-	args := []string{"-test.run=^TestHeddleWorker$", "-test.count=1", "-test.timeout=0"}
-	for i := 0; i < len(user); i++ {
-		a := strings.TrimLeft(user[i], "-")
-		switch {
-		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="):
-		case a == "test.run" || a == "run":
-			i++
-		default:
-			args = append(args, user[i])
-		}
-	}
-	return args
 }
 
 // newSchedule returns an empty schedule file of the program.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/bidir"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // pump routes an incarnation's events for as long as its debugger runs.
@@ -546,14 +547,14 @@ func (s *Session) launch(m *message) {
 		spec.cwd = p.dir
 	}
 	if p.mode == "test" {
-		spec.args = testArgs(a.Args)
+		spec.args = worker.TestArgs(false, a.Args...)
 	} else {
 		spec.args = a.Args
 	}
 	if spec.env == nil {
 		spec.env = map[string]string{}
 	}
-	spec.env["HEDDLE_PACKAGE"] = p.pkg
+	spec.env[worker.EnvPackage] = p.pkg
 	if _, ok := spec.env["TMPDIR"]; !ok {
 		// The program's temporary directory is the user's, not the one Delve runs with.
 		spec.env["TMPDIR"] = os.TempDir()

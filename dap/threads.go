@@ -201,7 +201,9 @@ func describe(in *incarnation, g string) string {
 var hiddenDirs = sync.OnceValue(func() []string {
 	var dirs []string
 	if src, err := instrument.RuntimeSource(); err == nil {
-		dirs = append(dirs, filepath.Join(src, "rt")+string(filepath.Separator), filepath.Join(src, "explorer")+string(filepath.Separator))
+		for _, d := range []string{"rt", "harness", "explorer"} {
+			dirs = append(dirs, filepath.Join(src, d)+string(filepath.Separator))
+		}
 	}
 	root := runtime.GOROOT()
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {

@@ -12,11 +12,12 @@ import (
 	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
-// HEDDLE_DEBUG_RUNS=file logs every run's events and decisions to file, for debugging heddle.
+// worker.EnvDebugRuns=file logs every run's events and decisions to file, for debugging heddle.
 var debugRuns = func() io.Writer {
-	if p := os.Getenv("HEDDLE_DEBUG_RUNS"); p != "" {
+	if p := os.Getenv(worker.EnvDebugRuns); p != "" {
 		if f, err := os.Create(p); err == nil {
 			return f
 		}
@@ -115,9 +116,11 @@ type Report struct {
 	Divergence string
 }
 
-// A runner executes one run steered by a guide.
-type runner interface {
-	run(gd *Guide, detail bool) *rt.Result
+// A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
+// detail is set. Explore's runner runs the program in this process; package worker/remote has
+// one that runs every run in a process of its own.
+type Runner interface {
+	Run(gd *Guide, detail bool) *rt.Result
 }
 
 // A Harness performs one run: it calls run exactly once with the run's root function, from the
@@ -144,7 +147,7 @@ type inProcess struct {
 	body                     func(body func())
 }
 
-func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
+func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	gd.start()
 	p.cur = p.cfg
 	p.cur.Chooser = gd
@@ -181,9 +184,19 @@ func ExploreWith(h Harness, opts Options) *Report {
 	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}, reuse: true}, opts)
 }
 
+// ExploreOn explores with the runs performed by r.
+func ExploreOn(r Runner, opts Options) *Report { return explore(r, opts) }
+
+// RunGuided performs one run of h steered by gd, with the run limits of opts (MaxSteps, Hang,
+// Time), and returns its result; gd.Log then holds what the guide saw.
+func RunGuided(h Harness, gd *Guide, opts Options, detail bool) *rt.Result {
+	p := &inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}
+	return p.Run(gd, detail)
+}
+
 type explorer struct {
 	opts    Options
-	r       runner
+	r       Runner
 	rep     *Report
 	start   time.Time
 	bugs    map[string]*Bug
@@ -201,7 +214,7 @@ type explorer struct {
 	member string // the strategy making the current run, for Bug.Strategy
 }
 
-func explore(r runner, opts Options) *Report {
+func explore(r Runner, opts Options) *Report {
 	if opts.Strategy == "" {
 		opts.Strategy = "portfolio"
 	}
@@ -325,7 +338,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		// Before the run too: a run that crashes the process leaves its guide.
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
-	res := e.r.run(gd, false)
+	res := e.r.Run(gd, false)
 	if e.rep.Stats.Runs == 0 {
 		e.first = res.Clone().Decisions
 	}
@@ -393,7 +406,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		}
 		if key == "" {
 			// The run was fast, without positions: replay it once in detail mode for them.
-			detail = e.r.run(scheduleGuide(res.Decisions), true)
+			detail = e.r.Run(scheduleGuide(res.Decisions), true)
 			if detail.Verdict.Kind == res.Verdict.Kind {
 				key = signature(detail)
 			}
@@ -473,7 +486,7 @@ func (e *explorer) addPrediction(res *rt.Result, p prediction) {
 		gd.Prefix = append(gd.Prefix, d.Pick)
 		gd.Kinds = append(gd.Kinds, d.Kind)
 	}
-	if dr := e.r.run(gd, true); dr.Verdict.Kind != rt.VerdictDiverged && len(dr.Events) >= len(res.Events) {
+	if dr := e.r.Run(gd, true); dr.Verdict.Kind != rt.VerdictDiverged && len(dr.Events) >= len(res.Events) {
 		b.Message = p.message(dr)
 	}
 	e.bugs[p.key] = b
@@ -605,13 +618,13 @@ func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, erro
 	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}, s)
 }
 
-func replay(r runner, s *timeline.Schedule) (*rt.Result, error) {
+func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
 	kinds, names, err := s.Picks()
 	if err != nil {
 		return nil, err
 	}
 	gd := &Guide{Kinds: kinds, Names: names, Bound: -1}
-	res := r.run(gd, true)
+	res := r.Run(gd, true)
 	if res.Verdict.Kind != rt.VerdictDiverged && len(res.Decisions) < len(names) {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: fmt.Sprintf("the run ended after %d decisions, but the schedule has %d", len(res.Decisions), len(names))}
 	}
@@ -629,7 +642,7 @@ func (e *explorer) finish() {
 			continue
 		}
 		if !over() || b.earlier == nil {
-			b.Result = e.r.run(scheduleGuide(b.Schedule), true)
+			b.Result = e.r.Run(scheduleGuide(b.Schedule), true)
 			if b.Result.Verdict.Kind == b.Kind || b.earlier == nil {
 				continue
 			}
@@ -642,7 +655,7 @@ func (e *explorer) finish() {
 		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
 			p.detailDeadline = e.start.Add(e.opts.MaxTime)
 		}
-		e.rep.First = e.r.run(scheduleGuide(e.first), true)
+		e.rep.First = e.r.Run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
 	e.rep.Stats.Elapsed = time.Since(e.start)

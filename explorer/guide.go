@@ -466,7 +466,7 @@ func callerPosition(p *rt.Point) string {
 }
 
 func heddleFrame(fn string) bool {
-	for _, p := range []string{"runtime.", "github.com/heddledbg/heddle.", "github.com/heddledbg/heddle/rt.", "github.com/heddledbg/heddle/rt/", "github.com/heddledbg/heddle/explorer."} {
+	for _, p := range []string{"runtime.", "github.com/heddledbg/heddle.", "github.com/heddledbg/heddle/rt.", "github.com/heddledbg/heddle/rt/", "github.com/heddledbg/heddle/harness.", "github.com/heddledbg/heddle/explorer."} {
 		if strings.HasPrefix(fn, p) {
 			return true
 		}

@@ -449,12 +449,13 @@ func (b *builder) instrumented(p *packages.Package) bool {
 
 // runtimePackage reports whether pkgPath is part of heddle's runtime, which is linked into
 // every program under test and must never be instrumented: the root package, rt and its
-// subpackages, and the packages the worker harness runs (explorer, timeline, locktree).
+// subpackages, the worker harness, and the packages it runs (explorer, worker, timeline,
+// locktree).
 func runtimePackage(pkgPath string) bool {
 	if pkgPath == modulePath || pkgPath == rtPath || strings.HasPrefix(pkgPath, rtPath+"/") {
 		return true
 	}
-	for _, p := range []string{"explorer", "timeline", "locktree"} {
+	for _, p := range []string{"harness", "explorer", "worker", "timeline", "locktree"} {
 		if pkgPath == modulePath+"/"+p {
 			return true
 		}

@@ -57,7 +57,7 @@
 // the heddle binary, so that builds work offline.
 //
 // For tests, Build adds to each package a test file that registers its
-// TestXxx functions with the harness of rt/harness, the internal and the
+// TestXxx functions with the harness of package harness, the internal and the
 // external test package each registering their own, and a TestHeddleWorker
 // test through which heddle runs them; a TestMain stays as it is. For a main
 // package it adds a file that hands main to the harness.

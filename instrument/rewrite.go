@@ -15,7 +15,7 @@ import (
 const (
 	modulePath  = "github.com/heddledbg/heddle"
 	rtPath      = modulePath + "/rt"
-	harnessPath = rtPath + "/harness"
+	harnessPath = modulePath + "/harness"
 )
 
 // shadows maps each standard package that instrumented code must not use

@@ -37,7 +37,7 @@ func TestRuntimeSource(t *testing.T) {
 // TestBuildRealRuntime builds the test modules against heddle's own runtime
 // and runs the binaries outside a controlled run, where rt must behave like
 // the standard packages. (Runs under the scheduler go through the worker
-// protocol of rt/harness, which the explorer's tests drive.)
+// protocol of package harness, which the explorer's tests drive.)
 func TestBuildRealRuntime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")

@@ -163,8 +163,12 @@ func panicStack() []uintptr {
 
 const rtPrefix = "github.com/heddledbg/heddle/rt"
 
+// harnessPrefix starts the names of the functions of the harness that runs tests under heddle
+// (package harness, which rt cannot import).
+const harnessPrefix = "github.com/heddledbg/heddle/harness."
+
 func internalFrame(fn string) bool {
-	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") ||
+	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") || strings.HasPrefix(fn, harnessPrefix) ||
 		strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
 }
 

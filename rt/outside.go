@@ -35,8 +35,7 @@ func goid() int64 {
 // inRT reports whether function fn is part of heddle's runtime: rt and its shadow packages,
 // not the harness that runs tests, whose frames stand for the test's caller.
 func inRT(fn string) bool {
-	return strings.HasPrefix(fn, rtPrefix+".") ||
-		strings.HasPrefix(fn, rtPrefix+"/") && !strings.HasPrefix(fn, rtPrefix+"/harness.")
+	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/")
 }
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
@@ -125,7 +124,7 @@ func loopingAt(g *goroutine) []Frame {
 	}
 	var out []Frame
 	for ; k < len(fns); k++ {
-		if inRT(fns[k]) || strings.HasPrefix(fns[k], rtPrefix+"/harness.") {
+		if inRT(fns[k]) || strings.HasPrefix(fns[k], harnessPrefix) {
 			break
 		}
 		at, _, _ := strings.Cut(files[k], " +0x")
@@ -142,7 +141,7 @@ func loopingAt(g *goroutine) []Frame {
 // frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.
 func frameOf(fns, files []string, ok func(fn, file string) bool) int {
 	for k := range fns {
-		if !inRT(fns[k]) && !strings.HasPrefix(fns[k], rtPrefix+"/harness.") && ok(fns[k], files[k]) {
+		if !inRT(fns[k]) && !strings.HasPrefix(fns[k], harnessPrefix) && ok(fns[k], files[k]) {
 			return k
 		}
 	}

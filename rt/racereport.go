@@ -16,6 +16,7 @@ import (
 // Reports that still come through are left out when they are read (raceReport.internal).
 const RaceSuppressions = `race_top:github.com/heddledbg/heddle/rt.
 race_top:github.com/heddledbg/heddle/rt/
+race_top:github.com/heddledbg/heddle/harness.
 race_top:github.com/heddledbg/heddle/explorer.
 race_top:github.com/heddledbg/heddle/timeline.
 race_top:github.com/heddledbg/heddle/locktree.
@@ -27,7 +28,7 @@ race:github.com/heddledbg/heddle/rt.(*run).release
 race:github.com/heddledbg/heddle/rt.stateOf
 race:github.com/heddledbg/heddle/rt.MakeChan
 race:github.com/heddledbg/heddle/rt.unregisterChan
-race:github.com/heddledbg/heddle/rt/harness.Cleanup
+race:github.com/heddledbg/heddle/harness.Cleanup
 `
 
 // A raceReport is one "WARNING: DATA RACE" of the detector: the access that found the race
@@ -123,7 +124,7 @@ func (a *raceAccess) internal() bool {
 
 // heddleFunc reports whether fn is in heddle's code that runs in the program under test.
 func heddleFunc(fn string) bool {
-	for _, p := range []string{"rt.", "rt/", "explorer.", "timeline.", "locktree."} {
+	for _, p := range []string{"rt.", "rt/", "harness.", "explorer.", "timeline.", "locktree."} {
 		if strings.HasPrefix(fn, "github.com/heddledbg/heddle/"+p) {
 			return true
 		}

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
@@ -26,25 +27,25 @@ var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
 })
 
-func worker(bin instrument.Binary) *explorer.Worker {
+func kernelWorker(bin instrument.Binary) *remote.Worker {
 	res, _ := buildKernels()
 	gorace, err := raceEnv(res.WorkDir)
 	if err != nil {
 		panic(err)
 	}
-	return &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-		Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
+	return &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
+		Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
 }
 
 type found struct {
 	stats *timeline.Stats
-	bugs  []*explorer.WireBug
+	bugs  []*worker.Bug
 }
 
-func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) found {
+func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found {
 	t.Helper()
 	var f found
-	err := explorer.Remote(context.Background(), w, test, explorer.WireOptions{MaxTime: 60 * time.Second, Time: tm}, func(m *explorer.Message) {
+	err := remote.Explore(context.Background(), w, test, worker.Options{MaxTime: 60 * time.Second, Time: tm}, func(m *worker.Message) {
 		switch m.Type {
 		case "bug":
 			f.bugs = append(f.bugs, m.Bug)
@@ -86,9 +87,9 @@ func TestKernels(t *testing.T) {
 			}
 			wt := parseWant(t, string(want))
 			kind := wt.kind
-			w := worker(bin)
+			w := kernelWorker(bin)
 			bug := explore(t, w, "TestBug", rt.TimeSynctest)
-			var match *explorer.WireBug
+			var match *worker.Bug
 			for _, b := range bug.bugs {
 				if b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock" {
 					match = b
@@ -109,7 +110,7 @@ func TestKernels(t *testing.T) {
 			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), goldenReport(match))
 			s := match.Trace.Schedule()
 			for i := 0; i < replays; i++ {
-				tr, err := explorer.RemoteReplay(context.Background(), w, "TestBug", s, explorer.WireOptions{})
+				tr, err := remote.Replay(context.Background(), w, "TestBug", s, worker.Options{})
 				if err != nil {
 					t.Fatalf("replay %d: %v", i, err)
 				}
@@ -216,7 +217,7 @@ func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy stri
 	defer cancel()
 	start := time.Now()
 	var took time.Duration
-	explorer.Remote(ctx, worker(bin), "TestBug", explorer.WireOptions{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *explorer.Message) {
+	remote.Explore(ctx, kernelWorker(bin), "TestBug", worker.Options{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *worker.Message) {
 		// A lock-order inversion is reported once the exploration ends, the others as found.
 		if (m.Type == "found" || m.Type == "bug") && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
 			took = time.Since(start)
@@ -231,7 +232,7 @@ func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy stri
 
 // goldenReport is the part of a bug report that must not change: its kind, message, and each
 // goroutine involved with what it was doing and where.
-func goldenReport(b *explorer.WireBug) string {
+func goldenReport(b *worker.Bug) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "kind: %s\nmessage: %s\n", b.Kind, b.Message)
 	for _, g := range b.Trace.Verdict.Goroutines {
@@ -262,11 +263,11 @@ func BenchmarkRace(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Args: []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"},
-				Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
+			w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
+				Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
 			var runs int
 			b.ResetTimer()
-			err = explorer.Remote(context.Background(), w, "TestFixed", explorer.WireOptions{Strategy: "random", MaxRuns: b.N}, func(m *explorer.Message) {
+			err = remote.Explore(context.Background(), w, "TestFixed", worker.Options{Strategy: "random", MaxRuns: b.N}, func(m *worker.Message) {
 				switch m.Type {
 				case "done":
 					runs = m.Stats.Runs

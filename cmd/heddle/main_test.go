@@ -13,6 +13,7 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 var heddleBin string
@@ -218,9 +219,9 @@ func BenchmarkSubprocessRuns(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer os.RemoveAll(res.WorkDir)
-	w := worker(res.Binaries[0])
+	w := kernelWorker(res.Binaries[0])
 	b.ResetTimer()
-	rep := explorer.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
+	rep := remote.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
 	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "runs/s")
 }
 

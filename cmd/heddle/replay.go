@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 func cmdReplay(args []string) int {
@@ -68,14 +69,14 @@ func cmdReplay(args []string) int {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
-	w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, gorace}}
+	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
 	if bin.Test {
-		w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.timeout=0"}
+		w.Args = worker.TestArgs(true)
 	}
 	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
 		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
 	}
-	tr, err := explorer.RemoteReplay(ctx, w, s.Program.Test, s, explorer.WireOptions{})
+	tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage

@@ -307,7 +307,7 @@ func plural(n int, thing string) string {
 func printBug(w io.Writer, test string, b savedBug) {
 	fmt.Fprintf(w, "--- BUG: %s: %s (%s)\n", test, b.Kind, plural(b.Hits, "run"))
 	fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(b.Message, "\n", "\n    "))
-	fmt.Fprint(w, foundBy(b.WireBug))
+	fmt.Fprint(w, foundBy(b.Bug))
 	if b.Trace == nil {
 		fmt.Fprintln(w)
 		return

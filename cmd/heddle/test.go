@@ -21,6 +21,8 @@ import (
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // testFlags are the flags of heddle test and heddle run; the remaining arguments are build
@@ -210,7 +212,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		rep.srv = srv
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
-	opts := explorer.WireOptions{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
 	matched, bugs, failed := 0, 0, false
 	gorace, err := raceEnv(res.WorkDir)
@@ -236,11 +238,11 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		}
 		bin := item.(*instrument.Binary)
 		pkgStart := time.Now()
-		w := &explorer.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{"HEDDLE_PACKAGE=" + bin.Package, "HEDDLE_BINARY=" + digest(bin.Path), gorace}}
+		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, worker.EnvBinary + "=" + digest(bin.Path), gorace}}
 		if bin.Test {
-			w.Args = []string{"-test.run=^TestHeddleWorker$", "-test.v=true", "-test.count=1", "-test.timeout=0"}
+			w.Args = worker.TestArgs(true)
 		}
-		names, err := explorer.List(ctx, w)
+		names, err := remote.List(ctx, w)
 		if err != nil {
 			rep.packageDone(bin.Package, fmt.Sprintf("cannot list the tests: %v", err), time.Since(pkgStart))
 			failed = true
@@ -351,17 +353,17 @@ type testOutcome struct {
 
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
 // whatever happens to the workers.
-func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts explorer.WireOptions, f testFlags, rep *reporter) testOutcome {
+func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter) testOutcome {
 	start := time.Now()
 	rep.begin(pkg, test)
-	bugs := map[string]*explorer.WireBug{}
+	bugs := map[string]*worker.Bug{}
 	var order []string
 	shardStats := make([]*timeline.Stats, max(f.parallel, 1))
 	var tree collectTree
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
-	recv := func(i int, m *explorer.Message) {
+	recv := func(i int, m *worker.Message) {
 		switch m.Type {
 		case "progress":
 			shardStats[i] = m.Stats
@@ -397,20 +399,20 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	var err error
 	if f.isolate {
 		// Every run in a fresh process: the strategy runs here, the worker runs one schedule.
-		o := opts.Options()
-		o.OnNode = func(n timeline.Node) { recv(0, &explorer.Message{Type: "node", Node: &n}) }
-		r := explorer.Isolated(ctx, w, test, o)
+		o := explorer.OptionsOf(opts)
+		o.OnNode = func(n timeline.Node) { recv(0, &worker.Message{Type: "node", Node: &n}) }
+		r := remote.Isolated(ctx, w, test, o)
 		prog := timeline.Program{Package: pkg, Test: test}
 		for _, b := range r.Bugs {
-			recv(0, &explorer.Message{Type: "bug", Bug: explorer.WireBugOf(b, prog, opts.Strategy)})
+			recv(0, &worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
 		}
-		recv(0, &explorer.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence})
+		recv(0, &worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence})
 	} else {
-		err = explorer.Parallel(ctx, w, test, opts, f.parallel, recv)
+		err = remote.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
 	total := merge(shardStats)
 	rep.end()
-	var we *explorer.WorkerError
+	var we *remote.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
@@ -425,7 +427,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		if sum := crashSummary(we.Stderr); sum != "" {
 			msg += ":\n" + sum
 		}
-		wb := &explorer.WireBug{Kind: kind, Key: kind, Message: msg, Hits: 1}
+		wb := &worker.Bug{Kind: kind, Key: kind, Message: msg, Hits: 1}
 		bugs[wb.Key] = wb
 		order = append(order, wb.Key)
 	case err != nil:
@@ -457,7 +459,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	var saved []savedBug
 	for i, k := range order {
 		b := bugs[k]
-		sb := savedBug{WireBug: b}
+		sb := savedBug{Bug: b}
 		if b.Trace != nil {
 			b.Trace.Program.Dir = w.Dir
 			sb.Path = timeline.BugFile(dir, "", b.Kind, i+1)
@@ -496,7 +498,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 
 // foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
 // that no run found (a worker that died).
-func foundBy(b *explorer.WireBug) string {
+func foundBy(b *worker.Bug) string {
 	if b.Strategy == "" {
 		return ""
 	}
@@ -504,7 +506,7 @@ func foundBy(b *explorer.WireBug) string {
 }
 
 type savedBug struct {
-	*explorer.WireBug
+	*worker.Bug
 	Path string
 }
 

@@ -1,4 +1,4 @@
-package explorer
+package remote
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heddledbg/heddle/worker"
 )
 
 // TestWorkerStuck runs a worker that reads its request and never answers, as one stuck in a
@@ -20,7 +22,7 @@ func TestWorkerStuck(t *testing.T) {
 	answerGrace = 100 * time.Millisecond
 	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerStuck$"}, Env: []string{"HEDDLE_STUCK_WORKER=1"}}
 	start := time.Now()
-	err := w.Do(context.Background(), Request{Cmd: "explore", Test: "TestX", Options: WireOptions{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*Message) {})
+	err := w.Do(context.Background(), worker.Request{Cmd: "explore", Test: "TestX", Options: worker.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*worker.Message) {})
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
 		t.Fatalf("Do = %v, want an error saying that the worker did not answer within 500ms", err)
 	}

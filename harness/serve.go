@@ -1,26 +1,28 @@
-package explorer
+package harness
 
 import (
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
-// ServeExplore answers an "explore" request in a worker: it explores in this process and
+// serveExplore answers an "explore" request in a worker: it explores in this process and
 // streams progress (at most ten times a second), tree nodes (if asked), every new bug with
 // its detailed trace, and a final "done" message.
-func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Message)) {
-	opts := req.Options.Options()
+func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
+	opts := explorer.OptionsOf(req.Options)
 	var last time.Time
 	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
 			last = now
 			st := *s
-			send(&Message{Type: "progress", Stats: &st})
+			send(&worker.Message{Type: "progress", Stats: &st})
 		}
 	}
 	sent := 0
@@ -33,26 +35,26 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			// statistics alone.
 			if sent < maxTreeNodes {
 				sent++
-				send(&Message{Type: "node", Node: &n})
+				send(&worker.Message{Type: "node", Node: &n})
 			}
 		}
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
-	opts.OnBug = func(b *Bug) {
-		send(&Message{Type: "found", Bug: &WireBug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Strategy: b.Strategy, Run: b.Run}})
+	opts.OnBug = func(b *explorer.Bug) {
+		send(&worker.Message{Type: "found", Bug: explorer.WireBug(b)})
 	}
-	rep := ExploreWith(h, opts)
+	rep := explorer.ExploreWith(h, opts)
 	deadlock := false
 	for _, b := range rep.Bugs {
 		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
-		send(&Message{Type: "bug", Bug: WireBugOf(b, prog, opts.Strategy)})
+		send(&worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
 	}
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
 	if rep.LockTrees != nil && !deadlock {
 		lt := rep.LockTrees
 		for _, w := range lt.Warnings {
-			send(&Message{Type: "bug", Bug: &WireBug{
+			send(&worker.Message{Type: "bug", Bug: &worker.Bug{
 				Kind: "lockorder",
 				Key:  "lockorder|" + w.Locks[0] + "|" + w.Locks[1],
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
@@ -62,7 +64,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			}})
 		}
 	}
-	send(&Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence})
+	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence})
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -83,13 +85,12 @@ const maxTreeNodes = 200_000
 // the controller (JSON encoding and writing), measured on a tree of 40,000 nodes.
 const nodeWriteCost = 10 * time.Microsecond
 
-// ServeRun answers a "run" request: one run steered by the request's guide.
-func ServeRun(h Harness, req Request) *Message {
-	gd := req.Guide
-	if gd == nil {
-		return &Message{Type: "error", Error: "run request without a guide"}
+// serveRun answers a "run" request: one run steered by the request's guide.
+func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
+	if req.Guide == nil {
+		return &worker.Message{Type: "error", Error: "run request without a guide"}
 	}
-	p := &inProcess{h: h, cfg: rt.Config{MaxSteps: req.Options.MaxSteps, Hang: req.Options.Hang, Time: req.Options.Time}}
-	res := p.run(gd, req.Detail)
-	return &Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged()}
+	gd := explorer.GuideOf(req.Guide)
+	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
+	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged()}
 }

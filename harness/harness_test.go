@@ -3,12 +3,15 @@ package harness
 import (
 	"os"
 	"os/exec"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/rt/sync"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // abba deadlocks when each goroutine takes its first lock before the other takes its second.
@@ -60,7 +63,7 @@ func TestRunFailure(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRunFailure$", "-test.v=true")
 	cmd.Env = append(os.Environ(), "HEDDLE_HARNESS_FAILURE=1")
 	out, _ := cmd.CombinedOutput()
-	want := "verdict: fatal: subtest TestX/sub failed: harness_test.go:51: failed with 1\n"
+	want := "verdict: fatal: subtest TestX/sub failed: harness_test.go:54: failed with 1\n"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("child output does not contain %q:\n%s", want, out)
 	}
@@ -98,5 +101,13 @@ func TestFailedOnItsOwn(t *testing.T) {
 	}
 	if got := failedOnItsOwn(&failing); got != failed {
 		t.Errorf("a test that failed: %v, want failed", got)
+	}
+}
+
+// TestBreakFunc checks that the function the debugger sets its breakpoint on is the one the
+// debuggee calls.
+func TestBreakFunc(t *testing.T) {
+	if got := runtime.FuncForPC(reflect.ValueOf(debugBreak).Pointer()).Name(); got != worker.BreakFunc {
+		t.Errorf("the debuggee calls %s; worker.BreakFunc names %s", got, worker.BreakFunc)
 	}
 }

@@ -1,7 +1,13 @@
-// Package harness runs the tests of an instrumented test binary under heddle's control. The
+// Package harness runs the tests of an instrumented test binary, or an instrumented program's
+// main, under heddle's control: it serves the worker and debug protocols (package worker)
+// inside the program under test, exploring in this process with package explorer. The
 // instrumenter registers every test function of the package and adds a TestHeddleWorker test
-// that calls Worker; heddle runs the binary with HEDDLE_WORKER=1 and speaks the worker
-// protocol (explorer.Request and explorer.Message) over file descriptors 3 and 4.
+// that calls Worker (or hands main to RegisterMain); heddle runs the binary with
+// worker.EnvWorker set and speaks the worker protocol over file descriptors 3 and 4.
+//
+// It is linked into every program under test: besides heddle's runtime packages it imports
+// only the standard library, and never the controller's side of the protocols (package
+// worker/remote).
 package harness
 
 import (
@@ -21,6 +27,7 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
 var tests = map[string]func(*testing.T){}
@@ -31,7 +38,7 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // RegisterMain records the main function of a program. When the process is a worker, it
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
-	if os.Getenv("HEDDLE_WORKER") == "" {
+	if os.Getenv(worker.EnvWorker) == "" {
 		return
 	}
 	harnessFor := func(string) (explorer.Harness, error) {
@@ -43,16 +50,11 @@ func RegisterMain(main func()) {
 	os.Exit(serve(harnessFor, []string{"main"}))
 }
 
-// reexecEnv names the test a worker explores, for a copy of the test binary that the test
-// starts: heddle explores the runs of the test's own process, and the copy runs the test as go
-// test would, out of heddle's reach.
-const reexecEnv = "HEDDLE_REEXEC"
-
-// childrenEnv names a file in which such a copy notes that it ran: heddle cannot explore what
-// happens in it, so the run that started it says so (checkChildren) instead of passing.
-const childrenEnv = "HEDDLE_CHILDREN"
-
-// children is the worker's view of the file named by childrenEnv.
+// A worker sets worker.EnvReexec to the test it explores, for a copy of the test binary that
+// the test starts: heddle explores the runs of the test's own process, and the copy runs the
+// test as go test would, out of heddle's reach. worker.EnvChildren names a file in which such
+// a copy notes that it ran: heddle cannot explore what happens in it, so the run that started
+// it says so (checkChildren) instead of passing. children is the worker's view of that file.
 var children struct {
 	path string
 	size int64 // when last checked: no copy runs between two runs
@@ -60,7 +62,7 @@ var children struct {
 
 // childStarted notes, in a copy of the test binary that a test started, that it runs.
 func childStarted() {
-	f, err := os.OpenFile(os.Getenv(childrenEnv), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(os.Getenv(worker.EnvChildren), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return
 	}
@@ -92,8 +94,8 @@ func checkChildren(name string) bool {
 
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
 func Worker(t *testing.T) {
-	if os.Getenv("HEDDLE_WORKER") == "" {
-		if test := tests[os.Getenv(reexecEnv)]; test != nil {
+	if os.Getenv(worker.EnvWorker) == "" {
+		if test := tests[os.Getenv(worker.EnvReexec)]; test != nil {
 			childStarted()
 			t.Run("heddle", test)
 			return
@@ -335,7 +337,7 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	}
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
-	send := func(m *explorer.Message) {
+	send := func(m *worker.Message) {
 		enc.Encode(m)
 		w.Flush()
 	}
@@ -343,49 +345,49 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	// program's, not a worker, and must not inherit the protocol's descriptors.
 	syscall.CloseOnExec(3)
 	syscall.CloseOnExec(4)
-	os.Unsetenv("HEDDLE_WORKER")
-	var req explorer.Request
+	os.Unsetenv(worker.EnvWorker)
+	var req worker.Request
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
-		send(&explorer.Message{Type: "error", Error: "heddle worker: reading request: " + err.Error()})
+		send(&worker.Message{Type: "error", Error: "heddle worker: reading request: " + err.Error()})
 		return 2
 	}
-	if req.V != explorer.ProtocolVersion {
-		send(&explorer.Message{Type: "error", Error: fmt.Sprintf("heddle worker: protocol version %d, want %d", req.V, explorer.ProtocolVersion)})
+	if req.V != worker.Version {
+		send(&worker.Message{Type: "error", Error: fmt.Sprintf("heddle worker: protocol version %d, want %d", req.V, worker.Version)})
 		return 2
 	}
 	if req.Cmd == "list" {
-		send(&explorer.Message{Type: "tests", Tests: names})
+		send(&worker.Message{Type: "tests", Tests: names})
 		return 0
 	}
 	h, err := harnessFor(req.Test)
 	if err != nil {
-		send(&explorer.Message{Type: "error", Error: err.Error()})
+		send(&worker.Message{Type: "error", Error: err.Error()})
 		return 2
 	}
 	// The test's own process runs it as TestHeddleWorker/heddle: a copy it starts with that
 	// -test.run runs the test again, uncontrolled (see Worker).
-	os.Setenv(reexecEnv, req.Test)
+	os.Setenv(worker.EnvReexec, req.Test)
 	if f, err := os.CreateTemp("", "heddle-children-"); err == nil {
 		f.Close()
 		children.path = f.Name()
 		defer os.Remove(f.Name())
-		os.Setenv(childrenEnv, f.Name())
+		os.Setenv(worker.EnvChildren, f.Name())
 	}
-	prog := timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: req.Test, Binary: os.Getenv("HEDDLE_BINARY")}
+	prog := timeline.Program{Package: os.Getenv(worker.EnvPackage), Test: req.Test, Binary: os.Getenv(worker.EnvBinary)}
 	switch req.Cmd {
 	case "explore":
-		explorer.ServeExplore(h, req, prog, send)
+		serveExplore(h, req, prog, send)
 	case "replay":
-		res, err := explorer.ReplayWith(h, req.Schedule, req.Options.Options())
+		res, err := explorer.ReplayWith(h, req.Schedule, explorer.OptionsOf(req.Options))
 		if err != nil {
-			send(&explorer.Message{Type: "error", Error: err.Error()})
+			send(&worker.Message{Type: "error", Error: err.Error()})
 			return 2
 		}
-		send(&explorer.Message{Type: "trace", Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
+		send(&worker.Message{Type: "trace", Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
 	case "run":
-		send(explorer.ServeRun(h, req))
+		send(serveRun(h, req))
 	default:
-		send(&explorer.Message{Type: "error", Error: fmt.Sprintf("heddle worker: unknown command %q", req.Cmd)})
+		send(&worker.Message{Type: "error", Error: fmt.Sprintf("heddle worker: unknown command %q", req.Cmd)})
 		return 2
 	}
 	return 0

@@ -13,16 +13,14 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
-
-// BreakFunc is the function the debugger sets a breakpoint on. The debuggee calls it when the
-// adapter asks it to stop at a checkpoint or at a bug; the stack of the goroutine that calls
-// it, without heddle's frames, ends at the user's line.
-const BreakFunc = "github.com/heddledbg/heddle/rt/harness.debugBreak"
 
 // debugReason is written by debugBreak so that the call cannot be optimised away.
 var debugReason string
 
+// debugBreak is worker.BreakFunc, on which the debugger sets a breakpoint.
+//
 //go:noinline
 func debugBreak(reason string) { debugReason = reason }
 
@@ -39,16 +37,16 @@ type debugSession struct {
 	point *rt.Point
 	// auto is set while the debuggee replays the adapter's plan on its own, up to checkpoint
 	// start.BreakAt; decisions and checkpoints count what it has seen.
-	start       explorer.DebugStart
+	start       worker.DebugStart
 	auto        bool
 	decisions   int
 	checkpoints int
 }
 
-// debug serves a debugging session when HEDDLE_DEBUG names the adapter's socket; it returns
+// debug serves a debugging session when worker.EnvDebug names the adapter's socket; it returns
 // false otherwise. The run's goroutines are those of harnessFor(test).
 func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func(name string) string) (bool, int) {
-	addr := os.Getenv("HEDDLE_DEBUG")
+	addr := os.Getenv(worker.EnvDebug)
 	if addr == "" {
 		return false, 0
 	}
@@ -60,7 +58,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	defer conn.Close()
 	s := &debugSession{conn: conn, w: bufio.NewWriter(conn), dec: json.NewDecoder(conn), goids: map[rt.GID]int64{}}
 	s.enc = json.NewEncoder(s.w)
-	var start explorer.DebugStart
+	var start worker.DebugStart
 	if err := s.dec.Decode(&start); err != nil {
 		fmt.Fprintf(os.Stderr, "heddle debuggee: reading the start message: %v\n", err)
 		return true, 2
@@ -69,7 +67,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	s.start, s.auto = start, start.BreakAt >= 0
 	h, err := harnessFor(start.Test)
 	if err != nil {
-		s.send(&explorer.DebugEvent{Type: "end", Error: err.Error()})
+		s.send(&worker.DebugEvent{Type: "end", Error: err.Error()})
 		return true, 2
 	}
 	var res *rt.Result
@@ -88,21 +86,21 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 			Spawned:     s.spawned,
 		}, body)
 	})
-	tr := timeline.FromResult(res, timeline.Program{Package: os.Getenv("HEDDLE_PACKAGE"), Test: start.Test, Binary: os.Getenv("HEDDLE_BINARY")}, "debug")
-	s.send(&explorer.DebugEvent{Type: "end", Trace: tr})
+	tr := timeline.FromResult(res, timeline.Program{Package: os.Getenv(worker.EnvPackage), Test: start.Test, Binary: os.Getenv(worker.EnvBinary)}, "debug")
+	s.send(&worker.DebugEvent{Type: "end", Trace: tr})
 	return true, 0
 }
 
-func (s *debugSession) send(ev *explorer.DebugEvent) {
+func (s *debugSession) send(ev *worker.DebugEvent) {
 	s.enc.Encode(ev)
 	s.w.Flush()
 }
 
 // ask sends ev and waits for the adapter's reply. Without an adapter the debuggee cannot go
 // on: it exits.
-func (s *debugSession) ask(ev *explorer.DebugEvent) explorer.DebugReply {
+func (s *debugSession) ask(ev *worker.DebugEvent) worker.DebugReply {
 	s.send(ev)
-	var r explorer.DebugReply
+	var r worker.DebugReply
 	if err := s.dec.Decode(&r); err != nil {
 		fmt.Fprintf(os.Stderr, "heddle debuggee: the debug adapter went away: %v\n", err)
 		os.Exit(2)
@@ -113,9 +111,9 @@ func (s *debugSession) ask(ev *explorer.DebugEvent) explorer.DebugReply {
 // Choose implements rt.Chooser: the adapter decides.
 func (s *debugSession) Choose(p *rt.Point) int {
 	s.point = p
-	dp := &explorer.DebugPoint{Kind: p.Kind, Current: p.Current, Step: p.Step, Decision: p.Index}
+	dp := &worker.DebugPoint{Kind: p.Kind, Current: p.Current, Step: p.Step, Decision: p.Index}
 	for _, a := range p.Alts {
-		da := explorer.DebugAlt{G: a.G, Op: a.Op.String(), Obj: p.ObjName(a.Obj), Case: a.Case}
+		da := worker.DebugAlt{G: a.G, Op: a.Op.String(), Obj: p.ObjName(a.Obj), Case: a.Case}
 		switch p.Kind {
 		case rt.DecideGoroutine, rt.DecideWake:
 			da.Name = p.Name(a.G)
@@ -130,10 +128,10 @@ func (s *debugSession) Choose(p *rt.Point) int {
 	dp.Goroutines = s.goroutines(p)
 	if s.auto {
 		pick := s.plannedPick(dp)
-		s.send(&explorer.DebugEvent{Type: "point", Point: dp, Auto: true, Pick: pick})
+		s.send(&worker.DebugEvent{Type: "point", Point: dp, Auto: true, Pick: pick})
 		return pick
 	}
-	r := s.ask(&explorer.DebugEvent{Type: "point", Point: dp})
+	r := s.ask(&worker.DebugEvent{Type: "point", Point: dp})
 	if r.Pick < 0 || r.Pick >= len(p.Alts) {
 		return 0
 	}
@@ -142,7 +140,7 @@ func (s *debugSession) Choose(p *rt.Point) int {
 
 // plannedPick is the adapter's choice at p while it replays its plan: the followed pick, or
 // else the current goroutine, or else the first alternative.
-func (s *debugSession) plannedPick(p *explorer.DebugPoint) int {
+func (s *debugSession) plannedPick(p *worker.DebugPoint) int {
 	if len(p.Alts) < 2 {
 		return 0
 	}
@@ -165,19 +163,19 @@ func (s *debugSession) plannedPick(p *explorer.DebugPoint) int {
 
 // spawned tells the adapter of a goroutine started between two scheduling points.
 func (s *debugSession) spawned(sp rt.Spawn) {
-	ev := &explorer.DebugSpawned{G: sp.Child, Parent: sp.Parent}
+	ev := &worker.DebugSpawned{G: sp.Child, Parent: sp.Parent}
 	if f := runtime.FuncForPC(sp.Fn); f != nil {
 		ev.Func = f.Name()
 		if file, line := f.FileLine(f.Entry()); file != "" {
 			ev.Pos = &timeline.Pos{File: file, Line: line}
 		}
 	}
-	s.send(&explorer.DebugEvent{Type: "spawned", Spawned: ev, Auto: true})
+	s.send(&worker.DebugEvent{Type: "spawned", Spawned: ev, Auto: true})
 }
 
 func (s *debugSession) resumed(r rt.Resumption) {
 	s.goids[r.G] = r.Goid
-	ev := &explorer.DebugResumed{G: r.Name, Goid: r.Goid, Step: r.Step, Decision: r.Decision, New: r.New}
+	ev := &worker.DebugResumed{G: r.Name, Goid: r.Goid, Step: r.Step, Decision: r.Decision, New: r.New}
 	switch {
 	case !r.New:
 		ev.Op, ev.Pos = r.Op.String(), position(r.PC)
@@ -191,21 +189,21 @@ func (s *debugSession) resumed(r rt.Resumption) {
 	k := s.checkpoints
 	s.checkpoints++
 	if s.auto && k < s.start.BreakAt {
-		s.send(&explorer.DebugEvent{Type: "resumed", Resumed: ev, Auto: true})
+		s.send(&worker.DebugEvent{Type: "resumed", Resumed: ev, Auto: true})
 		return
 	}
 	// The break is asked for, so that the adapter has seen everything before the stop.
 	s.auto = false
-	if s.ask(&explorer.DebugEvent{Type: "resumed", Resumed: ev}).Break {
+	if s.ask(&worker.DebugEvent{Type: "resumed", Resumed: ev}).Break {
 		debugBreak("checkpoint")
 	}
 }
 
 // goroutines returns the state of every goroutine of p's run.
-func (s *debugSession) goroutines(p *rt.Point) []explorer.DebugGoroutine {
-	var out []explorer.DebugGoroutine
+func (s *debugSession) goroutines(p *rt.Point) []worker.DebugGoroutine {
+	var out []worker.DebugGoroutine
 	for _, g := range p.Goroutines() {
-		dg := explorer.DebugGoroutine{ID: p.Name(g.ID), Goid: s.goids[g.ID], State: g.State, Pos: position(g.PC)}
+		dg := worker.DebugGoroutine{ID: p.Name(g.ID), Goid: s.goids[g.ID], State: g.State, Pos: position(g.PC)}
 		if g.State == "blocked" {
 			dg.Op, dg.Obj = g.Op.String(), p.ObjName(g.Obj)
 		}
@@ -215,10 +213,10 @@ func (s *debugSession) goroutines(p *rt.Point) []explorer.DebugGoroutine {
 }
 
 func (s *debugSession) bug(v *rt.Verdict) {
-	ev := &explorer.DebugEvent{Type: "bug", Kind: string(v.Kind), Message: v.Message}
+	ev := &worker.DebugEvent{Type: "bug", Kind: string(v.Kind), Message: v.Message}
 	if s.point != nil {
 		// The goroutines as the bug leaves them: for a deadlock, all blocked.
-		ev.Point = &explorer.DebugPoint{Current: -1, Goroutines: s.goroutines(s.point)}
+		ev.Point = &worker.DebugPoint{Current: -1, Goroutines: s.goroutines(s.point)}
 	}
 	if s.ask(ev).Break {
 		debugBreak(string(v.Kind))

@@ -1,4 +1,4 @@
-package explorer
+package remote
 
 import (
 	"bufio"
@@ -17,8 +17,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // Worker is an executable that serves the worker protocol: an instrumented test binary or
@@ -33,15 +35,15 @@ type Worker struct {
 	Output io.Writer
 }
 
-// WorkerError reports a worker process that failed to answer: it exited, crashed or was
+// ExitError reports a worker process that failed to answer: it exited, crashed or was
 // killed before completing its request.
-type WorkerError struct {
+type ExitError struct {
 	Path   string
 	Status string
 	Stderr string
 }
 
-func (e *WorkerError) Error() string {
+func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s: worker %s", e.Path, e.Status)
 	if s := strings.TrimSpace(e.Stderr); s != "" {
 		msg += ":\n" + s
@@ -51,8 +53,8 @@ func (e *WorkerError) Error() string {
 
 // Do sends req to a new worker process and passes every message it answers to recv. It
 // returns when the worker has answered with a final message ("done", "result", "trace",
-// "tests", "error"), or has exited without one, which is a WorkerError.
-func (w *Worker) Do(ctx context.Context, req Request, recv func(*Message)) error {
+// "tests", "error"), or has exited without one, which is an *ExitError.
+func (w *Worker) Do(ctx context.Context, req worker.Request, recv func(*worker.Message)) error {
 	p, err := w.start()
 	if err != nil {
 		return err
@@ -82,8 +84,8 @@ func (w *Worker) start() (*process, error) {
 	}
 	cmd := exec.Command(w.Path, w.Args...)
 	cmd.Dir = w.Dir
-	// HEDDLE_DEBUG is cleared: a debug adapter in this process may have it set for a debuggee.
-	cmd.Env = append(append(os.Environ(), w.Env...), "HEDDLE_WORKER=1", "HEDDLE_DEBUG=")
+	// EnvDebug is cleared: a debug adapter in this process may have it set for a debuggee.
+	cmd.Env = append(append(os.Environ(), w.Env...), worker.EnvWorker+"=1", worker.EnvDebug+"=")
 	cmd.ExtraFiles = []*os.File{reqR, respW}
 	// The worker must not outlive heddle, even when heddle is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -113,8 +115,8 @@ func (p *process) kill() {
 	go p.cmd.Wait()
 }
 
-func (p *process) do(ctx context.Context, req Request, recv func(*Message)) error {
-	req.V = ProtocolVersion
+func (p *process) do(ctx context.Context, req worker.Request, recv func(*worker.Message)) error {
+	req.V = worker.Version
 	go func() {
 		json.NewEncoder(p.req).Encode(req)
 		p.req.Close()
@@ -141,15 +143,12 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 	sc := bufio.NewScanner(p.resp)
 	sc.Buffer(make([]byte, 64<<10), 256<<20)
 	for !final && sc.Scan() {
-		var m Message
+		var m worker.Message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			decodeErr = fmt.Errorf("worker %s sent a malformed message: %v", p.w.Path, err)
 			continue
 		}
-		switch m.Type {
-		case "done", "result", "trace", "tests", "error":
-			final = true
-		}
+		final = m.Final()
 		recv(&m)
 	}
 	if final {
@@ -169,7 +168,7 @@ func (p *process) do(ctx context.Context, req Request, recv func(*Message)) erro
 			if errors.As(werr, &ee) {
 				status = ee.ProcessState.String()
 			}
-			return &WorkerError{Path: p.w.Path, Status: status, Stderr: p.stderr.String()}
+			return &ExitError{Path: p.w.Path, Status: status, Stderr: p.stderr.String()}
 		}
 	}
 	if ctx.Err() != nil {
@@ -183,7 +182,7 @@ var answerGrace = time.Minute
 
 // answerLimit is how long a worker may take to answer req: the exploration's time budget, the
 // hang limit of its last run, and answerGrace. An exploration bounded by runs only has none.
-func answerLimit(req Request) time.Duration {
+func answerLimit(req worker.Request) time.Duration {
 	hang := req.Options.Hang
 	if hang <= 0 {
 		hang = 10 * time.Second
@@ -224,23 +223,24 @@ func (t *tail) String() string {
 // the strategy lives here, and each run's guide is sent to the worker, which answers with the
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
-func Isolated(ctx context.Context, w *Worker, test string, opts Options) *Report {
-	r := &remote{ctx: ctx, w: w, test: test, opts: opts}
+func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
+	r := &isolated{ctx: ctx, w: w, test: test, opts: opts}
 	defer r.close()
-	return explore(r, opts)
+	return explorer.ExploreOn(r, opts)
 }
 
-type remote struct {
+// isolated is the explorer.Runner of Isolated.
+type isolated struct {
 	ctx  context.Context
 	w    *Worker
 	test string
-	opts Options
+	opts explorer.Options
 	// spare is the process of the next run, started while the current one runs: a process's
 	// start-up costs more than its run, and it overlaps the run on another core.
 	spare *process
 }
 
-func (r *remote) run(gd *Guide, detail bool) *rt.Result {
+func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	p := r.spare
 	r.spare = nil
 	if p == nil {
@@ -252,12 +252,12 @@ func (r *remote) run(gd *Guide, detail bool) *rt.Result {
 	if r.ctx.Err() == nil {
 		r.spare, _ = r.w.start()
 	}
-	req := Request{Cmd: "run", Test: r.test, Guide: gd, Detail: detail,
-		Options: WireOptions{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time}}
+	req := worker.Request{Cmd: "run", Test: r.test, Guide: gd.Wire(), Detail: detail,
+		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time}}
 	var res *rt.Result
-	var log []LoggedPoint
+	var log []worker.LoggedPoint
 	var diverged, failed string
-	err := p.do(r.ctx, req, func(m *Message) {
+	err := p.do(r.ctx, req, func(m *worker.Message) {
 		switch m.Type {
 		case "result":
 			res, log, diverged = m.Result, m.Log, m.Error
@@ -279,7 +279,7 @@ func (r *remote) run(gd *Guide, detail bool) *rt.Result {
 }
 
 // close ends the spare process.
-func (r *remote) close() {
+func (r *isolated) close() {
 	if r.spare != nil {
 		r.spare.kill()
 		r.spare = nil
@@ -289,7 +289,7 @@ func (r *remote) close() {
 // workerVerdict turns a worker that died during a run into the run's verdict: a program that
 // exits (os.Exit from code heddle does not control) or crashes.
 func workerVerdict(err error) *rt.Result {
-	var we *WorkerError
+	var we *ExitError
 	if errors.As(err, &we) {
 		kind := rt.VerdictExit
 		if strings.Contains(we.Status, "signal") {
@@ -311,16 +311,16 @@ func lastLine(s string) string {
 	return ": " + s
 }
 
-// Remote explores test inside one worker process, streaming its messages to recv.
-func Remote(ctx context.Context, w *Worker, test string, opts WireOptions, recv func(*Message)) error {
-	return w.Do(ctx, Request{Cmd: "explore", Test: test, Options: opts}, recv)
+// Explore explores test inside one worker process, streaming its messages to recv.
+func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, recv func(*worker.Message)) error {
+	return w.Do(ctx, worker.Request{Cmd: "explore", Test: test, Options: opts}, recv)
 }
 
-// RemoteReplay replays a schedule in a worker and returns the detailed trace.
-func RemoteReplay(ctx context.Context, w *Worker, test string, s *timeline.Schedule, opts WireOptions) (*timeline.Trace, error) {
+// Replay replays a schedule in a worker and returns the detailed trace.
+func Replay(ctx context.Context, w *Worker, test string, s *timeline.Schedule, opts worker.Options) (*timeline.Trace, error) {
 	var tr *timeline.Trace
 	var failed string
-	err := w.Do(ctx, Request{Cmd: "replay", Test: test, Schedule: s, Options: opts}, func(m *Message) {
+	err := w.Do(ctx, worker.Request{Cmd: "replay", Test: test, Schedule: s, Options: opts}, func(m *worker.Message) {
 		switch m.Type {
 		case "trace":
 			tr = m.Trace
@@ -341,7 +341,7 @@ func RemoteReplay(ctx context.Context, w *Worker, test string, s *timeline.Sched
 func List(ctx context.Context, w *Worker) ([]string, error) {
 	var tests []string
 	var failed string
-	err := w.Do(ctx, Request{Cmd: "list"}, func(m *Message) {
+	err := w.Do(ctx, worker.Request{Cmd: "list"}, func(m *worker.Message) {
 		tests = append(tests, m.Tests...)
 		if m.Type == "error" {
 			failed = m.Error
@@ -356,11 +356,11 @@ func List(ctx context.Context, w *Worker) ([]string, error) {
 // Parallel explores test with n worker processes. Random and PCT sampling split the seeds;
 // the systematic strategies split the alternatives of the first decision, each worker
 // exploring the subtrees of its share in full; the portfolio splits its DPOR that way and
-// gives every worker's samplers their own seeds. Messages from all workers go to recv, which
-// is called from one goroutine at a time.
-func Parallel(ctx context.Context, w *Worker, test string, opts WireOptions, n int, recv func(worker int, m *Message)) error {
+// gives every worker's samplers their own seeds. Messages from all workers go to recv, with
+// the worker's index (its shard), from one goroutine at a time.
+func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, n int, recv func(shard int, m *worker.Message)) error {
 	if n <= 1 {
-		return Remote(ctx, w, test, opts, func(m *Message) { recv(0, m) })
+		return Explore(ctx, w, test, opts, func(m *worker.Message) { recv(0, m) })
 	}
 	var mu sync.Mutex
 	errs := make([]error, n)
@@ -384,7 +384,7 @@ func Parallel(ctx context.Context, w *Worker, test string, opts WireOptions, n i
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = Remote(ctx, w, test, o, func(m *Message) {
+			errs[i] = Explore(ctx, w, test, o, func(m *worker.Message) {
 				mu.Lock()
 				defer mu.Unlock()
 				recv(i, m)

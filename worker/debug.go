@@ -1,16 +1,14 @@
-package explorer
+package worker
 
 import (
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// The debug protocol connects a debuggee (an instrumented binary run by the debugger with
-// HEDDLE_DEBUG set to the path of a Unix socket) to the debug adapter, which acts as its
-// scheduler. The debuggee dials the socket and reads a DebugStart; then it reports every
-// scheduling point, resumption and bug as a DebugEvent and waits for a DebugReply to each, so
-// that when the debuggee is stopped by the debugger, the adapter has seen everything that
-// happened. See docs/protocol.md.
+// BreakFunc is the function the debugger sets a breakpoint on. The debuggee calls it when the
+// adapter asks it to stop at a checkpoint or at a bug; the stack of the goroutine that calls
+// it, without heddle's frames, ends at the user's line.
+const BreakFunc = "github.com/heddledbg/heddle/harness.debugBreak"
 
 // DebugStart tells a debuggee which test to run.
 type DebugStart struct {

@@ -1,0 +1,67 @@
+package explorer
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/worker"
+)
+
+// TestGuideWire sends a guide and its log through the worker protocol's JSON, as a controller
+// and a worker do in an isolated exploration, and checks that both arrive whole.
+func TestGuideWire(t *testing.T) {
+	gd := &Guide{
+		Prefix: []int32{1, 2, 0},
+		Kinds:  []rt.DecisionKind{rt.DecideGoroutine, rt.DecideGoroutine, rt.DecideSelect},
+		Names:  []string{"G1", "G1.1", "1"},
+		Sleep:  []Sleeper{{G: 2, Op: rt.OpLock, Objs: []rt.ObjID{7}}},
+		Policy: PolicyPCT,
+		Seed:   42,
+		Depth:  3,
+		Length: 100,
+		Bound:  -1,
+		Shard:  1,
+		Shards: 2,
+		Plan:   []PlanStep{{G: 1}, {G: 2, Data: []int32{0, 1}}},
+	}
+	// A field added to Guide must be carried by worker.Guide, and set here.
+	v := reflect.ValueOf(gd).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Type().Field(i); f.IsExported() && v.Field(i).IsZero() {
+			t.Fatalf("set Guide.%s in this test", f.Name)
+		}
+	}
+	var w worker.Guide
+	roundTrip(t, gd.Wire(), &w)
+	if got := GuideOf(&w); !reflect.DeepEqual(got, gd) {
+		t.Errorf("guide after the wire:\n%+v\nwant\n%+v", got, gd)
+	}
+
+	gd.log = []logged{
+		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Op: rt.OpUnlock, Obj: 7}}, pick: 1, current: 0, sleep: []Sleeper{{G: 3, Op: rt.OpLock, Objs: []rt.ObjID{7}}}, planAt: 2},
+		{kind: rt.DecideSelect, alts: []rt.Alt{{G: 2, Case: 0}, {G: 2, Case: 1}}, pick: 0, current: 0, planAt: -1},
+	}
+	var log []worker.LoggedPoint
+	roundTrip(t, gd.Log(), &log)
+	back := &Guide{}
+	back.SetLog(log, "diverged at decision 3")
+	if !reflect.DeepEqual(back.log, gd.log) {
+		t.Errorf("log after the wire:\n%+v\nwant\n%+v", back.log, gd.log)
+	}
+	if back.Diverged() != "diverged at decision 3" {
+		t.Errorf("Diverged() = %q", back.Diverged())
+	}
+}
+
+func roundTrip(t *testing.T, in, out any) {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,127 @@
+package worker
+
+import (
+	"time"
+
+	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// Version is the version of Request and Message, and of DebugStart. Version 2 names the
+// fields of a Guide in lower camel case, as every other message does.
+const Version = 2
+
+// Request is what a controller asks of a worker.
+type Request struct {
+	V int `json:"v"`
+	// Cmd is "list" (the registered tests), "explore" (an exploration of Test in the worker),
+	// "replay" (one detailed run of Schedule) or "run" (one run steered by Guide, for
+	// controller-side explorations that isolate every run in its own process).
+	Cmd      string             `json:"cmd"`
+	Test     string             `json:"test,omitempty"`
+	Options  Options            `json:"options,omitempty"`
+	Schedule *timeline.Schedule `json:"schedule,omitempty"`
+	Guide    *Guide             `json:"guide,omitempty"`
+	Detail   bool               `json:"detail,omitempty"`
+}
+
+// Options are the serialisable options of an exploration (explorer.Options without its
+// callbacks).
+type Options struct {
+	Strategy  string        `json:"strategy,omitempty"`
+	MaxRuns   int           `json:"maxRuns,omitempty"`
+	MaxTime   time.Duration `json:"maxTime,omitempty"`
+	MaxSteps  int           `json:"maxSteps,omitempty"`
+	Seed      uint64        `json:"seed,omitempty"`
+	Depth     int           `json:"depth,omitempty"`
+	Bound     int           `json:"bound,omitempty"`
+	StopOnBug bool          `json:"stopOnBug,omitempty"`
+	Hang      time.Duration `json:"hang,omitempty"`
+	Tree      bool          `json:"tree,omitempty"`
+	Prefix    []rt.Decision `json:"prefix,omitempty"`
+	Shard     int           `json:"shard,omitempty"`
+	Shards    int           `json:"shards,omitempty"`
+	Time      rt.TimeModel  `json:"time,omitempty"`
+}
+
+// Message is one line a worker writes.
+type Message struct {
+	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, error
+	Tests     []string         `json:"tests,omitempty"`
+	Stats     *timeline.Stats  `json:"stats,omitempty"`
+	Node      *timeline.Node   `json:"node,omitempty"`
+	Bug       *Bug             `json:"bug,omitempty"`
+	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	Trace     *timeline.Trace  `json:"trace,omitempty"`
+	// Result and Log answer a "run" request.
+	Result *rt.Result    `json:"result,omitempty"`
+	Log    []LoggedPoint `json:"log,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	// Divergence, in a "done" message, is the exploration's first divergence
+	// (explorer.Report.Divergence).
+	Divergence string `json:"divergence,omitempty"`
+}
+
+// Final reports whether m ends the worker's answer: nothing follows it.
+func (m *Message) Final() bool {
+	switch m.Type {
+	case "done", "result", "trace", "tests", "error":
+		return true
+	}
+	return false
+}
+
+// Bug is a bug on the wire, with its detailed trace.
+type Bug struct {
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	Key         string `json:"key"`
+	Hits        int    `json:"hits"`
+	Preemptions int    `json:"preemptions"`
+	// Strategy found the bug first, in the exploration's run Run (explorer.Bug.Strategy and
+	// explorer.Bug.Run).
+	Strategy string          `json:"strategy,omitempty"`
+	Run      int             `json:"run,omitempty"`
+	Trace    *timeline.Trace `json:"trace,omitempty"`
+}
+
+// Guide is an explorer.Guide on the wire: how to steer one run. The fields mean what the
+// explorer.Guide fields of the same names do.
+type Guide struct {
+	Prefix []int32           `json:"prefix,omitempty"`
+	Kinds  []rt.DecisionKind `json:"kinds,omitempty"`
+	Names  []string          `json:"names,omitempty"`
+	Sleep  []Sleeper         `json:"sleep,omitempty"`
+	Policy uint8             `json:"policy,omitempty"`
+	Seed   uint64            `json:"seed,omitempty"`
+	Depth  int               `json:"depth,omitempty"`
+	Length int               `json:"length,omitempty"`
+	Bound  int               `json:"bound"`
+	Shard  int               `json:"shard,omitempty"`
+	Shards int               `json:"shards,omitempty"`
+	Plan   []PlanStep        `json:"plan,omitempty"`
+}
+
+// Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
+type Sleeper struct {
+	G    rt.GID     `json:"g"`
+	Op   rt.OpKind  `json:"op"`
+	Objs []rt.ObjID `json:"objs,omitempty"`
+}
+
+// PlanStep is one step of a guide's plan.
+type PlanStep struct {
+	G    rt.GID  `json:"g"`
+	Data []int32 `json:"data,omitempty"`
+}
+
+// LoggedPoint is what a guide recorded at one decision after its prefix.
+type LoggedPoint struct {
+	Kind    rt.DecisionKind `json:"kind"`
+	Alts    []rt.Alt        `json:"alts"`
+	Pick    int             `json:"pick"`
+	Current int             `json:"current"`
+	Sleep   []Sleeper       `json:"sleep,omitempty"`
+	PlanAt  int             `json:"planAt"`
+}
