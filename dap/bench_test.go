@@ -7,6 +7,8 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 // reportLatency reports the median and 95th percentile of ds.
@@ -30,7 +32,7 @@ func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
 	})
 	st := c.stopped(time.Minute)
 	var cps struct {
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	return c, st, len(cps.Checkpoints)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 const buildTimeout = 3 * time.Minute
@@ -66,7 +68,7 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 		t.Fatalf("top frame = %+v, want Transfer at %s:15", fs, src)
 	}
 	for _, f := range fs {
-		if hiddenFrame(f.Name, f.Source.Path) {
+		if debugger.HiddenFrame(f.Name, f.Source.Path) {
 			t.Errorf("frame %s of heddle's runtime is shown", f.Name)
 		}
 	}
@@ -89,8 +91,8 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 
 // bugFound is a heddle/bugFound event's body.
 type bugFound struct {
-	ID  int `json:"id"`
-	Bug Bug `json:"bug"`
+	ID  int          `json:"id"`
+	Bug debugger.Bug `json:"bug"`
 }
 
 func TestExploreReplayStepBack(t *testing.T) {
@@ -295,7 +297,7 @@ func TestRunnableSpawned(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	var got []string
@@ -313,7 +315,7 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 	st := c.stopped(time.Minute)
 	seq := c.custom("heddle/runnable", nil)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
 	json.Unmarshal(c.response(seq, 10*time.Second).Body, &r)
 	var other string

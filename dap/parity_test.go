@@ -13,6 +13,8 @@ import (
 
 	godap "github.com/google/go-dap"
 	"github.com/gorilla/websocket"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 // launch starts a session on a test of testdata/bank, applies setup before
@@ -139,8 +141,8 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	})
 	st := c.stopped(time.Minute)
 	var cps struct {
-		Current     int          `json:"current"`
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Current     int                   `json:"current"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	if len(cps.Checkpoints) < 4 || cps.Current != len(cps.Checkpoints)-1 {
@@ -191,8 +193,8 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var cps struct {
-		Current     int          `json:"current"`
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Current     int                   `json:"current"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	var w struct {
@@ -431,7 +433,7 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	// Go to the latest checkpoint a decision led to, and make that decision differently.
 	st = c.cont(st.ThreadID)
 	var cps struct {
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	k, me := -1, ""
@@ -446,7 +448,7 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	c.response(c.custom("heddle/gotoCheckpoint", map[string]any{"index": k}), time.Minute)
 	st = c.stopped(time.Minute)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 		Redo       bool                `json:"redo"`
 	}
 	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
