@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -34,7 +33,7 @@ func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
 	var cps struct {
 		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	return c, st, len(cps.Checkpoints)
 }
 
@@ -105,17 +104,23 @@ func BenchmarkExploreFirstBug(b *testing.B) {
 		var r struct {
 			ID int `json:"id"`
 		}
-		json.Unmarshal(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
+		c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
 		c.next("the first bug", time.Minute, func(m *message) bool {
+			if m.Event != "heddle/bugFound" {
+				return false
+			}
 			var f bugFound
-			json.Unmarshal(m.Body, &f)
-			return m.Event == "heddle/bugFound" && f.ID == r.ID
+			c.decode(m.Body, &f)
+			return f.ID == r.ID
 		})
 		ds = append(ds, time.Since(t0))
 		c.next("the end of the search", time.Minute, func(m *message) bool {
+			if m.Event != "heddle/exploreDone" {
+				return false
+			}
 			var f bugFound
-			json.Unmarshal(m.Body, &f)
-			return m.Event == "heddle/exploreDone" && f.ID == r.ID
+			c.decode(m.Body, &f)
+			return f.ID == r.ID
 		})
 		// Drop the search's other events.
 		c.queue = c.queue[:0]

@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,7 +21,7 @@ func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) 
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}
-	json.Unmarshal(c.response(seq, 10*time.Second).Body, &caps)
+	c.decode(c.response(seq, 10*time.Second).Body, &caps)
 	if !caps.SupportsStepBack {
 		t.Fatalf("initialize: supportsStepBack is false")
 	}
@@ -47,7 +46,7 @@ func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) 
 				Line     int  `json:"line"`
 			} `json:"breakpoints"`
 		}
-		json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+		c.decode(c.response(seq, 30*time.Second).Body, &b)
 		if len(b.Breakpoints) != 1 || !b.Breakpoints[0].Verified {
 			t.Fatalf("breakpoint at bank.go:%d not verified: %+v", line, b)
 		}
@@ -107,7 +106,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 	var found bugFound
 	for {
 		m := c.event("heddle/bugFound", time.Minute)
-		json.Unmarshal(m.Body, &found)
+		c.decode(m.Body, &found)
 		if found.Bug.Kind == "deadlock" && found.Bug.Schedule != "" {
 			break
 		}
@@ -136,7 +135,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 		ExceptionID string `json:"exceptionId"`
 		Description string `json:"description"`
 	}
-	json.Unmarshal(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
 		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), 10*time.Second).Body, &info)
 	if info.ExceptionID != "deadlock" || info.Description == "" {
 		t.Errorf("exceptionInfo = %+v, want the deadlock", info)
@@ -299,7 +298,7 @@ func TestRunnableSpawned(t *testing.T) {
 	var r struct {
 		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
+	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	var got []string
 	for _, g := range r.Goroutines {
 		got = append(got, g.ID+" "+g.Op)
@@ -317,7 +316,7 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 	var r struct {
 		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
-	json.Unmarshal(c.response(seq, 10*time.Second).Body, &r)
+	c.decode(c.response(seq, 10*time.Second).Body, &r)
 	var other string
 	for _, g := range r.Goroutines {
 		if g.ID != "G1" && g.ID != c.threadName(st.ThreadID) {

@@ -171,7 +171,11 @@ func (c *controller) serve(conn net.Conn) {
 		c.mu.Lock()
 		reply, answer := c.handle(&ev)
 		if answer {
-			c.enc.Encode(reply)
+			if err := c.enc.Encode(reply); err != nil {
+				c.endErr = fmt.Sprintf("answering the debuggee: %v", err)
+				c.mu.Unlock()
+				return
+			}
 		}
 		c.mu.Unlock()
 		if ev.Type == "end" {
