@@ -173,7 +173,8 @@ func listDeps() (map[string][]string, error) {
 
 // TestDependencyRules checks the layering that the package table describes: the runtime
 // linked into every program under test stays standard-library only, formats know nothing of
-// their producers, and the language server does not depend on the web server.
+// their producers, the language server does not depend on the web server, and the debugger
+// core knows no debug adapter protocol.
 func TestDependencyRules(t *testing.T) {
 	deps, err := listDeps()
 	if err != nil {
@@ -188,6 +189,8 @@ func TestDependencyRules(t *testing.T) {
 		{"timeline", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
 		{"lsp", []string{"server", "dap", "explorer"}},
 		{"explorer", []string{"dap", "server", "lsp", "google/go-dap", "go-delve/delve"}},
+		// The debugger core drives Delve through debugger.Target: only dap speaks DAP.
+		{"debugger", []string{"dap", "google/go-dap", "go-delve/delve"}},
 	} {
 		d, ok := deps[r.pkg]
 		if !ok {
