@@ -1,10 +1,6 @@
 package dap
 
-import (
-	"encoding/json"
-
-	godap "github.com/google/go-dap"
-)
+import "encoding/json"
 
 // A handler answers one request.
 type handler func(s *Session, m *message)
@@ -59,25 +55,8 @@ func init() {
 	}
 }
 
-// The arguments of the standard requests heddle reads are go-dap's.
-type (
-	initializeArgs                = godap.InitializeRequestArguments
-	configurationDoneArgs         = godap.ConfigurationDoneArguments
-	setBreakpointsArgs            = godap.SetBreakpointsArguments
-	setFunctionBreakpointsArgs    = godap.SetFunctionBreakpointsArguments
-	setExceptionBreakpointsArgs   = godap.SetExceptionBreakpointsArguments
-	setInstructionBreakpointsArgs = godap.SetInstructionBreakpointsArguments
-	continueArgs                  = godap.ContinueArguments
-	nextArgs                      = godap.NextArguments
-	stepInArgs                    = godap.StepInArguments
-	stepOutArgs                   = godap.StepOutArguments
-	stepBackArgs                  = godap.StepBackArguments
-	reverseContinueArgs           = godap.ReverseContinueArguments
-	stackTraceArgs                = godap.StackTraceArguments
-	exceptionInfoArgs             = godap.ExceptionInfoArguments
-)
-
-// threadsArgs are those of threads, which has none.
+// The arguments of the standard requests heddle reads are go-dap's, but for threads, which has
+// none.
 type threadsArgs struct{}
 
 // The arguments of the heddle/* requests (docs/dap.md, "Requests").

@@ -105,25 +105,21 @@ func BenchmarkExploreFirstBug(b *testing.B) {
 			ID int `json:"id"`
 		}
 		c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
-		c.next("the first bug", time.Minute, func(m *message) bool {
-			if m.Event != "heddle/bugFound" {
-				return false
-			}
-			var f bugFound
-			c.decode(m.Body, &f)
-			return f.ID == r.ID
-		})
+		c.next("the first bug", time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/bugFound", r.ID) })
 		ds = append(ds, time.Since(t0))
-		c.next("the end of the search", time.Minute, func(m *message) bool {
-			if m.Event != "heddle/exploreDone" {
-				return false
-			}
-			var f bugFound
-			c.decode(m.Body, &f)
-			return f.ID == r.ID
-		})
+		c.next("the end of the search", time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/exploreDone", r.ID) })
 		// Drop the search's other events.
 		c.queue = c.queue[:0]
 	}
 	reportLatency(b, ds)
+}
+
+// ofExploration reports whether m is event name of exploration id.
+func (c *client) ofExploration(m *message, name string, id int) bool {
+	if m.Event != name {
+		return false
+	}
+	var f bugFound
+	c.decode(m.Body, &f)
+	return f.ID == id
 }

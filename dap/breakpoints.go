@@ -29,7 +29,7 @@ func newBreakpoints() *breakpoints {
 }
 
 // setSource records a setBreakpoints request.
-func (b *breakpoints) setSource(a *setBreakpointsArgs, raw json.RawMessage) {
+func (b *breakpoints) setSource(a *godap.SetBreakpointsArguments, raw json.RawMessage) {
 	hits := false
 	for _, bp := range a.Breakpoints {
 		hits = hits || bp.HitCondition != ""
@@ -41,7 +41,7 @@ func (b *breakpoints) setSource(a *setBreakpointsArgs, raw json.RawMessage) {
 }
 
 // setFunctions records a setFunctionBreakpoints request.
-func (b *breakpoints) setFunctions(a *setFunctionBreakpointsArgs) {
+func (b *breakpoints) setFunctions(a *godap.SetFunctionBreakpointsArguments) {
 	b.mu.Lock()
 	b.funcs = a.Breakpoints
 	b.mu.Unlock()
@@ -77,7 +77,7 @@ func (b *breakpoints) sources() []json.RawMessage {
 
 // functions returns setFunctionBreakpoints arguments: the client's breakpoints, then
 // heddle's, then extra (temporary) function names.
-func (b *breakpoints) functions(extra []string) *setFunctionBreakpointsArgs {
+func (b *breakpoints) functions(extra []string) *godap.SetFunctionBreakpointsArguments {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return functionBreakpoints(b.funcs, extra)
@@ -103,13 +103,13 @@ func (b *breakpoints) hitConditions() bool {
 
 // functionBreakpoints returns setFunctionBreakpoints arguments: the client's breakpoints,
 // then heddle's, then extra (temporary) function names.
-func functionBreakpoints(client []godap.FunctionBreakpoint, extra []string) *setFunctionBreakpointsArgs {
+func functionBreakpoints(client []godap.FunctionBreakpoint, extra []string) *godap.SetFunctionBreakpointsArguments {
 	bps := append([]godap.FunctionBreakpoint(nil), client...)
 	bps = append(bps, godap.FunctionBreakpoint{Name: harness.BreakFunc})
 	for _, f := range extra {
 		bps = append(bps, godap.FunctionBreakpoint{Name: f})
 	}
-	return &setFunctionBreakpointsArgs{Breakpoints: bps}
+	return &godap.SetFunctionBreakpointsArguments{Breakpoints: bps}
 }
 
 // clientFunctions is the number of the client's function breakpoints.
@@ -131,19 +131,19 @@ func (b *breakpoints) instructions() json.RawMessage {
 	return b.instr
 }
 
-func (s *Session) setBreakpoints(m *message, a setBreakpointsArgs) {
+func (s *Session) setBreakpoints(m *message, a godap.SetBreakpointsArguments) {
 	s.bps.setSource(&a, m.Arguments)
 	s.dbg.BreakpointsChanged(s.bps.hitConditions())
 	s.forward(m)
 }
 
-func (s *Session) setExceptionBreakpoints(m *message, _ setExceptionBreakpointsArgs) {
+func (s *Session) setExceptionBreakpoints(m *message, _ godap.SetExceptionBreakpointsArguments) {
 	s.bps.setExceptions(m.Arguments)
 	s.dbg.BreakpointsChanged(s.bps.hitConditions())
 	s.forward(m)
 }
 
-func (s *Session) setInstructionBreakpoints(m *message, _ setInstructionBreakpointsArgs) {
+func (s *Session) setInstructionBreakpoints(m *message, _ godap.SetInstructionBreakpointsArguments) {
 	s.bps.setInstructions(m.Arguments)
 	s.dbg.BreakpointsChanged(s.bps.hitConditions())
 	s.forward(m)
@@ -151,7 +151,7 @@ func (s *Session) setInstructionBreakpoints(m *message, _ setInstructionBreakpoi
 
 // setFunctionBreakpoints sets the client's function breakpoints with heddle's own, which
 // the client does not see.
-func (s *Session) setFunctionBreakpoints(m *message, a setFunctionBreakpointsArgs) {
+func (s *Session) setFunctionBreakpoints(m *message, a godap.SetFunctionBreakpointsArguments) {
 	s.bps.setFunctions(&a)
 	s.dbg.BreakpointsChanged(s.bps.hitConditions())
 	d := s.delve()

@@ -1,10 +1,12 @@
 package dap
 
 import (
+	godap "github.com/google/go-dap"
+
 	"github.com/heddledbg/heddle/debugger"
 )
 
-func (s *Session) configurationDone(m *message, _ configurationDoneArgs) {
+func (s *Session) configurationDone(m *message, _ godap.ConfigurationDoneArguments) {
 	s.dbg.Start(s.answer(m))
 }
 
@@ -22,40 +24,38 @@ func (s *Session) move(m *message, motion debugger.Motion, thread int, granulari
 	})
 }
 
-func (s *Session) cont(m *message, a continueArgs) { s.move(m, debugger.Continue, a.ThreadId, "") }
+func (s *Session) cont(m *message, a godap.ContinueArguments) {
+	s.move(m, debugger.Continue, a.ThreadId, "")
+}
 
-func (s *Session) next(m *message, a nextArgs) {
+func (s *Session) next(m *message, a godap.NextArguments) {
 	s.move(m, debugger.Next, a.ThreadId, string(a.Granularity))
 }
 
-func (s *Session) stepIn(m *message, a stepInArgs) {
+func (s *Session) stepIn(m *message, a godap.StepInArguments) {
 	s.move(m, debugger.StepIn, a.ThreadId, string(a.Granularity))
 }
 
-func (s *Session) stepOut(m *message, a stepOutArgs) {
+func (s *Session) stepOut(m *message, a godap.StepOutArguments) {
 	s.move(m, debugger.StepOut, a.ThreadId, string(a.Granularity))
 }
 
-func (s *Session) stepBack(m *message, _ stepBackArgs) { s.dbg.StepBack(s.answer(m)) }
+func (s *Session) stepBack(m *message, _ godap.StepBackArguments) { s.dbg.StepBack(s.answer(m)) }
 
-func (s *Session) reverseContinue(m *message, _ reverseContinueArgs) {
+func (s *Session) reverseContinue(m *message, _ godap.ReverseContinueArguments) {
 	s.dbg.ReverseContinue(s.answer(m))
 }
 
 func (s *Session) threads(m *message, _ threadsArgs) {
 	threads, err := s.dbg.Threads(s.ctx)
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
 	if threads == nil {
 		threads = []debugger.ThreadInfo{}
 	}
-	s.respond(m, map[string]any{"threads": threads})
+	s.reply(m, map[string]any{"threads": threads}, err)
 }
 
 // stackTrace answers with the user's frames only.
-func (s *Session) stackTrace(m *message, a stackTraceArgs) {
+func (s *Session) stackTrace(m *message, a godap.StackTraceArguments) {
 	frames, err := s.dbg.Frames(s.ctx, a.ThreadId)
 	if err != nil {
 		s.failErr(m, err)
@@ -75,7 +75,7 @@ func (s *Session) stackTrace(m *message, a stackTraceArgs) {
 }
 
 // exceptionInfo describes the bug the debuggee stopped at; other exceptions are Delve's.
-func (s *Session) exceptionInfo(m *message, _ exceptionInfoArgs) {
+func (s *Session) exceptionInfo(m *message, _ godap.ExceptionInfoArguments) {
 	bug := s.dbg.Bug()
 	if bug == nil {
 		s.forward(m)
@@ -87,11 +87,7 @@ func (s *Session) exceptionInfo(m *message, _ exceptionInfoArgs) {
 
 func (s *Session) checkpoints(m *message, _ checkpointsArgs) {
 	cur, cps, err := s.dbg.Checkpoints()
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, map[string]any{"current": cur, "checkpoints": cps})
+	s.reply(m, map[string]any{"current": cur, "checkpoints": cps}, err)
 }
 
 func (s *Session) gotoCheckpoint(m *message, a gotoCheckpointArgs) {
@@ -104,11 +100,7 @@ func (s *Session) gotoCheckpoint(m *message, a gotoCheckpointArgs) {
 
 func (s *Session) runnable(m *message, _ runnableArgs) {
 	gs, redo, err := s.dbg.Runnable()
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, map[string]any{"goroutines": gs, "redo": redo})
+	s.reply(m, map[string]any{"goroutines": gs, "redo": redo}, err)
 }
 
 func (s *Session) scheduleNext(m *message, a scheduleNextArgs) {
@@ -124,20 +116,12 @@ func (s *Session) saveSchedule(m *message, a saveScheduleArgs) {
 		s.fail(m, "%s: missing \"path\"", m.Command)
 		return
 	}
-	if err := s.dbg.SaveSchedule(a.Path); err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, map[string]any{"path": a.Path})
+	s.reply(m, map[string]any{"path": a.Path}, s.dbg.SaveSchedule(a.Path))
 }
 
 func (s *Session) explore(m *message, a exploreArgs) {
 	id, prefix, err := s.dbg.Explore(a.Strategy, a.Budget)
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, map[string]any{"id": id, "prefix": prefix})
+	s.reply(m, map[string]any{"id": id, "prefix": prefix}, err)
 }
 
 func (s *Session) cancel(m *message, a cancelArgs) {
@@ -155,18 +139,10 @@ func (s *Session) replay(m *message, a replayArgs) {
 
 func (s *Session) lockTrees(m *message, _ lockTreesArgs) {
 	r, err := s.dbg.LockTrees()
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, r)
+	s.reply(m, r, err)
 }
 
 func (s *Session) webview(m *message, a webviewArgs) {
 	url, err := s.dbg.WebView(a.AllowOrigin)
-	if err != nil {
-		s.failErr(m, err)
-		return
-	}
-	s.respond(m, map[string]any{"url": url})
+	s.reply(m, map[string]any{"url": url}, err)
 }

@@ -1,6 +1,8 @@
 package dap
 
 import (
+	godap "github.com/google/go-dap"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,15 +125,18 @@ func (s *Session) failErr(req *message, err error) {
 	s.fail(req, "%s", msg)
 }
 
+// reply answers req with body b, or with err if it is not nil.
+func (s *Session) reply(req *message, b any, err error) {
+	if err != nil {
+		s.failErr(req, err)
+		return
+	}
+	s.respond(req, b)
+}
+
 // answer returns the function that answers req when the debugger has done what it asked.
 func (s *Session) answer(req *message) func(error) {
-	return func(err error) {
-		if err != nil {
-			s.failErr(req, err)
-			return
-		}
-		s.respond(req, nil)
-	}
+	return func(err error) { s.reply(req, nil, err) }
 }
 
 func (s *Session) event(name string, b any) {
@@ -175,7 +180,7 @@ func (s *Session) dispatch(m *message) bool {
 
 // capabilities are Delve's, with going backwards added and restart left out (heddle's
 // restart is a go to checkpoint 0).
-func (s *Session) initialize(m *message, _ initializeArgs) {
+func (s *Session) initialize(m *message, _ godap.InitializeRequestArguments) {
 	s.mu.Lock()
 	s.initArgs = m.Arguments
 	s.mu.Unlock()

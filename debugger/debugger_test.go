@@ -2,13 +2,14 @@ package debugger
 
 import "testing"
 
+// step is a move of a test and the line where it stops (0: the run ended).
+type step struct {
+	what string
+	line int
+}
+
 // TestMoves runs the core's moves against a fake Delve and debuggee (fake_test.go).
 func TestMoves(t *testing.T) {
-	type step struct {
-		what string
-		// line is where the move stops (0: the run ended).
-		line int
-	}
 	tests := []struct {
 		name  string
 		bps   []int

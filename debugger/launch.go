@@ -124,17 +124,7 @@ func (d *Debugger) Start(done func(error)) {
 		done(fmt.Errorf("launch first"))
 		return
 	}
-	id, err := d.begin()
-	if err != nil {
-		done(err)
-		return
-	}
-	sink := in.capture()
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		defer d.end(id)
-		defer in.release(sink)
+	d.goCaptured(in, done, func(id int, sink chan Event) {
 		version, _ := d.breakpoints()
 		if err := in.finish(d.ctx, version, true); err != nil {
 			done(err)
@@ -167,5 +157,5 @@ func (d *Debugger) Start(done func(error)) {
 		}
 		d.settle(id, in, sink)
 		d.present(in, h, -1)
-	}()
+	})
 }

@@ -223,6 +223,24 @@ func (d *Debugger) goMotion(done answer, f func(id int)) {
 	}()
 }
 
+// goCaptured runs f as motion id on incarnation in, in a goroutine of its own, if no other
+// motion runs; in's stop events go to sink meanwhile.
+func (d *Debugger) goCaptured(in *incarnation, done answer, f func(id int, sink chan Event)) {
+	id, err := d.begin()
+	if err != nil {
+		done(err)
+		return
+	}
+	sink := in.capture()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer d.end(id)
+		defer in.release(sink)
+		f(id, sink)
+	}()
+}
+
 // settle ends motion id before its stop is shown, so that the client may start the next
 // motion as soon as it sees the stop.
 func (d *Debugger) settle(id int, in *incarnation, sink chan Event) {
@@ -242,21 +260,11 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 		done(ErrNoProgram)
 		return
 	}
-	id, err := d.begin()
-	if err != nil {
-		done(err)
-		return
-	}
 	goid := d.threads.goid(in, thread)
 	d.mu.Lock()
 	prev := d.cur
 	d.mu.Unlock()
-	sink := in.capture()
-	d.wg.Add(1)
-	go func() {
-		defer d.wg.Done()
-		defer d.end(id)
-		defer in.release(sink)
+	d.goCaptured(in, done, func(id int, sink chan Event) {
 		ctx := d.ctx
 		stepping := m != Continue
 		if stepping {
@@ -328,7 +336,7 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 		}
 		d.settle(id, in, sink)
 		d.present(in, h, steps)
-	}()
+	})
 }
 
 // stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the
