@@ -134,7 +134,7 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 			return st, err
 		}
 		if n.last.cp != nil {
-			return st, n.in.ensureBreakpoints(ctx, n.d.bpVersionNow())
+			return st, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
 		}
 		if st.Ended || n.last.bug != nil || st.Checkpoint > k {
 			return st, fmt.Errorf("checkpoint %d was not reached (stopped at %s)", k, describeHalt(st))
@@ -189,7 +189,7 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 			return bidir.Stop{}, err
 		}
 	}
-	if err := n.in.ensureBreakpoints(ctx, n.d.bpVersionNow()); err != nil {
+	if err := n.in.ensureBreakpoints(ctx, n.d.breakpointVersion()); err != nil {
 		return bidir.Stop{}, err
 	}
 	if err := n.run(ctx, -1); err != nil {
@@ -235,8 +235,8 @@ func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string) {
 func (d *Debugger) navigator() *bidir.Navigator {
 	in := d.current()
 	d.record(in)
-	_, hitConditions := d.breakpoints()
 	d.mu.Lock()
+	hitConditions := d.hitConditions
 	from := d.from
 	names := make([]string, len(d.recorded))
 	for i, c := range d.recorded {
@@ -255,7 +255,7 @@ func (d *Debugger) StepBack(done func(error)) { d.backward(false, done) }
 // ReverseContinue goes to the latest earlier breakpoint hit, or to checkpoint 0.
 func (d *Debugger) ReverseContinue(done func(error)) { d.backward(true, done) }
 
-func (d *Debugger) backward(reverse bool, done answer) {
+func (d *Debugger) backward(reverse bool, done func(error)) {
 	d.mu.Lock()
 	cur := d.cur
 	d.mu.Unlock()
@@ -315,7 +315,7 @@ func (d *Debugger) GotoCheckpoint(k int, done func(error)) {
 
 // navigateTo starts a new incarnation with plan p, runs it to checkpoint k (or, for k < 0,
 // until it stops) and makes it current.
-func (d *Debugger) navigateTo(p planned, k int, reason string, done answer) {
+func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error)) {
 	d.goMotion(done, func(id int) {
 		inc, err := d.starter(p)(d.ctx)
 		if err != nil {

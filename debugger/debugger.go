@@ -175,10 +175,11 @@ func (d *Debugger) BreakpointsChanged(hitConditions bool) {
 	d.mu.Unlock()
 }
 
-func (d *Debugger) breakpoints() (version int, hitConditions bool) {
+// breakpointVersion is that of the client's current breakpoints.
+func (d *Debugger) breakpointVersion() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.bpVersion, d.hitConditions
+	return d.bpVersion
 }
 
 // Bug returns the bug the current stop is at, or nil.
@@ -203,14 +204,6 @@ func (d *Debugger) stopped() (*incarnation, *bidir.Stop, error) {
 	return in, cur, nil
 }
 
-// answer reports the outcome of a request to whoever made it.
-type answer func(error)
-
 func (d *Debugger) errorf(format string, args ...any) {
 	d.front.Output("stderr", "heddle: "+fmt.Sprintf(format, args...)+"\n")
-}
-
-func (d *Debugger) bpVersionNow() int {
-	v, _ := d.breakpoints()
-	return v
 }

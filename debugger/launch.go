@@ -125,8 +125,7 @@ func (d *Debugger) Start(done func(error)) {
 		return
 	}
 	d.goCaptured(in, done, func(id int, sink chan Event) {
-		version, _ := d.breakpoints()
-		if err := in.finish(d.ctx, version, true); err != nil {
+		if err := in.finish(d.ctx, d.breakpointVersion(), true); err != nil {
 			done(err)
 			return
 		}

@@ -121,19 +121,19 @@ func (d *Debugger) enter(ctx context.Context, in *incarnation, sink chan Event, 
 
 // inHeddle reports whether goroutine goid's top frame is in heddle's runtime or Go's.
 func (d *Debugger) inHeddle(ctx context.Context, in *incarnation, goid int64) (bool, error) {
-	frames, err := d.call(ctx, func(ctx context.Context) ([]Frame, error) { return in.t.Stack(ctx, goid, 1) })
+	frames, err := d.stack(ctx, in, goid, 1)
 	if err != nil {
 		return false, err
 	}
 	return len(frames) > 0 && frames[0].hidden(), nil
 }
 
-// call runs a query of a target on the client's behalf, which a stuck debugger must not hold
-// up forever.
-func (d *Debugger) call(ctx context.Context, f func(context.Context) ([]Frame, error)) ([]Frame, error) {
+// stack returns the first levels frames of goroutine goid of in. A debugger answers within
+// seconds; a minute means it is stuck, and nothing may wait for it forever.
+func (d *Debugger) stack(ctx context.Context, in *incarnation, goid int64, levels int) ([]Frame, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	return f(ctx)
+	return in.t.Stack(ctx, goid, levels)
 }
 
 // position reads where goroutine goid of in stands, for bidir.
@@ -208,7 +208,7 @@ func (d *Debugger) end(id int) {
 
 // goMotion runs f as motion id in a goroutine of its own, if no other motion runs; then
 // it tops the spare incarnations up.
-func (d *Debugger) goMotion(done answer, f func(id int)) {
+func (d *Debugger) goMotion(done func(error), f func(id int)) {
 	id, err := d.begin()
 	if err != nil {
 		done(err)
@@ -225,7 +225,7 @@ func (d *Debugger) goMotion(done answer, f func(id int)) {
 
 // goCaptured runs f as motion id on incarnation in, in a goroutine of its own, if no other
 // motion runs; in's stop events go to sink meanwhile.
-func (d *Debugger) goCaptured(in *incarnation, done answer, f func(id int, sink chan Event)) {
+func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, sink chan Event)) {
 	id, err := d.begin()
 	if err != nil {
 		done(err)

@@ -237,7 +237,7 @@ func (d *Debugger) state(ctx context.Context, in *incarnation, goid int64) (stri
 
 // frames returns the visible frames of goroutine goid.
 func (d *Debugger) frames(ctx context.Context, in *incarnation, goid int64) ([]Frame, error) {
-	all, err := d.call(ctx, func(ctx context.Context) ([]Frame, error) { return in.t.Stack(ctx, goid, 200) })
+	all, err := d.stack(ctx, in, goid, 200)
 	if err != nil {
 		return nil, err
 	}
