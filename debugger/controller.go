@@ -42,7 +42,7 @@ type controller struct {
 	// What the run is to do.
 	plan planned
 	// breaking is the reason of the stop the debuggee is about to make in debugBreak,
-	// consumed by the adapter when the debugger reports the stop.
+	// consumed by the core when the target reports the stop.
 	breaking string
 	breakAt  *Checkpoint
 }

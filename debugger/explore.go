@@ -14,7 +14,7 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// Bug is a bug found by heddle/explore, as heddle/bugFound reports it.
+// Bug is a bug an exploration found (Explore), as Front.BugFound reports it.
 type Bug struct {
 	ID         int            `json:"id"`
 	Kind       string         `json:"kind"`
@@ -71,7 +71,7 @@ func (e *explorations) bug(id int) *Bug {
 	return e.bugs[id-1]
 }
 
-// Progress reports on a running exploration (heddle/progress).
+// Progress reports on a running exploration.
 type Progress struct {
 	ID                 int     `json:"id"`
 	Runs               int     `json:"runs"`
@@ -80,7 +80,7 @@ type Progress struct {
 	ElapsedMs          int64   `json:"elapsedMs"`
 }
 
-// ExploreDone reports the end of an exploration (heddle/exploreDone).
+// ExploreDone reports the end of an exploration.
 type ExploreDone struct {
 	ID        int    `json:"id"`
 	Runs      int    `json:"runs"`

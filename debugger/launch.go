@@ -27,7 +27,7 @@ type LaunchConfig struct {
 	StopOnEntry bool
 	// Schedule is the schedule file a replay follows.
 	Schedule string
-	// Strategy and Budget are heddle/explore's defaults.
+	// Strategy and Budget are the defaults of Explore.
 	Strategy string
 	Budget   string
 	// StopOnBug stops where a bug happens; nil means true.

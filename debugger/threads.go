@@ -18,7 +18,7 @@ import (
 // the test framework's) from those of controlled goroutines.
 const foreignBase = 1_000_000
 
-// threadIDs gives every controlled goroutine one DAP thread id for the whole session, across
+// threadIDs gives every controlled goroutine one thread id for the whole session, across
 // incarnations, whose runtime goroutine ids may differ: G1 is thread 1, the others are
 // numbered as they are first seen.
 type threadIDs struct {

@@ -109,7 +109,7 @@ func (d *Debugger) gotoStep(step int) error {
 	}
 	d.GotoCheckpoint(k, func(err error) {
 		if err != nil {
-			d.errorf("heddle/gotoCheckpoint: %v", err)
+			d.errorf("going to the web view's step %d: %v", step, err)
 		}
 	})
 	return nil
