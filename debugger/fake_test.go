@@ -102,7 +102,7 @@ type fakeTarget struct {
 	steps   int
 	// decisions and checkpoints count what the run did, for the plan it follows on its own.
 	decisions, checkpoints int
-	ended                  bool
+	ended, closed          bool
 	closeOnce              sync.Once
 }
 
@@ -348,11 +348,18 @@ func (t *fakeTarget) ask(ev *explorer.DebugEvent) explorer.DebugReply {
 func (t *fakeTarget) end() {
 	t.send(&explorer.DebugEvent{Type: "end"})
 	t.ended = true
-	t.events <- Event{Kind: Exited}
+	t.event(Event{Kind: Exited})
 }
 
 func (t *fakeTarget) stop(reason string, g *fakeG) {
-	t.events <- Event{Kind: Stopped, Goid: g.goid, Reason: reason}
+	t.event(Event{Kind: Stopped, Goid: g.goid, Reason: reason})
+}
+
+// event reports ev unless the target has been closed; t.mu is held.
+func (t *fakeTarget) event(ev Event) {
+	if !t.closed {
+		t.events <- ev
+	}
 }
 
 func (t *fakeTarget) byGoid(goid int64) *fakeG {
@@ -397,11 +404,15 @@ func (t *fakeTarget) Threads(context.Context) ([]Thread, error) {
 	return out, nil
 }
 
+// Close ends the debuggee: a run in progress ends at its next exchange with the controller.
 func (t *fakeTarget) Close() {
 	t.closeOnce.Do(func() {
 		if t.conn != nil {
 			t.conn.Close()
 		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		t.ended, t.closed = true, true
 		close(t.events)
 		close(t.done)
 	})
