@@ -222,8 +222,9 @@ func (g *graph) name(p *listedPkg) string {
 // TestDependencyRules checks the layering that the package table describes: the runtime
 // linked into every program under test stays standard-library only and free of the
 // controller's process driver, formats and protocols know nothing of their producers, the
-// search knows nothing of processes or of DAP, and the language server does not depend on the
-// web server. A rule holds for everything a package links, not only for its own imports.
+// search knows nothing of processes or of DAP, the language server does not depend on the web
+// server, and the debugger core knows no debug adapter protocol. A rule holds for everything a
+// package links, not only for its own imports.
 func TestDependencyRules(t *testing.T) {
 	linked, std, err := listLinked()
 	if err != nil {
@@ -242,6 +243,8 @@ func TestDependencyRules(t *testing.T) {
 		{"dap", []string{"harness"}},
 		{"worker", []string{"explorer", "os/exec"}},
 		{"harness", []string{"worker/remote", "os/exec"}},
+		// The debugger core drives Delve through debugger.Target: only dap speaks DAP.
+		{"debugger", []string{"dap", "google/go-dap", "go-delve/delve"}},
 	} {
 		base, tree := strings.CutSuffix(r.pkg, "/...")
 		matched := false

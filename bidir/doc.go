@@ -10,5 +10,5 @@
 //
 // The package plans the moves: StepBack to the previous line the current goroutine executed,
 // ReverseContinue to the latest earlier breakpoint hit. It drives incarnations through the
-// Incarnation interface, which the dap package implements on Delve.
+// Incarnation interface, which package debugger implements on its incarnations.
 package bidir

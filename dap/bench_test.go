@@ -1,12 +1,13 @@
 package dap
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 // reportLatency reports the median and 95th percentile of ds.
@@ -30,9 +31,9 @@ func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
 	})
 	st := c.stopped(time.Minute)
 	var cps struct {
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	return c, st, len(cps.Checkpoints)
 }
 
@@ -103,20 +104,22 @@ func BenchmarkExploreFirstBug(b *testing.B) {
 		var r struct {
 			ID int `json:"id"`
 		}
-		json.Unmarshal(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
-		c.next("the first bug", time.Minute, func(m *message) bool {
-			var f bugFound
-			json.Unmarshal(m.Body, &f)
-			return m.Event == "heddle/bugFound" && f.ID == r.ID
-		})
+		c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
+		c.next("the first bug", time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/bugFound", r.ID) })
 		ds = append(ds, time.Since(t0))
-		c.next("the end of the search", time.Minute, func(m *message) bool {
-			var f bugFound
-			json.Unmarshal(m.Body, &f)
-			return m.Event == "heddle/exploreDone" && f.ID == r.ID
-		})
+		c.next("the end of the search", time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/exploreDone", r.ID) })
 		// Drop the search's other events.
 		c.queue = c.queue[:0]
 	}
 	reportLatency(b, ds)
+}
+
+// ofExploration reports whether m is event name of exploration id.
+func (c *client) ofExploration(m *message, name string, id int) bool {
+	if m.Event != name {
+		return false
+	}
+	var f bugFound
+	c.decode(m.Body, &f)
+	return f.ID == id
 }

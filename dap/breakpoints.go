@@ -1,11 +1,13 @@
 package dap
 
 import (
+	"context"
 	"encoding/json"
 	"sort"
-	"strings"
 	"sync"
+	"time"
 
+	godap "github.com/google/go-dap"
 	"github.com/heddledbg/heddle/worker"
 )
 
@@ -14,58 +16,45 @@ import (
 type breakpoints struct {
 	mu       sync.Mutex
 	bySource map[string]json.RawMessage
-	funcs    []json.RawMessage
-	instr    json.RawMessage
-	exc      json.RawMessage
-	// ver counts changes, so that a spare incarnation knows its breakpoints are stale.
-	ver int
+	// sourceHits says which sources have a breakpoint with a hit condition.
+	sourceHits map[string]bool
+	funcs      []godap.FunctionBreakpoint
+	instr      json.RawMessage
+	exc        json.RawMessage
 }
 
-func (b *breakpoints) version() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.ver
+func newBreakpoints() *breakpoints {
+	return &breakpoints{bySource: map[string]json.RawMessage{}, sourceHits: map[string]bool{}}
 }
-
-func newBreakpoints() *breakpoints { return &breakpoints{bySource: map[string]json.RawMessage{}} }
 
 // setSource records a setBreakpoints request.
-func (b *breakpoints) setSource(args json.RawMessage) {
-	var a struct {
-		Source struct {
-			Path string `json:"path"`
-		} `json:"source"`
+func (b *breakpoints) setSource(a *godap.SetBreakpointsArguments, raw json.RawMessage) {
+	hits := false
+	for _, bp := range a.Breakpoints {
+		hits = hits || bp.HitCondition != ""
 	}
-	json.Unmarshal(args, &a)
 	b.mu.Lock()
-	b.bySource[a.Source.Path] = args
-	b.ver++
+	b.bySource[a.Source.Path] = raw
+	b.sourceHits[a.Source.Path] = hits
 	b.mu.Unlock()
 }
 
 // setFunctions records a setFunctionBreakpoints request.
-func (b *breakpoints) setFunctions(args json.RawMessage) {
-	var a struct {
-		Breakpoints []json.RawMessage `json:"breakpoints"`
-	}
-	json.Unmarshal(args, &a)
+func (b *breakpoints) setFunctions(a *godap.SetFunctionBreakpointsArguments) {
 	b.mu.Lock()
 	b.funcs = a.Breakpoints
-	b.ver++
 	b.mu.Unlock()
 }
 
 func (b *breakpoints) setExceptions(args json.RawMessage) {
 	b.mu.Lock()
 	b.exc = args
-	b.ver++
 	b.mu.Unlock()
 }
 
 func (b *breakpoints) setInstructions(args json.RawMessage) {
 	b.mu.Lock()
 	b.instr = args
-	b.ver++
 	b.mu.Unlock()
 }
 
@@ -87,38 +76,39 @@ func (b *breakpoints) sources() []json.RawMessage {
 
 // functions returns setFunctionBreakpoints arguments: the client's breakpoints, then
 // heddle's, then extra (temporary) function names.
-func (b *breakpoints) functions(extra []string) json.RawMessage {
+func (b *breakpoints) functions(extra []string) *godap.SetFunctionBreakpointsArguments {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	bps := append([]json.RawMessage(nil), b.funcs...)
-	bps = append(bps, body(map[string]string{"name": worker.BreakFunc}))
-	for _, f := range extra {
-		bps = append(bps, body(map[string]string{"name": f}))
-	}
-	return body(map[string]any{"breakpoints": bps})
+	return functionBreakpoints(b.funcs, extra)
 }
 
-// hitCounts reports whether a breakpoint has a hit condition, which counts hits from the
-// start of the run.
-func (b *breakpoints) hitCounts() bool {
+// hitConditions reports whether a breakpoint has a hit condition, which counts hits from
+// the start of the run.
+func (b *breakpoints) hitConditions() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for _, args := range b.bySource {
-		if strings.Contains(string(args), `"hitCondition"`) {
+	for _, hits := range b.sourceHits {
+		if hits {
 			return true
 		}
 	}
 	for _, f := range b.funcs {
-		if strings.Contains(string(f), `"hitCondition"`) {
+		if f.HitCondition != "" {
 			return true
 		}
 	}
 	return false
 }
 
-// heddleOnly returns setFunctionBreakpoints arguments with heddle's breakpoint alone.
-func heddleOnly() json.RawMessage {
-	return body(map[string]any{"breakpoints": []any{map[string]string{"name": worker.BreakFunc}}})
+// functionBreakpoints returns setFunctionBreakpoints arguments: the client's breakpoints,
+// then heddle's, then extra (temporary) function names.
+func functionBreakpoints(client []godap.FunctionBreakpoint, extra []string) *godap.SetFunctionBreakpointsArguments {
+	bps := append([]godap.FunctionBreakpoint(nil), client...)
+	bps = append(bps, godap.FunctionBreakpoint{Name: worker.BreakFunc})
+	for _, f := range extra {
+		bps = append(bps, godap.FunctionBreakpoint{Name: f})
+	}
+	return &godap.SetFunctionBreakpointsArguments{Breakpoints: bps}
 }
 
 // clientFunctions is the number of the client's function breakpoints.
@@ -138,4 +128,52 @@ func (b *breakpoints) instructions() json.RawMessage {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.instr
+}
+
+func (s *Session) setBreakpoints(m *message, a godap.SetBreakpointsArguments) {
+	s.bps.setSource(&a, m.Arguments)
+	s.dbg.BreakpointsChanged(s.bps.hitConditions())
+	s.forward(m)
+}
+
+func (s *Session) setExceptionBreakpoints(m *message, _ godap.SetExceptionBreakpointsArguments) {
+	s.bps.setExceptions(m.Arguments)
+	s.dbg.BreakpointsChanged(s.bps.hitConditions())
+	s.forward(m)
+}
+
+func (s *Session) setInstructionBreakpoints(m *message, _ godap.SetInstructionBreakpointsArguments) {
+	s.bps.setInstructions(m.Arguments)
+	s.dbg.BreakpointsChanged(s.bps.hitConditions())
+	s.forward(m)
+}
+
+// setFunctionBreakpoints sets the client's function breakpoints with heddle's own, which
+// the client does not see.
+func (s *Session) setFunctionBreakpoints(m *message, a godap.SetFunctionBreakpointsArguments) {
+	s.bps.setFunctions(&a)
+	s.dbg.BreakpointsChanged(s.bps.hitConditions())
+	d := s.delve()
+	if d == nil {
+		s.fail(m, "setFunctionBreakpoints: no program is being debugged (launch first)")
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
+	defer cancel()
+	resp, err := d.call(ctx, "setFunctionBreakpoints", s.bps.functions(nil))
+	if err != nil {
+		s.failErr(m, err)
+		return
+	}
+	var b struct {
+		Breakpoints []json.RawMessage `json:"breakpoints"`
+	}
+	if err := json.Unmarshal(resp.Body, &b); err != nil {
+		s.fail(m, "setFunctionBreakpoints: Delve's response: %v", err)
+		return
+	}
+	if n := s.bps.clientFunctions(); len(b.Breakpoints) > n {
+		b.Breakpoints = b.Breakpoints[:n]
+	}
+	s.respond(m, b)
 }

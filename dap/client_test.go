@@ -156,7 +156,7 @@ func (c *client) stopped(timeout time.Duration) stopped {
 	c.t.Helper()
 	m := c.event("stopped", timeout)
 	var s stopped
-	json.Unmarshal(m.Body, &s)
+	c.decode(m.Body, &s)
 	return s
 }
 
@@ -176,7 +176,7 @@ func (c *client) stack(thread int) []frame {
 	var b struct {
 		StackFrames []frame `json:"stackFrames"`
 	}
-	json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+	c.decode(c.response(seq, 30*time.Second).Body, &b)
 	return b.StackFrames
 }
 
@@ -191,7 +191,7 @@ func (c *client) threads() []thread {
 	var b struct {
 		Threads []thread `json:"threads"`
 	}
-	json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+	c.decode(c.response(seq, 30*time.Second).Body, &b)
 	return b.Threads
 }
 
@@ -206,6 +206,14 @@ func (c *client) evaluate(thread int, expr string) string {
 	var b struct {
 		Result string `json:"result"`
 	}
-	json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+	c.decode(c.response(seq, 30*time.Second).Body, &b)
 	return b.Result
+}
+
+// decode decodes a message's body, which the test needs to read.
+func (c *client) decode(data []byte, v any) {
+	c.t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		c.t.Fatalf("decoding %s: %v", data, err)
+	}
 }

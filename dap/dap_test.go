@@ -1,13 +1,14 @@
 package dap
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 const buildTimeout = 3 * time.Minute
@@ -20,7 +21,7 @@ func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) 
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}
-	json.Unmarshal(c.response(seq, 10*time.Second).Body, &caps)
+	c.decode(c.response(seq, 10*time.Second).Body, &caps)
 	if !caps.SupportsStepBack {
 		t.Fatalf("initialize: supportsStepBack is false")
 	}
@@ -45,7 +46,7 @@ func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) 
 				Line     int  `json:"line"`
 			} `json:"breakpoints"`
 		}
-		json.Unmarshal(c.response(seq, 30*time.Second).Body, &b)
+		c.decode(c.response(seq, 30*time.Second).Body, &b)
 		if len(b.Breakpoints) != 1 || !b.Breakpoints[0].Verified {
 			t.Fatalf("breakpoint at bank.go:%d not verified: %+v", line, b)
 		}
@@ -66,7 +67,7 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 		t.Fatalf("top frame = %+v, want Transfer at %s:15", fs, src)
 	}
 	for _, f := range fs {
-		if hiddenFrame(f.Name, f.Source.Path) {
+		if debugger.HiddenFrame(f.Name, f.Source.Path) {
 			t.Errorf("frame %s of heddle's runtime is shown", f.Name)
 		}
 	}
@@ -89,8 +90,8 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 
 // bugFound is a heddle/bugFound event's body.
 type bugFound struct {
-	ID  int `json:"id"`
-	Bug Bug `json:"bug"`
+	ID  int          `json:"id"`
+	Bug debugger.Bug `json:"bug"`
 }
 
 func TestExploreReplayStepBack(t *testing.T) {
@@ -105,7 +106,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 	var found bugFound
 	for {
 		m := c.event("heddle/bugFound", time.Minute)
-		json.Unmarshal(m.Body, &found)
+		c.decode(m.Body, &found)
 		if found.Bug.Kind == "deadlock" && found.Bug.Schedule != "" {
 			break
 		}
@@ -134,7 +135,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 		ExceptionID string `json:"exceptionId"`
 		Description string `json:"description"`
 	}
-	json.Unmarshal(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
 		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), 10*time.Second).Body, &info)
 	if info.ExceptionID != "deadlock" || info.Description == "" {
 		t.Errorf("exceptionInfo = %+v, want the deadlock", info)
@@ -295,9 +296,9 @@ func TestRunnableSpawned(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
+	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	var got []string
 	for _, g := range r.Goroutines {
 		got = append(got, g.ID+" "+g.Op)
@@ -313,9 +314,9 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 	st := c.stopped(time.Minute)
 	seq := c.custom("heddle/runnable", nil)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 	}
-	json.Unmarshal(c.response(seq, 10*time.Second).Body, &r)
+	c.decode(c.response(seq, 10*time.Second).Body, &r)
 	var other string
 	for _, g := range r.Goroutines {
 		if g.ID != "G1" && g.ID != c.threadName(st.ThreadID) {

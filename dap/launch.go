@@ -1,30 +1,21 @@
 package dap
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 
-	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/debugger"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
 )
 
-// launchArgs are the launch attributes heddle reads. The rest are passed to Delve.
+// launchArgs are the launch attributes heddle reads (docs/dap.md, "Launch"). The rest are
+// passed to Delve.
 type launchArgs struct {
 	Mode        string            `json:"mode"`
 	Program     string            `json:"program"`
 	Args        []string          `json:"args"`
-	BuildFlags  json.RawMessage   `json:"buildFlags"`
+	BuildFlags  buildFlags        `json:"buildFlags"`
 	Env         map[string]string `json:"env"`
 	Cwd         string            `json:"cwd"`
 	StopOnEntry bool              `json:"stopOnEntry"`
@@ -36,241 +27,56 @@ type launchArgs struct {
 	Time rt.TimeModel `json:"time"`
 }
 
+// buildFlags accepts vscode-go's string form and Delve's list form.
+type buildFlags []string
+
+func (f *buildFlags) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*f = strings.Fields(s)
+		return nil
+	}
+	var l []string
+	if err := json.Unmarshal(b, &l); err != nil {
+		return fmt.Errorf("buildFlags must be a string or a list of strings")
+	}
+	*f = l
+	return nil
+}
+
 // delvePassThrough are the launch attributes Delve understands that heddle passes on.
 var delvePassThrough = []string{"stackTraceDepth", "showGlobalVariables", "showRegisters", "goroutineFilters",
 	"hideSystemGoroutines", "showPprofLabels", "substitutePath", "maxStringLen", "maxArrayValues"}
 
-// program is what a session debugs.
-type program struct {
-	mode        string
-	dir         string // the package's directory
-	pkg         string // its import path
-	test        string // the test function, or "main"
-	binary      string
-	schedule    *timeline.Schedule
-	strategy    string
-	budget      string
-	stopOnBug   bool
-	stopOnEntry bool
-	cleanup     func()
-	time        rt.TimeModel // of the runs and explorations; a schedule's own when replaying one
-}
-
-// parseLaunch checks the launch attributes and says what is wrong in the user's terms.
-func parseLaunch(raw json.RawMessage) (*launchArgs, map[string]json.RawMessage, error) {
-	var a launchArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, nil, fmt.Errorf("invalid launch configuration: %v", err)
-	}
+// launch builds the program and launches the first incarnation; the client then sets its
+// breakpoints on it, and configurationDone starts the run.
+func (s *Session) launch(m *message, a launchArgs) {
+	// typed decoded the arguments as an object, so they decode as a map too.
 	var all map[string]json.RawMessage
-	json.Unmarshal(raw, &all)
+	if len(m.Arguments) > 0 {
+		if err := json.Unmarshal(m.Arguments, &all); err != nil {
+			s.fail(m, "launch: invalid launch configuration: %v", err)
+			return
+		}
+	}
 	extra := map[string]json.RawMessage{}
 	for _, k := range delvePassThrough {
 		if v, ok := all[k]; ok {
 			extra[k] = v
 		}
 	}
-	if a.Mode == "" {
-		a.Mode = "test"
+	s.mu.Lock()
+	s.extra = extra
+	s.mu.Unlock()
+	cfg := debugger.LaunchConfig{Mode: a.Mode, Program: a.Program, Args: a.Args, BuildFlags: a.BuildFlags, Env: a.Env, Cwd: a.Cwd,
+		StopOnEntry: a.StopOnEntry, Schedule: a.Schedule, Strategy: a.Strategy, Budget: a.Budget, StopOnBug: a.StopOnBug, Time: a.Time}
+	if err := s.dbg.Launch(cfg); err != nil {
+		s.failErr(m, err)
+		return
 	}
-	switch a.Mode {
-	case "test", "debug":
-		if a.Program == "" {
-			return nil, nil, fmt.Errorf("launch: mode %q needs \"program\", the package directory", a.Mode)
-		}
-	case "replay":
-		if a.Schedule == "" {
-			return nil, nil, fmt.Errorf("launch: mode \"replay\" needs \"schedule\", a schedule or trace file")
-		}
-	default:
-		return nil, nil, fmt.Errorf("launch: unknown mode %q (want test, debug or replay)", a.Mode)
-	}
-	if a.Strategy != "" && !slices.Contains(explorer.Strategies, a.Strategy) {
-		return nil, nil, fmt.Errorf("launch: unknown strategy %q (want one of %s)", a.Strategy, strings.Join(explorer.Strategies, ", "))
-	}
-	if a.Budget != "" {
-		if _, _, err := explorer.ParseBudget(a.Budget); err != nil {
-			return nil, nil, fmt.Errorf("launch: %v", err)
-		}
-	}
-	return &a, extra, nil
-}
-
-// buildFlags accepts vscode-go's string form and Delve's list form.
-func buildFlags(raw json.RawMessage) ([]string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return strings.Fields(s), nil
-	}
-	var l []string
-	if err := json.Unmarshal(raw, &l); err != nil {
-		return nil, fmt.Errorf("launch: buildFlags must be a string or a list of strings")
-	}
-	return l, nil
-}
-
-// debugFlags adds to the client's build flags what debugging needs: no optimisations, and
-// debug information left uncompressed, which Delve loads faster at every incarnation's start.
-// The linker flag joins the client's own -ldflags, since go build keeps only the last.
-func debugFlags(flags []string) []string {
-	const ld = "-compressdwarf=false"
-	out := make([]string, 0, len(flags)+2)
-	joined := false
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(f, "-"), "=")
-		if name != "ldflags" && name != "-ldflags" {
-			out = append(out, f)
-			continue
-		}
-		if !hasValue && i+1 < len(flags) {
-			i++
-			value = flags[i]
-		}
-		out = append(out, "-ldflags="+strings.TrimSpace(value+" "+ld))
-		joined = true
-	}
-	if !joined {
-		out = append(out, "-ldflags="+ld)
-	}
-	return append(out, "-gcflags=all=-N -l")
-}
-
-// build instruments and builds the program for debugging, with optimisations off.
-func build(ctx context.Context, a *launchArgs, out string) (*program, error) {
-	p := &program{mode: a.Mode, strategy: a.Strategy, budget: a.Budget, stopOnBug: true, stopOnEntry: a.StopOnEntry, time: a.Time}
-	if p.strategy == "" {
-		p.strategy = "portfolio"
-	}
-	if p.budget == "" {
-		p.budget = "10s"
-	}
-	if a.StopOnBug != nil {
-		p.stopOnBug = *a.StopOnBug
-	}
-	dir := a.Program
-	if a.Mode == "replay" {
-		s, err := timeline.ReadSchedule(a.Schedule)
-		if err != nil {
-			return nil, err
-		}
-		p.schedule = s
-		p.test = s.Program.Test
-		if s.Time != rt.TimeSynctest {
-			p.time = s.Time
-		}
-		if dir == "" {
-			dir = s.Program.Dir
-		}
-		if dir == "" {
-			return nil, fmt.Errorf("launch: the schedule %s does not say where its package is: set \"program\"", a.Schedule)
-		}
-		if p.test == "main" {
-			p.mode = "debug"
-		} else {
-			p.mode = "test"
-		}
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		if err == nil && strings.HasSuffix(dir, ".go") {
-			dir = filepath.Dir(dir)
-		} else {
-			return nil, fmt.Errorf("launch: program %q is not a package directory", a.Program)
-		}
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	p.dir = abs
-	flags, err := buildFlags(a.BuildFlags)
-	if err != nil {
-		return nil, err
-	}
-	flags = debugFlags(flags)
-	res, err := instrument.Build(ctx, instrument.Config{Dir: abs, Packages: []string{"."}, Test: p.mode == "test", BuildFlags: flags, Out: out})
-	if err != nil {
-		var be *instrument.BuildError
-		if errors.As(err, &be) {
-			return nil, fmt.Errorf("%s does not build:\n%s", be.Package, be.Output)
-		}
-		return nil, err
-	}
-	p.cleanup = func() { os.RemoveAll(res.WorkDir) }
-	if len(res.Binaries) != 1 {
-		p.cleanup()
-		return nil, fmt.Errorf("launch: %s built %d binaries, want 1", abs, len(res.Binaries))
-	}
-	p.binary, p.pkg = res.Binaries[0].Path, res.Binaries[0].Package
-	if p.mode == "debug" {
-		p.test = "main"
-		return p, nil
-	}
-	if p.test == "" {
-		if p.test, err = pickTest(ctx, p, a.Args); err != nil {
-			p.cleanup()
-			return nil, err
-		}
-	}
-	return p, nil
-}
-
-// pickTest finds the one test that -test.run selects among the package's tests.
-func pickTest(ctx context.Context, p *program, args []string) (string, error) {
-	pattern := ""
-	for i := 0; i < len(args); i++ {
-		a := strings.TrimLeft(args[i], "-")
-		switch {
-		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="):
-			pattern = a[strings.IndexByte(a, '=')+1:]
-		case (a == "test.run" || a == "run") && i+1 < len(args):
-			pattern = args[i+1]
-			i++
-		}
-	}
-	w := p.worker()
-	names, err := remote.List(ctx, w)
-	if err != nil {
-		return "", fmt.Errorf("listing the tests of %s: %v", p.pkg, err)
-	}
-	var re *regexp.Regexp
-	if pattern != "" {
-		if re, err = regexp.Compile(pattern); err != nil {
-			return "", fmt.Errorf("launch: -test.run %q: %v", pattern, err)
-		}
-	}
-	var match []string
-	for _, n := range names {
-		if re == nil || re.MatchString(n) {
-			match = append(match, n)
-		}
-	}
-	switch {
-	case len(match) == 1:
-		return match[0], nil
-	case len(match) == 0 && pattern != "":
-		return "", fmt.Errorf("launch: no test of %s matches -test.run %q (tests: %s)", p.pkg, pattern, strings.Join(names, ", "))
-	case len(match) == 0:
-		return "", fmt.Errorf("launch: %s has no tests", p.pkg)
-	default:
-		return "", fmt.Errorf("launch: heddle debugs one test at a time; -test.run %q matches %s", pattern, strings.Join(match, ", "))
-	}
-}
-
-// worker is the program's binary as an exploration worker.
-func (p *program) worker() *remote.Worker {
-	w := &remote.Worker{Path: p.binary, Dir: p.dir, Env: []string{worker.EnvPackage + "=" + p.pkg}}
-	if p.mode == "test" {
-		w.Args = worker.TestArgs(false)
-	}
-	return w
-}
-
-// newSchedule returns an empty schedule file of the program.
-func (p *program) newSchedule(strategy string) *timeline.Schedule {
-	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time,
-		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
+	s.respond(m, nil)
+	s.event("initialized", nil)
 }

@@ -1,7 +1,6 @@
 package dap
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 
 	godap "github.com/google/go-dap"
 	"github.com/gorilla/websocket"
+
+	"github.com/heddledbg/heddle/debugger"
 )
 
 // launch starts a session on a test of testdata/bank, applies setup before
@@ -73,7 +74,7 @@ func TestDelveParity(t *testing.T) {
 			var b struct {
 				Output string `json:"output"`
 			}
-			json.Unmarshal(m.Body, &b)
+			c.decode(m.Body, &b)
 			if strings.Contains(b.Output, "moving") {
 				logged = append(logged, strings.TrimSpace(b.Output))
 			}
@@ -103,7 +104,7 @@ func TestDelveParity(t *testing.T) {
 				VariablesReference int    `json:"variablesReference"`
 			} `json:"scopes"`
 		}
-		json.Unmarshal(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
+		c.decode(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
 		c.response(c.send(&godap.SetVariableRequest{Request: godap.Request{Command: "setVariable"}, Arguments: godap.SetVariableArguments{
 			VariablesReference: scopes.Scopes[0].VariablesReference, Name: "amount", Value: "99"}}), 30*time.Second)
 		if v := c.evaluate(st.ThreadID, "amount"); v != "99" {
@@ -139,10 +140,10 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	})
 	st := c.stopped(time.Minute)
 	var cps struct {
-		Current     int          `json:"current"`
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Current     int                   `json:"current"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	if len(cps.Checkpoints) < 4 || cps.Current != len(cps.Checkpoints)-1 {
 		t.Fatalf("checkpoints: current %d of %d, want the last of several", cps.Current, len(cps.Checkpoints))
 	}
@@ -159,7 +160,7 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 			t.Errorf("checkpoint %d: stopped (%s) on %s at %s:%d, want %s at %s", cp.Index, st.Reason, c.threadName(st.ThreadID), f.Source.Path, f.Line, cp.Goroutine, cp.Position)
 		}
 		// Going back keeps the timeline: the later checkpoints are still listed.
-		json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+		c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 		if len(cps.Checkpoints) != all || cps.Current != cp.Index {
 			t.Errorf("after going to checkpoint %d: current %d of %d, want %d of %d", cp.Index, cps.Current, len(cps.Checkpoints), cp.Index, all)
 		}
@@ -168,7 +169,7 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	var w struct {
 		URL string `json:"url"`
 	}
-	json.Unmarshal(m.Body, &w)
+	c.decode(m.Body, &w)
 	if !strings.HasPrefix(w.URL, "http://127.0.0.1:") {
 		t.Fatalf("web view at %q, want a loopback URL", w.URL)
 	}
@@ -191,14 +192,14 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var cps struct {
-		Current     int          `json:"current"`
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Current     int                   `json:"current"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	var w struct {
 		URL string `json:"url"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
+	c.decode(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
 	u, err := url.Parse(w.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -268,12 +269,12 @@ func TestLockTrees(t *testing.T) {
 			Locks [2]string `json:"locks"`
 		} `json:"warnings"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
+	c.decode(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
 	if len(rep.Trees) != 1 || len(rep.Warnings) != 0 {
 		t.Fatalf("at the first transfer: %d trees, %d warnings, want 1 and 0", len(rep.Trees), len(rep.Warnings))
 	}
 	c.cont(st.ThreadID)
-	json.Unmarshal(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
+	c.decode(c.response(c.custom("heddle/lockTrees", nil), time.Minute).Body, &rep)
 	if len(rep.Trees) != 2 || len(rep.Warnings) != 1 {
 		t.Fatalf("at the second transfer: %d trees, %d warnings, want 2 and 1", len(rep.Trees), len(rep.Warnings))
 	}
@@ -340,7 +341,7 @@ func TestExploreCancel(t *testing.T) {
 	var r struct {
 		ID int `json:"id"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "5m"}), 10*time.Second).Body, &r)
+	c.decode(c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "5m"}), 10*time.Second).Body, &r)
 	c.event("heddle/progress", time.Minute)
 	t0 := time.Now()
 	c.response(c.custom("heddle/cancel", map[string]any{"id": r.ID}), 10*time.Second)
@@ -349,7 +350,7 @@ func TestExploreCancel(t *testing.T) {
 		Cancelled bool `json:"cancelled"`
 		Complete  bool `json:"complete"`
 	}
-	json.Unmarshal(m.Body, &done)
+	c.decode(m.Body, &done)
 	if !done.Cancelled || done.Complete {
 		t.Errorf("exploreDone after cancel = %s, want cancelled", m.Body)
 	}
@@ -386,14 +387,14 @@ func TestStepInVariablesPause(t *testing.T) {
 			VariablesReference int `json:"variablesReference"`
 		} `json:"scopes"`
 	}
-	json.Unmarshal(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
+	c.decode(c.response(c.send(&godap.ScopesRequest{Request: godap.Request{Command: "scopes"}, Arguments: godap.ScopesArguments{FrameId: fs[0].ID}}), 30*time.Second).Body, &scopes)
 	var vars struct {
 		Variables []struct {
 			Name  string `json:"name"`
 			Value string `json:"value"`
 		} `json:"variables"`
 	}
-	json.Unmarshal(c.response(c.send(&godap.VariablesRequest{Request: godap.Request{Command: "variables"}, Arguments: godap.VariablesArguments{VariablesReference: scopes.Scopes[0].VariablesReference}}), 30*time.Second).Body, &vars)
+	c.decode(c.response(c.send(&godap.VariablesRequest{Request: godap.Request{Command: "variables"}, Arguments: godap.VariablesArguments{VariablesReference: scopes.Scopes[0].VariablesReference}}), 30*time.Second).Body, &vars)
 	got := map[string]string{}
 	for _, v := range vars.Variables {
 		got[v.Name] = v.Value
@@ -431,9 +432,9 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	// Go to the latest checkpoint a decision led to, and make that decision differently.
 	st = c.cont(st.ThreadID)
 	var cps struct {
-		Checkpoints []Checkpoint `json:"checkpoints"`
+		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	k, me := -1, ""
 	for _, cp := range cps.Checkpoints {
 		if cp.Decision {
@@ -446,10 +447,10 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	c.response(c.custom("heddle/gotoCheckpoint", map[string]any{"index": k}), time.Minute)
 	st = c.stopped(time.Minute)
 	var r struct {
-		Goroutines []runnableGoroutine `json:"goroutines"`
+		Goroutines []debugger.Runnable `json:"goroutines"`
 		Redo       bool                `json:"redo"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
+	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	other := ""
 	for _, g := range r.Goroutines {
 		if g.ID != me && !g.Current {
@@ -470,7 +471,7 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	var cur struct {
 		Current int `json:"current"`
 	}
-	json.Unmarshal(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cur)
+	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cur)
 	if cur.Current >= k {
 		t.Errorf("after the step back the current checkpoint is %d, want before the decision's %d", cur.Current, k)
 	}

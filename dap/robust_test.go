@@ -54,6 +54,56 @@ func TestBadRequests(t *testing.T) {
 	}
 }
 
+// Arguments that do not decode as a request's are answered with an error response that
+// names the request, for every request heddle reads; so are missing required arguments.
+func TestMalformedArguments(t *testing.T) {
+	c := newClient(t)
+	initialize(c)
+	tests := []struct {
+		command string
+		args    any
+		want    string
+	}{
+		{"heddle/checkpoints", "seven", "malformed arguments"},
+		{"heddle/gotoCheckpoint", "seven", "malformed arguments"},
+		{"heddle/gotoCheckpoint", map[string]any{"index": "three"}, "malformed arguments"},
+		{"heddle/gotoCheckpoint", map[string]any{}, `missing "index"`},
+		{"heddle/runnable", []int{1}, "malformed arguments"},
+		{"heddle/scheduleNext", map[string]any{"goroutine": 5}, "malformed arguments"},
+		{"heddle/scheduleNext", map[string]any{}, `missing "goroutine"`},
+		{"heddle/saveSchedule", map[string]any{"path": []string{"a"}}, "malformed arguments"},
+		{"heddle/saveSchedule", map[string]any{}, `missing "path"`},
+		{"heddle/explore", map[string]any{"strategy": 1}, "malformed arguments"},
+		{"heddle/explore", map[string]any{"budget": true}, "malformed arguments"},
+		{"heddle/cancel", map[string]any{"id": "x"}, "malformed arguments"},
+		{"heddle/replay", map[string]any{"bug": "1"}, "malformed arguments"},
+		{"heddle/replay", map[string]any{"schedule": 2}, "malformed arguments"},
+		{"heddle/replay", map[string]any{}, `needs "bug" or "schedule"`},
+		{"heddle/lockTrees", 3, "malformed arguments"},
+		{"heddle/webview", map[string]any{"allowOrigin": 7}, "malformed arguments"},
+		{"launch", "seven", "malformed arguments"},
+		{"launch", map[string]any{"program": ".", "buildFlags": 3}, "buildFlags must be a string or a list"},
+		{"setBreakpoints", map[string]any{"source": 3}, "malformed arguments"},
+		{"setFunctionBreakpoints", map[string]any{"breakpoints": "f"}, "malformed arguments"},
+		{"continue", map[string]any{"threadId": "one"}, "malformed arguments"},
+		{"next", map[string]any{"threadId": []int{}}, "malformed arguments"},
+		{"stepBack", "back", "malformed arguments"},
+		{"stackTrace", map[string]any{"levels": "all"}, "malformed arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			c.t = t
+			m := c.responseAny(c.custom(tt.command, tt.args), 10*time.Second)
+			msg := responseError(m)
+			if m.Success || !strings.HasPrefix(msg, tt.command+": ") || !strings.Contains(msg, tt.want) {
+				t.Errorf("%s %v: success=%v %q, want an error of %s containing %q", tt.command, tt.args, m.Success, msg, tt.command, tt.want)
+			}
+		})
+	}
+	// The session goes on.
+	initialize(c)
+}
+
 func writeFile(t *testing.T, content string) string {
 	path := filepath.Join(t.TempDir(), "f.json")
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {

@@ -1,19 +1,18 @@
 package dap
 
 import (
+	godap "github.com/google/go-dap"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/heddledbg/heddle/bidir"
+	"github.com/heddledbg/heddle/debugger"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // Options configure a debug adapter session.
@@ -29,50 +28,28 @@ type Session struct {
 	opts   Options
 	client *writer
 	ctx    context.Context
-	cancel context.CancelFunc
+	dbg    *debugger.Debugger
+	bps    *breakpoints
 
 	mu       sync.Mutex
 	seq      int
-	tmp      string
 	initArgs json.RawMessage
-	prog     *program
-	spec     *launchSpec
-	bps      *breakpoints
-	active   *incarnation
-	spare    []chan *incarnation
-	nextID   int
-	threads  threadIDs
-	// cur is the position of the current stop; plan is the schedule the incarnations follow.
-	cur      *bidir.Stop
-	curBug   *Bug // the bug the current stop is at
-	follow   []string
-	recorded []Checkpoint
-	moving   int // the current motion's id, 0 for none
-	// hits records the breakpoint hits continues met; from is the place on it that the
-	// current motion left from.
-	hits     *bidir.Hits
-	from     int
-	motions  int
-	explores *explorations
-	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees.
-	trace    *timeline.Trace
-	traceKey string
-	web      *server.Server
-	ended    bool
-	wg       sync.WaitGroup
+	// extra holds the client's launch attributes that Delve understands, passed through.
+	extra map[string]json.RawMessage
+	wg    sync.WaitGroup
 }
 
 // Serve runs a session on a client connection until the client disconnects or the
 // connection ends. It returns nil after a disconnect request.
 func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
-	tmp, err := os.MkdirTemp("", "heddle-dap-")
+	defer cancel()
+	s := &Session{opts: opts, client: &writer{w: rw}, ctx: ctx, bps: newBreakpoints()}
+	dbg, err := debugger.New(ctx, debugger.Config{Front: front{s}, Launch: s.launchDelve, Web: opts.Web})
 	if err != nil {
-		cancel()
 		return err
 	}
-	s := &Session{opts: opts, client: &writer{w: rw}, ctx: ctx, cancel: cancel, tmp: tmp, bps: newBreakpoints(),
-		threads: newThreadIDs(), explores: newExplorations(), hits: bidir.NewHits()}
+	s.dbg = dbg
 	defer s.shutdown()
 	r := newReader(rw)
 	for {
@@ -105,35 +82,10 @@ func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 	}
 }
 
-// shutdown ends every incarnation and search and removes temporary files.
+// shutdown ends the debugger's incarnations and searches, then the requests in flight.
 func (s *Session) shutdown() {
-	s.cancel()
-	s.explores.cancel(0)
-	s.mu.Lock()
-	active := s.active
-	s.active = nil
-	spare := s.spare
-	s.spare = nil
-	web := s.web
-	s.mu.Unlock()
-	if active != nil {
-		active.close()
-	}
-	for _, ch := range spare {
-		go func() {
-			if in := <-ch; in != nil {
-				in.close()
-			}
-		}()
-	}
+	s.dbg.Close()
 	s.wg.Wait()
-	if web != nil {
-		web.Close()
-	}
-	if s.prog != nil && s.prog.cleanup != nil {
-		s.prog.cleanup()
-	}
-	os.RemoveAll(s.tmp)
 }
 
 // send writes a message to the client.
@@ -148,12 +100,8 @@ func (s *Session) send(m *message) {
 	s.client.write(m)
 }
 
-// respond answers req. Requests heddle makes itself (from the web view) have no seq and get
-// no response.
+// respond answers req.
 func (s *Session) respond(req *message, b any) {
-	if req.Seq == 0 {
-		return
-	}
 	m := &message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: true}
 	if b != nil {
 		m.Body = body(b)
@@ -164,12 +112,31 @@ func (s *Session) respond(req *message, b any) {
 // fail answers req with an error response whose message the user sees.
 func (s *Session) fail(req *message, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	if req.Seq == 0 {
-		s.output("stderr", "heddle: "+msg+"\n")
-		return
-	}
 	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
 		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": true}})})
+}
+
+// failErr answers req with err, named after the request unless it already is.
+func (s *Session) failErr(req *message, err error) {
+	msg := err.Error()
+	if !strings.HasPrefix(msg, req.Command+":") {
+		msg = req.Command + ": " + msg
+	}
+	s.fail(req, "%s", msg)
+}
+
+// reply answers req with body b, or with err if it is not nil.
+func (s *Session) reply(req *message, b any, err error) {
+	if err != nil {
+		s.failErr(req, err)
+		return
+	}
+	s.respond(req, b)
+}
+
+// answer returns the function that answers req when the debugger has done what it asked.
+func (s *Session) answer(req *message) func(error) {
+	return func(err error) { s.reply(req, nil, err) }
 }
 
 func (s *Session) event(name string, b any) {
@@ -187,60 +154,33 @@ func (s *Session) output(category, text string) {
 // dispatch handles one client request. It reports whether the session is over.
 func (s *Session) dispatch(m *message) bool {
 	switch m.Command {
-	case "initialize":
-		s.initialize(m)
-	case "launch":
-		s.launch(m)
-	case "attach":
-		s.fail(m, "heddle dap does not attach to running processes: use a launch configuration")
 	case "disconnect", "terminate":
 		s.respond(m, nil)
 		if m.Command == "terminate" {
 			s.event("terminated", nil)
 		}
 		return true
-	case "configurationDone":
-		s.configurationDone(m)
-	case "setBreakpoints":
-		s.hits.Clear()
-		s.bps.setSource(m.Arguments)
-		s.forward(m)
-	case "setFunctionBreakpoints":
-		s.hits.Clear()
-		s.setFunctionBreakpoints(m)
-	case "setExceptionBreakpoints":
-		s.hits.Clear()
-		s.bps.setExceptions(m.Arguments)
-		s.forward(m)
-	case "setInstructionBreakpoints":
-		s.hits.Clear()
-		s.bps.setInstructions(m.Arguments)
-		s.forward(m)
-	case "continue", "next", "stepIn", "stepOut":
-		s.forwardMotion(m)
-	case "stepBack", "reverseContinue":
-		s.backward(m)
-	case "threads":
-		s.threadsRequest(m)
-	case "stackTrace":
-		s.stackTrace(m)
-	case "exceptionInfo":
-		s.exceptionInfo(m)
+	case "attach":
+		s.fail(m, "heddle dap does not attach to running processes: use a launch configuration")
 	case "restart":
 		s.fail(m, "restart is not supported: use heddle/gotoCheckpoint with index 0")
 	default:
-		if strings.HasPrefix(m.Command, "heddle/") {
-			s.custom(m)
-			return false
+		h, ok := handlers[m.Command]
+		switch {
+		case ok:
+			h(s, m)
+		case strings.HasPrefix(m.Command, "heddle/"):
+			s.fail(m, "unknown request %q", m.Command)
+		default:
+			s.forward(m)
 		}
-		s.forward(m)
 	}
 	return false
 }
 
 // capabilities are Delve's, with going backwards added and restart left out (heddle's
 // restart is a go to checkpoint 0).
-func (s *Session) initialize(m *message) {
+func (s *Session) initialize(m *message, _ godap.InitializeRequestArguments) {
 	s.mu.Lock()
 	s.initArgs = m.Arguments
 	s.mu.Unlock()
@@ -268,25 +208,28 @@ func (s *Session) initialize(m *message) {
 	})
 }
 
-// active returns the current incarnation, or nil before launch or after the end.
-func (s *Session) current() *incarnation {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.active
+// delve returns the current incarnation's Delve, or nil before launch.
+func (s *Session) delve() *delve {
+	t, _ := s.dbg.Current().(*delve)
+	return t
 }
 
 // forward passes a request to the current incarnation's Delve and its response back, with
 // thread ids translated.
 func (s *Session) forward(m *message) {
-	in := s.current()
-	if in == nil {
+	d := s.delve()
+	if d == nil {
 		s.fail(m, "%s: no program is being debugged (launch first)", m.Command)
 		return
 	}
-	args := s.threads.toDelve(in, m.Arguments)
-	ch, err := in.send(m.Command, args)
+	args, err := rewriteThreadID(m.Arguments, func(id int64) int64 { return s.dbg.Goid(int(id)) })
 	if err != nil {
-		s.fail(m, "%s: %v", m.Command, err)
+		s.fail(m, "%s: malformed arguments: %v", m.Command, err)
+		return
+	}
+	ch, err := d.send(m.Command, args)
+	if err != nil {
+		s.failErr(m, err)
 		return
 	}
 	s.wg.Add(1)
@@ -303,32 +246,40 @@ func (s *Session) forward(m *message) {
 	}()
 }
 
-// call sends a request to an incarnation on the client's behalf and waits for the response.
-func (s *Session) call(in *incarnation, command string, args any) (*message, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, time.Minute)
-	defer cancel()
-	return in.call(ctx, command, args)
+// front shows what the debugger reports as DAP events.
+type front struct{ s *Session }
+
+func (f front) Stopped(st debugger.Stop) {
+	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true}
+	if st.Description != "" {
+		b["description"], b["text"] = st.Description, st.Description
+	}
+	f.s.event("stopped", b)
+	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
 }
 
-func (s *Session) setFunctionBreakpoints(m *message) {
-	s.bps.setFunctions(m.Arguments)
-	in := s.current()
-	if in == nil {
-		s.fail(m, "setFunctionBreakpoints: no program is being debugged (launch first)")
+func (f front) Terminated() { f.s.event("terminated", nil) }
+
+func (f front) Output(category, text string) { f.s.output(category, text) }
+
+// Forward passes an event of Delve's on, with its thread id translated.
+func (f front) Forward(native any, thread func(goid int64) int) {
+	m, ok := native.(*message)
+	if !ok {
 		return
 	}
-	resp, err := s.call(in, "setFunctionBreakpoints", s.bps.functions(nil))
+	b, err := rewriteThreadID(m.Body, func(goid int64) int64 { return int64(thread(goid)) })
 	if err != nil {
-		s.fail(m, "%v", err)
-		return
+		f.s.output("stderr", fmt.Sprintf("heddle: Delve's %s event: %v\n", m.Event, err))
+		b = m.Body
 	}
-	// Leave heddle's own breakpoint out of the client's view.
-	var b struct {
-		Breakpoints []json.RawMessage `json:"breakpoints"`
-	}
-	json.Unmarshal(resp.Body, &b)
-	if n := s.bps.clientFunctions(); len(b.Breakpoints) > n {
-		b.Breakpoints = b.Breakpoints[:n]
-	}
-	s.respond(m, b)
+	f.s.send(&message{Type: "event", Event: m.Event, Body: b})
 }
+
+func (f front) Progress(p debugger.Progress) { f.s.event("heddle/progress", p) }
+
+func (f front) BugFound(explore int, b *debugger.Bug) {
+	f.s.event("heddle/bugFound", map[string]any{"id": explore, "bug": b})
+}
+
+func (f front) ExploreDone(d debugger.ExploreDone) { f.s.event("heddle/exploreDone", d) }

@@ -1,4 +1,4 @@
-package dap
+package debugger
 
 import (
 	"context"
@@ -20,18 +20,18 @@ const spares = 2
 const spareWait = 15 * time.Second
 
 // startSpare tops the pool of spare incarnations up, in the background.
-func (s *Session) startSpare() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for len(s.spare) < spares && s.ctx.Err() == nil {
+func (d *Debugger) startSpare() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.spare) < spares && d.ctx.Err() == nil {
 		ch := make(chan *incarnation, 1)
-		s.spare = append(s.spare, ch)
-		s.wg.Add(1)
+		d.spare = append(d.spare, ch)
+		d.wg.Add(1)
 		go func() {
-			defer s.wg.Done()
-			in, err := s.prepare(s.ctx)
+			defer d.wg.Done()
+			in, err := d.prepare(d.ctx)
 			if err == nil {
-				if err = in.finish(s.ctx, s.bps, false); err != nil {
+				if err = in.finish(d.ctx, -1, false); err != nil {
 					in.close()
 					in = nil
 				}
@@ -44,14 +44,14 @@ func (s *Session) startSpare() {
 // fresh returns an incarnation ready to begin its run: a spare if there is one. The pool is
 // topped up when the move ends (goMotion), so that preparing spares does not compete with the
 // move for the processor.
-func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
-	s.mu.Lock()
+func (d *Debugger) fresh(ctx context.Context) (*incarnation, error) {
+	d.mu.Lock()
 	var ch chan *incarnation
-	if len(s.spare) > 0 {
-		ch = s.spare[0]
-		s.spare = s.spare[1:]
+	if len(d.spare) > 0 {
+		ch = d.spare[0]
+		d.spare = d.spare[1:]
 	}
-	s.mu.Unlock()
+	d.mu.Unlock()
 	var in *incarnation
 	if ch != nil {
 		select {
@@ -70,10 +70,10 @@ func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 	}
 	if in == nil {
 		var err error
-		if in, err = s.prepare(ctx); err != nil {
+		if in, err = d.prepare(ctx); err != nil {
 			return nil, err
 		}
-		if err := in.finish(ctx, s.bps, false); err != nil {
+		if err := in.finish(ctx, -1, false); err != nil {
 			in.close()
 			return nil, err
 		}
@@ -83,22 +83,22 @@ func (s *Session) fresh(ctx context.Context) (*incarnation, error) {
 
 // navInc is an incarnation driven by bidir.
 type navInc struct {
-	s       *Session
+	d       *Debugger
 	in      *incarnation
-	sink    chan *message
+	sink    chan Event
 	plan    planned
 	started bool
 	last    halt
 }
 
-func (s *Session) starter(p planned) bidir.Starter {
+func (d *Debugger) starter(p planned) bidir.Starter {
 	return func(ctx context.Context) (bidir.Incarnation, error) {
 		defer trace("fresh")()
-		in, err := s.fresh(ctx)
+		in, err := d.fresh(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return &navInc{s: s, in: in, sink: in.capture(), plan: p}, nil
+		return &navInc{d: d, in: in, sink: in.capture(), plan: p}, nil
 	}
 }
 
@@ -107,22 +107,21 @@ func (n *navInc) run(ctx context.Context, breakAt int) error {
 		n.started = true
 		p := n.plan
 		p.breakAt = breakAt
-		return n.in.ctrl.begin(n.s.prog.test, n.s.prog.time, p)
+		return n.in.ctrl.begin(n.d.prog.test, n.d.prog.time, p)
 	}
 	n.in.ctrl.mu.Lock()
 	n.in.ctrl.plan.breakAt = breakAt
 	n.in.ctrl.mu.Unlock()
-	_, err := n.in.call(ctx, "continue", map[string]any{"threadId": n.last.goid})
-	return err
+	return n.in.resume(ctx, Continue, n.last.goid)
 }
 
 func (n *navInc) stop(ctx context.Context, stepping bool) (bidir.Stop, error) {
-	h, err := n.s.await(ctx, n.in, n.sink, stepping)
+	h, err := n.d.await(ctx, n.in, n.sink, stepping)
 	if err != nil {
 		return bidir.Stop{}, err
 	}
 	n.last = h
-	return n.s.position(n.in, h), nil
+	return n.d.position(ctx, n.in, h), nil
 }
 
 func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
@@ -136,13 +135,13 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 			return st, err
 		}
 		if n.last.cp != nil {
-			return st, n.in.ensureBreakpoints(ctx, n.s.bps)
+			return st, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
 		}
 		if st.Ended || n.last.bug != nil || st.Checkpoint > k {
 			return st, fmt.Errorf("checkpoint %d was not reached (stopped at %s)", k, describeHalt(st))
 		}
 		// A breakpoint on the way.
-		if _, err := n.in.call(ctx, "continue", map[string]any{"threadId": n.last.goid}); err != nil {
+		if err := n.in.resume(ctx, Continue, n.last.goid); err != nil {
 			return st, err
 		}
 	}
@@ -154,27 +153,27 @@ func (n *navInc) Step(ctx context.Context) (bidir.Stop, error) {
 		return bidir.Stop{Ended: true}, nil
 	}
 	goid := n.last.goid
-	hidden, err := n.s.inHeddle(n.in, goid)
+	hidden, err := n.d.inHeddle(ctx, n.in, goid)
 	if err != nil {
 		return bidir.Stop{}, err
 	}
 	if hidden {
-		before := n.s.position(n.in, n.last)
-		h, err := n.s.stepOutOfHeddle(ctx, n.in, n.sink, goid)
+		before := n.d.position(ctx, n.in, n.last)
+		h, err := n.d.stepOutOfHeddle(ctx, n.in, n.sink, goid)
 		if err != nil {
 			return bidir.Stop{}, err
 		}
 		if h != nil {
 			n.last = *h
-			return n.s.position(n.in, *h), nil
+			return n.d.position(ctx, n.in, *h), nil
 		}
 		n.last = halt{goid: goid, reason: "step"}
-		if after := n.s.position(n.in, n.last); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
+		if after := n.d.position(ctx, n.in, n.last); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
 			// Returning from the operation's call already reached the next line.
 			return after, nil
 		}
 	}
-	if _, err := n.in.call(ctx, "next", map[string]any{"threadId": goid}); err != nil {
+	if err := n.in.resume(ctx, Next, goid); err != nil {
 		return bidir.Stop{}, err
 	}
 	return n.stop(ctx, true)
@@ -191,7 +190,7 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 			return bidir.Stop{}, err
 		}
 	}
-	if err := n.in.ensureBreakpoints(ctx, n.s.bps); err != nil {
+	if err := n.in.ensureBreakpoints(ctx, n.d.breakpointVersion()); err != nil {
 		return bidir.Stop{}, err
 	}
 	if err := n.run(ctx, -1); err != nil {
@@ -206,23 +205,23 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 }
 
 func (n *navInc) State(ctx context.Context) (string, error) {
-	return n.s.state(n.in, n.last.goid)
+	return n.d.state(ctx, n.in, n.last.goid)
 }
 
 func (n *navInc) Close() {
-	n.in.releaseSink(n.sink)
+	n.in.release(n.sink)
 	go n.in.close()
 }
 
 // adopt makes a navigated incarnation the session's current one, ends motion id and shows
 // the incarnation's stop.
-func (s *Session) adopt(id int, n *navInc, st bidir.Stop, reason string) {
-	n.in.releaseSink(n.sink)
-	s.end(id)
-	s.mu.Lock()
-	old := s.active
-	s.active = n.in
-	s.mu.Unlock()
+func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string) {
+	n.in.release(n.sink)
+	d.end(id)
+	d.mu.Lock()
+	old := d.active
+	d.active = n.in
+	d.mu.Unlock()
 	if old != nil && old != n.in {
 		go old.close()
 	}
@@ -230,128 +229,138 @@ func (s *Session) adopt(id int, n *navInc, st bidir.Stop, reason string) {
 	if reason != "" && h.bug == nil {
 		h.reason = reason
 	}
-	s.present(n.in, h, st.Steps)
+	d.present(n.in, h, st.Steps)
 }
 
 // navigator plans over the current incarnation's recorded checkpoints.
-func (s *Session) navigator() *bidir.Navigator {
-	in := s.current()
-	s.record(in)
-	s.mu.Lock()
-	from := s.from
-	names := make([]string, len(s.recorded))
-	for i, c := range s.recorded {
+func (d *Debugger) navigator() *bidir.Navigator {
+	in := d.current()
+	d.record(in)
+	d.mu.Lock()
+	hitConditions := d.hitConditions
+	from := d.from
+	names := make([]string, len(d.recorded))
+	for i, c := range d.recorded {
 		names[i] = c.Goroutine
 	}
-	s.mu.Unlock()
-	return &bidir.Navigator{Start: s.starter(s.plan(-1)), Checkpoints: names, FromStart: s.bps.hitCounts(),
-		Hits: s.hits, From: from}
+	d.mu.Unlock()
+	return &bidir.Navigator{Start: d.starter(d.plan(-1)), Checkpoints: names, FromStart: hitConditions,
+		Hits: d.hits, From: from}
 }
 
-// backward handles stepBack and reverseContinue.
-func (s *Session) backward(m *message) {
-	s.mu.Lock()
-	cur := s.cur
-	s.mu.Unlock()
-	if s.current() == nil || cur == nil {
-		s.fail(m, "%s: the program is not stopped", m.Command)
+// StepBack goes to the previous line the current goroutine executed (docs/dap.md,
+// "Checkpoints and going backwards"). done is called when the debuggee is there, before
+// the stop is shown, or with the error that kept it from going.
+func (d *Debugger) StepBack(done func(error)) { d.backward(false, done) }
+
+// ReverseContinue goes to the latest earlier breakpoint hit, or to checkpoint 0.
+func (d *Debugger) ReverseContinue(done func(error)) { d.backward(true, done) }
+
+func (d *Debugger) backward(reverse bool, done func(error)) {
+	d.mu.Lock()
+	cur := d.cur
+	d.mu.Unlock()
+	if d.current() == nil || cur == nil {
+		done(ErrNotStopped)
 		return
 	}
-	s.goMotion(m, func(id int) {
-		nav := s.navigator()
+	d.goMotion(done, func(id int) {
+		nav := d.navigator()
 		var (
 			inc bidir.Incarnation
 			st  bidir.Stop
 			err error
 		)
-		if m.Command == "stepBack" {
+		if !reverse {
 			if cur.Steps < 0 {
-				in := s.current()
-				nav.State, _ = s.state(in, s.threads.goid(in, s.threads.id(cur.Goroutine)))
+				in := d.current()
+				nav.State, _ = d.state(d.ctx, in, d.threads.goid(in, d.threads.id(cur.Goroutine)))
 			}
-			inc, st, err = nav.StepBack(s.ctx, *cur)
+			inc, st, err = nav.StepBack(d.ctx, *cur)
 		} else {
-			inc, st, err = nav.ReverseContinue(s.ctx, *cur)
+			inc, st, err = nav.ReverseContinue(d.ctx, *cur)
 		}
 		if err != nil {
-			s.fail(m, "%s: %v", m.Command, err)
+			done(err)
 			return
 		}
-		s.respond(m, nil)
+		done(nil)
 		reason := "step"
-		if m.Command == "reverseContinue" {
+		if reverse {
 			reason = "breakpoint"
 			if st.Steps == 0 {
 				reason = "entry"
 			}
 		}
-		s.adopt(id, inc.(*navInc), st, reason)
+		d.adopt(id, inc.(*navInc), st, reason)
 	})
 }
 
-// gotoCheckpoint replaces the incarnation with one stopped at checkpoint k of the recorded
+// GotoCheckpoint replaces the incarnation with one stopped at checkpoint k of the recorded
 // execution.
-func (s *Session) gotoCheckpoint(m *message, k int) {
-	if s.current() == nil {
-		s.fail(m, "heddle/gotoCheckpoint: no program is being debugged")
+func (d *Debugger) GotoCheckpoint(k int, done func(error)) {
+	if d.current() == nil {
+		done(ErrNoProgram)
 		return
 	}
-	s.record(s.current())
-	s.mu.Lock()
-	n := len(s.recorded)
-	s.mu.Unlock()
+	d.record(d.current())
+	d.mu.Lock()
+	n := len(d.recorded)
+	d.mu.Unlock()
 	if k < 0 || k >= n {
-		s.fail(m, "heddle/gotoCheckpoint: no checkpoint %d (the execution has %d so far)", k, n)
+		done(fmt.Errorf("no checkpoint %d (the execution has %d so far)", k, n))
 		return
 	}
-	s.navigateTo(m, s.plan(-1), k, "goto")
+	d.navigateTo(d.plan(-1), k, "goto", done)
 }
 
 // navigateTo starts a new incarnation with plan p, runs it to checkpoint k (or, for k < 0,
 // until it stops) and makes it current.
-func (s *Session) navigateTo(m *message, p planned, k int, reason string) {
-	s.goMotion(m, func(id int) {
-		inc, err := s.starter(p)(s.ctx)
+func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error)) {
+	d.goMotion(done, func(id int) {
+		inc, err := d.starter(p)(d.ctx)
 		if err != nil {
-			s.fail(m, "%s: %v", m.Command, err)
+			done(err)
 			return
 		}
 		n := inc.(*navInc)
 		var st bidir.Stop
 		switch {
 		case k >= 0:
-			st, err = n.Goto(s.ctx, k)
+			st, err = n.Goto(d.ctx, k)
 		case p.stopOnBug && reason == "":
 			// A replay goes to the bug, through the breakpoints on the way.
-			for st, err = n.Continue(s.ctx); err == nil && !st.Ended; st, err = n.Continue(s.ctx) {
+			for st, err = n.Continue(d.ctx); err == nil && !st.Ended; st, err = n.Continue(d.ctx) {
 			}
 		default:
-			st, err = n.Continue(s.ctx)
+			st, err = n.Continue(d.ctx)
 		}
 		if err != nil {
 			n.Close()
-			s.fail(m, "%s: %v", m.Command, err)
+			done(err)
 			return
 		}
-		s.respond(m, nil)
+		done(nil)
 		if n.last.ended {
-			s.mu.Lock()
-			old := s.active
-			s.active = n.in
-			s.mu.Unlock()
-			n.in.releaseSink(n.sink)
+			d.mu.Lock()
+			old := d.active
+			d.active = n.in
+			d.mu.Unlock()
+			n.in.release(n.sink)
 			if old != nil {
 				go old.close()
 			}
-			s.reportEnd(n.in)
-			s.end(id)
-			s.present(n.in, n.last, -1)
+			d.reportEnd(n.in)
+			d.end(id)
+			d.present(n.in, n.last, -1)
 			return
 		}
-		s.adopt(id, n, st, reason)
+		d.adopt(id, n, st, reason)
 	})
 }
 
+// traceOn makes backward moves report the time they spend starting, replaying and stepping
+// incarnations (docs/dap.md, "Diagnosing the adapter").
 var traceOn = os.Getenv(worker.EnvDAPTrace) != ""
 
 func trace(what string) func() {

@@ -1,7 +1,8 @@
-package dap
+package debugger
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ import (
 	"github.com/heddledbg/heddle/worker/remote"
 )
 
-// Bug is a bug found by heddle/explore, as heddle/bugFound reports it.
+// Bug is a bug an exploration found (Explore), as Front.BugFound reports it.
 type Bug struct {
 	ID         int            `json:"id"`
 	Kind       string         `json:"kind"`
@@ -72,51 +73,71 @@ func (e *explorations) bug(id int) *Bug {
 	return e.bugs[id-1]
 }
 
-// explore searches every schedule that shares the decisions made so far, in a worker
-// process, while the debug session stays usable. It streams progress and bugs as events.
-func (s *Session) explore(m *message, strategy, budget string) {
-	in := s.current()
-	if in == nil || s.prog == nil {
-		s.fail(m, "heddle/explore: no program is being debugged")
-		return
+// Progress reports on a running exploration.
+type Progress struct {
+	ID                 int     `json:"id"`
+	Runs               int     `json:"runs"`
+	SchedulesPerSecond float64 `json:"schedulesPerSecond"`
+	Bugs               int     `json:"bugs"`
+	ElapsedMs          int64   `json:"elapsedMs"`
+}
+
+// ExploreDone reports the end of an exploration.
+type ExploreDone struct {
+	ID        int    `json:"id"`
+	Runs      int    `json:"runs"`
+	Bugs      int    `json:"bugs"`
+	Complete  bool   `json:"complete"`
+	Cancelled bool   `json:"cancelled"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Cancel cancels exploration id, or every exploration for id 0.
+func (d *Debugger) Cancel(id int) { d.explores.cancel(id) }
+
+// Explore searches every schedule that shares the decisions made so far, in a worker
+// process, while the debug session stays usable. strategy and budget default to the launch
+// configuration's. It returns the exploration's id and the number of decisions it shares,
+// and reports on it through the front end.
+func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err error) {
+	in := d.current()
+	if in == nil || d.prog == nil {
+		return 0, 0, ErrNoProgram
 	}
 	if strategy == "" {
-		strategy = s.prog.strategy
+		strategy = d.prog.strategy
 	}
 	if budget == "" {
-		budget = s.prog.budget
+		budget = d.prog.budget
 	}
 	if !slices.Contains(explorer.Strategies, strategy) {
-		s.fail(m, "heddle/explore: unknown strategy %q (want one of %s)", strategy, strings.Join(explorer.Strategies, ", "))
-		return
+		return 0, 0, fmt.Errorf("unknown strategy %q (want one of %s)", strategy, strings.Join(explorer.Strategies, ", "))
 	}
-	runs, d, err := explorer.ParseBudget(budget)
+	runs, limit, err := explorer.ParseBudget(budget)
 	if err != nil {
-		s.fail(m, "heddle/explore: %v", err)
-		return
+		return 0, 0, err
 	}
 	st := in.ctrl.snapshot()
 	prefix := make([]rt.Decision, len(st.decisions))
 	for i, dc := range st.decisions {
 		prefix[i] = dc.rt
 	}
-	e := s.explores
-	ctx, cancel := context.WithCancel(s.ctx)
+	e := d.explores
+	ctx, cancel := context.WithCancel(d.ctx)
 	e.mu.Lock()
 	e.next++
-	id := e.next
+	id = e.next
 	e.running[id] = cancel
 	e.mu.Unlock()
-	s.respond(m, map[string]any{"id": id, "prefix": len(prefix)})
-	s.mu.Lock()
-	web := s.web
-	s.mu.Unlock()
+	d.mu.Lock()
+	web := d.web
+	d.mu.Unlock()
 	// The schedule tree is streamed to the web view when it is open.
-	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: d, Prefix: prefix, Tree: web != nil, Time: s.prog.time}
-	prog := s.prog
-	s.wg.Add(1)
+	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time}
+	prog := d.prog
+	d.wg.Add(1)
 	go func() {
-		defer s.wg.Done()
+		defer d.wg.Done()
 		defer func() {
 			e.mu.Lock()
 			delete(e.running, id)
@@ -133,7 +154,7 @@ func (s *Session) explore(m *message, strategy, budget string) {
 		publish := func(msg any) {
 			if err := web.Publish(msg); err != nil && refused == nil {
 				refused = err
-				s.output("stderr", "heddle: web view: "+err.Error()+"\n")
+				d.errorf("web view: %v", err)
 			}
 		}
 		w := prog.worker()
@@ -155,8 +176,8 @@ func (s *Session) explore(m *message, strategy, budget string) {
 				}
 				if msg.Stats != nil {
 					stats = msg.Stats
-					s.event("heddle/progress", map[string]any{"id": id, "runs": stats.Runs, "schedulesPerSecond": stats.SchedulesPerSecond(),
-						"bugs": nbugs, "elapsedMs": time.Since(start).Milliseconds()})
+					d.front.Progress(Progress{ID: id, Runs: stats.Runs, SchedulesPerSecond: stats.SchedulesPerSecond(),
+						Bugs: nbugs, ElapsedMs: time.Since(start).Milliseconds()})
 				}
 			case "found", "bug":
 				wb := msg.Bug
@@ -174,25 +195,26 @@ func (s *Session) explore(m *message, strategy, budget string) {
 					}
 				}
 				if wb.Trace != nil {
-					s.completeBug(prog, b, wb.Trace)
+					d.completeBug(prog, b, wb.Trace)
 				}
-				s.event("heddle/bugFound", map[string]any{"id": id, "bug": b})
+				d.front.BugFound(id, b)
 			}
 		})
-		done := map[string]any{"id": id, "bugs": nbugs, "cancelled": ctx.Err() != nil && s.ctx.Err() == nil}
+		done := ExploreDone{ID: id, Bugs: nbugs, Cancelled: ctx.Err() != nil && d.ctx.Err() == nil}
 		if stats != nil {
-			done["runs"], done["complete"] = stats.Runs, stats.Complete
+			done.Runs, done.Complete = stats.Runs, stats.Complete
 		}
 		if err != nil && ctx.Err() == nil {
-			done["error"] = err.Error()
+			done.Error = err.Error()
 		}
-		s.event("heddle/exploreDone", done)
+		d.front.ExploreDone(done)
 	}()
+	return id, len(prefix), nil
 }
 
 // completeBug saves a bug's trace where heddle test saves them, and fills in what the trace
 // tells.
-func (s *Session) completeBug(p *program, b *Bug, tr *timeline.Trace) {
+func (d *Debugger) completeBug(p *program, b *Bug, tr *timeline.Trace) {
 	tr.Program.Dir = p.dir
 	b.trace = tr
 	b.Goroutines = nil

@@ -1,4 +1,4 @@
-package dap
+package debugger
 
 import (
 	"slices"

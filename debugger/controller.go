@@ -1,4 +1,4 @@
-package dap
+package debugger
 
 import (
 	"bufio"
@@ -42,7 +42,7 @@ type controller struct {
 	// What the run is to do.
 	plan planned
 	// breaking is the reason of the stop the debuggee is about to make in debugBreak,
-	// consumed by the adapter when the debugger reports the stop.
+	// consumed by the core when the target reports the stop.
 	breaking string
 	breakAt  *Checkpoint
 }
@@ -171,7 +171,11 @@ func (c *controller) serve(conn net.Conn) {
 		c.mu.Lock()
 		reply, answer := c.handle(&ev)
 		if answer {
-			c.enc.Encode(reply)
+			if err := c.enc.Encode(reply); err != nil {
+				c.endErr = fmt.Sprintf("answering the debuggee: %v", err)
+				c.mu.Unlock()
+				return
+			}
 		}
 		c.mu.Unlock()
 		if ev.Type == "end" {

@@ -1,0 +1,148 @@
+package dap
+
+import (
+	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/debugger"
+)
+
+func (s *Session) configurationDone(m *message, _ godap.ConfigurationDoneArguments) {
+	s.dbg.Start(s.answer(m))
+}
+
+// move answers a forward motion when Delve has started it; the stop comes as an event.
+func (s *Session) move(m *message, motion debugger.Motion, thread int, granularity string) {
+	s.dbg.Move(motion, thread, granularity, func(err error) {
+		switch {
+		case err != nil:
+			s.failErr(m, err)
+		case motion == debugger.Continue:
+			s.respond(m, map[string]any{"allThreadsContinued": true})
+		default:
+			s.respond(m, nil)
+		}
+	})
+}
+
+func (s *Session) cont(m *message, a godap.ContinueArguments) {
+	s.move(m, debugger.Continue, a.ThreadId, "")
+}
+
+func (s *Session) next(m *message, a godap.NextArguments) {
+	s.move(m, debugger.Next, a.ThreadId, string(a.Granularity))
+}
+
+func (s *Session) stepIn(m *message, a godap.StepInArguments) {
+	s.move(m, debugger.StepIn, a.ThreadId, string(a.Granularity))
+}
+
+func (s *Session) stepOut(m *message, a godap.StepOutArguments) {
+	s.move(m, debugger.StepOut, a.ThreadId, string(a.Granularity))
+}
+
+func (s *Session) stepBack(m *message, _ godap.StepBackArguments) { s.dbg.StepBack(s.answer(m)) }
+
+func (s *Session) reverseContinue(m *message, _ godap.ReverseContinueArguments) {
+	s.dbg.ReverseContinue(s.answer(m))
+}
+
+func (s *Session) threads(m *message, _ threadsArgs) {
+	threads, err := s.dbg.Threads(s.ctx)
+	if threads == nil {
+		threads = []debugger.ThreadInfo{}
+	}
+	s.reply(m, map[string]any{"threads": threads}, err)
+}
+
+// stackTrace answers with the user's frames only.
+func (s *Session) stackTrace(m *message, a godap.StackTraceArguments) {
+	frames, err := s.dbg.Frames(s.ctx, a.ThreadId)
+	if err != nil {
+		s.failErr(m, err)
+		return
+	}
+	total := len(frames)
+	start := min(max(a.StartFrame, 0), total)
+	end := total
+	if a.Levels > 0 {
+		end = min(start+a.Levels, total)
+	}
+	out := make([]any, 0, end-start)
+	for _, f := range frames[start:end] {
+		out = append(out, f.Native)
+	}
+	s.respond(m, map[string]any{"stackFrames": out, "totalFrames": total})
+}
+
+// exceptionInfo describes the bug the debuggee stopped at; other exceptions are Delve's.
+func (s *Session) exceptionInfo(m *message, _ godap.ExceptionInfoArguments) {
+	bug := s.dbg.Bug()
+	if bug == nil {
+		s.forward(m)
+		return
+	}
+	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": bug.Message, "breakMode": "always",
+		"details": map[string]any{"message": bug.Message, "typeName": "heddle " + bug.Kind}})
+}
+
+func (s *Session) checkpoints(m *message, _ checkpointsArgs) {
+	cur, cps, err := s.dbg.Checkpoints()
+	s.reply(m, map[string]any{"current": cur, "checkpoints": cps}, err)
+}
+
+func (s *Session) gotoCheckpoint(m *message, a gotoCheckpointArgs) {
+	if a.Index == nil {
+		s.fail(m, "%s: missing \"index\"", m.Command)
+		return
+	}
+	s.dbg.GotoCheckpoint(*a.Index, s.answer(m))
+}
+
+func (s *Session) runnable(m *message, _ runnableArgs) {
+	gs, redo, err := s.dbg.Runnable()
+	s.reply(m, map[string]any{"goroutines": gs, "redo": redo}, err)
+}
+
+func (s *Session) scheduleNext(m *message, a scheduleNextArgs) {
+	if a.Goroutine == "" {
+		s.fail(m, "%s: missing \"goroutine\"", m.Command)
+		return
+	}
+	s.dbg.ScheduleNext(a.Goroutine, s.answer(m))
+}
+
+func (s *Session) saveSchedule(m *message, a saveScheduleArgs) {
+	if a.Path == "" {
+		s.fail(m, "%s: missing \"path\"", m.Command)
+		return
+	}
+	s.reply(m, map[string]any{"path": a.Path}, s.dbg.SaveSchedule(a.Path))
+}
+
+func (s *Session) explore(m *message, a exploreArgs) {
+	id, prefix, err := s.dbg.Explore(a.Strategy, a.Budget)
+	s.reply(m, map[string]any{"id": id, "prefix": prefix}, err)
+}
+
+func (s *Session) cancel(m *message, a cancelArgs) {
+	s.dbg.Cancel(a.ID)
+	s.respond(m, nil)
+}
+
+func (s *Session) replay(m *message, a replayArgs) {
+	if a.Bug <= 0 && a.Schedule == "" {
+		s.fail(m, "%s: needs \"bug\" or \"schedule\"", m.Command)
+		return
+	}
+	s.dbg.Replay(a.Bug, a.Schedule, s.answer(m))
+}
+
+func (s *Session) lockTrees(m *message, _ lockTreesArgs) {
+	r, err := s.dbg.LockTrees()
+	s.reply(m, r, err)
+}
+
+func (s *Session) webview(m *message, a webviewArgs) {
+	url, err := s.dbg.WebView(a.AllowOrigin)
+	s.reply(m, map[string]any{"url": url}, err)
+}

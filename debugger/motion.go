@@ -1,0 +1,507 @@
+package debugger
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/bidir"
+)
+
+// halt is where an incarnation came to rest after a motion.
+type halt struct {
+	ended  bool
+	goid   int64
+	reason string // stop reason, as the target gives it
+	// bug is set when the debuggee stopped where it found a bug.
+	bug  *Bug
+	desc string
+	cp   *Checkpoint // set when it stopped at a checkpoint
+}
+
+// hit reports whether h is a stop at one of the client's breakpoints.
+func (h halt) hit() bool {
+	return !h.ended && h.bug == nil && h.cp == nil && strings.Contains(h.reason, "breakpoint")
+}
+
+// maxEscape bounds the step-outs from heddle's frames back to the user's code.
+const maxEscape = 32
+
+// await waits until in stops for good: stops inside heddle's runtime after a step are
+// stepped out of, and a stop at a new goroutine's checkpoint runs to its function's first
+// line. stepping says the motion was a step.
+func (d *Debugger) await(ctx context.Context, in *incarnation, sink chan Event, stepping bool) (halt, error) {
+	for escapes := 0; ; {
+		h, err := d.awaitRaw(ctx, in, sink)
+		if err != nil || h.ended || h.bug != nil {
+			if h.bug != nil {
+				h.desc = h.bug.Kind + ": " + h.bug.Message
+			}
+			return h, err
+		}
+		if h.cp != nil {
+			if h.cp.New && h.cp.Func != "" {
+				return d.enter(ctx, in, sink, h.goid, h.cp)
+			}
+			h.reason = "step"
+			return h, nil
+		}
+		if h.reason == "pause" && escapes < maxEscape {
+			// A pause can land where the debugger cannot unwind to the user's code (inside
+			// the runtime, mid-prologue): let the goroutine run a moment and pause it again.
+			if frames, err := d.frames(ctx, in, h.goid); err == nil && len(frames) == 0 {
+				escapes++
+				if err := in.resume(ctx, Continue, h.goid); err != nil {
+					return halt{}, err
+				}
+				time.Sleep(20 * time.Millisecond)
+				if err := in.resume(ctx, Pause, h.goid); err != nil {
+					return halt{}, err
+				}
+				continue
+			}
+		}
+		if (stepping || h.reason == "step") && escapes < maxEscape {
+			hidden, err := d.inHeddle(ctx, in, h.goid)
+			if err != nil {
+				return halt{}, err
+			}
+			if hidden {
+				escapes++
+				if err := in.resume(ctx, StepOut, h.goid); err != nil {
+					return halt{}, err
+				}
+				continue
+			}
+		}
+		return h, nil
+	}
+}
+
+// waitEvent returns the next stop event of in. A debuggee that has gone (killed, crashed)
+// while its debugger reports nothing counts as ended once the debugger has had a moment to
+// say so.
+func waitEvent(ctx context.Context, in *incarnation, sink chan Event) (Event, error) {
+	select {
+	case ev := <-sink:
+		return ev, nil
+	case <-ctx.Done():
+		return Event{}, ctx.Err()
+	case <-in.ctrl.ended:
+	}
+	select {
+	case ev := <-sink:
+		return ev, nil
+	case <-ctx.Done():
+		return Event{}, ctx.Err()
+	case <-time.After(2 * time.Second):
+		return Event{Kind: Exited}, nil
+	}
+}
+
+// enter runs a goroutine stopped at its start (inside heddle) to the first line of its
+// function, with a temporary function breakpoint.
+func (d *Debugger) enter(ctx context.Context, in *incarnation, sink chan Event, goid int64, cp *Checkpoint) (halt, error) {
+	if err := in.t.FunctionBreakpoints(ctx, true, []string{cp.Func}); err != nil {
+		return halt{}, err
+	}
+	if err := in.resume(ctx, Continue, goid); err != nil {
+		return halt{}, err
+	}
+	h, err := d.await(ctx, in, sink, false)
+	if err := in.t.FunctionBreakpoints(ctx, true, nil); err != nil {
+		return halt{}, err
+	}
+	if err == nil && h.cp == nil && h.bug == nil && !h.ended {
+		h.cp, h.reason = cp, "step"
+	}
+	return h, err
+}
+
+// inHeddle reports whether goroutine goid's top frame is in heddle's runtime or Go's.
+func (d *Debugger) inHeddle(ctx context.Context, in *incarnation, goid int64) (bool, error) {
+	frames, err := d.stack(ctx, in, goid, 1)
+	if err != nil {
+		return false, err
+	}
+	return len(frames) > 0 && frames[0].hidden(), nil
+}
+
+// stack returns the first levels frames of goroutine goid of in. A debugger answers within
+// seconds; a minute means it is stuck, and nothing may wait for it forever.
+func (d *Debugger) stack(ctx context.Context, in *incarnation, goid int64, levels int) ([]Frame, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return in.t.Stack(ctx, goid, levels)
+}
+
+// position reads where goroutine goid of in stands, for bidir.
+func (d *Debugger) position(ctx context.Context, in *incarnation, h halt) bidir.Stop {
+	st := bidir.Stop{Steps: -1, Ended: h.ended}
+	in.ctrl.mu.Lock()
+	st.Checkpoint = len(in.ctrl.checkpoints) - 1
+	in.ctrl.mu.Unlock()
+	if h.ended {
+		return st
+	}
+	_, st.Goroutine = d.threads.client(in, h.goid)
+	frames, err := d.frames(ctx, in, h.goid)
+	if err != nil || len(frames) == 0 {
+		return st
+	}
+	top := frames[0]
+	st.Line, st.Depth, st.File = top.Line, len(frames), top.File
+	if h.cp != nil {
+		st.Steps = 0
+	}
+	return st
+}
+
+// present shows a halt to the front end. steps is the halt's line steps since its
+// checkpoint, when known.
+func (d *Debugger) present(in *incarnation, h halt, steps int) {
+	if h.ended {
+		d.mu.Lock()
+		d.cur = nil
+		d.mu.Unlock()
+		d.front.Terminated()
+		return
+	}
+	st := d.position(d.ctx, in, h)
+	if st.Steps < 0 {
+		st.Steps = steps
+	}
+	d.mu.Lock()
+	d.cur = &st
+	d.curBug = h.bug
+	web := d.web
+	d.mu.Unlock()
+	id, _ := d.threads.client(in, h.goid)
+	d.front.Stopped(Stop{Reason: h.reason, Thread: id, Goroutine: st.Goroutine, Description: h.desc, Checkpoint: st.Checkpoint})
+	if web != nil {
+		d.publishCheckpoint(web, in, st.Checkpoint)
+	}
+}
+
+// begin starts a motion; only one runs at a time. It returns the motion's id.
+func (d *Debugger) begin() (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.moving != 0 {
+		return 0, ErrBusy
+	}
+	d.motions++
+	d.moving = d.motions
+	d.from = d.hits.Leave()
+	return d.moving, nil
+}
+
+// end ends motion id, if it is still the current one.
+func (d *Debugger) end(id int) {
+	d.mu.Lock()
+	if d.moving == id {
+		d.moving = 0
+	}
+	d.mu.Unlock()
+}
+
+// goMotion runs f as motion id in a goroutine of its own, if no other motion runs; then
+// it tops the spare incarnations up.
+func (d *Debugger) goMotion(done func(error), f func(id int)) {
+	id, err := d.begin()
+	if err != nil {
+		done(err)
+		return
+	}
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer d.startSpare()
+		defer d.end(id)
+		f(id)
+	}()
+}
+
+// goCaptured runs f as motion id on incarnation in, in a goroutine of its own, if no other
+// motion runs; in's stop events go to sink meanwhile.
+func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, sink chan Event)) {
+	id, err := d.begin()
+	if err != nil {
+		done(err)
+		return
+	}
+	sink := in.capture()
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer d.end(id)
+		defer in.release(sink)
+		f(id, sink)
+	}()
+}
+
+// settle ends motion id before its stop is shown, so that the client may start the next
+// motion as soon as it sees the stop.
+func (d *Debugger) settle(id int, in *incarnation, sink chan Event) {
+	if sink != nil {
+		in.release(sink)
+	}
+	d.end(id)
+}
+
+// Move resumes the goroutine of thread with motion m (Continue, Next, StepIn or StepOut)
+// and shows where the debuggee stops. done is called once the move has started, or with
+// the error that stopped it from starting. granularity is that of a step ("instruction", or
+// "" for lines).
+func (d *Debugger) Move(m Motion, thread int, granularity string, done func(error)) {
+	in := d.current()
+	if in == nil {
+		done(ErrNoProgram)
+		return
+	}
+	goid := d.threads.goid(in, thread)
+	d.mu.Lock()
+	prev := d.cur
+	d.mu.Unlock()
+	d.goCaptured(in, done, func(id int, sink chan Event) {
+		ctx := d.ctx
+		stepping := m != Continue
+		if stepping {
+			// At a checkpoint the goroutine stands inside heddle's runtime, before its
+			// operation: step out to the user's line first, which performs the operation.
+			hidden, err := d.inHeddle(ctx, in, goid)
+			if err != nil {
+				done(err)
+				return
+			}
+			if hidden {
+				before := d.position(ctx, in, halt{goid: goid})
+				h, err := d.stepOutOfHeddle(ctx, in, sink, goid)
+				if err != nil {
+					done(err)
+					return
+				}
+				if h != nil {
+					// Something else stopped the debuggee first.
+					done(nil)
+					d.settle(id, in, sink)
+					d.present(in, *h, -1)
+					return
+				}
+				here := halt{goid: goid, reason: "step"}
+				if after := d.position(ctx, in, here); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
+					// Returning from the operation's call already reached the next line.
+					done(nil)
+					steps := -1
+					if prev != nil && prev.Steps >= 0 && after.Checkpoint == prev.Checkpoint {
+						steps = prev.Steps + 1
+					}
+					d.settle(id, in, sink)
+					d.present(in, here, steps)
+					return
+				}
+			}
+		}
+		if err := in.t.Resume(ctx, Resume{Motion: m, Goid: goid, Granularity: granularity}); err != nil {
+			done(err)
+			d.endIfGone(in)
+			return
+		}
+		done(nil)
+		h, err := d.await(ctx, in, sink, stepping)
+		if err != nil {
+			d.errorf("%s: %v", m, err)
+			return
+		}
+		steps := -1
+		if m == Next && prev != nil && prev.Steps >= 0 {
+			steps = prev.Steps + 1
+		}
+		if h.cp != nil {
+			steps = 0
+		}
+		st := d.position(ctx, in, h)
+		if m == Continue && prev != nil {
+			d.mu.Lock()
+			from := d.from
+			d.mu.Unlock()
+			d.hits.Continued(from, *prev, st, h.hit())
+		}
+		if prev != nil && st.Checkpoint != prev.Checkpoint && h.cp == nil {
+			steps = -1
+		}
+		if h.ended {
+			d.reportEnd(in)
+		}
+		d.settle(id, in, sink)
+		d.present(in, h, steps)
+	})
+}
+
+// stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the
+// debuggee stopped for another reason on the way.
+func (d *Debugger) stepOutOfHeddle(ctx context.Context, in *incarnation, sink chan Event, goid int64) (*halt, error) {
+	for i := 0; i < maxEscape; i++ {
+		if err := in.resume(ctx, StepOut, goid); err != nil {
+			return nil, err
+		}
+		h, err := d.awaitRaw(ctx, in, sink)
+		if err != nil {
+			return nil, err
+		}
+		if h.ended || h.bug != nil || h.cp != nil || h.goid != goid || h.reason != "step" {
+			return &h, nil
+		}
+		hidden, err := d.inHeddle(ctx, in, goid)
+		if err != nil {
+			return nil, err
+		}
+		if !hidden {
+			return nil, nil
+		}
+	}
+	return nil, fmt.Errorf("could not step out of heddle's runtime")
+}
+
+// awaitRaw waits for the next stop without stepping out of anything.
+func (d *Debugger) awaitRaw(ctx context.Context, in *incarnation, sink chan Event) (halt, error) {
+	for {
+		ev, err := waitEvent(ctx, in, sink)
+		if err != nil {
+			return halt{}, err
+		}
+		switch ev.Kind {
+		case Exited:
+			return halt{ended: true}, nil
+		case Continued:
+			continue
+		}
+		goid := ev.Goid
+		if goid == 0 && gone(in) {
+			return halt{ended: true}, nil
+		}
+		if ev.Reason == "pause" {
+			goid = d.paused(in, goid)
+		}
+		reason, cp := in.ctrl.takeBreak()
+		h := halt{goid: goid, reason: ev.Reason, cp: cp}
+		if reason == "bug" {
+			in.ctrl.mu.Lock()
+			h.bug = in.ctrl.bug
+			in.ctrl.mu.Unlock()
+			h.reason = "exception"
+		}
+		return h, nil
+	}
+}
+
+// gone reports, within two seconds, whether in's debuggee has gone.
+func gone(in *incarnation) bool {
+	select {
+	case <-in.ctrl.ended:
+		return true
+	case <-in.t.Done():
+		return true
+	case <-time.After(2 * time.Second):
+		return false
+	}
+}
+
+// endIfGone ends the session's run if in's debuggee has gone (killed, crashed): its
+// requests fail, and the client must learn that there is nothing left to debug.
+func (d *Debugger) endIfGone(in *incarnation) {
+	select {
+	case <-in.ctrl.ended:
+	case <-in.t.Done():
+	case <-time.After(2 * time.Second):
+		return
+	}
+	if in != d.current() {
+		return
+	}
+	d.reportEnd(in)
+	d.present(in, halt{ended: true}, -1)
+}
+
+// reportEnd tells the user how the run ended when it ended without stopping.
+func (d *Debugger) reportEnd(in *incarnation) {
+	select {
+	case <-in.ctrl.ended:
+	case <-time.After(2 * time.Second):
+		return
+	}
+	in.ctrl.mu.Lock()
+	tr, errMsg := in.ctrl.trace, in.ctrl.endErr
+	in.ctrl.mu.Unlock()
+	switch {
+	case errMsg != "":
+		d.front.Output("stderr", "heddle: "+errMsg+"\n")
+	case tr != nil:
+		msg := "heddle: the run ended: " + tr.Verdict.Kind
+		if tr.Verdict.Message != "" {
+			msg += ": " + tr.Verdict.Message
+		}
+		d.front.Output("console", msg+"\n")
+	}
+}
+
+// plan is how a new incarnation runs: it follows the session's schedule and stops at
+// checkpoint breakAt.
+func (d *Debugger) plan(breakAt int) planned {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return planned{follow: append([]string(nil), d.follow...), breakAt: breakAt, stopOnBug: d.prog.stopOnBug}
+}
+
+// record makes the current incarnation's decisions the session's schedule, keeping any
+// recorded decisions beyond them (a replayed schedule's rest).
+func (d *Debugger) record(in *incarnation) {
+	st := in.ctrl.snapshot()
+	picks := st.picks()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	same := prefixOf(picks, d.follow)
+	if len(picks) >= len(d.follow) || !same {
+		d.follow = picks
+	}
+	if !same && !prefixOf(d.follow, picks) {
+		// Another execution: the hits met on the old one say nothing of it.
+		d.hits.Clear()
+	}
+	// An incarnation that went back on the same schedule has seen fewer checkpoints than the
+	// session knows of: the known ones stay the timeline.
+	if !same || len(st.checkpoints) >= len(d.recorded) || !sameCheckpoints(st.checkpoints, d.recorded) {
+		d.recorded = st.checkpoints
+	}
+}
+
+// sameCheckpoints reports whether a's checkpoints begin b's.
+func sameCheckpoints(a, b []Checkpoint) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Goroutine != b[i].Goroutine || a[i].Step != b[i].Step {
+			return false
+		}
+	}
+	return true
+}
+
+func prefixOf(a, b []string) bool {
+	if len(a) > len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// describeHalt is a one-line description of where a halt is, for messages.
+func describeHalt(st bidir.Stop) string {
+	return strings.TrimSpace(fmt.Sprintf("%s at %s:%d", st.Goroutine, st.File, st.Line))
+}

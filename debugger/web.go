@@ -1,0 +1,117 @@
+package debugger
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/heddledbg/heddle/server"
+	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
+)
+
+// WebView starts the session's web view, which follows the debugger, and returns its URL;
+// allowOrigin, if set, lets a page served through an editor's port proxy use it.
+func (d *Debugger) WebView(allowOrigin string) (string, error) {
+	d.mu.Lock()
+	web := d.web
+	d.mu.Unlock()
+	if web == nil {
+		start := d.cfg.Web
+		if start == nil {
+			start = func() (*server.Server, error) { return server.New(server.Options{}) }
+		}
+		var err error
+		if web, err = start(); err != nil {
+			return "", err
+		}
+		web.OnGoto(d.gotoStep)
+		d.mu.Lock()
+		d.web = web
+		cur := d.cur
+		d.mu.Unlock()
+		if in := d.current(); in != nil && cur != nil {
+			d.publishCheckpoint(web, in, cur.Checkpoint)
+		}
+	}
+	if allowOrigin != "" {
+		if err := web.AllowOrigin(allowOrigin); err != nil {
+			return "", err
+		}
+	}
+	return web.URL(), nil
+}
+
+// sessionTrace returns the detailed trace of the schedule the session follows, replayed in
+// a worker; it is kept until the schedule changes.
+func (d *Debugger) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint, error) {
+	d.record(in)
+	d.mu.Lock()
+	names := append([]string(nil), d.follow...)
+	cps := d.recorded
+	prog := d.prog
+	key := strings.Join(names, " ")
+	if d.trace != nil && d.traceKey == key {
+		tr := d.trace
+		d.mu.Unlock()
+		return tr, cps, nil
+	}
+	d.mu.Unlock()
+	if prog == nil {
+		return nil, nil, ErrNoProgram
+	}
+	sch := prog.newSchedule("debug")
+	st := in.ctrl.snapshot()
+	for i, n := range names {
+		dc := timeline.Decision{Pick: n, Kind: "goroutine"}
+		if i < len(st.decisions) {
+			dc.Kind = st.decisions[i].point.Kind.String()
+		}
+		sch.Decisions = append(sch.Decisions, dc)
+	}
+	tr, err := remote.Replay(d.ctx, prog.worker(), prog.test, sch, worker.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	tr.Program.Dir = prog.dir
+	d.mu.Lock()
+	d.trace, d.traceKey = tr, key
+	d.mu.Unlock()
+	return tr, cps, nil
+}
+
+// publishCheckpoint shows the session's schedule in the web view, at checkpoint k.
+func (d *Debugger) publishCheckpoint(web *server.Server, in *incarnation, k int) {
+	tr, cps, err := d.sessionTrace(in)
+	if err == nil && k >= 0 && k < len(cps) {
+		err = web.AddTrace("session", tr)
+		if err == nil {
+			err = web.Publish(timeline.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+		}
+	}
+	if err != nil {
+		d.errorf("web view: %v", err)
+	}
+}
+
+// gotoStep moves the debugger to the checkpoint of a step the web view selected.
+func (d *Debugger) gotoStep(step int) error {
+	d.mu.Lock()
+	cps := d.recorded
+	d.mu.Unlock()
+	k := -1
+	for i, c := range cps {
+		if c.Step <= step {
+			k = i
+		}
+	}
+	if k < 0 {
+		return fmt.Errorf("no checkpoint at or before step %d", step)
+	}
+	d.GotoCheckpoint(k, func(err error) {
+		if err != nil {
+			d.errorf("going to the web view's step %d: %v", step, err)
+		}
+	})
+	return nil
+}
