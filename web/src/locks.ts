@@ -103,7 +103,7 @@ export class LockView {
       const width = x1 - x0 + 2 * NODE_R + 40;
       const height = (root.height + 1) * DY;
       const ox = -x0 + NODE_R + 20, oy = 22;
-      const svg = s("svg", { width, height, class: "lock-tree-svg" });
+      const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "lock-tree-svg" });
       for (const l of root.links()) {
         svg.append(s("line", { x1: (l.source.x ?? 0) + ox, y1: l.source.depth * DY + oy, x2: (l.target.x ?? 0) + ox, y2: l.target.depth * DY + oy, class: "lt-edge" }));
       }
@@ -158,7 +158,7 @@ export class LockView {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, nodes.length);
       at.set(n, { x: cx + R * Math.cos(a), y: cy + R * Math.sin(a) });
     });
-    const svg = s("svg", { width: W, height: H, class: "lock-graph-svg", "data-testid": "lock-graph" },
+    const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "lock-graph-svg", "data-testid": "lock-graph" },
       s("defs", {},
         s("marker", { id: "lg-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto" }, s("path", { d: "M0,0 L10,5 L0,10 z", class: "lg-head" })),
         s("marker", { id: "lg-head-cycle", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto" }, s("path", { d: "M0,0 L10,5 L0,10 z", class: "lg-head-cycle" }))));

@@ -28,6 +28,7 @@ declare global {
       selectedStep(): number | null;
       warnings(): number;
       treeDrawTimes(): number[];
+      treeDrawn(): ReturnType<TreeView["drawn"]>;
       treeNodeAt(id: number): { x: number; y: number } | null;
       treeFocus(id: number): boolean;
       ready(): boolean;
@@ -94,6 +95,7 @@ class App {
       selectedStep: () => this.timeline.selectedStep(),
       warnings: () => this.locks.warningCount(),
       treeDrawTimes: () => this.tree.recentDrawTimes(),
+      treeDrawn: () => this.tree.drawn(),
       treeNodeAt: (id) => this.tree.nodeAt(id),
       treeFocus: (id) => this.tree.focus(id),
       ready: () => this.isReady,
