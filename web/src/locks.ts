@@ -2,7 +2,7 @@ import { hierarchy, tree as tidyTree } from "d3-hierarchy";
 import { clear, h, posText, s } from "./dom";
 import type { LockNode, LockTrees, LockWarning } from "./types";
 
-const NODE_R = 15;
+const NODE_R = 17;
 const DX = 46; // between siblings
 const DY = 58; // between levels
 
@@ -14,18 +14,19 @@ interface Drawn {
   el: SVGGElement;
 }
 
-// LockView shows each goroutine's lock tree (nested acquisitions, numbered
-// in preorder across trees as in the JPF paper's figure), the lock-order
-// warnings with the nodes they involve, the inversions that gate locks
-// suppressed, and the lock-order graph with its cycles.
-// fit shortens a lock's label to what its circle holds: the last selector of a long name
-// (mu of s.cache.mu), cut with an ellipsis; the node's title has it whole.
+// fit shortens a lock's label to what its circle holds, five characters of the nodes' 10px
+// monospace: the last selector of a long name (mu of s.cache.mu), cut with an ellipsis; the
+// node's title has it whole.
 function fit(name: string): string {
   if (name.length <= 5) return name;
   const last = name.slice(name.lastIndexOf(".") + 1);
   return last.length <= 5 ? last : `${last.slice(0, 4)}…`;
 }
 
+// LockView shows each goroutine's lock tree (nested acquisitions, numbered
+// in preorder across trees as in the JPF paper's figure), the lock-order
+// warnings with the nodes they involve, the inversions that gate locks
+// suppressed, and the lock-order graph with its cycles.
 export class LockView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
@@ -119,7 +120,7 @@ export class LockView {
         const path = n.ancestors().reverse().slice(1).map((a) => this.label(a.data.lock ?? "?"));
         const el = s("g", { class: gates.has(lock) && n.depth === 1 ? "lt-node lt-gate" : "lt-node", "data-testid": "lock-node", "data-g": t.g, "data-lock": lock, "data-number": number },
           s("circle", { cx: x, cy: y, r: NODE_R }),
-          s("text", { x, y: y + 4, "text-anchor": "middle" }, fit(this.label(lock))),
+          s("text", { x, y: y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(lock))),
           s("text", { x: x + NODE_R + 2, y: y - NODE_R + 4, class: "lt-number" }, number),
           s("title", {}, `${t.g}: ${path.join(" → ")}${n.data.pos ? ` at ${posText(n.data.pos)}` : ""}`));
         svg.append(el);
@@ -178,7 +179,7 @@ export class LockView {
       }, s("title", {}, `${this.label(e.from)} → ${this.label(e.to)} by ${(e.g ?? []).join(", ")}${e.pos ? ` at ${posText(e.pos)}` : ""}`)));
     }
     for (const [n, p] of at) {
-      svg.append(s("g", { class: "lg-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" }, fit(this.label(n))),
+      svg.append(s("g", { class: "lg-node", "data-testid": "lock-graph-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(n))),
         s("title", {}, `${this.label(n)} (${n})`)));
     }
     return h("div", { class: "panel" },

@@ -29,6 +29,7 @@ declare global {
       warnings(): number;
       treeDrawTimes(): number[];
       treeDrawn(): ReturnType<TreeView["drawn"]>;
+      treeLayoutMs(): number;
       treeNodeAt(id: number): { x: number; y: number } | null;
       treeFocus(id: number): boolean;
       ready(): boolean;
@@ -62,6 +63,9 @@ class App {
   private traceKey = "";
   private pendingStep: number | null = null;
   private gotoTimer = 0;
+  // Whether a debugger follows the page's steps. Without one (heddle serve, heddle test
+  // -serve) the server refuses every step, so the page does not ask.
+  private debugger = false;
   private isReady = false;
 
   constructor(token: string) {
@@ -96,6 +100,7 @@ class App {
       warnings: () => this.locks.warningCount(),
       treeDrawTimes: () => this.tree.recentDrawTimes(),
       treeDrawn: () => this.tree.drawn(),
+      treeLayoutMs: () => this.current?.model.lastLayoutMs ?? 0,
       treeNodeAt: (id) => this.tree.nodeAt(id),
       treeFocus: (id) => this.tree.focus(id),
       ready: () => this.isReady,
@@ -110,6 +115,7 @@ class App {
       this.summaries = explorations;
       this.traces = traces;
       this.showProgram(session.program);
+      this.debugger = session.debugger;
       for (const x of explorations) {
         this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${count(x.nodes, "node")}, ${count(x.bugs, "bug")})`));
       }
@@ -297,6 +303,7 @@ class App {
         break;
       }
       case "checkpoint":
+        this.debugger = true;
         this.checkpoint(m.step, m.trace);
         break;
     }
@@ -320,12 +327,13 @@ class App {
   // userSelected tells the debugger where the user went; rapid stepping
   // sends only where the user stopped.
   private userSelected(step: number): void {
+    if (!this.debugger) return;
     window.clearTimeout(this.gotoTimer);
     this.gotoTimer = window.setTimeout(() => {
       this.api.goto(step).then(() => {
         this.gotoEl.textContent = `debugger at step ${step}`;
       }, (err: unknown) => {
-        this.gotoEl.textContent = err instanceof ApiError && err.status === 503 ? "" : `go to step ${step}: ${err instanceof Error ? err.message : String(err)}`;
+        this.gotoEl.textContent = `go to step ${step}: ${err instanceof Error ? err.message : String(err)}`;
       });
     }, 150);
   }
