@@ -25,7 +25,7 @@ export const reasonStyle: Record<PruneReason, { color: string; dash: number[]; t
 };
 
 export const verdictColor = { bug: "#dc2626", ok: "#16a34a", aborted: "#6b7280", other: "#ea580c" };
-const bandColor = "#cfd6df";
+const bandColor = "#d5dce4";
 
 type LeafKind = keyof typeof verdictColor | "again";
 
@@ -55,9 +55,9 @@ export interface Band {
   x1: number;
   y0: number;
   y1: number;
+  wy0: number; // the breadth it spans, in world units
+  wy1: number;
   parent: VNode | null;
-  first: VNode;
-  last: VNode;
   deepest: number; // the depth of its deepest node
   size: number;
   runs: number;
@@ -132,23 +132,26 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
 
   const flush = (parent: VNode | null, run: VNode[], ex: number): void => {
     if (run.length === 0) return;
-    const first = run[0]!, last = run[run.length - 1]!;
-    let span = 0, size = 0, runs = 0, bugRuns = 0, bugs = 0;
+    let span = 0, size = 0, runs = 0, bugRuns = 0, bugs = 0, wy0 = Infinity, wy1 = -Infinity;
     for (const v of run) {
+      wy0 = Math.min(wy0, v.y0);
+      wy1 = Math.max(wy1, v.y1);
       span = Math.max(span, v.depth + v.span);
       size += v.size;
       runs += v.runs;
       bugRuns += v.bugRuns;
       bugs += v.bugs;
     }
-    const y0 = Math.floor(sy(first.y0)), y1 = Math.max(y0 + 1, Math.ceil(sy(last.y1)));
+    const y0 = Math.floor(sy(wy0)), y1 = Math.max(y0 + 1, Math.ceil(sy(wy1)));
     const x0 = ex, x1 = Math.max(ex + 2, sx(span * DEPTH_W));
-    // Adjacent bands keep a pixel between them, so that the tree's shape shows; a band in
-    // which runs found bugs ends in a red tick, as an error marks a span in a trace view.
-    const hgt = y1 - y0 >= 3 ? y1 - y0 - 1 : y1 - y0;
-    bands.plain.rect(x0, y0, x1 - x0, hgt);
-    if (bugRuns > 0) bands.bug.rect(x1 - 4, y0, 4, hgt);
-    out.bands.push({ x0, x1, y0, y1, parent, first, last, deepest: span, size, runs, bugRuns, bugs });
+    // A band fills the middle of its rows, so that adjacent subtrees stay apart and the
+    // tree's shape shows; a band in which runs found bugs ends in a red tick, as an error
+    // marks a span in a trace view.
+    const hgt = Math.max(1, Math.round((y1 - y0) * 0.6));
+    const top = y0 + Math.floor((y1 - y0 - hgt) / 2);
+    bands.plain.rect(x0, top, x1 - x0, hgt);
+    if (bugRuns > 0) bands.bug.rect(x1 - 4, top, 4, hgt);
+    out.bands.push({ x0, x1, y0, y1, wy0, wy1, parent, deepest: span, size, runs, bugRuns, bugs });
     run.length = 0;
   };
 
@@ -164,14 +167,10 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
       drawNode(v, cx, cy);
       if (v.collapsed || v.children.length === 0) continue;
     }
+    // A node has a child per goroutine it could run at most, so its children are scanned
+    // whole: siblings' subtrees may overlap across the breadth (a pruned stub sits beside a
+    // deep sibling's subtree), so their extents are not in order.
     const kids = v.children;
-    // The first child whose subtree reaches into view; siblings are in order of y.
-    let lo = 0, hi = kids.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (kids[mid]!.y1 < wy0) lo = mid + 1;
-      else hi = mid;
-    }
     const elbow = cx + bend;
     if (!isTop) {
       const ya = Math.max(sy(Math.min(v.y, kids[0]!.y)), -2), yb = Math.min(sy(Math.max(v.y, kids[kids.length - 1]!.y)), height + 2);
@@ -183,9 +182,11 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
       }
     }
     const run: VNode[] = [];
-    for (let i = lo; i < kids.length; i++) {
-      const c = kids[i]!;
-      if (c.y0 > wy1) break;
+    for (const c of kids) {
+      if (c.y1 < wy0 || c.y0 > wy1) {
+        flush(isTop ? null : v, run, isTop ? sx(0) : elbow);
+        continue;
+      }
       const thin = (c.y1 - c.y0 + BREADTH_H) * ky < BAND_PX;
       if (thin && run.length > 0 && (c.y1 - run[0]!.y0 + BREADTH_H) * ky >= BAND_PX) flush(isTop ? null : v, run, isTop ? sx(0) : elbow);
       if (thin) {

@@ -6,6 +6,13 @@ export interface TreeViewEvents {
   openBug(bug: number): void;
 }
 
+interface Box {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
 // What the pointer is over: a node or pruned stub, or a band of subtrees
 // drawn as one.
 type Target = { node: VNode } | { band: Band };
@@ -131,9 +138,10 @@ export class TreeView {
   // drawn describes the last frame, for tests: how many first runs of bugs
   // and repeated bug runs were marked, the bands, and the labels' boxes in
   // canvas pixels with the canvas's size.
-  drawn(): { bugMarks: number; againMarks: number; bands: number; nodes: number; labels: { x0: number; x1: number; y0: number; y1: number; text: string }[]; width: number; height: number } {
+  drawn(): { bugMarks: number; againMarks: number; nodes: number; bands: Box[]; labels: (Box & { text: string })[]; width: number; height: number } {
     const p = this.last;
-    return { bugMarks: p.bugMarks, againMarks: p.againMarks, bands: p.bands.length, nodes: p.nodes, labels: p.labels, width: this.width, height: this.height };
+    const bands = p.bands.map(({ x0, x1, y0, y1, size }) => ({ x0, x1, y0, y1, size }));
+    return { bugMarks: p.bugMarks, againMarks: p.againMarks, nodes: p.nodes, bands, labels: p.labels, width: this.width, height: this.height };
   }
 
   // nodeAt returns where decision point id is drawn, in client
@@ -217,16 +225,23 @@ export class TreeView {
   }
 
   // readable is the view a tree opens with: the whole tree if its labels
-  // can be read that way, and otherwise the root's part of it at a scale
-  // where they can, with the overview showing the rest.
+  // can be read that way, and otherwise, at a scale where they can, the
+  // first bug's run with the decisions that led to it (or the root, if no
+  // run found a bug), with the overview showing where that is.
   private readable(): void {
     this.fit();
     const m = this.model;
     if (!m || (this.kx * DEPTH_W >= READ_COLUMN && this.ky * BREADTH_H >= READ_ROW)) return;
     this.kx = Math.max(this.kx, READ_COLUMN / DEPTH_W);
     this.ky = Math.max(this.ky, READ_ROW / BREADTH_H);
+    const bug = m.bugs.values().next().value?.first;
+    if (bug && bug.x * this.kx > this.width * 0.7) {
+      this.tx = this.width * 0.7 - bug.x * this.kx;
+      this.ty = this.height / 2 - bug.y * this.ky;
+      return;
+    }
     this.tx = 24 - m.extent.x0 * this.kx;
-    this.ty = this.height / 2 - (m.roots[0]?.y ?? 0) * this.ky;
+    this.ty = this.height / 2 - (bug ?? m.roots[0])!.y * this.ky;
   }
 
   // focus centres decision point id at full size and selects it.
@@ -359,8 +374,11 @@ export class TreeView {
     c.addEventListener("pointerdown", (e) => {
       const p = at(e);
       const b = this.brush();
+      // Dragging the brush moves it, unless it covers the whole overview (at Fit), where a
+      // drag picks the part to zoom into.
       const inside = p.x >= b.x0 - 3 && p.x <= b.x1 + 3 && p.y >= b.y0 - 3 && p.y <= b.y1 + 3;
-      this.brushDrag = { x0: p.x, y0: p.y, x1: p.x, y1: p.y, move: inside };
+      const whole = b.x1 - b.x0 >= this.ow * 0.9 && b.y1 - b.y0 >= this.oh * 0.9;
+      this.brushDrag = { x0: p.x, y0: p.y, x1: p.x, y1: p.y, move: inside && !whole };
       c.setPointerCapture(e.pointerId);
     });
     c.addEventListener("pointermove", (e) => {
@@ -406,9 +424,18 @@ export class TreeView {
   // target finds what is drawn at a point on the canvas: a band, or the
   // node whose dot or incoming edge label is there.
   private target(px: number, py: number): Target | null {
+    // The band under the point, or else the nearest within two pixels.
+    let near: Band | null = null, nearD = 3;
     for (const b of this.last.bands) {
-      if (px >= b.x0 - 2 && px <= b.x1 + 2 && py >= b.y0 - 2 && py <= b.y1 + 2) return { band: b };
+      if (px < b.x0 - 2 || px > b.x1 + 2) continue;
+      const d = py < b.y0 ? b.y0 - py : py > b.y1 ? py - b.y1 : 0;
+      if (d < nearD) {
+        near = b;
+        nearD = d;
+        if (d === 0) break;
+      }
     }
+    if (near) return { band: near };
     const v = this.hit(px, py);
     return v ? { node: v } : null;
   }
@@ -509,9 +536,14 @@ export class TreeView {
     }, { passive: false });
   }
 
+  // zoomToBand shows a band's subtrees across the canvas's height, from
+  // their parent on, at least as wide as labels need; the overview shows
+  // what lies beyond the right edge.
   private zoomToBand(b: Band): void {
     const x0 = b.parent ? b.parent.x : 0;
-    this.zoomTo(x0, Math.max(x0 + DEPTH_W, b.deepest * DEPTH_W), b.first.y0, b.last.y1);
+    this.zoomTo(x0, Math.max(x0 + DEPTH_W, b.deepest * DEPTH_W), b.wy0, b.wy1);
+    this.kx = Math.max(this.kx, READ_COLUMN / DEPTH_W);
+    this.tx = 24 - x0 * this.kx;
   }
 
   // hover shows what is under the pointer in the tooltip.
