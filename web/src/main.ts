@@ -152,7 +152,7 @@ class App {
       return;
     }
     const pruned = `pruned ${st.prunedSleep} sleep / ${st.prunedPersistent} persistent / ${st.prunedDelayed} delayed`;
-    this.statsEl.textContent = [`${st.runs} runs`, `${st.decisions} decisions`, pruned, `${st.bugs} bugs`,
+    this.statsEl.textContent = [count(st.runs, "run"), count(st.decisions, "decision"), pruned, count(st.bugs, "bug"),
       shortDuration(st.elapsed ?? ""), `${Math.round(st.schedulesPerSecond)}/s`, st.complete ? "complete" : "incomplete"].filter(Boolean).join(" · ");
   }
 

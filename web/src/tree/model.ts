@@ -53,13 +53,10 @@ export const DEPTH_W = 220;
 export const BREADTH_H = 22;
 
 // A Column holds the laid-out nodes at one depth, ordered by y, so that
-// drawing finds the visible ones by binary search.
+// the pointer's node is found by binary search.
 export interface Column {
   nodes: VNode[];
   ys: Float64Array;
-  // reach bounds |child.y - parent.y| over the column, so that edges into
-  // the column that cross the viewport are found from either end.
-  reach: number;
 }
 
 function vnode(kind: VNode["kind"], id: number, node: TreeNode | null, pruned: Pruned | null, parent: VNode | null): VNode {
@@ -85,6 +82,7 @@ export function isBug(leaf: Leaf): boolean {
 export class TreeModel {
   readonly byId = new Map<number, VNode>();
   readonly roots: VNode[] = [];
+  newest: VNode | null = null; // the decision point added last
   private leafCount = 0;
   // The distinct bugs, in the order their first runs arrived.
   readonly bugs = new Map<string, BugGroup>();
@@ -107,6 +105,7 @@ export class TreeModel {
     const v = vnode("node", n.id, n, null, parent ?? null);
     for (const p of n.pruned ?? []) v.children.push(vnode("pruned", n.id, null, p, v));
     this.byId.set(n.id, v);
+    this.newest = v;
     if (parent) {
       if (!parent.children.some((c) => c.kind === "node")) this.leafCount--;
       // Decision points stay ahead of stubs, in arrival order.
@@ -195,12 +194,10 @@ export class TreeModel {
     });
     this.columns = columns.map((nodes) => {
       const ys = new Float64Array(nodes.length);
-      let reach = 0;
       nodes.forEach((v, i) => {
         ys[i] = v.y;
-        if (v.parent) reach = Math.max(reach, Math.abs(v.y - v.parent.y));
       });
-      return { nodes, ys, reach };
+      return { nodes, ys };
     });
     this.extent = { x0: 0, x1: Math.max(0, columns.length - 1) * DEPTH_W, y0: isFinite(y0) ? y0 : 0, y1: isFinite(y1) ? y1 : 0 };
     this.laidOut = this.version;

@@ -176,7 +176,7 @@ export class TreeView {
     this.oh = o.height;
     this.overview.width = Math.max(1, Math.round(o.width * dpr));
     this.overview.height = Math.max(1, Math.round(o.height * dpr));
-    if (!this.userMoved && !this.needsFit) this.readable();
+    if (!this.userMoved && !this.needsFit) this.readable(null);
     this.requestDraw();
   }
 
@@ -190,11 +190,11 @@ export class TreeView {
       if (m.laidOut < 0 || wait <= 0) {
         m.layout();
         this.lastLayoutAt = performance.now();
-        // Until the user pans or zooms, a tree that grows is refitted, so that a live
-        // exploration's new nodes are on screen.
+        // Until the user pans or zooms, a tree that grows is refitted, following its newest
+        // run, so that a live exploration's new nodes are on screen.
         const grew = !this.userMoved && m.byId.size !== this.fittedSize;
         if ((this.needsFit || grew) && m.byId.size > 0 && this.width > 100) {
-          this.readable();
+          this.readable(this.needsFit ? null : m.newest);
           this.needsFit = false;
           this.fittedSize = m.byId.size;
         }
@@ -226,22 +226,18 @@ export class TreeView {
 
   // readable is the view a tree opens with: the whole tree if its labels
   // can be read that way, and otherwise, at a scale where they can, the
-  // first bug's run with the decisions that led to it (or the root, if no
-  // run found a bug), with the overview showing where that is.
-  private readable(): void {
+  // part around at (by default the first bug's run with the decisions that
+  // led to it, or the root if no run found a bug), with the overview showing
+  // where that is.
+  private readable(at: VNode | null): void {
     this.fit();
     const m = this.model;
     if (!m || (this.kx * DEPTH_W >= READ_COLUMN && this.ky * BREADTH_H >= READ_ROW)) return;
     this.kx = Math.max(this.kx, READ_COLUMN / DEPTH_W);
     this.ky = Math.max(this.ky, READ_ROW / BREADTH_H);
-    const bug = m.bugs.values().next().value?.first;
-    if (bug && bug.x * this.kx > this.width * 0.7) {
-      this.tx = this.width * 0.7 - bug.x * this.kx;
-      this.ty = this.height / 2 - bug.y * this.ky;
-      return;
-    }
-    this.tx = 24 - m.extent.x0 * this.kx;
-    this.ty = this.height / 2 - (bug ?? m.roots[0])!.y * this.ky;
+    const v = at ?? m.bugs.values().next().value?.first ?? m.roots[0]!;
+    this.tx = v.x * this.kx > this.width * 0.7 ? this.width * 0.7 - v.x * this.kx : 24 - m.extent.x0 * this.kx;
+    this.ty = this.height / 2 - v.y * this.ky;
   }
 
   // focus centres decision point id at full size and selects it.
