@@ -341,6 +341,12 @@ function placeLabels(ctx: CanvasRenderingContext2D, cands: Candidate[], width: n
       list.push(box);
     }
     placed.push(box);
+    if (c.priority === 0) {
+      // A bug's label may lie over the tree (flipped left of its leaf, or over bands): it
+      // gets a backing so that it stays readable.
+      ctx.fillStyle = "rgba(255, 255, 255, 0.85)";
+      ctx.fillRect(box.x0 - 2, box.y0 - 1, box.x1 - box.x0 + 4, box.y1 - box.y0 + 2);
+    }
     ctx.fillStyle = c.color;
     ctx.textAlign = c.align;
     ctx.fillText(text, c.x, c.y);
