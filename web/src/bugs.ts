@@ -24,8 +24,8 @@ export class BugsView {
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kind"), h("th", {}, "goroutines"), h("th", {}, "where"), h("th", {}, "replay"), h("th", {}, ""))));
     const tbody = h("tbody", {});
     for (const b of bugs) {
-      const where = h("td", { "data-testid": "bug-where" });
-      const gs = h("td", { "data-testid": "bug-goroutines" });
+      const where = h("td", { "data-testid": "bug-where", "data-label": "where" });
+      const gs = h("td", { "data-testid": "bug-goroutines", "data-label": "goroutines" });
       if (b.goroutines.length) {
         for (const g of b.goroutines) {
           gs.append(h("div", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""}`));
@@ -34,7 +34,7 @@ export class BugsView {
       } else {
         gs.append(b.traceLoaded ? "–" : h("span", { class: "muted" }, "trace not loaded"));
       }
-      const replay = h("td", { class: "replay" });
+      const replay = h("td", { class: "replay", "data-label": "replay" });
       if (b.replay) {
         const code = h("code", { "data-testid": "bug-replay" }, b.replay);
         const copy = h("button", { class: "small", "data-testid": "bug-copy", title: "Copy the command" }, "Copy");
@@ -49,8 +49,8 @@ export class BugsView {
         replay.append(code, " ", copy);
       }
       tbody.append(h("tr", { "data-testid": "bug-row", "data-bug": b.id },
-        h("td", {}, b.id),
-        h("td", {}, h("span", { class: `verdict-kind verdict-${b.kind}`, "data-testid": "bug-kind" }, b.kind), b.message ? h("div", { class: "muted" }, b.message) : null),
+        h("td", { "data-label": "bug" }, b.id),
+        h("td", { "data-label": "kind" }, h("span", { class: `verdict-kind verdict-${b.kind}`, "data-testid": "bug-kind" }, b.kind), b.message ? h("div", { class: "muted" }, b.message) : null),
         gs, where, replay,
         h("td", {}, b.traceLoaded || b.trace
           ? h("a", { href: this.events.bugHref(b), "data-testid": "bug-open" }, "Timeline")

@@ -2,7 +2,7 @@ import { hierarchy, tree as tidyTree } from "d3-hierarchy";
 import { clear, h, posText, s } from "./dom";
 import type { LockNode, LockTrees, LockWarning } from "./types";
 
-const NODE_R = 15;
+const NODE_R = 17;
 const DX = 46; // between siblings
 const DY = 58; // between levels
 
@@ -14,18 +14,19 @@ interface Drawn {
   el: SVGGElement;
 }
 
-// LockView shows each goroutine's lock tree (nested acquisitions, numbered
-// in preorder across trees as in the JPF paper's figure), the lock-order
-// warnings with the nodes they involve, the inversions that gate locks
-// suppressed, and the lock-order graph with its cycles.
-// fit shortens a lock's label to what its circle holds: the last selector of a long name
-// (mu of s.cache.mu), cut with an ellipsis; the node's title has it whole.
+// fit shortens a lock's label to what its circle holds, five characters of the nodes' 10px
+// monospace: the last selector of a long name (mu of s.cache.mu), cut with an ellipsis; the
+// node's title has it whole.
 function fit(name: string): string {
   if (name.length <= 5) return name;
   const last = name.slice(name.lastIndexOf(".") + 1);
   return last.length <= 5 ? last : `${last.slice(0, 4)}…`;
 }
 
+// LockView shows each goroutine's lock tree (nested acquisitions, numbered
+// in preorder across trees as in the JPF paper's figure), the lock-order
+// warnings with the nodes they involve, the inversions that gate locks
+// suppressed, and the lock-order graph with its cycles.
 export class LockView {
   readonly el: HTMLElement;
   private readonly body: HTMLElement;
@@ -103,7 +104,7 @@ export class LockView {
       const width = x1 - x0 + 2 * NODE_R + 40;
       const height = (root.height + 1) * DY;
       const ox = -x0 + NODE_R + 20, oy = 22;
-      const svg = s("svg", { width, height, class: "lock-tree-svg" });
+      const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "lock-tree-svg" });
       for (const l of root.links()) {
         svg.append(s("line", { x1: (l.source.x ?? 0) + ox, y1: l.source.depth * DY + oy, x2: (l.target.x ?? 0) + ox, y2: l.target.depth * DY + oy, class: "lt-edge" }));
       }
@@ -119,7 +120,7 @@ export class LockView {
         const path = n.ancestors().reverse().slice(1).map((a) => this.label(a.data.lock ?? "?"));
         const el = s("g", { class: gates.has(lock) && n.depth === 1 ? "lt-node lt-gate" : "lt-node", "data-testid": "lock-node", "data-g": t.g, "data-lock": lock, "data-number": number },
           s("circle", { cx: x, cy: y, r: NODE_R }),
-          s("text", { x, y: y + 4, "text-anchor": "middle" }, fit(this.label(lock))),
+          s("text", { x, y: y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(lock))),
           s("text", { x: x + NODE_R + 2, y: y - NODE_R + 4, class: "lt-number" }, number),
           s("title", {}, `${t.g}: ${path.join(" → ")}${n.data.pos ? ` at ${posText(n.data.pos)}` : ""}`));
         svg.append(el);
@@ -158,7 +159,7 @@ export class LockView {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(1, nodes.length);
       at.set(n, { x: cx + R * Math.cos(a), y: cy + R * Math.sin(a) });
     });
-    const svg = s("svg", { width: W, height: H, class: "lock-graph-svg", "data-testid": "lock-graph" },
+    const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "lock-graph-svg", "data-testid": "lock-graph" },
       s("defs", {},
         s("marker", { id: "lg-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto" }, s("path", { d: "M0,0 L10,5 L0,10 z", class: "lg-head" })),
         s("marker", { id: "lg-head-cycle", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto" }, s("path", { d: "M0,0 L10,5 L0,10 z", class: "lg-head-cycle" }))));
@@ -178,7 +179,7 @@ export class LockView {
       }, s("title", {}, `${this.label(e.from)} → ${this.label(e.to)} by ${(e.g ?? []).join(", ")}${e.pos ? ` at ${posText(e.pos)}` : ""}`)));
     }
     for (const [n, p] of at) {
-      svg.append(s("g", { class: "lg-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle" }, fit(this.label(n))),
+      svg.append(s("g", { class: "lg-node", "data-testid": "lock-graph-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(n))),
         s("title", {}, `${this.label(n)} (${n})`)));
     }
     return h("div", { class: "panel" },

@@ -28,6 +28,8 @@ declare global {
       selectedStep(): number | null;
       warnings(): number;
       treeDrawTimes(): number[];
+      treeDrawn(): ReturnType<TreeView["drawn"]>;
+      treeLayoutMs(): number;
       treeNodeAt(id: number): { x: number; y: number } | null;
       treeFocus(id: number): boolean;
       ready(): boolean;
@@ -61,6 +63,9 @@ class App {
   private traceKey = "";
   private pendingStep: number | null = null;
   private gotoTimer = 0;
+  // Whether a debugger follows the page's steps. Without one (heddle serve, heddle test
+  // -serve) the server refuses every step, so the page does not ask.
+  private debugger = false;
   private isReady = false;
 
   constructor(token: string) {
@@ -94,6 +99,8 @@ class App {
       selectedStep: () => this.timeline.selectedStep(),
       warnings: () => this.locks.warningCount(),
       treeDrawTimes: () => this.tree.recentDrawTimes(),
+      treeDrawn: () => this.tree.drawn(),
+      treeLayoutMs: () => this.current?.model.lastLayoutMs ?? 0,
       treeNodeAt: (id) => this.tree.nodeAt(id),
       treeFocus: (id) => this.tree.focus(id),
       ready: () => this.isReady,
@@ -108,6 +115,7 @@ class App {
       this.summaries = explorations;
       this.traces = traces;
       this.showProgram(session.program);
+      this.debugger = session.debugger;
       for (const x of explorations) {
         this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${count(x.nodes, "node")}, ${count(x.bugs, "bug")})`));
       }
@@ -144,7 +152,7 @@ class App {
       return;
     }
     const pruned = `pruned ${st.prunedSleep} sleep / ${st.prunedPersistent} persistent / ${st.prunedDelayed} delayed`;
-    this.statsEl.textContent = [`${st.runs} runs`, `${st.decisions} decisions`, pruned, `${st.bugs} bugs`,
+    this.statsEl.textContent = [count(st.runs, "run"), count(st.decisions, "decision"), pruned, count(st.bugs, "bug"),
       shortDuration(st.elapsed ?? ""), `${Math.round(st.schedulesPerSecond)}/s`, st.complete ? "complete" : "incomplete"].filter(Boolean).join(" · ");
   }
 
@@ -295,6 +303,7 @@ class App {
         break;
       }
       case "checkpoint":
+        this.debugger = true;
         this.checkpoint(m.step, m.trace);
         break;
     }
@@ -318,12 +327,13 @@ class App {
   // userSelected tells the debugger where the user went; rapid stepping
   // sends only where the user stopped.
   private userSelected(step: number): void {
+    if (!this.debugger) return;
     window.clearTimeout(this.gotoTimer);
     this.gotoTimer = window.setTimeout(() => {
       this.api.goto(step).then(() => {
         this.gotoEl.textContent = `debugger at step ${step}`;
       }, (err: unknown) => {
-        this.gotoEl.textContent = err instanceof ApiError && err.status === 503 ? "" : `go to step ${step}: ${err instanceof Error ? err.message : String(err)}`;
+        this.gotoEl.textContent = `go to step ${step}: ${err instanceof Error ? err.message : String(err)}`;
       });
     }, 150);
   }

@@ -3,8 +3,11 @@ import { basename, clear, h, posText, s } from "./dom";
 import { acquires, category, categoryColor, releases } from "./ops";
 import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent } from "./types";
 
-const STEP_W = 34;
-const BOX_W = 28;
+// Steps are at least this far apart, and spread out to fill the width when
+// a trace is short; a box is as wide as the longest operation's name.
+const MIN_GAP = 6;
+const MAX_STEP_W = 120;
+const CHAR_W = 5.6; // of the boxes' 9px monospace
 const BOX_H = 22;
 const LANE_H = 40;
 const RULER_H = 24;
@@ -34,6 +37,7 @@ export class TimelineView {
   private readonly waitFor: HTMLElement;
   private readonly counter: HTMLElement;
   private readonly playButton: HTMLButtonElement;
+  private readonly legendEl = legend();
   private trace: Trace | null = null;
   private events: TraceEvent[] = [];
   private lanes = new Map<string, Lane>();
@@ -43,6 +47,9 @@ export class TimelineView {
   private boxes: SVGGElement[] = [];
   private arrows: { from: number; to: number; el: SVGPathElement }[] = [];
   private cursor: SVGLineElement | null = null;
+  private stepW = 34;
+  private boxW = 28;
+  private laidWidth = 0; // the lanes' width the steps were spread over
   private selected: number | null = null; // index into events
   private playTimer = 0;
   private sourceRequest = 0;
@@ -75,12 +82,20 @@ export class TimelineView {
     this.el = h("section", { class: "view timeline-view", "data-testid": "view-timeline" },
       this.head, controls,
       h("div", { class: "lanes" }, this.lanesCol, this.scroller),
+      this.legendEl,
       h("div", { class: "timeline-panels" },
         h("div", { class: "panel" }, h("h3", {}, "Step"), this.detail),
         h("div", { class: "panel" }, h("h3", {}, "Source"), this.source),
         h("div", { class: "panel" }, h("h3", {}, "Verdict"), this.verdict, this.waitFor)),
     );
     this.showEmpty("Open a bug from the tree or the bugs list to see its timeline.");
+    // Short traces spread over the lanes' width, so a new width lays them out again.
+    new ResizeObserver(() => {
+      const w = this.scroller.clientWidth;
+      if (!this.trace || this.events.length === 0 || w === 0 || Math.abs(w - this.laidWidth) < 16) return;
+      this.renderLanes();
+      if (this.selected !== null) this.moveTo(this.selected, false);
+    }).observe(this.scroller);
   }
 
   private showEmpty(text: string): void {
@@ -93,6 +108,7 @@ export class TimelineView {
     clear(this.verdict);
     clear(this.waitFor);
     this.counter.textContent = "";
+    this.legendEl.hidden = true;
   }
 
   showError(text: string): void {
@@ -138,6 +154,7 @@ export class TimelineView {
       h("h2", { "data-testid": "timeline-title" }, name),
       h("p", { class: "muted" }, [p.package, p.test].filter(Boolean).join(" · "), trace.strategy ? ` · ${trace.strategy}` : "", ` · ${this.events.length} steps, ${(trace.decisions ?? []).length} decisions`),
     );
+    this.legendEl.hidden = this.events.length === 0;
     this.renderLanes();
     this.renderVerdict();
     this.renderDetail();
@@ -160,7 +177,13 @@ export class TimelineView {
       this.lanesCol.append(h("div", { class: "lane-label", title: lane.title, "data-testid": `lane-${lane.g}` }, lane.g));
     }
     const n = this.events.length;
-    const width = (n + 2) * STEP_W + 8;
+    const ends = (this.trace!.verdict?.goroutines ?? []).map((g) => g.op ?? g.state ?? "?");
+    const longest = Math.max(4, ...this.events.map((e) => e.op.length), ...ends.map((o) => o.length));
+    this.boxW = Math.ceil(longest * CHAR_W) + 8;
+    this.laidWidth = this.scroller.clientWidth;
+    this.stepW = Math.max(this.boxW + MIN_GAP, Math.min(MAX_STEP_W, (this.laidWidth - 12) / (n + 1)));
+    const STEP_W = this.stepW, BOX_W = this.boxW;
+    const width = Math.max((n + 1) * STEP_W + 8, this.laidWidth - 2);
     const height = RULER_H + this.lanes.size * LANE_H;
     const svg = s("svg", { width, height, class: "lanes-svg" });
     svg.append(s("defs", {},
@@ -170,16 +193,16 @@ export class TimelineView {
         s("rect", { width: 6, height: 6, class: "blocked-bg" }),
         s("line", { x1: 0, y1: 0, x2: 0, y2: 6, class: "blocked-line" }))));
     const laneY = (g: string): number => RULER_H + this.lanes.get(g)!.index * LANE_H;
-    const x = (i: number): number => 4 + i * STEP_W;
+    const x = (i: number): number => 4 + i * STEP_W + (STEP_W - BOX_W) / 2;
 
     // Ruler with step numbers and decision marks.
     const ruler = s("g", { class: "ruler" });
     for (let i = 0; i < n; i++) {
       const step = this.events[i]!.step;
-      if (i % 5 === 0) ruler.append(s("text", { x: x(i) + BOX_W / 2, y: 12, "text-anchor": "middle" }, step));
+      if (i % (STEP_W >= 30 ? 1 : 5) === 0) ruler.append(s("text", { x: x(i) + BOX_W / 2, y: 12, "text-anchor": "middle" }, step));
       const ds = this.decisionsAt.get(step);
       if (ds) {
-        const cx = x(i) - 3, cy = 18;
+        const cx = x(i) - (STEP_W - BOX_W) / 2, cy = 18;
         ruler.append(s("path", { d: `M${cx},${cy - 4} L${cx + 4},${cy} L${cx},${cy + 4} L${cx - 4},${cy} z`, class: "decision-mark" },
           s("title", {}, ds.map((d) => `${d.kind}: picked ${d.pick}${d.of ? ` of ${d.of.join(", ")}` : ""}`).join("\n"))));
       }
@@ -200,7 +223,7 @@ export class TimelineView {
     }
     for (const [g, runs] of this.blocked(life)) {
       for (const [a, b] of runs) {
-        back.append(s("rect", { x: x(a) - 3, y: laneY(g) + 4, width: (b - a + 1) * STEP_W, height: LANE_H - 8, class: "blocked", "data-testid": `blocked-${g}` },
+        back.append(s("rect", { x: x(a) - (STEP_W - BOX_W) / 2, y: laneY(g) + 4, width: (b - a + 1) * STEP_W, height: LANE_H - 8, class: "blocked", "data-testid": `blocked-${g}` },
           s("title", {}, `${g} blocked from step ${stepLabel(a)} to ${stepLabel(b)}`)));
       }
     }
@@ -212,8 +235,8 @@ export class TimelineView {
       if (!this.lanes.has(vg.id)) continue;
       const y = laneY(vg.id) + (LANE_H - BOX_H) / 2;
       end.append(s("g", { class: "end-state" },
-        s("rect", { x: x(n) + 2, y, width: BOX_W, height: BOX_H, rx: 3 }),
-        s("text", { x: x(n) + 2 + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, shortOp(vg.op ?? vg.state ?? "?")),
+        s("rect", { x: x(n), y, width: BOX_W, height: BOX_H, rx: 3 }),
+        s("text", { x: x(n) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, vg.op ?? vg.state ?? "?"),
         s("title", {}, `${vg.id} ${vg.state ?? ""} ${vg.op ?? ""} ${vg.expr ?? vg.obj ?? ""} ${posText(vg.pos)}`)));
     }
     svg.append(end);
@@ -250,7 +273,7 @@ export class TimelineView {
       const y = laneY(e.g) + (LANE_H - BOX_H) / 2;
       const g = s("g", { class: "step", "data-testid": `step-box-${e.step}`, "data-step": e.step },
         s("rect", { x: x(i), y, width: BOX_W, height: BOX_H, rx: 3, fill: categoryColor[category(e.op)] }),
-        s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, shortOp(e.op)),
+        s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, e.op),
         s("title", {}, `step ${e.step}: ${e.g} ${e.op}${e.obj ? ` ${e.expr ?? e.obj}` : ""} ${posText(e.pos)}`));
       g.addEventListener("click", () => this.moveTo(i, true));
       boxes.append(g);
@@ -369,7 +392,7 @@ export class TimelineView {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / gs.length;
       at.set(g, { x: cx + R * Math.cos(a), y: cy + R * Math.sin(a) });
     });
-    const svg = s("svg", { width: W, height: H, class: "waitfor-svg", "data-testid": "waitfor-graph" },
+    const svg = s("svg", { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: "waitfor-svg", "data-testid": "waitfor-graph" },
       s("defs", {}, s("marker", { id: "wf-head", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 9, markerHeight: 9, markerUnits: "userSpaceOnUse", orient: "auto" },
         s("path", { d: "M0,0 L10,5 L0,10 z" }))));
     const inCycle = (a: string, b: string): boolean => {
@@ -489,7 +512,7 @@ export class TimelineView {
       snip.lines.forEach((text, i) => {
         const n = snip.start + i;
         pre.append(h("div", n === snip.line ? { class: "src-line current", "data-testid": "source-current" } : { class: "src-line" },
-          h("span", { class: "ln" }, n), text || " "));
+          h("span", { class: "ln" }, n), h("span", { class: "code" }, text || " ")));
       });
       this.source.append(h("div", { class: "src-file", title: snip.file }, basename(snip.file)), pre);
     }, (err: Error) => {
@@ -510,7 +533,7 @@ export class TimelineView {
     box?.classList.add("selected");
     for (const a of this.arrows) a.el.classList.toggle("active", a.from === i || a.to === i);
     if (this.cursor) {
-      const cx = 4 + i * STEP_W + BOX_W / 2;
+      const cx = 4 + i * this.stepW + this.stepW / 2;
       this.cursor.setAttribute("x1", String(cx));
       this.cursor.setAttribute("x2", String(cx));
       this.cursor.setAttribute("visibility", "visible");
@@ -589,12 +612,17 @@ export class TimelineView {
   }
 }
 
-const shortOps: Record<string, string> = {
-  unlock: "unl", runlock: "runl", trylock: "try", "wg.add": "add", "wg.wait": "wait", "cond.wait": "cwait",
-  broadcast: "bcast", "atomic.load": "ld", "atomic.store": "st", "atomic.rmw": "rmw", select: "sel", choose: "ch",
-  signal: "sig", panic: "panic",
-};
-
-function shortOp(op: string): string {
-  return shortOps[op] ?? (op.length > 5 ? op.slice(0, 5) : op);
+// legend explains the timeline's marks, drawn as they are drawn in the lanes.
+function legend(): HTMLElement {
+  const swatch = (...children: SVGElement[]): SVGSVGElement => s("svg", { width: 30, height: 16, viewBox: "0 0 30 16", class: "legend-swatch" }, ...children);
+  const item = (id: string, sw: SVGSVGElement, text: string): HTMLElement => h("span", { class: "lg-item", "data-testid": `legend-${id}` }, sw, text);
+  const cats: [string, string][] = [["mutex", "lock"], ["channel", "channel"], ["wait", "wait group, cond"], ["goroutine", "go, exit"], ["atomic", "atomic"], ["time", "time"]];
+  return h("div", { class: "legend timeline-legend", "data-testid": "timeline-legend" },
+    ...cats.map(([c, text]) => item(`op-${c}`, swatch(s("rect", { x: 4, y: 2, width: 22, height: 12, rx: 2, fill: categoryColor[c as keyof typeof categoryColor] })), text)),
+    item("blocked", swatch(s("rect", { x: 1, y: 1, width: 28, height: 14, class: "blocked" })), "blocked: could not run"),
+    item("end", swatch(s("g", { class: "end-state" }, s("rect", { x: 4, y: 2, width: 22, height: 12, rx: 2 }))), "where it was stuck when the run ended"),
+    item("spawn", swatch(s("path", { d: "M2,3 L14,3 L14,13 L28,13", class: "spawn" })), "started a goroutine"),
+    item("hb", swatch(s("path", { d: "M2,12 C12,12 16,4 26,4", class: "hb", "marker-end": "url(#hb-head)" })), "happens before"),
+    item("decision", swatch(s("path", { d: "M15,3 L20,8 L15,13 L10,8 z", class: "decision-mark" })), "a scheduling decision"),
+    item("cursor", swatch(s("line", { x1: 15, y1: 0, x2: 15, y2: 16, class: "cursor" })), "the selected step"));
 }

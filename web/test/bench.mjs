@@ -1,5 +1,5 @@
 // Benchmark of the schedule tree view: generates an exploration with
-// 100,000 tree nodes, loads it through the real server in headless
+// 148,000 tree nodes (test/bigtree.mjs), loads it through the real server in headless
 // Chromium, and prints the time to first paint of the tree and frame times
 // while panning, at reading zoom and zoomed out to the whole tree.
 //
@@ -7,63 +7,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exploration } from "./bigtree.mjs";
 import { launchBrowser, percentile, screenshotDir, startServer } from "./harness.mjs";
 
-const total = Number(process.argv[2] ?? 100000);
-
-// mulberry32: a small seeded generator, so every run measures the same tree.
-function random(seed) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-// exploration builds a tree breadth-first, so parents precede children as
-// the format requires, with two to four goroutines enabled at each
-// decision point, some alternatives pruned, and verdicts at the leaves.
-function exploration(n) {
-  const rnd = random(1);
-  const gs = ["G1", "G1.1", "G1.2", "G1.3"];
-  const ops = ["lock", "unlock", "send", "recv", "wg.wait", "atomic.load", "select"];
-  const reasons = ["sleep", "persistent", "delayed"];
-  const tree = [{ id: 0, parent: -1, enabled: ["G1", "G1.1"] }];
-  const kids = [0];
-  for (let head = 0; tree.length < n; head++) {
-    const width = rnd() < 0.45 ? 1 : rnd() < 0.8 ? 2 : 3;
-    for (let k = 0; k < width && tree.length < n; k++) {
-      const id = tree.length;
-      const node = {
-        id, parent: head, g: gs[Math.floor(rnd() * gs.length)], op: ops[Math.floor(rnd() * ops.length)],
-        obj: `G1#${1 + Math.floor(rnd() * 5)}`, pos: { file: "/src/bench/bench.go", line: 10 + Math.floor(rnd() * 90) },
-        enabled: gs.slice(0, 2 + Math.floor(rnd() * 3)),
-      };
-      if (rnd() < 0.25) node.pruned = [{ g: gs[Math.floor(rnd() * gs.length)], reason: reasons[Math.floor(rnd() * 3)] }];
-      tree.push(node);
-      kids.push(0);
-      kids[head]++;
-    }
-  }
-  const bugs = [];
-  let runs = 0;
-  for (const node of tree) {
-    if (kids[node.id] > 0) continue;
-    runs++;
-    const r = rnd();
-    if (r < 0.01) {
-      node.leaf = { verdict: "deadlock", bug: bugs.length };
-      bugs.push({ id: bugs.length, kind: "deadlock", message: "all goroutines are blocked", replay: "heddle replay …", preemptions: 1 });
-    } else if (r < 0.1) node.leaf = { verdict: "aborted" };
-    else node.leaf = { verdict: "ok" };
-  }
-  return {
-    heddle: "exploration", version: 1, program: { package: "example.com/bench", test: "TestBench" }, strategy: "dpor",
-    stats: { runs, decisions: n, prunedSleep: 0, prunedPersistent: 0, prunedDelayed: 0, bugs: bugs.length, elapsed: "1m0s", schedulesPerSecond: runs / 60, complete: true },
-    tree, bugs,
-  };
-}
+const total = Number(process.argv[2] ?? 148000);
 
 async function pan(page, frames, dx, dy) {
   // Record every animation frame while the mouse drags the tree, one move
@@ -111,9 +58,10 @@ try {
   const firstPaint = await page.evaluate(() => performance.getEntriesByName("heddle-tree-first-paint")[0].startTime);
   console.log(`time to first paint of the tree: ${firstPaint.toFixed(0)} ms after navigation`);
 
-  // The tree first shows whole; Root then goes to the root at zoom 1.
+  // The tree opens on its first bug at a readable scale; Fit shows it whole.
   const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
   mkdirSync(screenshotDir, { recursive: true });
+  await page.getByTestId("tree-fit").click();
   await settle();
   await page.screenshot({ path: join(screenshotDir, "bench-whole.png") });
   const rows = [];

@@ -46,9 +46,10 @@ export function copyFixtures() {
 
 // startServer runs servefixture on the given files and resolves once it
 // prints its URL. publish() sends a stream message through its stdin;
-// gotos collects the steps the page asked the debugger to go to.
-export async function startServer(files) {
-  const proc = spawn(buildServer(), files, { stdio: ["pipe", "pipe", "inherit"] });
+// gotos collects the steps the page asked the debugger to go to. With
+// debugger false, no debugger is attached, as under heddle serve.
+export async function startServer(files, { debugger: attached = true } = {}) {
+  const proc = spawn(buildServer(), [...(attached ? [] : ["-nodebugger"]), ...files], { stdio: ["pipe", "pipe", "inherit"] });
   const gotos = [];
   const lines = createInterface({ input: proc.stdout });
   const url = await new Promise((resolve, reject) => {

@@ -78,6 +78,28 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   assert.equal(stats.bugs, bugs.length);
   assert.equal(stats.leaves, leaves);
   assert.equal(stats.nodes, exploration.tree.length);
+  // The footer counts in words a person reads: 1 bug, not 1 bugs.
+  const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
+  await page.getByTestId("stats").getByText(`${plural(exploration.stats.runs, "run")} · ${plural(exploration.stats.decisions, "decision")}`, { exact: false }).waitFor();
+  assert.match(await page.getByTestId("stats").innerText(), new RegExp(` · ${plural(bugs.length, "bug")} · `));
+  // Every run that hit the deadlock is a leaf of the tree, but the deadlock is one red leaf,
+  // and the tree opens with labels that do not overlap.
+  const buggyLeaves = exploration.tree.filter((n) => n.leaf?.bug !== undefined && n.leaf?.bug !== null).length;
+  for (const view of ["opening", "fit"]) {
+    if (view === "fit") await page.getByTestId("tree-fit").click();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+    const d = await page.evaluate(() => window.heddle.treeDrawn());
+    assert.equal(d.bugMarks, bugs.length, `${view}: red leaves, for ${buggyLeaves} runs that found ${bugs.length} bugs`);
+    const labels = d.labels;
+    assert.ok(labels.length > 0, `${view}: no labels`);
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i], b = labels[j];
+        assert.ok(!(a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1), `${view}: labels ${a.text} and ${b.text} overlap`);
+      }
+    }
+    await page.screenshot({ path: join(screenshotDir, `real-tree-${view}.png`) });
+  }
 
   await page.getByTestId("tab-bugs").click();
   const rows = page.getByTestId("bug-row");

@@ -22,5 +22,7 @@ npx tsc --noEmit -p .
 node build.mjs --check
 (cd .. && go vet ./server/... ./web/ && go test ./server/... ./web/)
 node --test test/web.test.mjs
+node --test test/views.test.mjs
+node --test test/bigtree.test.mjs
 node --test test/real.test.mjs
 node --test test/live.test.mjs

@@ -3,12 +3,13 @@
 //
 // Usage:
 //
-//	servefixture [-port N] FILE...
+//	servefixture [-port N] [-nodebugger] FILE...
 //
 // It loads each schedule, trace or exploration FILE, prints the web view's
 // URL on the first line of its output, and then publishes each line of its
 // standard input as a stream message (one JSON object per line). Each step
-// the page asks to go to is printed as a line "goto N". It runs until it is
+// the page asks to go to is printed as a line "goto N"; with -nodebugger no
+// debugger is attached, as under heddle serve. It runs until it is
 // interrupted.
 package main
 
@@ -29,6 +30,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("servefixture: ")
 	port := flag.Int("port", 0, "port to listen on at 127.0.0.1 (0 picks one)")
+	noDebugger := flag.Bool("nodebugger", false, "attach no debugger: the server refuses to go to steps")
 	flag.Parse()
 
 	s, err := server.New(server.Options{Port: *port, Session: "fixture"})
@@ -46,10 +48,12 @@ func main() {
 		defer out.Unlock()
 		fmt.Printf(format+"\n", args...)
 	}
-	s.OnGoto(func(step int) error {
-		say("goto %d", step)
-		return nil
-	})
+	if !*noDebugger {
+		s.OnGoto(func(step int) error {
+			say("goto %d", step)
+			return nil
+		})
+	}
 	say("%s", s.URL())
 
 	go func() {

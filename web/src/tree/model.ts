@@ -13,10 +13,33 @@ export interface VNode {
   children: VNode[]; // decision points first, then stubs
   collapsed: boolean;
   hidden: number; // decision points under a collapsed node
+  // bug is the bug a leaf's run found; first says whether this leaf is the first run that found
+  // it, the one the view marks, so that a bug hit by forty runs shows as one red leaf.
+  bug: BugGroup | null;
+  first: boolean;
   // Layout, in world units: x grows with depth, y across siblings.
   x: number;
   y: number;
   depth: number;
+  // The laid-out subtree under this node: its extent across siblings, how many columns deep it
+  // goes below the node, and what it holds. The view draws a subtree thinner than a few
+  // pixels as one band rather than node by node.
+  y0: number;
+  y1: number;
+  span: number;
+  size: number; // decision points, this one included
+  runs: number; // leaves
+  bugRuns: number; // leaves whose run found a bug
+  bugs: number; // first leaves of bugs
+}
+
+// A BugGroup is one distinct bug of the tree and the leaves whose runs found it.
+export interface BugGroup {
+  key: string;
+  bug: number | null; // its id in the exploration's bugs, when numbered
+  verdict: string;
+  first: VNode;
+  count: number;
 }
 
 export interface TreeStats {
@@ -30,13 +53,23 @@ export const DEPTH_W = 220;
 export const BREADTH_H = 22;
 
 // A Column holds the laid-out nodes at one depth, ordered by y, so that
-// drawing finds the visible ones by binary search.
+// the pointer's node is found by binary search.
 export interface Column {
   nodes: VNode[];
   ys: Float64Array;
-  // reach bounds |child.y - parent.y| over the column, so that edges into
-  // the column that cross the viewport are found from either end.
-  reach: number;
+}
+
+function vnode(kind: VNode["kind"], id: number, node: TreeNode | null, pruned: Pruned | null, parent: VNode | null): VNode {
+  return {
+    kind, id, node, pruned, parent, children: [], collapsed: false, hidden: 0, bug: null, first: false,
+    x: 0, y: 0, depth: 0, y0: 0, y1: 0, span: 0, size: 0, runs: 0, bugRuns: 0, bugs: 0,
+  };
+}
+
+// bugKey names the bug of a leaf: by its id in the exploration's bugs or, in a live stream,
+// by its signature.
+function bugKey(leaf: Leaf): string {
+  return leaf.bug !== undefined && leaf.bug !== null ? `#${leaf.bug}` : `key ${leaf.key}`;
 }
 
 // isBug tells whether a run ended in a bug: a leaf names the bug by its id in
@@ -49,8 +82,10 @@ export function isBug(leaf: Leaf): boolean {
 export class TreeModel {
   readonly byId = new Map<number, VNode>();
   readonly roots: VNode[] = [];
+  newest: VNode | null = null; // the decision point added last
   private leafCount = 0;
-  private bugCount = 0;
+  // The distinct bugs, in the order their first runs arrived.
+  readonly bugs = new Map<string, BugGroup>();
   columns: Column[] = [];
   extent = { x0: 0, x1: 0, y0: 0, y1: 0 };
   version = 0; // bumped on every change, so views know to relayout
@@ -67,17 +102,10 @@ export class TreeModel {
       console.warn(`heddle: tree node ${n.id} names unknown parent ${n.parent}`);
       return false;
     }
-    const v: VNode = {
-      kind: "node", id: n.id, node: n, pruned: null, parent: parent ?? null, children: [],
-      collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
-    };
-    for (const p of n.pruned ?? []) {
-      v.children.push({
-        kind: "pruned", id: n.id, node: null, pruned: p, parent: v, children: [],
-        collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
-      });
-    }
+    const v = vnode("node", n.id, n, null, parent ?? null);
+    for (const p of n.pruned ?? []) v.children.push(vnode("pruned", n.id, null, p, v));
     this.byId.set(n.id, v);
+    this.newest = v;
     if (parent) {
       if (!parent.children.some((c) => c.kind === "node")) this.leafCount--;
       // Decision points stay ahead of stubs, in arrival order.
@@ -88,13 +116,23 @@ export class TreeModel {
       this.roots.push(v);
     }
     this.leafCount++;
-    if (n.leaf && isBug(n.leaf)) this.bugCount++;
+    if (n.leaf && isBug(n.leaf)) {
+      const key = bugKey(n.leaf);
+      let g = this.bugs.get(key);
+      if (!g) {
+        g = { key, bug: n.leaf.bug ?? null, verdict: n.leaf.verdict, first: v, count: 0 };
+        this.bugs.set(key, g);
+        v.first = true;
+      }
+      g.count++;
+      v.bug = g;
+    }
     this.version++;
     return true;
   }
 
   stats(): TreeStats {
-    return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugCount };
+    return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugs.size };
   }
 
   toggle(v: VNode): void {
@@ -112,10 +150,8 @@ export class TreeModel {
   // change rather than per frame, and builds the per-depth columns.
   layout(): void {
     const t0 = performance.now();
-    const top: VNode = {
-      kind: "node", id: -1, node: null, pruned: null, parent: null, children: this.roots,
-      collapsed: false, hidden: 0, x: 0, y: 0, depth: 0,
-    };
+    const top = vnode("node", -1, null, null, null);
+    top.children = this.roots;
     const root = hierarchy<VNode>(top, (v) => (v.collapsed ? null : v.children));
     tidyTree<VNode>()
       .nodeSize([BREADTH_H, DEPTH_W])
@@ -136,14 +172,32 @@ export class TreeModel {
     for (const v of this.byId.values()) {
       if (v.collapsed) v.hidden = countHidden(v);
     }
+    // Subtree summaries, children before parents.
+    root.eachAfter((h) => {
+      const v = h.data;
+      v.y0 = v.y1 = v.y;
+      v.span = 0;
+      v.size = v.kind === "node" ? 1 : 0;
+      v.runs = v.node?.leaf ? 1 : 0;
+      v.bugRuns = v.bug ? 1 : 0;
+      v.bugs = v.first ? 1 : 0;
+      for (const c of h.children ?? []) {
+        const k = c.data;
+        if (k.y0 < v.y0) v.y0 = k.y0;
+        if (k.y1 > v.y1) v.y1 = k.y1;
+        if (k.span + 1 > v.span) v.span = k.span + 1;
+        v.size += k.size;
+        v.runs += k.runs;
+        v.bugRuns += k.bugRuns;
+        v.bugs += k.bugs;
+      }
+    });
     this.columns = columns.map((nodes) => {
       const ys = new Float64Array(nodes.length);
-      let reach = 0;
       nodes.forEach((v, i) => {
         ys[i] = v.y;
-        if (v.parent) reach = Math.max(reach, Math.abs(v.y - v.parent.y));
       });
-      return { nodes, ys, reach };
+      return { nodes, ys };
     });
     this.extent = { x0: 0, x1: Math.max(0, columns.length - 1) * DEPTH_W, y0: isFinite(y0) ? y0 : 0, y1: isFinite(y1) ? y1 : 0 };
     this.laidOut = this.version;

@@ -1,63 +1,57 @@
-import { basename, clear, h } from "../dom";
-import { category, categoryColor } from "../ops";
-import type { PruneReason } from "../types";
-import { BREADTH_H, DEPTH_W, isBug, lowerBound, type TreeModel, type VNode } from "./model";
-
-// The elbow of an edge sits this far right of its parent, so that siblings
-// share one vertical segment and labels get the long horizontal run.
-const BEND = 18;
-// A stub for a pruned alternative runs this fraction of the way to where a
-// child would be.
-const STUB = 0.45;
-
-const reasonStyle: Record<PruneReason, { color: string; dash: number[]; text: string }> = {
-  sleep: { color: "#2563eb", dash: [6, 4], text: "in the sleep set: an equivalent interleaving was explored already" },
-  persistent: { color: "#8b95a1", dash: [2, 3], text: "not in the persistent set: independent of the steps explored here" },
-  delayed: { color: "#d97706", dash: [9, 3, 2, 3], text: "delayed (ExitBlock-RW) until a later block touches what it touches" },
-  bound: { color: "#7c3aed", dash: [4, 2], text: "beyond the preemption bound" },
-  depth: { color: "#0f766e", dash: [1, 3], text: "below the depth bound of the portfolio's exhaustive search" },
-};
-
-const verdictColor = { bug: "#dc2626", ok: "#16a34a", aborted: "#6b7280", other: "#ea580c" };
-
-// Below this zoom, labels would overlap and are not drawn.
-const LABEL_ZOOM = 0.55;
-const ENABLED_ZOOM = 1.3;
-const MAX_LABELS = 3000;
-
-type LeafKind = keyof typeof verdictColor;
-
-function leafKind(v: VNode): LeafKind | null {
-  const leaf = v.node?.leaf;
-  if (!leaf) return null;
-  if (isBug(leaf)) return "bug";
-  if (leaf.verdict === "aborted") return "aborted";
-  if (leaf.verdict === "ok") return "ok";
-  return "other";
-}
+import { clear, h } from "../dom";
+import { BREADTH_H, DEPTH_W, lowerBound, type TreeModel, type VNode } from "./model";
+import { edgeLabel, paint, reasonStyle, type Band, type Painted, type Transform } from "./paint";
 
 export interface TreeViewEvents {
   openBug(bug: number): void;
 }
 
-// TreeView draws a TreeModel on a canvas. Layout happens once per change of
-// the model; a frame only transforms and draws the nodes in view, found by
-// binary search in the per-depth columns, and skips those that would land
-// on a pixel already drawn.
+interface Box {
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+// What the pointer is over: a node or pruned stub, or a band of subtrees
+// drawn as one.
+type Target = { node: VNode } | { band: Band };
+
+// The column width and row height, in pixels, at which edge labels can be
+// read.
+const READ_COLUMN = 130;
+const READ_ROW = 15;
+
+const noDetail = "Click a node to see it; double-click to fold its subtree. Hover for details; click a band to zoom into it.";
+
+// TreeView draws a TreeModel on a canvas, with an overview of the whole
+// tree beside it and a tooltip under the pointer, as a profiler's flame
+// chart does: the overview shows where the detail view is (the brush) and
+// moves it, the detail view shows the nodes in view, and subtrees too thin
+// to draw node by node are drawn as bands. Layout happens once per change of
+// the model; a frame visits only what is in view.
 export class TreeView {
   readonly el: HTMLElement;
   private readonly canvas: HTMLCanvasElement;
   private readonly ctx: CanvasRenderingContext2D;
+  private readonly overview: HTMLCanvasElement;
+  private readonly octx: CanvasRenderingContext2D;
+  // The overview's picture of the whole tree, drawn once per layout.
+  private overviewImage: HTMLCanvasElement | null = null;
+  private overviewKey = "";
+  private overviewT: Transform = { kx: 1, ky: 1, tx: 0, ty: 0 };
+  private brushDrag: { x0: number; y0: number; x1: number; y1: number; move: boolean } | null = null;
+  private readonly tip: HTMLElement;
   private readonly detail: HTMLElement;
   private model: TreeModel | null = null;
-  // Depth and breadth scale separately, so that a tree thousands of times
-  // wider than deep can still be seen whole.
   private kx = 1;
   private ky = 1;
   private tx = 40;
   private ty = 0;
   private width = 0;
   private height = 0;
+  private ow = 0;
+  private oh = 0;
   private frame = 0;
   private relayoutTimer = 0;
   private lastLayoutAt = 0;
@@ -67,23 +61,33 @@ export class TreeView {
   private userMoved = false;
   private selected: VNode | null = null;
   private painted = false;
+  private last: Painted = { bands: [], labels: [], bugMarks: 0, againMarks: 0, nodes: 0 };
   private readonly drawTimes = new Float64Array(256);
   private drawCount = 0;
 
   constructor(private readonly events: TreeViewEvents) {
     this.canvas = h("canvas", {
       "data-testid": "tree-canvas", tabindex: 0,
-      title: "Drag to pan; wheel to zoom; Alt+wheel to spread siblings apart; Shift+wheel to scroll sideways",
+      "aria-label": "Schedule tree. Drag to pan; wheel to zoom; Alt+wheel to spread siblings apart; Shift+wheel to scroll sideways",
     });
-    this.detail = h("aside", { class: "tree-detail", "data-testid": "tree-detail" }, h("p", { class: "muted" }, "Click a node to see it; double-click to fold its subtree."));
+    this.overview = h("canvas", {
+      class: "tree-overview", "data-testid": "tree-overview",
+      title: "The whole tree: drag the box to move the view, drag elsewhere to zoom into that part, click to go there",
+    });
+    this.tip = h("div", { class: "tree-tip", "data-testid": "tree-tip", hidden: true });
+    this.detail = h("aside", { class: "tree-detail", "data-testid": "tree-detail" }, h("p", { class: "muted" }, noDetail));
     const ctx = this.canvas.getContext("2d", { alpha: false });
-    if (!ctx) throw new Error("canvas 2d context unavailable");
+    const octx = this.overview.getContext("2d", { alpha: false });
+    if (!ctx || !octx) throw new Error("canvas 2d context unavailable");
     this.ctx = ctx;
+    this.octx = octx;
     const button = (id: string, label: string, title: string, f: () => void): HTMLButtonElement => {
       const b = h("button", { "data-testid": id, title }, label);
       b.addEventListener("click", f);
       return b;
     };
+    const item = (cls: string, text: string, title: string): HTMLElement =>
+      h("span", { class: "lg-item", title }, h("span", { class: `lg ${cls}` }), text);
     const toolbar = h("div", { class: "toolbar" },
       button("tree-fit", "Fit", "Zoom to show the whole tree", () => this.fit()),
       button("tree-root", "Root", "Go to the root at full size", () => this.home()),
@@ -91,20 +95,24 @@ export class TreeView {
         this.model?.expandAll();
         this.requestDraw();
       }),
-      h("span", { class: "legend" },
-        h("span", { class: "lg lg-bug" }), "bug",
-        h("span", { class: "lg lg-ok" }), "ok",
-        h("span", { class: "lg lg-aborted" }), "aborted",
-        h("span", { class: "lg lg-sleep" }), "sleep",
-        h("span", { class: "lg lg-persistent" }), "persistent",
-        h("span", { class: "lg lg-delayed" }), "delayed",
-        h("span", { class: "lg lg-bound" }), "bound",
-        h("span", { class: "lg lg-depth" }), "depth"),
+      h("span", { class: "legend", "data-testid": "tree-legend" },
+        item("lg-bug", "bug", "the first run that found a bug; its label counts the runs that found it"),
+        item("lg-again", "same bug", "a later run that found a bug already marked"),
+        item("lg-ok", "ok", "a run that passed"),
+        item("lg-aborted", "aborted", "a run abandoned: every enabled goroutine was asleep"),
+        item("lg-band", "subtrees", "subtrees too thin to draw one by one, as a band to their deepest decision; a red end if runs in them found bugs. Hover to count them, click to zoom in"),
+        item("lg-sleep", "sleep", reasonStyle.sleep.text),
+        item("lg-persistent", "persistent", reasonStyle.persistent.text),
+        item("lg-delayed", "delayed", reasonStyle.delayed.text),
+        item("lg-bound", "bound", reasonStyle.bound.text),
+        item("lg-depth", "depth", reasonStyle.depth.text)),
     );
-    const stage = h("div", { class: "tree-stage" }, this.canvas);
+    const main = h("div", { class: "tree-main" }, this.canvas, this.tip);
+    const stage = h("div", { class: "tree-stage" }, main, this.overview);
     this.el = h("section", { class: "view tree-view", "data-testid": "view-tree" }, toolbar, h("div", { class: "tree-body" }, stage, this.detail));
-    new ResizeObserver(() => this.resize()).observe(stage);
+    new ResizeObserver(() => this.resize()).observe(main);
     this.listen();
+    this.listenOverview();
   }
 
   setModel(model: TreeModel | null): void {
@@ -113,6 +121,7 @@ export class TreeView {
     this.selected = null;
     this.needsFit = true;
     this.userMoved = false;
+    this.overviewKey = "";
     this.showDetail();
     this.requestDraw();
   }
@@ -124,6 +133,15 @@ export class TreeView {
 
   stats(): { nodes: number; leaves: number; bugs: number } {
     return this.model ? this.model.stats() : { nodes: 0, leaves: 0, bugs: 0 };
+  }
+
+  // drawn describes the last frame, for tests: how many first runs of bugs
+  // and repeated bug runs were marked, the bands, and the labels' boxes in
+  // canvas pixels with the canvas's size.
+  drawn(): { bugMarks: number; againMarks: number; nodes: number; bands: Box[]; labels: (Box & { text: string })[]; width: number; height: number } {
+    const p = this.last;
+    const bands = p.bands.map(({ x0, x1, y0, y1, size }) => ({ x0, x1, y0, y1, size }));
+    return { bugMarks: p.bugMarks, againMarks: p.againMarks, nodes: p.nodes, bands, labels: p.labels, width: this.width, height: this.height };
   }
 
   // nodeAt returns where decision point id is drawn, in client
@@ -145,15 +163,20 @@ export class TreeView {
   }
 
   private resize(): void {
-    const rect = this.canvas.parentElement!.getBoundingClientRect();
     const dpr = window.devicePixelRatio || 1;
+    const rect = this.canvas.parentElement!.getBoundingClientRect();
     this.width = rect.width;
     this.height = rect.height;
     this.canvas.width = Math.max(1, Math.round(rect.width * dpr));
     this.canvas.height = Math.max(1, Math.round(rect.height * dpr));
     this.canvas.style.width = `${rect.width}px`;
     this.canvas.style.height = `${rect.height}px`;
-    if (!this.userMoved && !this.needsFit) this.fit();
+    const o = this.overview.getBoundingClientRect();
+    this.ow = o.width;
+    this.oh = o.height;
+    this.overview.width = Math.max(1, Math.round(o.width * dpr));
+    this.overview.height = Math.max(1, Math.round(o.height * dpr));
+    if (!this.userMoved && !this.needsFit) this.readable(null);
     this.requestDraw();
   }
 
@@ -167,11 +190,11 @@ export class TreeView {
       if (m.laidOut < 0 || wait <= 0) {
         m.layout();
         this.lastLayoutAt = performance.now();
-        // Until the user pans or zooms, a tree that grows is refitted, so that a live
-        // exploration's new nodes are on screen.
+        // Until the user pans or zooms, a tree that grows is refitted, following its newest
+        // run, so that a live exploration's new nodes are on screen.
         const grew = !this.userMoved && m.byId.size !== this.fittedSize;
         if ((this.needsFit || grew) && m.byId.size > 0 && this.width > 100) {
-          this.fit();
+          this.readable(this.needsFit ? null : m.newest);
           this.needsFit = false;
           this.fittedSize = m.byId.size;
         }
@@ -185,24 +208,36 @@ export class TreeView {
     this.draw();
   }
 
-  // fit shows the whole tree: at one scale if it stays readable, and
-  // otherwise squeezed across its breadth more than along its depth.
+  // fit shows the whole tree across the whole canvas: depth and breadth
+  // each scaled to fill it, so that a shallow tree uses the full width and
+  // a wide one the full height.
   private fit(): void {
     const m = this.model;
     if (!m || this.width === 0) return;
-    const pad = 40;
-    const fx = (this.width - 2 * pad) / (m.extent.x1 - m.extent.x0 + DEPTH_W * 0.6);
+    const pad = 24;
+    const fx = (this.width - 2 * pad) / (m.extent.x1 - m.extent.x0 + DEPTH_W * 0.75);
     const fy = (this.height - 2 * pad) / (m.extent.y1 - m.extent.y0 + BREADTH_H * 2);
-    const k = Math.min(2, fx, fy);
-    if (k >= 0.35) {
-      this.kx = this.ky = k;
-    } else {
-      this.kx = Math.max(Math.min(1, fx), 0.0005);
-      this.ky = Math.max(Math.min(1, fy), 0.0005);
-    }
+    this.kx = Math.max(Math.min(2.5, fx), 0.0005);
+    this.ky = Math.max(Math.min(2, fy), 0.0005);
     this.tx = pad - m.extent.x0 * this.kx;
     this.ty = (this.height - (m.extent.y1 + m.extent.y0) * this.ky) / 2;
     this.requestDraw();
+  }
+
+  // readable is the view a tree opens with: the whole tree if its labels
+  // can be read that way, and otherwise, at a scale where they can, the
+  // part around at (by default the first bug's run with the decisions that
+  // led to it, or the root if no run found a bug), with the overview showing
+  // where that is.
+  private readable(at: VNode | null): void {
+    this.fit();
+    const m = this.model;
+    if (!m || (this.kx * DEPTH_W >= READ_COLUMN && this.ky * BREADTH_H >= READ_ROW)) return;
+    this.kx = Math.max(this.kx, READ_COLUMN / DEPTH_W);
+    this.ky = Math.max(this.ky, READ_ROW / BREADTH_H);
+    const v = at ?? m.bugs.values().next().value?.first ?? m.roots[0]!;
+    this.tx = v.x * this.kx > this.width * 0.7 ? this.width * 0.7 - v.x * this.kx : 24 - m.extent.x0 * this.kx;
+    this.ty = this.height / 2 - v.y * this.ky;
   }
 
   // focus centres decision point id at full size and selects it.
@@ -226,9 +261,21 @@ export class TreeView {
     this.requestDraw();
   }
 
+  // zoomTo shows the world rectangle [x0, x1] x [y0, y1] across the canvas.
+  private zoomTo(x0: number, x1: number, y0: number, y1: number): void {
+    this.userMoved = true;
+    const pad = 24;
+    this.kx = Math.max(0.0005, Math.min(2.5, (this.width - 2 * pad) / Math.max(x1 - x0, DEPTH_W)));
+    this.ky = Math.max(0.0005, Math.min(2, (this.height - 2 * pad) / Math.max(y1 - y0, BREADTH_H)));
+    this.tx = pad - x0 * this.kx;
+    this.ty = this.height / 2 - ((y0 + y1) / 2) * this.ky;
+    this.hideTip();
+    this.requestDraw();
+  }
+
   private draw(): void {
     const t0 = performance.now();
-    const { ctx, kx, ky, tx, ty } = this;
+    const { ctx } = this;
     const dpr = window.devicePixelRatio || 1;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = "#ffffff";
@@ -238,131 +285,12 @@ export class TreeView {
       ctx.fillStyle = "#6b7280";
       ctx.font = "14px system-ui, sans-serif";
       ctx.fillText(m ? "Waiting for the first decision…" : "No schedule tree loaded.", 24, 32);
+      this.last = { bands: [], labels: [], bugMarks: 0, againMarks: 0, nodes: 0 };
+      this.drawOverview();
       return;
     }
-    const sx = (x: number): number => x * kx + tx;
-    const sy = (y: number): number => y * ky + ty;
-    const wx0 = -tx / kx, wx1 = (this.width - tx) / kx;
-    const margin = 12 / ky;
-    const wy0 = -ty / ky - margin, wy1 = (this.height - ty) / ky + margin;
-    const c0 = Math.max(0, Math.floor(wx0 / DEPTH_W));
-    const c1 = Math.min(m.columns.length - 1, Math.floor(wx1 / DEPTH_W) + 1);
-    const bend = Math.min(BEND * Math.max(kx, 0.3), DEPTH_W * kx * 0.3);
-    const small = ky * BREADTH_H < 6;
-    const k = Math.min(kx, ky);
-
-    const edges = new Path2D();
-    const stubs: Record<PruneReason, Path2D> = { sleep: new Path2D(), persistent: new Path2D(), delayed: new Path2D(), bound: new Path2D(), depth: new Path2D() };
-    const inner = new Path2D();
-    const leaves: Record<LeafKind, Path2D> = { bug: new Path2D(), ok: new Path2D(), aborted: new Path2D(), other: new Path2D() };
-    const folded = new Path2D();
-    const labels: { x: number; y: number; text: string; color: string; align: CanvasTextAlign; font: string }[] = [];
-    const wantLabels = ky >= LABEL_ZOOM && kx >= LABEL_ZOOM;
-    const r = small ? 1.5 : Math.max(2, Math.min(5, 5 * ky));
-
-    for (let c = c0; c <= c1; c++) {
-      const col = m.columns[c]!;
-      const lo = lowerBound(col.ys, wy0 - col.reach);
-      const hi = lowerBound(col.ys, wy1 + col.reach);
-      let lastPy = NaN, lastCy = NaN, lastNodeY = NaN;
-      for (let i = lo; i < hi; i++) {
-        const v = col.nodes[i]!;
-        const p = v.parent;
-        const cy = Math.round(sy(v.y));
-        const cx = sx(v.x);
-        if (p && Math.max(v.y, p.y) >= wy0 && Math.min(v.y, p.y) <= wy1) {
-          const py = Math.round(sy(p.y));
-          // Edges that would retrace pixels already drawn are skipped, which
-          // keeps a zoomed-out frame proportional to the screen, not the tree.
-          if (py !== lastPy || cy !== lastCy) {
-            lastPy = py;
-            lastCy = cy;
-            const px = sx(p.x);
-            const path = v.kind === "pruned" ? stubs[v.pruned!.reason] : edges;
-            path.moveTo(px, py);
-            path.lineTo(px + bend, py);
-            path.lineTo(px + bend, cy);
-            const end = v.kind === "pruned" ? px + bend + (cx - px - bend) * STUB : cx;
-            path.lineTo(end, cy);
-            if (v.kind === "pruned") {
-              path.moveTo(end, cy - 4 * Math.min(1, k));
-              path.lineTo(end, cy + 4 * Math.min(1, k));
-            }
-            if (wantLabels && labels.length < MAX_LABELS && cy >= -20 && cy <= this.height + 20) {
-              if (v.kind === "pruned") {
-                labels.push({ x: px + bend + 4, y: cy - 4, text: `${v.pruned!.g} · ${v.pruned!.reason}`, color: reasonStyle[v.pruned!.reason].color, align: "left", font: "italic 10px system-ui, sans-serif" });
-              } else if (v.node) {
-                labels.push({ x: px + bend + 4, y: cy - 4, text: edgeLabel(v), color: categoryColor[category(v.node.op ?? "")], align: "left", font: "11px ui-monospace, monospace" });
-              }
-            }
-          }
-        }
-        if (v.kind !== "node" || v.y < wy0 || v.y > wy1 || cy === lastNodeY) continue;
-        lastNodeY = cy;
-        const lk = leafKind(v);
-        if (v.collapsed) {
-          folded.moveTo(cx - r, cy - r * 1.4);
-          folded.lineTo(cx + r * 1.6, cy);
-          folded.lineTo(cx - r, cy + r * 1.4);
-          folded.closePath();
-          if (wantLabels) labels.push({ x: cx + r * 2 + 3, y: cy + 4, text: `+${v.hidden}`, color: "#374151", align: "left", font: "bold 11px system-ui, sans-serif" });
-        } else if (lk === null) {
-          addDot(inner, cx, cy, r, small);
-        } else {
-          addLeaf(leaves[lk], lk, cx, cy, small ? 1.5 : Math.max(2.5, Math.min(6, 6 * ky)), small);
-          // A leaf with pruned stubs has its label under the stubs' elbow.
-          if (wantLabels) labels.push({ x: cx + 10, y: cy + (v.children.length ? 15 : 4), text: leafLabel(v), color: verdictColor[lk], align: "left", font: "11px system-ui, sans-serif" });
-        }
-        if (ky >= ENABLED_ZOOM && kx >= LABEL_ZOOM && v.node?.enabled && v.node.enabled.length > 0 && v.children.length > 0) {
-          labels.push({ x: cx - 6, y: cy + 13, text: `{${v.node.enabled.join(" ")}}`, color: "#6b7280", align: "right", font: "9px ui-monospace, monospace" });
-        }
-      }
-    }
-
-    ctx.lineWidth = small ? 1 : 1.25;
-    ctx.strokeStyle = "#9aa5b1";
-    ctx.stroke(edges);
-    for (const reason of Object.keys(stubs) as PruneReason[]) {
-      ctx.strokeStyle = reasonStyle[reason].color;
-      if (!small) ctx.setLineDash(reasonStyle[reason].dash);
-      ctx.stroke(stubs[reason]);
-    }
-    ctx.setLineDash([]);
-    ctx.fillStyle = "#334155";
-    ctx.fill(inner);
-    ctx.fillStyle = "#475569";
-    ctx.fill(folded);
-    ctx.fillStyle = verdictColor.ok;
-    ctx.fill(leaves.ok);
-    ctx.fillStyle = verdictColor.other;
-    ctx.fill(leaves.other);
-    ctx.strokeStyle = verdictColor.aborted;
-    ctx.lineWidth = small ? 1 : 2;
-    ctx.stroke(leaves.aborted);
-    ctx.fillStyle = verdictColor.bug;
-    ctx.fill(leaves.bug);
-    if (!small) {
-      ctx.strokeStyle = "rgba(220, 38, 38, 0.35)";
-      ctx.lineWidth = 4;
-      ctx.stroke(leaves.bug);
-    }
-    if (this.selected && this.selected.depth >= 0) {
-      const v = this.selected;
-      ctx.strokeStyle = "#2563eb";
-      ctx.lineWidth = 2;
-      ctx.beginPath();
-      const x = v.kind === "pruned" && v.parent ? sx(v.parent.x) + bend + (sx(v.x) - sx(v.parent.x) - bend) * STUB : sx(v.x);
-      ctx.arc(x, sy(v.y), 9, 0, 2 * Math.PI);
-      ctx.stroke();
-    }
-    ctx.textBaseline = "alphabetic";
-    for (const l of labels) {
-      ctx.font = l.font;
-      ctx.fillStyle = l.color;
-      ctx.textAlign = l.align;
-      ctx.fillText(l.text, l.x, l.y);
-    }
-    ctx.textAlign = "left";
+    this.last = paint(ctx, m, { kx: this.kx, ky: this.ky, tx: this.tx, ty: this.ty }, this.width, this.height, { labels: true, selected: this.selected });
+    this.drawOverview();
 
     const ms = performance.now() - t0;
     this.drawTimes[this.drawCount % this.drawTimes.length] = ms;
@@ -373,8 +301,141 @@ export class TreeView {
     }
   }
 
-  // hit finds the node whose dot, or whose incoming edge label, is at a
-  // point on the canvas.
+  // drawOverview shows the whole tree, from a picture redrawn only when the
+  // layout or the overview's size changes, and the brush: the part the
+  // detail view shows, with the rest dimmed.
+  private drawOverview(): void {
+    const { octx: ctx, ow, oh } = this;
+    if (ow < 4 || oh < 4) return;
+    const dpr = window.devicePixelRatio || 1;
+    const m = this.model;
+    const key = m ? `${m.laidOut}:${ow}x${oh}:${dpr}` : "";
+    if (m && m.columns.length > 0 && key !== this.overviewKey) {
+      this.overviewKey = key;
+      const pad = 3;
+      const kx = (ow - 2 * pad) / Math.max(DEPTH_W, m.extent.x1 - m.extent.x0 + DEPTH_W * 0.3);
+      const ky = (oh - 2 * pad) / Math.max(BREADTH_H, m.extent.y1 - m.extent.y0 + BREADTH_H);
+      this.overviewT = { kx, ky, tx: pad - m.extent.x0 * kx, ty: pad - (m.extent.y0 - BREADTH_H / 2) * ky };
+      const img = this.overviewImage ?? document.createElement("canvas");
+      img.width = this.overview.width;
+      img.height = this.overview.height;
+      const c = img.getContext("2d", { alpha: false })!;
+      c.setTransform(dpr, 0, 0, dpr, 0, 0);
+      c.fillStyle = "#ffffff";
+      c.fillRect(0, 0, ow, oh);
+      paint(c, m, this.overviewT, ow, oh, { labels: false, selected: null });
+      this.overviewImage = img;
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.fillStyle = "#f9fafb";
+    ctx.fillRect(0, 0, this.overview.width, this.overview.height);
+    if (!m || m.columns.length === 0 || !this.overviewImage) return;
+    ctx.drawImage(this.overviewImage, 0, 0);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const b = this.brush();
+    ctx.fillStyle = "rgba(241, 245, 249, 0.6)";
+    ctx.fillRect(0, 0, ow, Math.max(0, b.y0));
+    ctx.fillRect(0, b.y1, ow, Math.max(0, oh - b.y1));
+    ctx.fillRect(0, b.y0, Math.max(0, b.x0), b.y1 - b.y0);
+    ctx.fillRect(b.x1, b.y0, Math.max(0, ow - b.x1), b.y1 - b.y0);
+    ctx.strokeStyle = "#2563eb";
+    ctx.lineWidth = 1.5;
+    ctx.strokeRect(b.x0 + 0.5, b.y0 + 0.5, Math.max(2, b.x1 - b.x0 - 1), Math.max(2, b.y1 - b.y0 - 1));
+    const d = this.brushDrag;
+    if (d && !d.move) {
+      ctx.fillStyle = "rgba(37, 99, 235, 0.15)";
+      ctx.fillRect(Math.min(d.x0, d.x1), Math.min(d.y0, d.y1), Math.abs(d.x1 - d.x0), Math.abs(d.y1 - d.y0));
+    }
+  }
+
+  // brush returns the detail view's world rectangle in overview pixels,
+  // kept at least a few pixels tall so that it can be grabbed.
+  private brush(): { x0: number; x1: number; y0: number; y1: number } {
+    const o = this.overviewT;
+    const wx0 = -this.tx / this.kx, wx1 = (this.width - this.tx) / this.kx;
+    const wy0 = -this.ty / this.ky, wy1 = (this.height - this.ty) / this.ky;
+    let x0 = Math.max(0, wx0 * o.kx + o.tx), x1 = Math.min(this.ow, wx1 * o.kx + o.tx);
+    let y0 = Math.max(0, wy0 * o.ky + o.ty), y1 = Math.min(this.oh, wy1 * o.ky + o.ty);
+    if (x1 - x0 < 4) [x0, x1] = [(x0 + x1) / 2 - 2, (x0 + x1) / 2 + 2];
+    if (y1 - y0 < 4) [y0, y1] = [(y0 + y1) / 2 - 2, (y0 + y1) / 2 + 2];
+    return { x0, x1, y0, y1 };
+  }
+
+  private listenOverview(): void {
+    const c = this.overview;
+    const at = (e: PointerEvent): { x: number; y: number } => {
+      const r = c.getBoundingClientRect();
+      return { x: e.clientX - r.left, y: e.clientY - r.top };
+    };
+    c.addEventListener("pointerdown", (e) => {
+      const p = at(e);
+      const b = this.brush();
+      // Dragging the brush moves it, unless it covers the whole overview (at Fit), where a
+      // drag picks the part to zoom into.
+      const inside = p.x >= b.x0 - 3 && p.x <= b.x1 + 3 && p.y >= b.y0 - 3 && p.y <= b.y1 + 3;
+      const whole = b.x1 - b.x0 >= this.ow * 0.9 && b.y1 - b.y0 >= this.oh * 0.9;
+      this.brushDrag = { x0: p.x, y0: p.y, x1: p.x, y1: p.y, move: inside && !whole };
+      c.setPointerCapture(e.pointerId);
+    });
+    c.addEventListener("pointermove", (e) => {
+      const d = this.brushDrag;
+      if (!d) return;
+      const p = at(e);
+      if (d.move) {
+        // The brush follows the pointer: the detail view pans by as much in world units.
+        const o = this.overviewT;
+        this.tx -= ((p.x - d.x1) / o.kx) * this.kx;
+        this.ty -= ((p.y - d.y1) / o.ky) * this.ky;
+        this.userMoved = true;
+      }
+      d.x1 = p.x;
+      d.y1 = p.y;
+      this.requestDraw();
+    });
+    c.addEventListener("pointerup", (e) => {
+      const d = this.brushDrag;
+      this.brushDrag = null;
+      c.releasePointerCapture(e.pointerId);
+      if (!d) return;
+      const o = this.overviewT;
+      const wx = (x: number): number => (x - o.tx) / o.kx, wy = (y: number): number => (y - o.ty) / o.ky;
+      if (!d.move && Math.abs(d.x1 - d.x0) + Math.abs(d.y1 - d.y0) >= 4) {
+        this.zoomTo(wx(Math.min(d.x0, d.x1)), wx(Math.max(d.x0, d.x1)), wy(Math.min(d.y0, d.y1)), wy(Math.max(d.y0, d.y1)));
+      } else if (!d.move) {
+        // A click centres the detail view there, at its zoom.
+        this.userMoved = true;
+        this.tx = this.width / 2 - wx(d.x0) * this.kx;
+        this.ty = this.height / 2 - wy(d.y0) * this.ky;
+      }
+      this.requestDraw();
+    });
+    c.addEventListener("wheel", (e) => {
+      e.preventDefault();
+      this.userMoved = true;
+      this.ty -= ((e.deltaY * (e.deltaMode === 1 ? 40 : 1)) / this.overviewT.ky) * this.ky * 0.05;
+      this.requestDraw();
+    }, { passive: false });
+  }
+
+  // target finds what is drawn at a point on the canvas: a band, or the
+  // node whose dot or incoming edge label is there.
+  private target(px: number, py: number): Target | null {
+    // The band under the point, or else the nearest within two pixels.
+    let near: Band | null = null, nearD = 3;
+    for (const b of this.last.bands) {
+      if (px < b.x0 - 2 || px > b.x1 + 2) continue;
+      const d = py < b.y0 ? b.y0 - py : py > b.y1 ? py - b.y1 : 0;
+      if (d < nearD) {
+        near = b;
+        nearD = d;
+        if (d === 0) break;
+      }
+    }
+    if (near) return { band: near };
+    const v = this.hit(px, py);
+    return v ? { node: v } : null;
+  }
+
   private hit(px: number, py: number): VNode | null {
     const m = this.model;
     if (!m) return null;
@@ -382,7 +443,7 @@ export class TreeView {
     const wy = (py - this.ty) / this.ky;
     const c = Math.ceil((wx - 12 / this.kx) / DEPTH_W);
     const col = m.columns[c];
-    if (!col || wx < c * DEPTH_W - DEPTH_W + BEND) return null;
+    if (!col || wx < c * DEPTH_W - DEPTH_W) return null;
     const i = lowerBound(col.ys, wy);
     let best: VNode | null = null;
     let bestD = Math.max(BREADTH_H / 2, 6 / this.ky);
@@ -404,17 +465,22 @@ export class TreeView {
       c.setPointerCapture(e.pointerId);
     });
     c.addEventListener("pointermove", (e) => {
-      if (!drag) return;
+      if (!drag) {
+        this.hover(e);
+        return;
+      }
       const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
       if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
       drag.moved = true;
       this.userMoved = true;
+      this.hideTip();
       drag.x = e.clientX;
       drag.y = e.clientY;
       this.tx += dx;
       this.ty += dy;
       this.requestDraw();
     });
+    c.addEventListener("pointerleave", () => this.hideTip());
     c.addEventListener("pointerup", (e) => {
       if (!drag) return;
       const wasClick = !drag.moved;
@@ -422,7 +488,12 @@ export class TreeView {
       drag = null;
       if (!wasClick) return;
       const rect = c.getBoundingClientRect();
-      const v = this.hit(e.clientX - rect.left, e.clientY - rect.top);
+      const t = this.target(e.clientX - rect.left, e.clientY - rect.top);
+      if (t && "band" in t) {
+        this.zoomToBand(t.band);
+        return;
+      }
+      const v = t?.node ?? null;
       this.select(v);
       const bug = v?.node?.leaf?.bug;
       if (bug !== undefined && bug !== null) this.events.openBug(bug);
@@ -439,6 +510,7 @@ export class TreeView {
     c.addEventListener("wheel", (e) => {
       e.preventDefault();
       this.userMoved = true;
+      this.hideTip();
       const rect = c.getBoundingClientRect();
       const mx = e.clientX - rect.left, my = e.clientY - rect.top;
       const scale = e.deltaMode === 1 ? 40 : 1;
@@ -460,6 +532,64 @@ export class TreeView {
     }, { passive: false });
   }
 
+  // zoomToBand shows a band's subtrees across the canvas's height, from
+  // their parent on, at least as wide as labels need; the overview shows
+  // what lies beyond the right edge.
+  private zoomToBand(b: Band): void {
+    const x0 = b.parent ? b.parent.x : 0;
+    this.zoomTo(x0, Math.max(x0 + DEPTH_W, b.deepest * DEPTH_W), b.wy0, b.wy1);
+    this.kx = Math.max(this.kx, READ_COLUMN / DEPTH_W);
+    this.tx = 24 - x0 * this.kx;
+  }
+
+  // hover shows what is under the pointer in the tooltip.
+  private hover(e: PointerEvent): void {
+    const rect = this.canvas.getBoundingClientRect();
+    const px = e.clientX - rect.left, py = e.clientY - rect.top;
+    const t = this.target(px, py);
+    if (!t) {
+      this.hideTip();
+      return;
+    }
+    const tip = this.tip;
+    clear(tip);
+    if ("band" in t) {
+      const b = t.band;
+      tip.append(h("b", {}, `${count(b.size, "decision")} · ${count(b.runs, "run")}`));
+      if (b.bugRuns > 0) tip.append(h("div", { class: "tip-bug" }, `${count(b.bugRuns, "run")} found a bug${b.bugs > 0 ? ` (the first run of ${count(b.bugs, "bug")})` : ""}`));
+      tip.append(h("div", { class: "muted" }, "too thin to draw one by one: click to zoom in"));
+    } else {
+      const v = t.node;
+      if (v.kind === "pruned") {
+        const p = v.pruned!;
+        tip.append(h("b", {}, `${p.g} not run here: ${p.reason}`), h("div", {}, reasonStyle[p.reason].text));
+      } else {
+        const n = v.node!;
+        tip.append(h("b", {}, n.g ? edgeLabel(v) : "the root"), h("div", { class: "muted" }, `decision point #${n.id}${n.enabled?.length ? `; enabled ${n.enabled.join(", ")}` : ""}`));
+        if (n.pruned?.length) tip.append(h("div", {}, `pruned: ${n.pruned.map((p) => `${p.g} (${p.reason})`).join(", ")}`));
+        if (v.bug) {
+          const g = v.bug;
+          const name = g.bug !== null ? `bug ${g.bug}` : "a bug";
+          tip.append(h("div", { class: "tip-bug" }, v.first
+            ? `${n.leaf!.verdict}: ${name}, the first of ${count(g.count, "run")} that found it`
+            : `${n.leaf!.verdict}: ${name} again, first found by decision point #${g.first.id}`));
+        } else if (n.leaf) {
+          tip.append(h("div", {}, `run ended: ${n.leaf.verdict}`));
+        } else if (v.size > 1) {
+          tip.append(h("div", { class: "muted" }, `below: ${count(v.size - 1, "decision")}, ${count(v.runs, "run")}${v.bugRuns ? `, ${v.bugRuns} of them buggy` : ""}`));
+        }
+      }
+    }
+    tip.hidden = false;
+    const w = tip.offsetWidth, hgt = tip.offsetHeight;
+    tip.style.left = `${Math.max(0, Math.min(px + 14, this.width - w - 4))}px`;
+    tip.style.top = `${py + 16 + hgt > this.height ? Math.max(0, py - hgt - 10) : py + 16}px`;
+  }
+
+  private hideTip(): void {
+    this.tip.hidden = true;
+  }
+
   private select(v: VNode | null): void {
     this.selected = v;
     this.showDetail();
@@ -471,7 +601,7 @@ export class TreeView {
     const d = this.detail;
     clear(d);
     if (!v || !this.model) {
-      d.append(h("p", { class: "muted" }, "Click a node to see it; double-click to fold its subtree."));
+      d.append(h("p", { class: "muted" }, noDetail));
       return;
     }
     if (v.kind === "pruned") {
@@ -492,6 +622,7 @@ export class TreeView {
     if (n.pos) dl.append(h("dt", {}, "source"), h("dd", { title: n.pos.file }, `${n.pos.file}:${n.pos.line}`));
     if (n.pruned?.length) dl.append(h("dt", {}, "pruned"), h("dd", {}, n.pruned.map((p) => `${p.g} (${p.reason})`).join(", ")));
     if (n.leaf) dl.append(h("dt", {}, "verdict"), h("dd", { "data-testid": "tree-detail-verdict" }, n.leaf.verdict + (n.leaf.bug !== undefined && n.leaf.bug !== null ? ` (bug ${n.leaf.bug})` : "")));
+    if (v.bug) dl.append(h("dt", {}, "runs"), h("dd", {}, `${count(v.bug.count, "run")} found this bug`));
     d.append(h("h3", {}, `Decision point #${n.id}`), dl);
     d.append(h("p", { class: "path", title: "the goroutines picked from the root to here" }, path.length ? path.map((x) => x.node!.g).join(" → ") : "at the root"));
     const bug = n.leaf?.bug;
@@ -517,51 +648,6 @@ export class TreeView {
   }
 }
 
-function edgeLabel(v: VNode): string {
-  const n = v.node!;
-  const where = n.pos ? ` ${basename(n.pos.file)}:${n.pos.line}` : "";
-  return `${n.g ?? ""} ${n.op ?? ""}${where}`;
-}
-
-function leafLabel(v: VNode): string {
-  const leaf = v.node!.leaf!;
-  return leaf.bug !== undefined && leaf.bug !== null ? `${leaf.verdict} · bug ${leaf.bug}` : leaf.verdict;
-}
-
-function addDot(p: Path2D, x: number, y: number, r: number, small: boolean): void {
-  if (small) {
-    p.rect(x - r, y - r, 2 * r, 2 * r);
-    return;
-  }
-  p.moveTo(x + r, y);
-  p.arc(x, y, r, 0, 2 * Math.PI);
-}
-
-function addLeaf(p: Path2D, kind: LeafKind, x: number, y: number, r: number, small: boolean): void {
-  if (small) {
-    p.rect(x - r, y - r, 2 * r, 2 * r);
-    return;
-  }
-  switch (kind) {
-    case "bug":
-      p.moveTo(x + r, y);
-      p.arc(x, y, r, 0, 2 * Math.PI);
-      break;
-    case "ok":
-      p.rect(x - r * 0.8, y - r * 0.8, r * 1.6, r * 1.6);
-      break;
-    case "aborted":
-      p.moveTo(x - r, y - r);
-      p.lineTo(x + r, y + r);
-      p.moveTo(x + r, y - r);
-      p.lineTo(x - r, y + r);
-      break;
-    case "other":
-      p.moveTo(x, y - r);
-      p.lineTo(x + r, y);
-      p.lineTo(x, y + r);
-      p.lineTo(x - r, y);
-      p.closePath();
-      break;
-  }
+function count(n: number, what: string): string {
+  return `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`;
 }
