@@ -164,13 +164,18 @@ type Leaf struct {
 	Key string `json:"key,omitempty"`
 }
 
-// Bug is a bug found by an exploration.
+// Bug is a bug found by an exploration: an entry of an exploration file, of the live stream
+// and of heddle test -json's events.
 type Bug struct {
-	ID          int    `json:"id"`
-	Kind        string `json:"kind"`
-	Message     string `json:"message,omitempty"`
+	ID      int    `json:"id"`
+	Kind    string `json:"kind"`
+	Message string `json:"message,omitempty"`
+	// Trace is the bug's trace file: in an exploration file, relative to it.
 	Trace       string `json:"trace,omitempty"`
 	Replay      string `json:"replay,omitempty"`
 	Preemptions int    `json:"preemptions"`
 	Hits        int    `json:"hits,omitempty"`
+	// Goroutines, in heddle test -json's events, are the goroutines of the bug's verdict, so
+	// that a tool can place the bug without reading its trace.
+	Goroutines []GoroutineState `json:"goroutines,omitempty"`
 }

@@ -93,16 +93,7 @@ type event struct {
 	Reason  string          `json:"Reason,omitempty"`
 	Stats   *timeline.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on an output event that prints its report.
-	Bug *jsonBug `json:"Bug,omitempty"`
-}
-
-type jsonBug struct {
-	Kind       string                    `json:"kind"`
-	Message    string                    `json:"message"`
-	Hits       int                       `json:"hits"` // runs that hit it
-	Goroutines []timeline.GoroutineState `json:"goroutines,omitempty"`
-	Trace      string                    `json:"trace,omitempty"`
-	Replay     string                    `json:"replay,omitempty"`
+	Bug *timeline.Bug `json:"Bug,omitempty"`
 }
 
 func (r *reporter) emit(e event) {
@@ -163,12 +154,12 @@ func (r *reporter) end() {
 
 // bugs prints the report of every bug of a test: one per bug, however many runs hit it.
 func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
-	for _, b := range bugs {
+	for i, b := range bugs {
 		if r.enc == nil {
 			printBug(r.w, test, b)
 			continue
 		}
-		jb := &jsonBug{Kind: b.Kind, Message: b.Message, Hits: b.Hits}
+		jb := &timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Trace != nil {
 			jb.Goroutines = b.Trace.Verdict.Goroutines
 		}
