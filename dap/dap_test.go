@@ -373,3 +373,48 @@ func (c *client) threadName(id int) string {
 	}
 	return ""
 }
+
+// replayDeadlock explores testdata/bank's TestTransfer for its deadlock and replays it,
+// returning the stop at the deadlock.
+func replayDeadlock(t *testing.T) (*client, string, stopped) {
+	t.Helper()
+	c, src := launchBank(t, 15, nil)
+	c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dpor", "budget": "20s"}), 10*time.Second)
+	var found bugFound
+	for found.Bug.Kind != "deadlock" || found.Bug.Schedule == "" {
+		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	st := c.stopped(time.Minute)
+	if st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
+		t.Fatalf("replay stopped with %+v, want a deadlock exception", st)
+	}
+	return c, src, st
+}
+
+// TestReverseContinueFromStepBack reverse-continues from a place that stepping back reached,
+// in the middle of a stretch between two checkpoints whose later part hits the breakpoint:
+// that later hit is not before the place, the other goroutine's is.
+func TestReverseContinueFromStepBack(t *testing.T) {
+	c, src, st := replayDeadlock(t)
+	thread := st.ThreadID
+	var f frame
+	for i := 0; i < 2; i++ {
+		st, f = c.stepBack(thread)
+		thread = st.ThreadID
+	}
+	me := c.threadName(thread)
+	if f.Line != 13 {
+		t.Fatalf("two step backs from the deadlock reached %s at line %d, want line 13", me, f.Line)
+	}
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 14})
+	seq := c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: thread}})
+	c.response(seq, time.Minute)
+	back := c.stopped(time.Minute)
+	f = c.stack(back.ThreadID)[0]
+	if other := c.threadName(back.ThreadID); other == me || f.Line != 14 || back.Reason != "breakpoint" {
+		t.Fatalf("reverse continue from %s at line 13 stopped on %s at line %d (%s), want the other goroutine's earlier hit at line 14", me, other, f.Line, back.Reason)
+	}
+}
