@@ -117,6 +117,28 @@ func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, 
 	return n.at(ctx, prev, max(last-1, 0))
 }
 
+// End returns an incarnation stopped on the last line the recorded execution ran before it
+// ended: the last line of its last checkpoint's segment.
+func (n *Navigator) End(ctx context.Context) (Incarnation, Stop, error) {
+	last := len(n.Checkpoints) - 1
+	if last < 0 {
+		return nil, Stop{}, fmt.Errorf("the run has no checkpoint")
+	}
+	ahead := n.goingTo(ctx, last)
+	in, err := n.Start(ctx)
+	if err != nil {
+		ahead.discard()
+		return nil, Stop{}, err
+	}
+	steps, err := segmentLength(ctx, in, last)
+	in.Close()
+	if err != nil {
+		ahead.discard()
+		return nil, Stop{}, err
+	}
+	return ahead.steps(ctx, last, steps)
+}
+
 // segmentLength goes to checkpoint k and counts the line steps that stay in its segment.
 func segmentLength(ctx context.Context, in Incarnation, k int) (int, error) {
 	st, err := in.Goto(ctx, k)

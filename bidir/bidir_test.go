@@ -328,3 +328,14 @@ func TestHitsFallBack(t *testing.T) {
 		})
 	}
 }
+
+// TestEnd goes to the last line the execution ran, the last of its last segment.
+func TestEnd(t *testing.T) {
+	_, st, err := testProgram().navigator().End(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Line != 26 || st.Checkpoint != 5 || st.Steps != 2 || st.Ended {
+		t.Errorf("End reached %v, want G2 at line 26, checkpoint 5+2", st)
+	}
+}

@@ -418,3 +418,45 @@ func TestReverseContinueFromStepBack(t *testing.T) {
 		t.Fatalf("reverse continue from %s at line 13 stopped on %s at line %d (%s), want the other goroutine's earlier hit at line 14", me, other, f.Line, back.Reason)
 	}
 }
+
+// stepOver steps over a line on thread and returns the stop, failing if the session ends.
+func (c *client) stepOver(thread int) stopped {
+	c.t.Helper()
+	c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: thread}}), time.Minute)
+	m := c.next("stopped or terminated", time.Minute, func(m *message) bool { return m.Event == "stopped" || m.Event == "terminated" })
+	if m.Event == "terminated" {
+		c.t.Fatalf("the session ended instead of stopping")
+	}
+	var st stopped
+	c.decode(m.Body, &st)
+	return st
+}
+
+// TestStepPastEnd steps and continues past the end of the run: the session stays, stopped
+// on the run's last line, and the user can step back from there.
+func TestStepPastEnd(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 14})
+	})
+	st := c.stopped(time.Minute)
+	for i := 0; st.Reason != "end"; i++ {
+		if i == 3 {
+			t.Fatalf("three steps from wg.Wait did not reach the end of the run: stopped with %+v", st)
+		}
+		st = c.stepOver(st.ThreadID)
+	}
+	if f := c.stack(st.ThreadID)[0]; f.Line != 15 || !strings.Contains(st.Description, "ok") {
+		t.Errorf("the end of the run is at line %d, described %q; want TestTransfer's closing brace, line 15, and the verdict ok", f.Line, st.Description)
+	}
+	// Past the end, a step or continue stays at the end.
+	if again := c.stepOver(st.ThreadID); again.Reason != "end" {
+		t.Errorf("a step at the end of the run stopped with %+v, want the end again", again)
+	}
+	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+	if again := c.stopped(time.Minute); again.Reason != "end" {
+		t.Errorf("a continue at the end of the run stopped with %+v, want the end again", again)
+	}
+	if _, f := c.stepBack(st.ThreadID); f.Line != 14 {
+		t.Errorf("step back from the end reached line %d, want wg.Wait, line 14", f.Line)
+	}
+}

@@ -79,7 +79,9 @@ func TestDelveParity(t *testing.T) {
 				logged = append(logged, strings.TrimSpace(b.Output))
 			}
 		}
-		c.event("terminated", time.Minute)
+		if st := c.stopped(time.Minute); st.Reason != "end" {
+			t.Errorf("the run stopped with %+v after its log points, want its end", st)
+		}
 		t.Logf("logged %q", logged)
 	})
 	t.Run("function breakpoint", func(t *testing.T) {
@@ -129,9 +131,11 @@ func TestCheckpoints(t *testing.T) {
 	if f := c.stack(st.ThreadID)[0]; st.Reason != "entry" || st.ThreadID != 1 || !strings.Contains(f.Name, "TestTransfer") {
 		t.Fatalf("stop on entry: %+v in %s, want G1 at the start of TestTransfer", st, f.Name)
 	}
-	// With no breakpoints, the default schedule runs to the end.
+	// With no breakpoints, the default schedule runs to the end, where the session stays.
 	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
-	c.event("terminated", time.Minute)
+	if st := c.stopped(time.Minute); st.Reason != "end" {
+		t.Errorf("continuing to the end stopped with %+v, want the end of the run", st)
+	}
 }
 
 func TestGotoCheckpointAndWebView(t *testing.T) {

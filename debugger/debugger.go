@@ -37,7 +37,7 @@ type Stop struct {
 	// Thread is the stopped goroutine's thread id, and Goroutine its logical id.
 	Thread    int
 	Goroutine string
-	// Description describes a bug stopped at.
+	// Description describes a bug stopped at, or how the run ended (reason "end").
 	Description string
 	// Checkpoint is the last checkpoint reached.
 	Checkpoint int
