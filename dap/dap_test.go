@@ -17,7 +17,7 @@ const buildTimeout = 3 * time.Minute
 func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) {
 	t.Helper()
 	c := newClient(t)
-	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: true}})
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}

@@ -30,6 +30,7 @@ type Session struct {
 	ctx    context.Context
 	dbg    *debugger.Debugger
 	bps    *breakpoints
+	values values
 
 	mu       sync.Mutex
 	seq      int
@@ -240,6 +241,7 @@ func (s *Session) forward(m *message) {
 			s.fail(m, "%s: the debugger ended", m.Command)
 			return
 		}
+		s.userValues(d, m, resp)
 		resp.RequestSeq = m.Seq
 		resp.Command = m.Command
 		s.send(resp)
@@ -250,6 +252,7 @@ func (s *Session) forward(m *message) {
 type front struct{ s *Session }
 
 func (f front) Stopped(st debugger.Stop) {
+	f.s.values.reset()
 	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true}
 	if st.Description != "" {
 		b["description"], b["text"] = st.Description, st.Description
