@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -143,7 +145,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 	blocked := 0
 	for _, th := range c.threads() {
 		t.Logf("thread %d %s", th.ID, th.Name)
-		if !strings.Contains(th.Name, "blocked") {
+		if th.Name == "G1" || strings.HasPrefix(th.Name, "G1 ") {
 			continue
 		}
 		fs := c.stack(th.ID)
@@ -159,7 +161,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 		}
 	}
 	if blocked != 2 {
-		t.Fatalf("%d goroutines blocked at their Lock, want 2", blocked)
+		t.Fatalf("%d transfer goroutines at their Lock, want 2", blocked)
 	}
 
 	// Step back three times from the deadlock: each goes to an earlier line of the stopped
@@ -458,5 +460,44 @@ func TestStepPastEnd(t *testing.T) {
 	}
 	if _, f := c.stepBack(st.ThreadID); f.Line != 14 {
 		t.Errorf("step back from the end reached line %d, want wg.Wait, line 14", f.Line)
+	}
+}
+
+// TestDeadlockThreads replays the transfer deadlock after a stop at a breakpoint: the
+// threads' names fit an editor's call stack, the stop's label is short with the message
+// beside it, and the other goroutine of the deadlock is shown blocked, not still "paused on
+// breakpoint".
+func TestDeadlockThreads(t *testing.T) {
+	c, _, st := replayDeadlock(t)
+	if st.Description != "deadlock" || !strings.Contains(st.Text, "deadlock") || len(st.Text) <= len(st.Description) {
+		t.Errorf("the deadlock stop is described %q, text %q; want the label deadlock and the whole message", st.Description, st.Text)
+	}
+	threads := c.threads() // answered after the stop's events
+	states := map[int]stopped{}
+	for _, m := range c.queue { // the latest state of each thread wins
+		var s stopped
+		if m.Event == "stopped" && json.Unmarshal(m.Body, &s) == nil && s.PreserveFocusHint {
+			states[s.ThreadID] = s
+		}
+	}
+	name := regexp.MustCompile(`^G1(\.\d+)* \S+ [\w.]+\.go:\d+$`)
+	inLock := 0
+	for _, th := range threads {
+		if !name.MatchString(th.Name) || len(th.Name) > 32 {
+			t.Errorf("thread %d is named %q, want its id, function and place, as G1.2 Transfer bank.go:15", th.ID, th.Name)
+		}
+		if !strings.HasSuffix(th.Name, " Transfer bank.go:15") {
+			continue
+		}
+		inLock++
+		if th.ID == st.ThreadID {
+			continue
+		}
+		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked: lock" {
+			t.Errorf("%s: its state at the deadlock is %+v, want blocked: lock", th.Name, s)
+		}
+	}
+	if inLock != 2 {
+		t.Errorf("%d threads named at their Lock at bank.go:15, want 2", inLock)
 	}
 }

@@ -255,9 +255,19 @@ func (f front) Stopped(st debugger.Stop) {
 	f.s.values.reset()
 	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true}
 	if st.Description != "" {
-		b["description"], b["text"] = st.Description, st.Description
+		b["description"] = st.Description
+	}
+	if st.Text != "" {
+		b["text"] = st.Text
 	}
 	f.s.event("stopped", b)
+	// A client keeps the reason of an earlier stop for the threads this one does not name
+	// (VS Code's "Paused on breakpoint" on a goroutine now blocked in a deadlock): each
+	// other goroutine's state is a stop of its own thread, which leaves the focus alone.
+	for _, o := range st.Others {
+		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.Description,
+			"preserveFocusHint": true, "allThreadsStopped": false})
+	}
 	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
 }
 

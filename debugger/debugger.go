@@ -37,10 +37,24 @@ type Stop struct {
 	// Thread is the stopped goroutine's thread id, and Goroutine its logical id.
 	Thread    int
 	Goroutine string
-	// Description describes a bug stopped at, or how the run ended (reason "end").
+	// Description is a short label of the stop, short enough for an editor's call stack: the
+	// kind of the bug stopped at (deadlock), or how the run ended (reason "end"). Text is
+	// the bug's whole message.
 	Description string
+	Text        string
 	// Checkpoint is the last checkpoint reached.
 	Checkpoint int
+	// Others are the states of the other goroutines, each shown with its thread, so that
+	// none keeps the reason of an earlier stop.
+	Others []ThreadState
+}
+
+// ThreadState is what a goroutine other than the stopped one is doing at a stop.
+type ThreadState struct {
+	Thread int
+	// State is blocked or runnable; Description adds the operation: blocked: lock.
+	State       string
+	Description string
 }
 
 // Config configures a Debugger.

@@ -178,7 +178,12 @@ func (d *Debugger) present(in *incarnation, h halt, steps int) {
 	web := d.web
 	d.mu.Unlock()
 	id, _ := d.threads.client(in, h.goid)
-	d.front.Stopped(Stop{Reason: h.reason, Thread: id, Goroutine: st.Goroutine, Description: h.desc, Checkpoint: st.Checkpoint})
+	desc, text := h.desc, ""
+	if h.bug != nil {
+		desc, text = h.bug.Kind, h.desc
+	}
+	d.front.Stopped(Stop{Reason: h.reason, Thread: id, Goroutine: st.Goroutine, Description: desc, Text: text,
+		Checkpoint: st.Checkpoint, Others: d.others(in, st.Goroutine)})
 	if web != nil {
 		d.publishCheckpoint(web, in, st.Checkpoint)
 	}

@@ -88,9 +88,16 @@ export class Adapter {
     /** @type {any[]} every heddle/bugFound event, in order */
     this.bugs = [];
     this.outputs = [];
+    /** @type {any[]} the other threads' states that came with each stop, in order */
+    this.threadStates = [];
     for (const name of QUEUED) {
       this.client.on(name, (e) => {
         e.receivedAt = performance.now();
+        if (name === 'stopped' && e.body?.preserveFocusHint) {
+          // Not a stop of the program: the state of another thread, sent with each stop.
+          this.threadStates.push(e.body);
+          return;
+        }
         if (name === 'heddle/bugFound') this.bugs.push(e);
         if (VERBOSE) log(`<- event ${name} ${JSON.stringify(e.body ?? {})}`);
         const i = this.waiters.findIndex((w) => w.match(e));
