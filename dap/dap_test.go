@@ -425,9 +425,11 @@ func TestReverseContinueFromStepBack(t *testing.T) {
 func (c *client) stepOver(thread int) stopped {
 	c.t.Helper()
 	c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: thread}}), time.Minute)
-	m := c.next("stopped or terminated", time.Minute, func(m *message) bool { return m.Event == "stopped" || m.Event == "terminated" })
+	m := c.next("stopped or terminated", time.Minute, func(m *message) bool {
+		return m.Event == "stopped" && !strings.Contains(string(m.Body), `"preserveFocusHint":true`) || m.Event == "terminated"
+	})
 	if m.Event == "terminated" {
-		c.t.Fatalf("the session ended instead of stopping")
+		c.t.Fatalf("the session ended instead of stopping; before: %s", c.pending())
 	}
 	var st stopped
 	c.decode(m.Body, &st)

@@ -106,11 +106,16 @@ type Debugger struct {
 	from     int
 	motions  int
 	explores *explorations
-	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees.
-	trace    *timeline.Trace
-	traceKey string
-	web      *server.Server
-	wg       sync.WaitGroup
+	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees;
+	// the web view knows it as traceName, the traces-th of the session.
+	trace     *timeline.Trace
+	traceKey  string
+	traceName string
+	traces    int
+	web       *server.Server
+	// webOnce serializes the start of the web view.
+	webOnce sync.Mutex
+	wg      sync.WaitGroup
 }
 
 // New returns a debugger with nothing launched yet.
