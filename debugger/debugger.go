@@ -113,6 +113,11 @@ type Debugger struct {
 	traceName string
 	traces    int
 	web       *server.Server
+	// names are the threads' names at the current stop of incarnation in (threadName).
+	names struct {
+		in *incarnation
+		of map[string]string
+	}
 	// webOnce serializes the start of the web view.
 	webOnce sync.Mutex
 	wg      sync.WaitGroup

@@ -173,6 +173,7 @@ func (d *Debugger) present(in *incarnation, h halt, steps int) {
 		st.Steps = steps
 	}
 	d.mu.Lock()
+	d.names.in = nil
 	d.cur = &st
 	d.curBug = h.bug
 	web := d.web

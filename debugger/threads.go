@@ -117,26 +117,41 @@ func (d *Debugger) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	return ours, nil
 }
 
-// maxNamedFrames is the number of goroutines up to which a thread's name says where it is:
-// each costs the debugger a stack trace.
+// maxNamedFrames is the number of goroutines up to which a thread's name says where it is
+// (each costs the debugger a stack trace), and up to which a stop reports their states.
 const maxNamedFrames = 64
 
 // threadName names goroutine g (runtime id goid) by its logical id and its innermost frame
-// of the user's, when where is set: G1.2 Transfer bank.go:15.
+// of the user's, when where is set: G1.2 Transfer bank.go:15. The names are kept until the
+// next stop: a client asks for the threads once per thread whose state a stop reports.
 func (d *Debugger) threadName(ctx context.Context, in *incarnation, g string, goid int64, where bool) string {
 	if !where {
 		return g
 	}
-	frames, err := d.stack(ctx, in, goid, 50)
-	if err != nil {
-		return g
+	d.mu.Lock()
+	if d.names.in != in {
+		d.names.in, d.names.of = in, map[string]string{}
 	}
-	for _, f := range frames {
-		if !f.hidden() {
-			return fmt.Sprintf("%s %s %s:%d", g, shortFunc(f.Func), filepath.Base(f.File), f.Line)
+	name, ok := d.names.of[g]
+	d.mu.Unlock()
+	if ok {
+		return name
+	}
+	name = g
+	if frames, err := d.stack(ctx, in, goid, 50); err == nil {
+		for _, f := range frames {
+			if !f.hidden() {
+				name = fmt.Sprintf("%s %s %s:%d", g, shortFunc(f.Func), filepath.Base(f.File), f.Line)
+				break
+			}
 		}
 	}
-	return g
+	d.mu.Lock()
+	if d.names.in == in {
+		d.names.of[g] = name
+	}
+	d.mu.Unlock()
+	return name
 }
 
 // shortFunc is a function's name without its package: Transfer, (*Account).Deposit,
@@ -163,6 +178,9 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 	for _, st := range last.Goroutines {
 		if st.ID == stopped || st.State == "running" {
 			continue
+		}
+		if len(out) == maxNamedFrames {
+			break
 		}
 		state := st.State
 		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
