@@ -253,7 +253,9 @@ type front struct{ s *Session }
 
 func (f front) Stopped(st debugger.Stop) {
 	f.s.values.reset()
-	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true}
+	// The description is the label a client shows beside the thread: one word, rather than
+	// VS Code's "Paused on breakpoint", leaves the thread's name room in a narrow call stack.
+	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true, "description": st.Reason}
 	if st.Description != "" {
 		b["description"] = st.Description
 	}
@@ -263,10 +265,11 @@ func (f front) Stopped(st debugger.Stop) {
 	f.s.event("stopped", b)
 	// A client keeps the reason of an earlier stop for the threads this one does not name
 	// (VS Code's "Paused on breakpoint" on a goroutine now blocked in a deadlock): each
-	// other goroutine's state is a stop of its own thread, which leaves the focus alone.
+	// other goroutine's state is a stop of its own thread, which leaves the focus alone. The
+	// label is one word, which leaves the thread's name room in a narrow call stack.
 	for _, o := range st.Others {
-		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.Description,
-			"preserveFocusHint": true, "allThreadsStopped": false})
+		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.State,
+			"text": o.Op, "preserveFocusHint": true, "allThreadsStopped": false})
 	}
 	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
 }

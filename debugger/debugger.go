@@ -52,9 +52,9 @@ type Stop struct {
 // ThreadState is what a goroutine other than the stopped one is doing at a stop.
 type ThreadState struct {
 	Thread int
-	// State is blocked or runnable; Description adds the operation: blocked: lock.
-	State       string
-	Description string
+	// State is blocked or runnable, before operation Op.
+	State string
+	Op    string
 }
 
 // Config configures a Debugger.

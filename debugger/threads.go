@@ -186,11 +186,7 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
 			state = "runnable"
 		}
-		desc := state
-		if st.Op != "" {
-			desc += ": " + st.Op
-		}
-		out = append(out, ThreadState{Thread: d.threads.id(st.ID), State: state, Description: desc})
+		out = append(out, ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op})
 	}
 	return out
 }

@@ -405,7 +405,7 @@ async function main() {
         // The launch configuration stops on entry first.
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
         await expandCallStack();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint|breakpoint$/i }), 120000);
         return await shot("04-stopped");
       });
 
@@ -502,7 +502,7 @@ async function main() {
         await startDebugging();
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
         await expandCallStack();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint|breakpoint$/i }), 120000);
         // The panel, still open, follows the new session: its footer is not "offline".
         await visible(page, app().locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }), 30000).catch(async (err) => {
           throw new Error(`the panel does not follow the new session: its footer says ${await status()}; ${err.message}; see ${await shot("fail-new-session")}`);
@@ -518,7 +518,7 @@ async function main() {
         const pick = (await other.count()) > 0 ? other : rows.first();
         const id = /G[\d.]+/.exec(await pick.innerText())[0];
         await pick.click();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step/i }), 60000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step|step$/i }), 60000);
         await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: id }), 10000);
         await shot("11-scheduled");
         return `quick pick: ${labels.join("; ")}; picked ${id}`;
