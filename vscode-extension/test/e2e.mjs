@@ -532,6 +532,13 @@ async function main() {
           await toolbar.waitFor({ state: "hidden", timeout: 30000 });
           const saved = findFiles(join(ws, ".heddle"), (p) => p.endsWith(".trace.json"));
           assert.ok(saved.length > 0, `the exploration saved no trace under ${join(ws, ".heddle")}`);
+          // Without the breakpoint on the way (bank.go:14), the replay stops at the bug.
+          await page.keyboard.press("Control+P");
+          await page.locator(".quick-input-widget input").fill("bank.go:14");
+          await page.locator(".quick-input-list .monaco-list-row", { hasText: /^bank\.go/ }).first().click();
+          await page.waitForTimeout(500);
+          await runCommand(page, "Debug: Toggle Breakpoint");
+          await page.locator(".codicon-debug-breakpoint").first().waitFor({ state: "hidden", timeout: 10000 });
           await page.keyboard.press("Control+P");
           await page.locator(".quick-input-widget input").fill("bank_test.go");
           await page.locator(".quick-input-list .monaco-list-row", { hasText: "bank_test.go" }).first().click();
