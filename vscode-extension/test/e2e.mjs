@@ -553,6 +553,11 @@ async function main() {
           await visible(page, toolbar, 60000);
           await expandCallStack();
           await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock/i })), 120000);
+          // The panel, still open, follows the replay's session to its deadlock.
+          await visible(page, app().locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }), 30000).catch(async (err) => {
+            throw new Error(`the panel does not follow the replay's session: its footer says ${await status()}; ${err.message}; see ${await shot("fail-replay-session")}`);
+          });
+          await visible(page, app().locator("[data-testid=verdict-kind]", { hasText: /^deadlock$/ }), 30000);
           await shot("13-replayed-known-bug");
           return `quick pick: ${labels.join("; ")}`;
         }, { soft: true });

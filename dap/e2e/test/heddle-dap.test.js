@@ -144,7 +144,11 @@ describe('heddle dap, driven by DebugClient', function () {
       const f = await dc.top(th.id);
       assert.equal(f.source?.path, BANK_GO, `${th.name}: top frame ${JSON.stringify(f)}`);
       assert.equal(f.line, LOCK_TO, `${th.name}: top frame line`);
-      assert.match(th.name, /blocked/, `${th.name} is blocked`);
+      assert.match(th.name, new RegExp(`^G1\\.\\d+ Transfer bank\\.go:${LOCK_TO}$`), `${th.name}: named by id, function and place`);
+      if (th.id === stop.threadId) continue;
+      // The other goroutine's state came with the stop, as a stopped event of its thread.
+      const state = dc.threadStates.findLast((s) => s.threadId === th.id);
+      assert.equal(state?.reason, 'blocked', `${th.name}'s state at the deadlock: ${JSON.stringify(state)}`);
     }
     assert.ok(transfers.some((t) => t.id === deadlockThread),
       `the deadlock stopped on thread ${deadlockThread}, not a transfer goroutine`);
