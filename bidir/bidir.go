@@ -3,6 +3,7 @@ package bidir
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // Stop is where a stopped incarnation is.
@@ -114,6 +115,28 @@ func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, 
 		return nil, Stop{}, err
 	}
 	return n.at(ctx, prev, max(last-1, 0))
+}
+
+// End returns an incarnation stopped on the last line the recorded execution ran before it
+// ended: the last line of its last checkpoint's segment.
+func (n *Navigator) End(ctx context.Context) (Incarnation, Stop, error) {
+	last := len(n.Checkpoints) - 1
+	if last < 0 {
+		return nil, Stop{}, fmt.Errorf("the run has no checkpoint")
+	}
+	ahead := n.goingTo(ctx, last)
+	in, err := n.Start(ctx)
+	if err != nil {
+		ahead.discard()
+		return nil, Stop{}, err
+	}
+	steps, err := segmentLength(ctx, in, last)
+	in.Close()
+	if err != nil {
+		ahead.discard()
+		return nil, Stop{}, err
+	}
+	return ahead.steps(ctx, last, steps)
 }
 
 // segmentLength goes to checkpoint k and counts the line steps that stay in its segment.
@@ -359,14 +382,52 @@ func (n *Navigator) hitsBefore(ctx context.Context, k0 int, cur Stop) (int, erro
 		return 0, err
 	}
 	hits := 0
+	var path []Stop // cur's stretch up to cur, once a hit falls in it
+	used := 0       // the places of path that earlier hits were
 	for {
 		st, err := in.Continue(ctx)
 		if err != nil {
 			return 0, err
 		}
-		if st.Ended || st.Checkpoint > cur.Checkpoint || st.Same(cur) {
+		if st.Ended || st.Checkpoint > cur.Checkpoint {
+			return hits, nil
+		}
+		if st.Checkpoint == cur.Checkpoint && cur.Steps >= 0 {
+			// A hit in cur's own stretch is before cur only if stepping from the checkpoint to
+			// cur passes it; otherwise it, and every later hit, is after cur.
+			if path == nil {
+				if path, err = n.path(ctx, cur); err != nil {
+					return 0, err
+				}
+			}
+			i := slices.IndexFunc(path[used:], st.Same)
+			if i < 0 {
+				return hits, nil
+			}
+			used += i + 1
+		} else if st.Same(cur) {
 			return hits, nil
 		}
 		hits++
 	}
+}
+
+// path returns the places a new incarnation passes stepping from cur's checkpoint to cur,
+// which cur.Steps says how far it is: cur itself is not among them.
+func (n *Navigator) path(ctx context.Context, cur Stop) ([]Stop, error) {
+	path := make([]Stop, 0, cur.Steps)
+	if cur.Steps == 0 {
+		return path, nil
+	}
+	in, err := n.Start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	st, err := in.Goto(ctx, cur.Checkpoint)
+	for err == nil && len(path) < cur.Steps {
+		path = append(path, st)
+		st, err = in.Step(ctx)
+	}
+	return path, err
 }

@@ -195,6 +195,10 @@ func TestReverseContinue(t *testing.T) {
 		{"the previous hit", []int{11, 25}, Stop{Checkpoint: 5, Goroutine: "G2", File: "f.go", Line: 25, Depth: 1}, 11, 0},
 		{"the latest of several", []int{13, 15, 21}, Stop{Checkpoint: 4, Goroutine: "G1", File: "f.go", Line: 15, Depth: 1}, 13, 2},
 		{"no earlier hit: the start", []int{25}, Stop{Checkpoint: 5, Goroutine: "G2", File: "f.go", Line: 25, Depth: 1}, 10, 0},
+		// From a place that stepping reached, the hits later in its own stretch are after it.
+		{"at a checkpoint, before its stretch's hit", []int{21, 13}, Stop{Checkpoint: 2, Steps: 0, Goroutine: "G1", File: "f.go", Line: 12, Depth: 1}, 21, 1},
+		{"within a stretch, before its hit", []int{21, 14}, Stop{Checkpoint: 2, Steps: 1, Goroutine: "G1", File: "f.go", Line: 13, Depth: 1}, 21, 1},
+		{"within a stretch, after its hit", []int{21, 13}, Stop{Checkpoint: 2, Steps: 2, Goroutine: "G1", File: "f.go", Line: 14, Depth: 1}, 13, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -322,5 +326,16 @@ func TestHitsFallBack(t *testing.T) {
 				t.Errorf("Previous = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// TestEnd goes to the last line the execution ran, the last of its last segment.
+func TestEnd(t *testing.T) {
+	_, st, err := testProgram().navigator().End(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Line != 26 || st.Checkpoint != 5 || st.Steps != 2 || st.Ended {
+		t.Errorf("End reached %v, want G2 at line 26, checkpoint 5+2", st)
 	}
 }

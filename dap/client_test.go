@@ -147,14 +147,20 @@ func (c *client) event(name string, timeout time.Duration) *message {
 
 // stopped is a stopped event's body.
 type stopped struct {
-	Reason      string `json:"reason"`
-	ThreadID    int    `json:"threadId"`
-	Description string `json:"description"`
+	Reason            string `json:"reason"`
+	ThreadID          int    `json:"threadId"`
+	Description       string `json:"description"`
+	Text              string `json:"text"`
+	PreserveFocusHint bool   `json:"preserveFocusHint"`
 }
 
+// stopped returns the next stop of the program, skipping the states of its other threads
+// (stopped events that keep the focus) that come with each.
 func (c *client) stopped(timeout time.Duration) stopped {
 	c.t.Helper()
-	m := c.event("stopped", timeout)
+	m := c.next("stopped", timeout, func(m *message) bool {
+		return m.Type == "event" && m.Event == "stopped" && !strings.Contains(string(m.Body), `"preserveFocusHint":true`)
+	})
 	var s stopped
 	c.decode(m.Body, &s)
 	return s

@@ -1,7 +1,9 @@
 package dap
 
 import (
+	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,7 @@ const buildTimeout = 3 * time.Minute
 func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) {
 	t.Helper()
 	c := newClient(t)
-	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: true}})
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}
@@ -143,7 +145,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 	blocked := 0
 	for _, th := range c.threads() {
 		t.Logf("thread %d %s", th.ID, th.Name)
-		if !strings.Contains(th.Name, "blocked") {
+		if th.Name == "G1" || strings.HasPrefix(th.Name, "G1 ") {
 			continue
 		}
 		fs := c.stack(th.ID)
@@ -159,7 +161,7 @@ func TestExploreReplayStepBack(t *testing.T) {
 		}
 	}
 	if blocked != 2 {
-		t.Fatalf("%d goroutines blocked at their Lock, want 2", blocked)
+		t.Fatalf("%d transfer goroutines at their Lock, want 2", blocked)
 	}
 
 	// Step back three times from the deadlock: each goes to an earlier line of the stopped
@@ -372,4 +374,132 @@ func (c *client) threadName(id int) string {
 		}
 	}
 	return ""
+}
+
+// replayDeadlock explores testdata/bank's TestTransfer for its deadlock and replays it,
+// returning the stop at the deadlock.
+func replayDeadlock(t *testing.T) (*client, string, stopped) {
+	t.Helper()
+	c, src := launchBank(t, 15, nil)
+	c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dpor", "budget": "20s"}), 10*time.Second)
+	var found bugFound
+	for found.Bug.Kind != "deadlock" || found.Bug.Schedule == "" {
+		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	st := c.stopped(time.Minute)
+	if st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
+		t.Fatalf("replay stopped with %+v, want a deadlock exception", st)
+	}
+	return c, src, st
+}
+
+// TestReverseContinueFromStepBack reverse-continues from a place that stepping back reached,
+// in the middle of a stretch between two checkpoints whose later part hits the breakpoint:
+// that later hit is not before the place, the other goroutine's is.
+func TestReverseContinueFromStepBack(t *testing.T) {
+	c, src, st := replayDeadlock(t)
+	thread := st.ThreadID
+	var f frame
+	for i := 0; i < 2; i++ {
+		st, f = c.stepBack(thread)
+		thread = st.ThreadID
+	}
+	me := c.threadName(thread)
+	if f.Line != 13 {
+		t.Fatalf("two step backs from the deadlock reached %s at line %d, want line 13", me, f.Line)
+	}
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 14})
+	seq := c.send(&godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: thread}})
+	c.response(seq, time.Minute)
+	back := c.stopped(time.Minute)
+	f = c.stack(back.ThreadID)[0]
+	if other := c.threadName(back.ThreadID); other == me || f.Line != 14 || back.Reason != "breakpoint" {
+		t.Fatalf("reverse continue from %s at line 13 stopped on %s at line %d (%s), want the other goroutine's earlier hit at line 14", me, other, f.Line, back.Reason)
+	}
+}
+
+// stepOver steps over a line on thread and returns the stop, failing if the session ends.
+func (c *client) stepOver(thread int) stopped {
+	c.t.Helper()
+	c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: thread}}), time.Minute)
+	m := c.next("stopped or terminated", time.Minute, func(m *message) bool {
+		return m.Event == "stopped" && !strings.Contains(string(m.Body), `"preserveFocusHint":true`) || m.Event == "terminated"
+	})
+	if m.Event == "terminated" {
+		c.t.Fatalf("the session ended instead of stopping; before: %s", c.pending())
+	}
+	var st stopped
+	c.decode(m.Body, &st)
+	return st
+}
+
+// TestStepPastEnd steps and continues past the end of the run: the session stays, stopped
+// on the run's last line, and the user can step back from there.
+func TestStepPastEnd(t *testing.T) {
+	c := launch(t, "TestTransfer", nil, func(c *client, src string) {
+		setBreakpoints(c, filepath.Join(filepath.Dir(src), "bank_test.go"), godap.SourceBreakpoint{Line: 14})
+	})
+	st := c.stopped(time.Minute)
+	for i := 0; st.Reason != "end"; i++ {
+		if i == 3 {
+			t.Fatalf("three steps from wg.Wait did not reach the end of the run: stopped with %+v", st)
+		}
+		st = c.stepOver(st.ThreadID)
+	}
+	if f := c.stack(st.ThreadID)[0]; f.Line != 15 || !strings.Contains(st.Description, "ok") {
+		t.Errorf("the end of the run is at line %d, described %q; want TestTransfer's closing brace, line 15, and the verdict ok", f.Line, st.Description)
+	}
+	// Past the end, a step or continue stays at the end.
+	if again := c.stepOver(st.ThreadID); again.Reason != "end" {
+		t.Errorf("a step at the end of the run stopped with %+v, want the end again", again)
+	}
+	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
+	if again := c.stopped(time.Minute); again.Reason != "end" {
+		t.Errorf("a continue at the end of the run stopped with %+v, want the end again", again)
+	}
+	if _, f := c.stepBack(st.ThreadID); f.Line != 14 {
+		t.Errorf("step back from the end reached line %d, want wg.Wait, line 14", f.Line)
+	}
+}
+
+// TestDeadlockThreads replays the transfer deadlock after a stop at a breakpoint: the
+// threads' names fit an editor's call stack, the stop's label is short with the message
+// beside it, and the other goroutine of the deadlock is shown blocked, not still "paused on
+// breakpoint".
+func TestDeadlockThreads(t *testing.T) {
+	c, _, st := replayDeadlock(t)
+	if st.Description != "deadlock" || !strings.Contains(st.Text, "deadlock") || len(st.Text) <= len(st.Description) {
+		t.Errorf("the deadlock stop is described %q, text %q; want the label deadlock and the whole message", st.Description, st.Text)
+	}
+	threads := c.threads() // answered after the stop's events
+	states := map[int]stopped{}
+	for _, m := range c.queue { // the latest state of each thread wins
+		var s stopped
+		if m.Event == "stopped" && json.Unmarshal(m.Body, &s) == nil && s.PreserveFocusHint {
+			states[s.ThreadID] = s
+		}
+	}
+	name := regexp.MustCompile(`^G1(\.\d+)* \S+ [\w.]+\.go:\d+$`)
+	inLock := 0
+	for _, th := range threads {
+		if !name.MatchString(th.Name) || len(th.Name) > 32 {
+			t.Errorf("thread %d is named %q, want its id, function and place, as G1.2 Transfer bank.go:15", th.ID, th.Name)
+		}
+		if !strings.HasSuffix(th.Name, " Transfer bank.go:15") {
+			continue
+		}
+		inLock++
+		if th.ID == st.ThreadID {
+			continue
+		}
+		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked" || s.Text != "lock" {
+			t.Errorf("%s: its state at the deadlock is %+v, want blocked in lock", th.Name, s)
+		}
+	}
+	if inLock != 2 {
+		t.Errorf("%d threads named at their Lock at bank.go:15, want 2", inLock)
+	}
 }

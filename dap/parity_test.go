@@ -1,11 +1,13 @@
 package dap
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +116,7 @@ func TestDelveParity(t *testing.T) {
 	t.Run("panic", func(t *testing.T) {
 		c := launch(t, "TestOverdraw", nil, nil)
 		st := c.stopped(time.Minute)
-		if st.Reason != "exception" || !strings.Contains(st.Description, "insufficient funds") {
+		if st.Reason != "exception" || st.Description != "panic" || !strings.Contains(st.Text, "insufficient funds") {
 			t.Fatalf("stopped with %+v, want the panic", st)
 		}
 		if f := c.stack(st.ThreadID)[0]; !strings.HasSuffix(f.Source.Path, "bank.go") || f.Line != 37 {
@@ -129,9 +131,11 @@ func TestCheckpoints(t *testing.T) {
 	if f := c.stack(st.ThreadID)[0]; st.Reason != "entry" || st.ThreadID != 1 || !strings.Contains(f.Name, "TestTransfer") {
 		t.Fatalf("stop on entry: %+v in %s, want G1 at the start of TestTransfer", st, f.Name)
 	}
-	// With no breakpoints, the default schedule runs to the end.
+	// With no breakpoints, the default schedule runs to the end, where the session stays.
 	c.response(c.send(&godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: st.ThreadID}}), time.Minute)
-	c.event("terminated", time.Minute)
+	if st := c.stopped(time.Minute); st.Reason != "end" {
+		t.Errorf("continuing to the end stopped with %+v, want the end of the run", st)
+	}
 }
 
 func TestGotoCheckpointAndWebView(t *testing.T) {
@@ -474,5 +478,87 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cur)
 	if cur.Current >= k {
 		t.Errorf("after the step back the current checkpoint is %d, want before the decision's %d", cur.Current, k)
+	}
+}
+
+// The web view opened after an exploration shows its schedule tree and its bug, and after
+// the bug's replay the run replayed.
+func TestWebViewAfterExploreAndReplay(t *testing.T) {
+	c, _ := launchBank(t, 15, nil)
+	c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dpor", "budget": "20s"}), 10*time.Second)
+	var found bugFound
+	for found.Bug.Kind != "deadlock" || found.Bug.Schedule == "" {
+		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+
+	var w struct {
+		URL string `json:"url"`
+	}
+	c.decode(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := u.Query().Get("token")
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	type streamed struct {
+		Type  string `json:"type"`
+		Kind  string `json:"kind"`
+		Trace string `json:"trace"`
+	}
+	// next reads the stream until a message satisfies match, counting the messages by type.
+	seen := map[string]int{}
+	next := func(what string, match func(streamed) bool) streamed {
+		t.Helper()
+		ws.SetReadDeadline(time.Now().Add(time.Minute))
+		for {
+			var m streamed
+			if err := ws.ReadJSON(&m); err != nil {
+				t.Fatalf("waiting for %s on the web view's stream (seen %v): %v; the session said: %s", what, seen, err, c.pending())
+			}
+			seen[m.Type]++
+			if match(m) {
+				return m
+			}
+		}
+	}
+	// The stream replays what was published before the page connected: the tree and the
+	// bugs, then the stop.
+	var bugs []string
+	before := next("the stop's checkpoint", func(m streamed) bool {
+		if m.Type == "bug" {
+			bugs = append(bugs, m.Kind)
+		}
+		return m.Type == "checkpoint"
+	})
+	if seen["node"] == 0 || !slices.Contains(bugs, "deadlock") {
+		t.Fatalf("the web view opened after the exploration has %d nodes of its tree and the bugs %q, want the tree and the deadlock", seen["node"], bugs)
+	}
+
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	c.stopped(time.Minute)
+	c.threads() // reads the stop's other events, which the session writes before it publishes
+	after := next("the replay's checkpoint", func(m streamed) bool { return m.Type == "checkpoint" })
+	t.Logf("the web view showed trace %s at the breakpoint, %s after the replay", before.Trace, after.Trace)
+	req, _ := http.NewRequest("GET", "http://"+u.Host+"/api/trace?path="+url.QueryEscape(after.Trace), nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tr struct {
+		Verdict struct {
+			Kind string `json:"kind"`
+		} `json:"verdict"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil || tr.Verdict.Kind != "deadlock" {
+		t.Errorf("the web view's trace %q after the replay: verdict %q (%v), want the deadlock", after.Trace, tr.Verdict.Kind, err)
 	}
 }

@@ -30,6 +30,7 @@ type Session struct {
 	ctx    context.Context
 	dbg    *debugger.Debugger
 	bps    *breakpoints
+	values values
 
 	mu       sync.Mutex
 	seq      int
@@ -240,6 +241,7 @@ func (s *Session) forward(m *message) {
 			s.fail(m, "%s: the debugger ended", m.Command)
 			return
 		}
+		s.userValues(d, m, resp)
 		resp.RequestSeq = m.Seq
 		resp.Command = m.Command
 		s.send(resp)
@@ -250,11 +252,25 @@ func (s *Session) forward(m *message) {
 type front struct{ s *Session }
 
 func (f front) Stopped(st debugger.Stop) {
-	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true}
+	f.s.values.reset()
+	// The description is the label a client shows beside the thread: one word, rather than
+	// VS Code's "Paused on breakpoint", leaves the thread's name room in a narrow call stack.
+	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true, "description": st.Reason}
 	if st.Description != "" {
-		b["description"], b["text"] = st.Description, st.Description
+		b["description"] = st.Description
+	}
+	if st.Text != "" {
+		b["text"] = st.Text
 	}
 	f.s.event("stopped", b)
+	// A client keeps the reason of an earlier stop for the threads this one does not name
+	// (VS Code's "Paused on breakpoint" on a goroutine now blocked in a deadlock): each
+	// other goroutine's state is a stop of its own thread, which leaves the focus alone. The
+	// label is one word, which leaves the thread's name room in a narrow call stack.
+	for _, o := range st.Others {
+		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.State,
+			"text": o.Op, "preserveFocusHint": true, "allThreadsStopped": false})
+	}
 	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
 }
 

@@ -350,9 +350,7 @@ func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error))
 			if old != nil {
 				go old.close()
 			}
-			d.reportEnd(n.in)
-			d.end(id)
-			d.present(n.in, n.last, -1)
+			d.stopAtEnd(id, n.in)
 			return
 		}
 		d.adopt(id, n, st, reason)

@@ -73,7 +73,10 @@ type Checkpoint struct {
 	Step          int    `json:"step"`
 	New           bool   `json:"new,omitempty"`
 	Func          string `json:"func,omitempty"`
-	goid          int64
+	// Obj is the logical id of the operation's object (G1#2), objID its number in the run.
+	Obj   string `json:"obj,omitempty"`
+	objID rt.ObjID
+	goid  int64
 }
 
 // decision is a point with several alternatives and the pick made there.
@@ -233,7 +236,7 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 	case "resumed":
 		res := ev.Resumed
 		cp := Checkpoint{Index: len(c.checkpoints), Goroutine: res.G, Op: res.Op, Position: res.Pos, Decision: res.Decision >= 0,
-			DecisionIndex: res.Decision, Step: res.Step, New: res.New, Func: res.Func, goid: res.Goid}
+			DecisionIndex: res.Decision, Step: res.Step, New: res.New, Func: res.Func, Obj: res.Obj, objID: res.ObjID, goid: res.Goid}
 		c.goids[res.G] = res.Goid
 		c.byGoid[res.Goid] = res.G
 		c.checkpoints = append(c.checkpoints, cp)

@@ -37,10 +37,24 @@ type Stop struct {
 	// Thread is the stopped goroutine's thread id, and Goroutine its logical id.
 	Thread    int
 	Goroutine string
-	// Description describes a bug stopped at.
+	// Description is a short label of the stop, short enough for an editor's call stack: the
+	// kind of the bug stopped at (deadlock), or how the run ended (reason "end"). Text is
+	// the bug's whole message.
 	Description string
+	Text        string
 	// Checkpoint is the last checkpoint reached.
 	Checkpoint int
+	// Others are the states of the other goroutines, each shown with its thread, so that
+	// none keeps the reason of an earlier stop.
+	Others []ThreadState
+}
+
+// ThreadState is what a goroutine other than the stopped one is doing at a stop.
+type ThreadState struct {
+	Thread int
+	// State is blocked or runnable, before operation Op.
+	State string
+	Op    string
 }
 
 // Config configures a Debugger.
@@ -92,11 +106,21 @@ type Debugger struct {
 	from     int
 	motions  int
 	explores *explorations
-	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees.
-	trace    *timeline.Trace
-	traceKey string
-	web      *server.Server
-	wg       sync.WaitGroup
+	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees;
+	// the web view knows it as traceName, the traces-th of the session.
+	trace     *timeline.Trace
+	traceKey  string
+	traceName string
+	traces    int
+	web       *server.Server
+	// names are the threads' names at the current stop of incarnation in (threadName).
+	names struct {
+		in *incarnation
+		of map[string]string
+	}
+	// webOnce serializes the start of the web view.
+	webOnce sync.Mutex
+	wg      sync.WaitGroup
 }
 
 // New returns a debugger with nothing launched yet.

@@ -129,10 +129,12 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 	id = e.next
 	e.running[id] = cancel
 	e.mu.Unlock()
-	d.mu.Lock()
-	web := d.web
-	d.mu.Unlock()
-	// The schedule tree is streamed to the web view when it is open.
+	// The schedule tree goes to the web view, which starts now if it has not, so that a page
+	// opened during or after the search shows it.
+	web, err := d.webServer()
+	if err != nil {
+		d.errorf("web view: %v", err)
+	}
 	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time}
 	prog := d.prog
 	d.wg.Add(1)

@@ -346,7 +346,7 @@ func (t *fakeTarget) ask(ev *worker.DebugEvent) worker.DebugReply {
 }
 
 func (t *fakeTarget) end() {
-	t.send(&worker.DebugEvent{Type: "end"})
+	t.send(&worker.DebugEvent{Type: "end", Trace: &timeline.Trace{Verdict: timeline.Verdict{Kind: "ok"}}})
 	t.ended = true
 	t.event(Event{Kind: Exited})
 }

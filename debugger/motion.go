@@ -173,12 +173,18 @@ func (d *Debugger) present(in *incarnation, h halt, steps int) {
 		st.Steps = steps
 	}
 	d.mu.Lock()
+	d.names.in = nil
 	d.cur = &st
 	d.curBug = h.bug
 	web := d.web
 	d.mu.Unlock()
 	id, _ := d.threads.client(in, h.goid)
-	d.front.Stopped(Stop{Reason: h.reason, Thread: id, Goroutine: st.Goroutine, Description: h.desc, Checkpoint: st.Checkpoint})
+	desc, text := h.desc, ""
+	if h.bug != nil {
+		desc, text = h.bug.Kind, h.desc
+	}
+	d.front.Stopped(Stop{Reason: h.reason, Thread: id, Goroutine: st.Goroutine, Description: desc, Text: text,
+		Checkpoint: st.Checkpoint, Others: d.others(in, st.Goroutine)})
 	if web != nil {
 		d.publishCheckpoint(web, in, st.Checkpoint)
 	}
@@ -332,11 +338,36 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 			steps = -1
 		}
 		if h.ended {
-			d.reportEnd(in)
+			in.release(sink)
+			d.stopAtEnd(id, in)
+			return
 		}
 		d.settle(id, in, sink)
 		d.present(in, h, steps)
 	})
+}
+
+// stopAtEnd shows the end of in's run, which motion id reached going forward, as a stop
+// (reason "end") on the last line the run executed, in a new incarnation: the user can go
+// back from there. A debuggee that did not end its run (killed, crashed) ends the session.
+func (d *Debugger) stopAtEnd(id int, in *incarnation) {
+	desc := d.reportEnd(in)
+	if desc == "" {
+		d.end(id)
+		d.present(in, halt{ended: true}, -1)
+		return
+	}
+	defer d.startSpare()
+	inc, st, err := d.navigator().End(d.ctx)
+	if err != nil {
+		d.front.Output("stderr", "heddle: cannot stay at the end of the run: "+err.Error()+"\n")
+		d.end(id)
+		d.present(in, halt{ended: true}, -1)
+		return
+	}
+	n := inc.(*navInc)
+	n.last.desc = desc
+	d.adopt(id, n, st, "end")
 }
 
 // stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the
@@ -424,12 +455,13 @@ func (d *Debugger) endIfGone(in *incarnation) {
 	d.present(in, halt{ended: true}, -1)
 }
 
-// reportEnd tells the user how the run ended when it ended without stopping.
-func (d *Debugger) reportEnd(in *incarnation) {
+// reportEnd tells the user how the run ended when it ended without stopping. It returns
+// what it said ("the run ended: ok"), or "" if the debuggee did not end its run.
+func (d *Debugger) reportEnd(in *incarnation) string {
 	select {
 	case <-in.ctrl.ended:
 	case <-time.After(2 * time.Second):
-		return
+		return ""
 	}
 	in.ctrl.mu.Lock()
 	tr, errMsg := in.ctrl.trace, in.ctrl.endErr
@@ -438,12 +470,14 @@ func (d *Debugger) reportEnd(in *incarnation) {
 	case errMsg != "":
 		d.front.Output("stderr", "heddle: "+errMsg+"\n")
 	case tr != nil:
-		msg := "heddle: the run ended: " + tr.Verdict.Kind
+		msg := "the run ended: " + tr.Verdict.Kind
 		if tr.Verdict.Message != "" {
 			msg += ": " + tr.Verdict.Message
 		}
-		d.front.Output("console", msg+"\n")
+		d.front.Output("console", "heddle: "+msg+"\n")
+		return msg
 	}
+	return ""
 }
 
 // plan is how a new incarnation runs: it follows the session's schedule and stops at

@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/worker"
 )
 
 // foreignBase offsets the thread ids of goroutines heddle does not control (the runtime's,
@@ -85,9 +87,10 @@ type ThreadInfo struct {
 }
 
 // Threads lists the controlled goroutines of the current incarnation, named by logical id
-// and scheduler state. Goroutines heddle does not control are listed only when there are no
-// controlled ones (before the run starts), so that the user can still see where the program
-// is.
+// and where they are, short enough for an editor's call stack: G1.2 Transfer bank.go:15.
+// Their states go with the stop (Stop.Others). Goroutines heddle does not control are
+// listed only when there are no controlled ones (before the run starts), so that the user
+// can still see where the program is.
 func (d *Debugger) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	in := d.current()
 	if in == nil {
@@ -106,7 +109,7 @@ func (d *Debugger) Threads(ctx context.Context) ([]ThreadInfo, error) {
 			foreign = append(foreign, ThreadInfo{ID: id, Name: th.Name})
 			continue
 		}
-		ours = append(ours, ThreadInfo{ID: id, Name: describe(in, name)})
+		ours = append(ours, ThreadInfo{ID: id, Name: d.threadName(ctx, in, name, th.Goid, len(threads) <= maxNamedFrames)})
 	}
 	if len(ours) == 0 {
 		ours = foreign
@@ -114,48 +117,78 @@ func (d *Debugger) Threads(ctx context.Context) ([]ThreadInfo, error) {
 	return ours, nil
 }
 
-// describe names goroutine g with its scheduler state: G1.2 [blocked: Lock G1#1 at bank.go:17].
-func describe(in *incarnation, g string) string {
-	c := in.ctrl
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	running := ""
-	if n := len(c.checkpoints); n > 0 && c.bug == nil {
-		running = c.checkpoints[n-1].Goroutine
-	}
-	if g == running {
-		return g + " [running]"
-	}
-	if c.last == nil {
+// maxNamedFrames is the number of goroutines up to which a thread's name says where it is
+// (each costs the debugger a stack trace), and up to which a stop reports their states.
+const maxNamedFrames = 64
+
+// threadName names goroutine g (runtime id goid) by its logical id and its innermost frame
+// of the user's, when where is set: G1.2 Transfer bank.go:15. The names are kept until the
+// next stop: a client asks for the threads once per thread whose state a stop reports.
+func (d *Debugger) threadName(ctx context.Context, in *incarnation, g string, goid int64, where bool) string {
+	if !where {
 		return g
 	}
-	runnable := false
-	for _, a := range c.last.Alts {
-		if a.Name == g {
-			runnable = true
+	d.mu.Lock()
+	if d.names.in != in {
+		d.names.in, d.names.of = in, map[string]string{}
+	}
+	name, ok := d.names.of[g]
+	d.mu.Unlock()
+	if ok {
+		return name
+	}
+	name = g
+	if frames, err := d.stack(ctx, in, goid, 50); err == nil {
+		for _, f := range frames {
+			if !f.hidden() {
+				name = fmt.Sprintf("%s %s %s:%d", g, shortFunc(f.Func), filepath.Base(f.File), f.Line)
+				break
+			}
 		}
 	}
-	for _, st := range c.last.Goroutines {
-		if st.ID != g {
+	d.mu.Lock()
+	if d.names.in == in {
+		d.names.of[g] = name
+	}
+	d.mu.Unlock()
+	return name
+}
+
+// shortFunc is a function's name without its package: Transfer, (*Account).Deposit,
+// TestTransfer.func1.
+func shortFunc(fn string) string {
+	fn = fn[strings.LastIndex(fn, "/")+1:]
+	if _, after, ok := strings.Cut(fn, "."); ok {
+		return after
+	}
+	return fn
+}
+
+// others returns the states of the goroutines of in other than the stopped goroutine, as
+// the last scheduling point (or the bug) left them.
+func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
+	c := in.ctrl
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last == nil {
+		return nil
+	}
+	var out []ThreadState
+	for _, st := range last.Goroutines {
+		if st.ID == stopped || st.State == "running" {
 			continue
 		}
-		if st.State != "blocked" {
-			return g + " [" + st.State + "]"
+		if len(out) == maxNamedFrames {
+			break
 		}
-		what := "blocked"
-		if runnable {
-			what = "runnable"
+		state := st.State
+		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
+			state = "runnable"
 		}
-		op := st.Op
-		if st.Obj != "" {
-			op += " " + st.Obj
-		}
-		if st.Pos != nil {
-			op += fmt.Sprintf(" at %s:%d", filepath.Base(st.Pos.File), st.Pos.Line)
-		}
-		return g + " [" + what + ": " + op + "]"
+		out = append(out, ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op})
 	}
-	return g + " [done]"
+	return out
 }
 
 // hiddenDirs are the source directories of heddle's runtime (as compiled into debuggees) and

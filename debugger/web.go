@@ -13,6 +13,22 @@ import (
 // WebView starts the session's web view, which follows the debugger, and returns its URL;
 // allowOrigin, if set, lets a page served through an editor's port proxy use it.
 func (d *Debugger) WebView(allowOrigin string) (string, error) {
+	web, err := d.webServer()
+	if err != nil {
+		return "", err
+	}
+	if allowOrigin != "" {
+		if err := web.AllowOrigin(allowOrigin); err != nil {
+			return "", err
+		}
+	}
+	return web.URL(), nil
+}
+
+// webServer returns the session's web view, started on first use.
+func (d *Debugger) webServer() (*server.Server, error) {
+	d.webOnce.Lock()
+	defer d.webOnce.Unlock()
 	d.mu.Lock()
 	web := d.web
 	d.mu.Unlock()
@@ -23,7 +39,7 @@ func (d *Debugger) WebView(allowOrigin string) (string, error) {
 		}
 		var err error
 		if web, err = start(); err != nil {
-			return "", err
+			return nil, err
 		}
 		web.OnGoto(d.gotoStep)
 		d.mu.Lock()
@@ -31,15 +47,16 @@ func (d *Debugger) WebView(allowOrigin string) (string, error) {
 		cur := d.cur
 		d.mu.Unlock()
 		if in := d.current(); in != nil && cur != nil {
-			d.publishCheckpoint(web, in, cur.Checkpoint)
+			// The stop's trace is replayed in a worker: the caller (an exploration starting)
+			// need not wait for it.
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				d.publishCheckpoint(web, in, cur.Checkpoint)
+			}()
 		}
 	}
-	if allowOrigin != "" {
-		if err := web.AllowOrigin(allowOrigin); err != nil {
-			return "", err
-		}
-	}
-	return web.URL(), nil
+	return web, nil
 }
 
 // sessionTrace returns the detailed trace of the schedule the session follows, replayed in
@@ -76,6 +93,10 @@ func (d *Debugger) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint,
 	tr.Program.Dir = prog.dir
 	d.mu.Lock()
 	d.trace, d.traceKey = tr, key
+	// Each schedule's trace has a name of its own, so that a page showing the previous one
+	// loads the new one rather than moving its cursor on the old.
+	d.traces++
+	d.traceName = fmt.Sprintf("session-%d", d.traces)
 	d.mu.Unlock()
 	return tr, cps, nil
 }
@@ -84,9 +105,12 @@ func (d *Debugger) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint,
 func (d *Debugger) publishCheckpoint(web *server.Server, in *incarnation, k int) {
 	tr, cps, err := d.sessionTrace(in)
 	if err == nil && k >= 0 && k < len(cps) {
-		err = web.AddTrace("session", tr)
+		d.mu.Lock()
+		name := d.traceName
+		d.mu.Unlock()
+		err = web.AddTrace(name, tr)
 		if err == nil {
-			err = web.Publish(timeline.Checkpoint{Index: k, Step: cps[k].Step, Trace: "session"})
+			err = web.Publish(timeline.Checkpoint{Index: k, Step: cps[k].Step, Trace: name})
 		}
 	}
 	if err != nil {

@@ -175,10 +175,13 @@ func (s *debugSession) spawned(sp rt.Spawn) {
 
 func (s *debugSession) resumed(r rt.Resumption) {
 	s.goids[r.G] = r.Goid
-	ev := &worker.DebugResumed{G: r.Name, Goid: r.Goid, Step: r.Step, Decision: r.Decision, New: r.New}
+	ev := &worker.DebugResumed{G: r.Name, Goid: r.Goid, Step: r.Step, Decision: r.Decision, New: r.New, ObjID: rt.NoObj}
 	switch {
 	case !r.New:
-		ev.Op, ev.Pos = r.Op.String(), position(r.PC)
+		ev.Op, ev.Pos, ev.ObjID = r.Op.String(), position(r.PC), r.Obj
+		if s.point != nil {
+			ev.Obj = s.point.ObjName(r.Obj)
+		}
 	case r.G == 0:
 		ev.Func = s.root
 	case r.Fn != 0:

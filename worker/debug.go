@@ -88,13 +88,17 @@ type DebugGoroutine struct {
 
 // DebugResumed is a checkpoint: goroutine G is about to perform its operation.
 type DebugResumed struct {
-	G        string        `json:"g"`
-	Goid     int64         `json:"goid"`
-	Step     int           `json:"step"`
-	Op       string        `json:"op,omitempty"`
-	Pos      *timeline.Pos `json:"pos,omitempty"`
-	Decision int           `json:"decision"`
-	New      bool          `json:"new,omitempty"`
+	G    string        `json:"g"`
+	Goid int64         `json:"goid"`
+	Step int           `json:"step"`
+	Op   string        `json:"op,omitempty"`
+	Pos  *timeline.Pos `json:"pos,omitempty"`
+	// Obj is the object of the operation (G1#2) and ObjID its number in the run (the id
+	// in the object's rt state), or rt.NoObj.
+	Obj      string   `json:"obj,omitempty"`
+	ObjID    rt.ObjID `json:"objId"`
+	Decision int      `json:"decision"`
+	New      bool     `json:"new,omitempty"`
 	// Func is the function a new goroutine is about to run.
 	Func string `json:"func,omitempty"`
 }

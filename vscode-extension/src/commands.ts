@@ -10,6 +10,7 @@ import { ExplorationsModel, bugPosition } from "./model";
 import { WebViewPanel } from "./panel";
 import { requests } from "./protocol";
 import { runnableItems } from "./runnable";
+import { debugChoices, findModule, importPath, readSavedBugs, testResultDir } from "./saved";
 import { Sessions } from "./sessions";
 import { errorText, heddlePath, readSettings } from "./settings";
 import { isBugNode, isExplorationNode } from "./tree";
@@ -131,12 +132,25 @@ async function lensExplore(args: unknown[]): Promise<void> {
   await vscode.tasks.executeTask(task);
 }
 
+// lensDebugTest debugs a test; when heddle has saved bugs of the test, it offers to replay
+// one of them instead of running a new schedule, which may well pass.
 async function lensDebugTest(args: unknown[]): Promise<void> {
   const ref = parseTestRef(args);
   const folder = folderFor(isDirectoryRef(ref.package) ? ref.package : undefined);
   const base = folder?.uri.fsPath;
   const dir = isDirectoryRef(ref.package) ? resolveIn(base, ref.package) : await goListDir(ref.package, base);
-  const ok = await vscode.debug.startDebugging(folder, debugTestConfiguration(dir, ref.test));
+  const mod = findModule(dir);
+  const bugs = mod ? readSavedBugs(testResultDir(mod, importPath(mod, dir), ref.test)) : [];
+  let config = debugTestConfiguration(dir, ref.test);
+  if (bugs.length > 0) {
+    const pick = await vscode.window.showQuickPick(debugChoices(bugs), {
+      title: `Heddle: ${ref.test} has ${bugs.length === 1 ? "a known bug" : `${bugs.length} known bugs`}`,
+      placeHolder: "Replay a bug, or run a new schedule",
+    });
+    if (!pick) return;
+    if (pick.trace) config = { ...replayBugConfiguration(pick.trace, base), stopOnEntry: false };
+  }
+  const ok = await vscode.debug.startDebugging(folder, config);
   if (!ok) throw new Error(`could not start debugging ${ref.test}`);
 }
 

@@ -12,7 +12,7 @@ import { WebViewPanel } from "./panel";
 import { events } from "./protocol";
 import { HeddleAdapterFactory, HeddleConfigurationProvider } from "./provider";
 import { Sessions } from "./sessions";
-import { readSettings } from "./settings";
+import { errorText, readSettings } from "./settings";
 import { HeddleTree } from "./tree";
 
 let client: LanguageClient | undefined;
@@ -39,8 +39,13 @@ export function activate(ctx: vscode.ExtensionContext): HeddleApi {
     vscode.debug.registerDebugAdapterDescriptorFactory("heddle", new HeddleAdapterFactory()),
     vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
       if (e.session.type !== "heddle") return;
-      if (e.event === events.checkpoint) panel.checkpoint(e.session.id, e.body);
-      else explore.handleEvent(e);
+      if (e.event !== events.checkpoint) {
+        explore.handleEvent(e);
+      } else if (!panel.checkpoint(e.session.id, e.body)) {
+        panel.follow(e.session).then(undefined, (err: unknown) => {
+          void vscode.window.showErrorMessage(`Heddle: cannot show the web view of ${e.session.name}: ${errorText(err)}`);
+        });
+      }
     }),
     ...registerCommands({ model, sessions, explore, panel }),
   );

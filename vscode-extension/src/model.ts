@@ -222,7 +222,7 @@ export function explorationTooltip(x: Exploration): string {
 // bugPosition is where a bug is shown: for a deadlock, at the innermost of the blocked
 // operations. A lock cycle is the cause; the goroutines that wait for the cycle's members to
 // finish (the root in wg.Wait) are its consequence, so they come last.
-export function bugPosition(b: Bug): Position | undefined {
+export function bugPosition(b: Pick<Bug, "goroutines">): Position | undefined {
   const rank = (g: BugGoroutine): number => {
     const op = (g.op ?? "").split(" ")[0]!.toLowerCase();
     if (op === "lock" || op === "rlock") return 0;

@@ -67,6 +67,15 @@ export class WebViewPanel implements vscode.Disposable {
     return true;
   }
 
+  // follow moves the open panel to session when the session it followed has ended: the old
+  // session's web view went with it, and the page would only say "offline". It reports
+  // whether the panel moved.
+  async follow(session: vscode.DebugSession): Promise<boolean> {
+    if (!this.panel || session.id === this.sessionId || this.sessions.get(this.sessionId)) return false;
+    await this.open(session);
+    return true;
+  }
+
   // receive honours only {type: "gotoCheckpoint", index} from the page.
   receive(m: unknown): boolean {
     const g = parseFrameMessage(m);

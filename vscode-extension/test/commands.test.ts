@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
+import * as path from "node:path";
 import { beforeEach, describe, test } from "node:test";
 import { registerCommands } from "../src/commands";
 import { ExploreController } from "../src/explore";
 import { ExplorationsModel } from "../src/model";
 import { WebViewPanel } from "../src/panel";
 import { Sessions } from "../src/sessions";
+import { bankModule } from "./fixtures";
 import { FakeSession, Task, Uri, debug, mock, sessions as fire, workspace } from "./vscode-mock";
 
 const bug = {
@@ -104,5 +106,25 @@ describe("commands (with the vscode mock)", () => {
     assert.equal(r!.config.schedule, bug.schedule);
     await run("heddle.debugTest", { package: "/w/bank" });
     assert.equal(mock.messages[0]!.level, "error");
+  });
+
+  test("lens heddle.debugTest on a test with a saved bug offers to replay it", async () => {
+    const { run } = setup();
+    const trace = JSON.stringify({ verdict: { kind: "deadlock", goroutines: [{ id: "G1.1", state: "blocked", op: "lock", pos: { file: "/m/bank.go", line: 15 } }] } });
+    const { root, results } = bankModule({ "deadlock-1.trace.json": trace });
+    mock.quickPick = async (items) => items.find((i: { label: string }) => i.label === "Replay deadlock-1 (bank.go:15)");
+    await run("heddle.debugTest", { package: root, test: "TestTransfer" });
+    assert.deepEqual(mock.quickPicks[0]!.items.map((i: { label: string }) => i.label), ["Replay deadlock-1 (bank.go:15)", "Run a new schedule"]);
+    assert.equal(mock.started[0]!.config.mode, "replay");
+    assert.equal(mock.started[0]!.config.schedule, path.join(results, "deadlock-1.trace.json"));
+    assert.equal(mock.started[0]!.config.stopOnEntry, false, "the replay goes to the bug");
+
+    mock.quickPick = async (items) => items.at(-1);
+    await run("heddle.debugTest", { package: root, test: "TestTransfer" });
+    assert.equal(mock.started[1]!.config.mode, "test");
+    mock.quickPick = async () => undefined;
+    await run("heddle.debugTest", { package: root, test: "TestTransfer" });
+    assert.equal(mock.started.length, 2, "dismissing the quick pick starts nothing");
+    assert.equal(mock.messages.length, 0, JSON.stringify(mock.messages));
   });
 });

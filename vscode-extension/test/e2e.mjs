@@ -15,7 +15,13 @@
 //      "Replay in Debugger" stops at the deadlock; "Step Back" goes to the
 //      line before; "Open Web View" shows the
 //      web view in a panel; in a second session stopped at a breakpoint,
-//      "Choose Next Goroutine" resumes the goroutine picked.
+//      "Choose Next Goroutine" resumes the goroutine picked;
+//   4. the web view panel follows the debugger: opened before or after Explore
+//      from Here, it shows the schedule tree and the deadlock; after Replay in
+//      Debugger, the replayed run; after a new session starts, that session,
+//      live (not "offline");
+//   5. with heddle lsp: "debug with heddle" on TestTransfer, whose deadlock the
+//      exploration saved, offers to replay it, and the replay stops at it.
 // Steps that cannot run are reported as skipped, with the reason. Once a
 // session has started, a failing step is reported and the next ones still
 // run. The last line is "N passed, N failed, N skipped"; the exit code is 1
@@ -347,6 +353,37 @@ async function main() {
         const stack = page.locator(".pane-header", { has: page.locator("h3.title", { hasText: /^Call Stack$/i }) });
         if ((await stack.getAttribute("aria-expanded")) === "false") await stack.click();
       };
+      // The web view panel: the page served by heddle dap, two iframes deep.
+      const app = () => page.frameLocator("iframe.webview.ready").frameLocator("#active-frame").frameLocator("#heddle-frame");
+      const openWebView = async () => {
+        await runCommand(page, "Heddle: Open Web View");
+        await visible(page, page.locator("iframe.webview.ready"), 30000);
+        await app().locator("header .brand").waitFor({ state: "visible", timeout: 30000 });
+      };
+      const closeWebView = async () => {
+        const tab = page.locator(".tab", { hasText: /^Heddle: / }).first();
+        await tab.hover();
+        await tab.locator(".codicon-close").click();
+        await page.locator("iframe.webview.ready").waitFor({ state: "detached", timeout: 10000 }).catch(() => {});
+      };
+      // treeAndBugs checks that the panel shows the exploration's tree and its deadlock, and
+      // returns what it shows.
+      const treeAndBugs = async (name) => {
+        await app().locator("[data-testid=tab-tree]").click();
+        let stats;
+        for (const deadline = Date.now() + 60000; ; await page.waitForTimeout(500)) {
+          stats = await app().locator("body").evaluate(() => window.heddle.treeStats()).catch((err) => ({ error: err.message }));
+          if (stats.nodes > 0 && stats.bugs > 0) break;
+          if (Date.now() > deadline) throw new Error(`the panel's schedule tree has ${JSON.stringify(stats)}, want nodes and the bug; see ${await shot(`fail-${name}`)}`);
+        }
+        await page.waitForTimeout(1000);
+        const tree = await shot(`${name}-tree`);
+        await app().locator("[data-testid=tab-bugs]").click();
+        await visible(page, app().locator("main", { hasText: /deadlock/ }), 30000);
+        const bugs = await shot(`${name}-bugs`);
+        return `tree ${JSON.stringify(stats)}; ${tree}; ${bugs}`;
+      };
+      const status = () => app().locator("[data-testid=ws-status]").innerText().catch((err) => `(${err.message})`);
       const startDebugging = async () => {
         // The start button of Run and Debug, with "Heddle: TestTransfer" selected.
         await page.locator(".start-debug-action-item .codicon-debug-start").first().click();
@@ -368,9 +405,15 @@ async function main() {
         // The launch configuration stops on entry first.
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
         await expandCallStack();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint|breakpoint$/i }), 120000);
         return await shot("04-stopped");
       });
+
+      await step("Open Web View before exploring: the panel follows the stop", async () => {
+        await openWebView();
+        await visible(page, app().locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }), 30000);
+        return await shot("05-webview-before");
+      }, { soft: true });
 
       await step("Explore from Here in the debug toolbar", async () => {
         const button = toolbar.locator('.action-label[aria-label^="Explore from Here"]');
@@ -386,14 +429,31 @@ async function main() {
         return await shot("06-bugs");
       }, { soft: true });
 
+      await step("the panel opened before the exploration shows its tree and its deadlock", async () => {
+        return await treeAndBugs("06a-panel-opened-before");
+      }, { soft: true });
+
+      await step("the panel opened after the exploration shows its tree and its deadlock", async () => {
+        await closeWebView();
+        await openWebView();
+        return await treeAndBugs("06b-panel-opened-after");
+      }, { soft: true });
+
       await step("Replay in Debugger on the deadlock stops at the bug", async () => {
         const bug = page.locator(".monaco-list-row", { hasText: "deadlock" }).first();
         await bug.hover();
         await bug.locator('.action-label[aria-label="Replay in Debugger"]').click();
         await expandCallStack();
         // The stopped event's description, or VS Code's "Paused on exception".
-        await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock: all goroutines are blocked/i })), 120000);
+        await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock/i })), 120000);
         return await shot("07-replayed");
+      }, { soft: true });
+
+      await step("after Replay in Debugger the panel shows the replayed run", async () => {
+        // The page follows the debugger to the replayed run's timeline, whose run ends in the
+        // deadlock (the run the session stopped in before ended well).
+        await visible(page, app().locator("[data-testid=verdict-kind]", { hasText: /^deadlock$/ }), 60000);
+        return await shot("07a-panel-replayed");
       }, { soft: true });
 
       await step("Step Back from the deadlock goes to the previous line", async () => {
@@ -442,7 +502,12 @@ async function main() {
         await startDebugging();
         await toolbar.locator('.action-label[aria-label^="Continue"]').click();
         await expandCallStack();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint/i }), 120000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint|breakpoint$/i }), 120000);
+        // The panel, still open, follows the new session: its footer is not "offline".
+        await visible(page, app().locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }), 30000).catch(async (err) => {
+          throw new Error(`the panel does not follow the new session: its footer says ${await status()}; ${err.message}; see ${await shot("fail-new-session")}`);
+        });
+        await shot("09a-new-session");
         await runCommand(page, "Heddle: Choose Next Goroutine");
         const rows = page.locator(".quick-input-list .monaco-list-row", { hasText: /G\d/ });
         await visible(page, rows, 30000);
@@ -453,11 +518,50 @@ async function main() {
         const pick = (await other.count()) > 0 ? other : rows.first();
         const id = /G[\d.]+/.exec(await pick.innerText())[0];
         await pick.click();
-        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step/i }), 60000);
+        await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step|step$/i }), 60000);
         await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: id }), 10000);
         await shot("11-scheduled");
         return `quick pick: ${labels.join("; ")}; picked ${id}`;
       }, { soft: true });
+
+      if (noLsp) {
+        skip("debug with heddle on a test with a saved bug offers to replay it", noLsp);
+      } else {
+        await step("debug with heddle on a test with a saved bug offers to replay it", async () => {
+          await toolbar.locator('.action-label[aria-label^="Stop"]').click();
+          await toolbar.waitFor({ state: "hidden", timeout: 30000 });
+          const saved = findFiles(join(ws, ".heddle"), (p) => p.endsWith(".trace.json"));
+          assert.ok(saved.length > 0, `the exploration saved no trace under ${join(ws, ".heddle")}`);
+          // Without the breakpoint on the way (bank.go:14), the replay stops at the bug.
+          await page.keyboard.press("Control+P");
+          await page.locator(".quick-input-widget input").fill("bank.go:14");
+          await page.locator(".quick-input-list .monaco-list-row", { hasText: /^bank\.go/ }).first().click();
+          await page.waitForTimeout(500);
+          await runCommand(page, "Debug: Toggle Breakpoint");
+          await page.locator(".codicon-debug-breakpoint").first().waitFor({ state: "hidden", timeout: 10000 });
+          await page.keyboard.press("Control+P");
+          await page.locator(".quick-input-widget input").fill("bank_test.go");
+          await page.locator(".quick-input-list .monaco-list-row", { hasText: "bank_test.go" }).first().click();
+          // The lens of TestTransfer, the first test of the file.
+          await page.locator(".codelens-decoration a", { hasText: /debug with heddle/i }).first().click();
+          const rows = page.locator(".quick-input-list .monaco-list-row");
+          await visible(page, rows.filter({ hasText: /^Replay .*deadlock-\d+ \(bank\.go:15\)/ }), 30000);
+          const labels = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+          await shot("12-debug-known-bug");
+          assert.ok(labels.some((l) => l.startsWith("Run a new schedule")), `the quick pick offers ${labels.join("; ")}, want a new schedule too`);
+          await rows.filter({ hasText: /^Replay / }).first().click();
+          await visible(page, toolbar, 60000);
+          await expandCallStack();
+          await visible(page, page.locator(".exception-widget").or(page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on exception|deadlock/i })), 120000);
+          // The panel, still open, follows the replay's session to its deadlock.
+          await visible(page, app().locator("[data-testid=ws-status]", { hasText: /^(live|connected)$/ }), 30000).catch(async (err) => {
+            throw new Error(`the panel does not follow the replay's session: its footer says ${await status()}; ${err.message}; see ${await shot("fail-replay-session")}`);
+          });
+          await visible(page, app().locator("[data-testid=verdict-kind]", { hasText: /^deadlock$/ }), 30000);
+          await shot("13-replayed-known-bug");
+          return `quick pick: ${labels.join("; ")}`;
+        }, { soft: true });
+      }
     }
   } finally {
     if (page) await shot("99-last").catch(() => {});

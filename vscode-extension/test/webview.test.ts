@@ -194,6 +194,21 @@ describe("WebViewPanel (with the vscode mock)", () => {
     await assert.rejects(panel.open(session as never), /not a loopback URL/);
   });
 
+  test("a new session's checkpoint moves the panel when the session it followed has ended", async () => {
+    const { session, panel } = setup();
+    await panel.open(session as never);
+    const next = new FakeSession("s2", "TestTransfer", undefined, (cmd) => (cmd === "heddle/webview" ? { url: "http://127.0.0.1:6000/?token=new" } : {}));
+    fire.start(next);
+    assert.equal(await panel.follow(next as never), false, "the followed session is still live");
+    assert.equal(panel.followedSession, "s1");
+    fire.terminate(session);
+    assert.equal(await panel.follow(next as never), true);
+    assert.equal(panel.followedSession, "s2");
+    assert.equal(mock.panels.length, 1, "the same panel");
+    assert.match(mock.panels[0]!.webview.html, /src="http:\/\/127\.0\.0\.1:6000\/\?token=new"/);
+    assert.equal(panel.checkpoint("s2", { index: 1 }), true);
+  });
+
   test("after the panel is closed, checkpoints go nowhere", async () => {
     const { session, panel } = setup();
     await panel.open(session as never);

@@ -144,7 +144,11 @@ describe('heddle dap, driven by DebugClient', function () {
       const f = await dc.top(th.id);
       assert.equal(f.source?.path, BANK_GO, `${th.name}: top frame ${JSON.stringify(f)}`);
       assert.equal(f.line, LOCK_TO, `${th.name}: top frame line`);
-      assert.match(th.name, /blocked/, `${th.name} is blocked`);
+      assert.match(th.name, new RegExp(`^G1\\.\\d+ Transfer bank\\.go:${LOCK_TO}$`), `${th.name}: named by id, function and place`);
+      if (th.id === stop.threadId) continue;
+      // The other goroutine's state came with the stop, as a stopped event of its thread.
+      const state = dc.threadStates.findLast((s) => s.threadId === th.id);
+      assert.equal(state?.reason, 'blocked', `${th.name}'s state at the deadlock: ${JSON.stringify(state)}`);
     }
     assert.ok(transfers.some((t) => t.id === deadlockThread),
       `the deadlock stopped on thread ${deadlockThread}, not a transfer goroutine`);
@@ -225,10 +229,11 @@ describe('heddle dap, driven by DebugClient', function () {
       assert.ok(plainStops.length <= 2, `default schedule stops: ${plainStops}`);
       await plain.request('continue', { threadId: stop.threadId });
       const e = await plain.eventAmong(['stopped', 'terminated']);
-      if (e.event === 'terminated') break;
+      assert.equal(e.event, 'stopped', 'the session stays at the end of the run');
       stop = e.body;
+      if (stop.reason === 'end') break;
     }
-    log(`default schedule: stops at line ${DEFER_FROM} on ${plainStops.join(', ')}, then terminated`);
+    log(`default schedule: stops at line ${DEFER_FROM} on ${plainStops.join(', ')}, then at the end (${stop.description})`);
     assert.equal(plainStops.length, 2, 'each transfer stops once after its first Lock');
     plain.assertNoQueued('stopped');
 

@@ -88,9 +88,16 @@ export class Adapter {
     /** @type {any[]} every heddle/bugFound event, in order */
     this.bugs = [];
     this.outputs = [];
+    /** @type {any[]} the other threads' states that came with each stop, in order */
+    this.threadStates = [];
     for (const name of QUEUED) {
       this.client.on(name, (e) => {
         e.receivedAt = performance.now();
+        if (name === 'stopped' && e.body?.preserveFocusHint) {
+          // Not a stop of the program: the state of another thread, sent with each stop.
+          this.threadStates.push(e.body);
+          return;
+        }
         if (name === 'heddle/bugFound') this.bugs.push(e);
         if (VERBOSE) log(`<- event ${name} ${JSON.stringify(e.body ?? {})}`);
         const i = this.waiters.findIndex((w) => w.match(e));
@@ -221,7 +228,7 @@ export class Adapter {
     return r.body.threads;
   }
 
-  /** The logical id of a thread (`G1.2` of `G1.2 [blocked: ...]`). */
+  /** The logical id of a thread (`G1.2` of `G1.2 Transfer bank.go:15`). */
   async threadName(threadId) {
     const th = (await this.threads()).find((t) => t.id === threadId);
     assert.ok(th, `thread ${threadId} is not among the threads`);
