@@ -65,6 +65,8 @@ type rewriter struct {
 	pkg   *types.Package
 	info  *types.Info
 	edits []edit
+	// filename names the file in line directives and access positions.
+	filename string
 
 	recv2   map[*ast.UnaryExpr]bool // receives rewritten to rt.Recv2
 	ntemp   int
@@ -87,6 +89,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 		info:    info,
 		imports: make(map[string]string),
 		recv2:   make(map[*ast.UnaryExpr]bool),
+
+		filename: filename,
 	}
 	if r.tf == nil || r.tf.Size() != len(src) {
 		return nil, false, fmt.Errorf("%s: source does not match the parsed file", filename)
@@ -94,6 +98,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 	for _, d := range file.Decls {
 		ast.Inspect(d, r.visit)
 	}
+	r.accesses()
 	r.importEdits()
 	if len(r.edits) == 0 {
 		return nil, false, nil

@@ -69,6 +69,9 @@ type Config struct {
 	// Spawned, if set, is told of every go statement, which is not a scheduling point: a
 	// debugger stopped between two points learns of the goroutines started since the last.
 	Spawned func(Spawn)
+	// IgnoreAccesses turns off the lockset check: the plain memory accesses that instrumented
+	// code reports cost only a test of this flag.
+	IgnoreAccesses bool
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -191,6 +194,7 @@ type run struct {
 	live       atomic.Int32  // goroutines whose carrier has not finished with them
 	idle       chan struct{} // receives once when live drops to zero
 	chans      []chanKey
+	acc        *accesses // the lockset check's state, from the first synchronization or access
 	addrs      map[uintptr]ObjID
 	clock      clock
 	afterRoot  int
@@ -859,6 +863,7 @@ func (r *run) resumeG(g *goroutine) {
 		}
 	}
 	r.raceResume(g)
+	r.accessResume(g)
 	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady

@@ -1,0 +1,450 @@
+package rt
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"unsafe"
+)
+
+// Plain memory accesses of instrumented code reach rt through Load, Store, Update, Shift,
+// MapRead and MapWrite, which the instrumenter puts around reads and writes of memory that
+// other goroutines can reach (package variables, what a pointer, slice or map leads to,
+// variables captured by closures or whose address is taken). They are not scheduling points:
+// no decision is made at an access, so the schedules explored and their decisions are the
+// same with or without them. They feed Eraser's lockset check (Savage et al. 1997, as JPF
+// runs it: Havelund & Pressburger, "Model checking Java programs using Java PathFinder",
+// §4.2), made to trust Go's hand-offs: see checkAccess.
+
+// Load records a read of *p at pos and returns *p.
+func Load[T any](p *T, pos string) T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+	}
+	return *p
+}
+
+// Store records a write of *p at pos and returns v, the value the assignment stores: the
+// instrumenter rewrites x = v into x = Store(&x, v, pos), so that the write is recorded after
+// v is evaluated (v may receive from a channel, which orders what follows).
+func Store[T any](p *T, v T, pos string) T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// StoreAs is Store for a value of a type other than *p's, assignable to it (a concrete value
+// stored in an interface).
+func StoreAs[T, V any](p *T, v V, pos string) V {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// Update records a read and a write of *p at pos, for x op= v and x++, and returns v.
+func Update[T any](p *T, v T, pos string) T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// Shift is Update for x <<= n and x >>= n, whose count need not have x's type.
+func Shift[T, N any](p *T, n N, pos string) N {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return n
+}
+
+// MapRead records a read of map m (m[k], a lookup) at pos and returns m. A map is one
+// variable: its entries share the map's header, as for the race detector's "concurrent map
+// read and map write".
+func MapRead[M ~map[K]V, K comparable, V any](m M, pos string) M {
+	if r := active; r != nil && m != nil {
+		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), false, pos)
+	}
+	return m
+}
+
+// MapWrite records a write of map m (m[k] = v, delete) at pos and returns m.
+func MapWrite[M ~map[K]V, K comparable, V any](m M, pos string) M {
+	if r := active; r != nil && m != nil {
+		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), true, pos)
+	}
+	return m
+}
+
+// An Access is one goroutine's read or write of a variable.
+type Access struct {
+	G     GID
+	Write bool
+	Pos   string  // file:line:col of the access
+	Locks []ObjID // the locks its goroutine held
+}
+
+// A Warning is a finding of a predictive check: not a failure of this run, but a sign that
+// another schedule, or another run of the program, may go wrong.
+type Warning struct {
+	// Kind is the check: "lockset" (Eraser's locking discipline).
+	Kind string
+	// Earlier and Later are two accesses that no common lock protects and that nothing else
+	// orders: Later is the access that emptied the variable's candidate lockset.
+	Earlier, Later Access
+}
+
+// Key identifies w across runs and schedules: its kind and both positions.
+func (w *Warning) Key() string {
+	a, b := w.Earlier.Pos, w.Later.Pos
+	if b < a {
+		a, b = b, a
+	}
+	return w.Kind + " " + a + " " + b
+}
+
+// Message describes w with the goroutine names of res.
+func (w *Warning) Message(res *Result) string {
+	return fmt.Sprintf("lockset: %s at %s by %s holding %s, and %s at %s by %s holding %s: no lock protects them both",
+		rw(w.Earlier.Write), shortPos(w.Earlier.Pos), res.Name(w.Earlier.G), lockNames(res, w.Earlier.Locks),
+		rw(w.Later.Write), shortPos(w.Later.Pos), res.Name(w.Later.G), lockNames(res, w.Later.Locks))
+}
+
+func rw(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+// shortPos is pos with the file's base name and without the column.
+func shortPos(pos string) string {
+	file, line, _ := splitPos(pos)
+	return filepath.Base(file) + ":" + line
+}
+
+// splitPos splits "file:line:col".
+func splitPos(pos string) (file, line, col string) {
+	i := len(pos)
+	var parts [2]string
+	for k := 1; k >= 0; k-- {
+		j := i - 1
+		for j >= 0 && pos[j] != ':' {
+			j--
+		}
+		if j < 0 {
+			return pos, "", ""
+		}
+		parts[k] = pos[j+1 : i]
+		i = j
+	}
+	return pos[:i], parts[0], parts[1]
+}
+
+func lockNames(res *Result, locks []ObjID) string {
+	if len(locks) == 0 {
+		return "no lock"
+	}
+	s := ""
+	for i, l := range locks {
+		if i > 0 {
+			s += ", "
+		}
+		s += res.ObjName(l)
+	}
+	return s
+}
+
+// Eraser's states of a variable (§4.2 of the JPF paper, after Savage et al.): virgin (no
+// shadow yet), exclusive to one goroutine, shared by readers, shared and modified.
+const (
+	exclusive = iota
+	shared
+	sharedModified
+)
+
+// A shadow is what the lockset check knows of one variable.
+type shadow struct {
+	state uint8
+	// wrote is set once the variable was written since it last became exclusive.
+	wrote bool
+	// warned is set once the variable was reported in this run.
+	warned bool
+	// locks is the candidate lockset: the locks held at every access since the variable
+	// became shared. Read-held locks protect reads only.
+	locks []heldLock
+	// since holds each goroutine's last access and last write since the variable last became
+	// exclusive: when a new access happens after all of them, the variable changes hands.
+	since []accessor
+}
+
+// An accessor is one goroutine's last access and last write of a variable.
+type accessor struct {
+	at, atW     stamp
+	last, lastW Access
+	wrote       bool
+}
+
+// A stamp is a goroutine's clock at one of its accesses.
+type stamp struct {
+	g GID
+	c uint32
+}
+
+type heldLock struct {
+	id   ObjID
+	read bool
+}
+
+// accesses is the run's state for the lockset check: vector clocks of the happens-before
+// that Go's hand-offs give (channels, WaitGroup, Once, atomics, go statements, Cond, timers;
+// not locks: an order that a lock happened to give in this schedule is what the lockset check
+// must not trust), the locks each goroutine holds, and the shadows of the variables.
+type accesses struct {
+	vc       [][]uint32 // by goroutine
+	objs     [][]uint32 // by object: the join of the clocks released to it
+	held     [][]heldLock
+	vars     map[unsafe.Pointer]*shadow
+	warnings []Warning
+}
+
+// accessState returns the run's lockset state, creating it on first use.
+func (r *run) accessState() *accesses {
+	if r.acc == nil {
+		r.acc = &accesses{vars: make(map[unsafe.Pointer]*shadow)}
+	}
+	return r.acc
+}
+
+func (a *accesses) clock(g GID) []uint32 {
+	for int(g) >= len(a.vc) {
+		a.vc = append(a.vc, nil)
+		a.held = append(a.held, nil)
+	}
+	if a.vc[g] == nil {
+		a.vc[g] = make([]uint32, int(g)+1)
+		a.vc[g][g] = 1
+	}
+	return a.vc[g]
+}
+
+// join makes g's clock at least c.
+func (a *accesses) join(g GID, c []uint32) {
+	vc := a.clock(g)
+	if len(vc) < len(c) {
+		vc = append(vc, make([]uint32, len(c)-len(vc))...)
+		a.vc[g] = vc
+	}
+	for i, x := range c {
+		vc[i] = max(vc[i], x)
+	}
+}
+
+// tick starts a new epoch of g: what g does next is not ordered before what it released.
+func (a *accesses) tick(g GID) { a.clock(g)[g]++ }
+
+// before reports whether e happens before g's present.
+func (a *accesses) before(e stamp, g GID) bool {
+	vc := a.clock(g)
+	return int(e.g) < len(vc) && vc[e.g] >= e.c
+}
+
+// accessAcquire and accessRelease follow r.acquire and r.release: a lock operation changes
+// the goroutine's lockset, any other acquires or releases the object's clock.
+func (r *run) accessAcquire(e *Event, id ObjID) {
+	if r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+		return
+	}
+	a := r.accessState()
+	a.clock(e.G)
+	switch e.Op {
+	case OpLock, OpTryLock:
+		a.held[e.G] = append(a.held[e.G], heldLock{id: id})
+	case OpRLock, OpTryRLock:
+		a.held[e.G] = append(a.held[e.G], heldLock{id: id, read: true})
+	default:
+		if int(id) < len(a.objs) && a.objs[id] != nil {
+			a.join(e.G, a.objs[id])
+		}
+	}
+}
+
+func (r *run) accessRelease(e *Event, id ObjID) {
+	if r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+		return
+	}
+	a := r.accessState()
+	vc := a.clock(e.G)
+	switch e.Op {
+	case OpUnlock, OpRUnlock:
+		h := a.held[e.G]
+		if i := slices.IndexFunc(h, func(l heldLock) bool { return l.id == id && l.read == (e.Op == OpRUnlock) }); i >= 0 {
+			a.held[e.G] = slices.Delete(h, i, i+1)
+		}
+	default:
+		for int(id) >= len(a.objs) {
+			a.objs = append(a.objs, nil)
+		}
+		o := a.objs[id]
+		if len(o) < len(vc) {
+			o = append(o, make([]uint32, len(vc)-len(o))...)
+		}
+		for i, x := range vc {
+			o[i] = max(o[i], x)
+		}
+		a.objs[id] = o
+		a.tick(e.G)
+	}
+}
+
+// accessGo orders a go statement of parent before everything child does.
+func (r *run) accessGo(parent, child *goroutine) {
+	if r.cfg.IgnoreAccesses || parent == nil || parent.id < 0 {
+		return
+	}
+	a := r.accessState()
+	a.join(child.id, a.clock(parent.id))
+	a.tick(parent.id)
+}
+
+// accessResume orders a rendezvous both ways, as raceResume does for the race detector: w,
+// parked in a channel operation, is completed by the running goroutine.
+func (r *run) accessResume(w *goroutine) {
+	if r.cfg.IgnoreAccesses || r.cur == nil || r.cur.id < 0 || w.id < 0 {
+		return
+	}
+	switch w.op.kind {
+	case OpSend, OpRecv, OpSelect:
+	default:
+		return
+	}
+	a := r.accessState()
+	cur := r.cur.id
+	a.join(w.id, a.clock(cur))
+	a.tick(cur)
+	if r.cur.op.kind != OpClose {
+		a.join(cur, a.clock(w.id))
+		a.tick(w.id)
+	}
+}
+
+// access records g's read or write of the variable at addr.
+func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
+	g := r.cur
+	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
+		return
+	}
+	r.accessState().check(g.id, addr, write, pos)
+}
+
+// check runs Eraser's state machine on one access, with ownership that follows
+// happens-before, as hybrid detectors do (O'Callahan & Choi 2003): a variable stays exclusive,
+// and changes owner without a warning, while each access happens after all the accesses since
+// it last became exclusive, so a value handed over a channel, published by Once or collected
+// after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
+// it shared, and from then on its candidate lockset is refined at every access (§4.2); a
+// shared-modified variable whose candidate lockset is empty is reported, once per run.
+func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
+	now := stamp{g: g, c: a.clock(g)[g]}
+	held := a.held[g]
+	acc := Access{G: g, Write: write, Pos: pos, Locks: lockIDs(held)}
+	v := a.vars[addr]
+	if v == nil {
+		v = &shadow{state: exclusive}
+		a.vars[addr] = v
+	}
+	// conflict is an access of another goroutine that this one does not happen after, a
+	// write if there is one.
+	var conflict *Access
+	unordered := false
+	for i := range v.since {
+		s := &v.since[i]
+		if s.last.G == g {
+			continue
+		}
+		if !a.before(s.at, g) {
+			unordered = true
+			if conflict == nil || !conflict.Write {
+				conflict = &s.last
+			}
+		}
+		if s.wrote && !a.before(s.atW, g) {
+			unordered = true
+			conflict = &s.lastW
+		}
+	}
+	switch {
+	case !unordered:
+		v.state, v.locks, v.wrote = exclusive, v.locks[:0], false
+		v.since = v.since[:0]
+	case v.state == exclusive:
+		// The first access that nothing orders after the owner's: the candidates are the
+		// locks held at both.
+		v.locks = v.locks[:0]
+		for _, l := range held {
+			v.locks = append(v.locks, l)
+		}
+		for _, s := range v.since {
+			if s.last.G != g {
+				v.locks = intersect(v.locks, lockSet(s.last.Locks), s.last.Write)
+			}
+		}
+		v.locks = intersect(v.locks, held, write)
+		v.state = shared
+	default:
+		v.locks = intersect(v.locks, held, write)
+	}
+	if v.state != exclusive && (write || v.wrote) {
+		v.state = sharedModified
+	}
+	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) {
+		v.warned = true
+		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: *conflict, Later: acc})
+	}
+	v.wrote = v.wrote || write
+	i := slices.IndexFunc(v.since, func(s accessor) bool { return s.last.G == g })
+	if i < 0 {
+		v.since = append(v.since, accessor{})
+		i = len(v.since) - 1
+	}
+	s := &v.since[i]
+	s.at, s.last = now, acc
+	if write {
+		s.atW, s.lastW, s.wrote = now, acc, true
+	}
+}
+
+// lockSet returns the locks of an access as held for writing: an access records no mode.
+func lockSet(ids []ObjID) []heldLock {
+	out := make([]heldLock, len(ids))
+	for i, id := range ids {
+		out[i] = heldLock{id: id}
+	}
+	return out
+}
+
+func lockIDs(h []heldLock) []ObjID {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make([]ObjID, len(h))
+	for i, l := range h {
+		out[i] = l.id
+	}
+	return out
+}
+
+// intersect keeps the locks of c that held contains; for a write, a lock held only for
+// reading does not count.
+func intersect(c, held []heldLock, write bool) []heldLock {
+	out := c[:0]
+	for _, l := range c {
+		if slices.ContainsFunc(held, func(h heldLock) bool { return h.id == l.id && (!write || !h.read) }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
