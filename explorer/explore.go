@@ -113,6 +113,8 @@ type Report struct {
 	// counts them): heddle's limitation, such as uninstrumented code or map iteration order,
 	// not a bug of the program.
 	Divergence string
+	// Warnings are the findings of the lockset check, once each.
+	Warnings []*Warning
 }
 
 // A runner executes one run steered by a guide.
@@ -199,6 +201,8 @@ type explorer struct {
 	// of each pays for the replay in detail mode that finds the bug's signature.
 	byRun  map[string]*Bug
 	member string // the strategy making the current run, for Bug.Strategy
+	// warnings are the lockset check's findings by key.
+	warnings map[string]*Warning
 }
 
 func explore(r runner, opts Options) *Report {
@@ -341,6 +345,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	}
 	s := &e.rep.Stats
 	s.Runs++
+	e.addWarnings(res)
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:

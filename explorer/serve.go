@@ -62,7 +62,7 @@ func ServeExplore(h Harness, req Request, prog timeline.Program, send func(*Mess
 			}})
 		}
 	}
-	send(&Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence})
+	send(&Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: rep.Warnings})
 }
 
 // lockPath shows a lock tree's path by the locks' names.

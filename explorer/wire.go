@@ -71,6 +71,8 @@ type Message struct {
 	Error  string        `json:"error,omitempty"`
 	// Divergence, in a "done" message, is Report.Divergence.
 	Divergence string `json:"divergence,omitempty"`
+	// Warnings, in a "done" message, are Report.Warnings.
+	Warnings []*Warning `json:"warnings,omitempty"`
 }
 
 // WireBug is a bug on the wire, with its detailed trace.

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -94,6 +95,8 @@ type event struct {
 	Stats   *timeline.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on an output event that prints its report.
 	Bug *jsonBug `json:"Bug,omitempty"`
+	// Warning is one warning of a test (the lockset check's), on an output event that prints it.
+	Warning *explorer.Warning `json:"Warning,omitempty"`
 }
 
 type jsonBug struct {
@@ -178,6 +181,19 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 		var sb strings.Builder
 		printBug(&sb, test, b)
 		r.emit(event{Action: "output", Package: pkg, Test: test, Output: sb.String(), Bug: jb})
+	}
+}
+
+// warnings reports the warnings of a test: findings that are not bugs on their own, and do
+// not change its verdict.
+func (r *reporter) warnings(pkg, test string, ws []*explorer.Warning) {
+	for _, w := range ws {
+		line := fmt.Sprintf("    warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
+		if r.enc == nil {
+			fmt.Fprint(r.w, line)
+			continue
+		}
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line, Warning: w})
 	}
 }
 

@@ -361,6 +361,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
+	var warnings []*explorer.Warning
 	recv := func(i int, m *explorer.Message) {
 		switch m.Type {
 		case "progress":
@@ -384,6 +385,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 			order = append(order, m.Bug.Key)
 		case "done":
 			shardStats[i] = m.Stats
+			warnings = explorer.MergeWarnings(warnings, m.Warnings)
 			if lockTrees == nil {
 				lockTrees = m.LockTrees
 			}
@@ -404,7 +406,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		for _, b := range r.Bugs {
 			recv(0, &explorer.Message{Type: "bug", Bug: explorer.WireBugOf(b, prog, opts.Strategy)})
 		}
-		recv(0, &explorer.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence})
+		recv(0, &explorer.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence, Warnings: r.Warnings})
 	} else {
 		err = explorer.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
@@ -489,6 +491,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		o.verdict = verdictCut
 	}
 	rep.bugs(pkg, test, saved)
+	rep.warnings(pkg, test, warnings)
 	return rep.verdict(pkg, test, total, start, o)
 }
 
