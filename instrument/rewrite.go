@@ -98,8 +98,9 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 	for _, d := range file.Decls {
 		ast.Inspect(d, r.visit)
 	}
-	r.accesses()
 	r.importEdits()
+	// After importEdits, which takes an edit at a package name for a rewritten os.Exit.
+	r.accesses()
 	if len(r.edits) == 0 {
 		return nil, false, nil
 	}

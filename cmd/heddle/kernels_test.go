@@ -37,8 +37,9 @@ func worker(bin instrument.Binary) *explorer.Worker {
 }
 
 type found struct {
-	stats *timeline.Stats
-	bugs  []*explorer.WireBug
+	stats    *timeline.Stats
+	bugs     []*explorer.WireBug
+	warnings []*explorer.Warning
 }
 
 func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) found {
@@ -50,6 +51,7 @@ func explore(t *testing.T, w *explorer.Worker, test string, tm rt.TimeModel) fou
 			f.bugs = append(f.bugs, m.Bug)
 		case "done":
 			f.stats = m.Stats
+			f.warnings = m.Warnings
 		case "error":
 			t.Errorf("worker: %s", m.Error)
 		}
@@ -106,7 +108,16 @@ func TestKernels(t *testing.T) {
 					t.Errorf("TestBug (time adversarial): no %s bug within 60s", kind)
 				}
 			}
-			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), goldenReport(match))
+			report := goldenReport(match)
+			if wt.lockset {
+				if !slices.ContainsFunc(bug.warnings, func(w *explorer.Warning) bool { return w.Kind == "lockset" }) {
+					t.Errorf("TestBug: no lockset warning (%d runs)", bug.stats.Runs)
+				}
+				for _, w := range bug.warnings {
+					report += "warning: " + w.Message + "\n"
+				}
+			}
+			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), report)
 			s := match.Trace.Schedule()
 			for i := 0; i < replays; i++ {
 				tr, err := explorer.RemoteReplay(context.Background(), w, "TestBug", s, explorer.WireOptions{})
@@ -129,6 +140,9 @@ func TestKernels(t *testing.T) {
 				for _, b := range fixed.bugs {
 					t.Errorf("TestFixed (time %s): %s: %s", tm, b.Kind, b.Message)
 				}
+				for _, w := range fixed.warnings {
+					t.Errorf("TestFixed (time %s): warning: %s", tm, w.Message)
+				}
 				if !fixed.stats.Complete {
 					t.Logf("TestFixed (time %s): search not complete within the budget (%d runs)", tm, fixed.stats.Runs)
 				}
@@ -142,13 +156,16 @@ func TestKernels(t *testing.T) {
 //     must raise the false alarm that the kernel documents (a guard timer fired before work
 //     that never waits);
 //   - "also: adversarial": TestBug's bug is a timer beating work, which adversarial time, where
-//     a timer may fire at any step, must find too.
+//     a timer may fire at any step, must find too;
+//   - "warn: lockset": TestBug breaks Eraser's locking discipline, and must get the lockset
+//     warning (its message is in heddle.golden). A TestFixed never gets a warning.
 //
 // TestBug is always explored with the default (synctest) time.
 type kernelWant struct {
 	kind         string
 	synctestOnly bool
 	adversarial  bool
+	lockset      bool
 }
 
 func parseWant(t testing.TB, s string) kernelWant {
@@ -160,8 +177,10 @@ func parseWant(t testing.TB, s string) kernelWant {
 			w.synctestOnly = true
 		case "also: adversarial":
 			w.adversarial = true
+		case "warn: lockset":
+			w.lockset = true
 		default:
-			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\" or \"also: adversarial\")", l)
+			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\" or \"warn: lockset\")", l)
 		}
 	}
 	return w
