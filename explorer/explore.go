@@ -67,6 +67,8 @@ type Options struct {
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
 	ReportCost func() time.Duration
+	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses).
+	IgnoreAccesses bool
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -180,7 +182,7 @@ func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body),
 
 // ExploreWith is Explore with a harness around every run.
 func ExploreWith(h Harness, opts Options) *Report {
-	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}, reuse: true}, opts)
+	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, IgnoreAccesses: opts.IgnoreAccesses}, reuse: true}, opts)
 }
 
 type explorer struct {

@@ -207,16 +207,32 @@ type accesses struct {
 	vc       [][]uint32 // by goroutine
 	objs     [][]uint32 // by object: the join of the clocks released to it
 	held     [][]heldLock
-	vars     map[unsafe.Pointer]*shadow
+	vars     map[unsafe.Pointer]int32 // index in shadows
+	shadows  []shadow
 	warnings []Warning
 }
 
 // accessState returns the run's lockset state, creating it on first use.
 func (r *run) accessState() *accesses {
 	if r.acc == nil {
-		r.acc = &accesses{vars: make(map[unsafe.Pointer]*shadow)}
+		r.acc = &accesses{vars: make(map[unsafe.Pointer]int32)}
 	}
 	return r.acc
+}
+
+// reset empties a for a new run, keeping its storage: a run costs no allocation for the
+// variables, clocks and locks that the previous run had.
+func (a *accesses) reset() {
+	clear(a.vars)
+	a.shadows = a.shadows[:0]
+	for i := range a.vc {
+		a.vc[i] = a.vc[i][:0]
+		a.held[i] = a.held[i][:0]
+	}
+	for i := range a.objs {
+		a.objs[i] = a.objs[i][:0]
+	}
+	a.warnings = nil
 }
 
 func (a *accesses) clock(g GID) []uint32 {
@@ -224,8 +240,8 @@ func (a *accesses) clock(g GID) []uint32 {
 		a.vc = append(a.vc, nil)
 		a.held = append(a.held, nil)
 	}
-	if a.vc[g] == nil {
-		a.vc[g] = make([]uint32, int(g)+1)
+	if len(a.vc[g]) == 0 {
+		a.vc[g] = append(a.vc[g], make([]uint32, int(g)+1)...)
 		a.vc[g][g] = 1
 	}
 	return a.vc[g]
@@ -266,7 +282,7 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 	case OpRLock, OpTryRLock:
 		a.held[e.G] = append(a.held[e.G], heldLock{id: id, read: true})
 	default:
-		if int(id) < len(a.objs) && a.objs[id] != nil {
+		if int(id) < len(a.objs) && len(a.objs[id]) > 0 {
 			a.join(e.G, a.objs[id])
 		}
 	}
@@ -350,12 +366,21 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	now := stamp{g: g, c: a.clock(g)[g]}
 	held := a.held[g]
-	acc := Access{G: g, Write: write, Pos: pos, Locks: lockIDs(held)}
-	v := a.vars[addr]
-	if v == nil {
-		v = &shadow{state: exclusive}
-		a.vars[addr] = v
+	acc := Access{G: g, Write: write, Pos: pos}
+	k, ok := a.vars[addr]
+	if !ok {
+		k = int32(len(a.shadows))
+		a.vars[addr] = k
+		if len(a.shadows) < cap(a.shadows) {
+			// Reuse the slices of the previous run's shadow.
+			a.shadows = a.shadows[:k+1]
+			s := &a.shadows[k]
+			*s = shadow{locks: s.locks[:0], since: s.since[:0]}
+		} else {
+			a.shadows = append(a.shadows, shadow{})
+		}
 	}
+	v := &a.shadows[k]
 	// conflict is an access of another goroutine that this one does not happen after, a
 	// write if there is one.
 	var conflict *Access
@@ -402,19 +427,37 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	}
 	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) {
 		v.warned = true
-		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: *conflict, Later: acc})
+		earlier := *conflict
+		earlier.Locks = slices.Clone(earlier.Locks)
+		acc.Locks = lockIDs(held)
+		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc})
 	}
 	v.wrote = v.wrote || write
 	i := slices.IndexFunc(v.since, func(s accessor) bool { return s.last.G == g })
 	if i < 0 {
-		v.since = append(v.since, accessor{})
+		if len(v.since) < cap(v.since) {
+			v.since = v.since[:len(v.since)+1]
+		} else {
+			v.since = append(v.since, accessor{})
+		}
 		i = len(v.since) - 1
+		v.since[i].wrote = false
 	}
 	s := &v.since[i]
-	s.at, s.last = now, acc
+	s.at, s.last = now, record(s.last.Locks, acc, held)
 	if write {
-		s.atW, s.lastW, s.wrote = now, acc, true
+		s.atW, s.lastW, s.wrote = now, record(s.lastW.Locks, acc, held), true
 	}
+}
+
+// record returns acc with the locks held, in the storage of locks.
+func record(locks []ObjID, acc Access, held []heldLock) Access {
+	locks = locks[:0]
+	for _, l := range held {
+		locks = append(locks, l.id)
+	}
+	acc.Locks = locks
+	return acc
 }
 
 // lockSet returns the locks of an access as held for writing: an access records no mode.

@@ -319,6 +319,7 @@ func (r *run) reset(cfg Config) {
 		parkedSelects: r.parkedSelects[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
+		acc:           r.acc,
 		done:          r.done,
 		idle:          r.idle,
 		startG:        NoG,
@@ -333,6 +334,9 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
+	if r.acc != nil {
+		r.acc.reset()
+	}
 	if r.addrs == nil {
 		r.addrs = make(map[uintptr]ObjID)
 	}
