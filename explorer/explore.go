@@ -159,6 +159,7 @@ func (p *inProcess) run(gd *Guide, detail bool) *rt.Result {
 	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
+	p.cur.Watch = gd.Watch
 	if p.body == nil {
 		p.body = p.runBody
 	}
@@ -270,6 +271,7 @@ func explore(r runner, opts Options) *Report {
 		e.rep.Stats.Bugs = -1
 		panic(fmt.Sprintf("explorer: unknown strategy %q (want one of %s)", opts.Strategy, strings.Join(Strategies, ", ")))
 	}
+	e.raceWindows()
 	e.finish()
 	return e.rep
 }

@@ -1,6 +1,11 @@
 package explorer
 
-import "github.com/heddledbg/heddle/rt"
+import (
+	"slices"
+	"strings"
+
+	"github.com/heddledbg/heddle/rt"
+)
 
 // A Warning is a distinct finding of a predictive check (rt.Warning) over an exploration:
 // shown in the report, not a bug on its own. It is filed once per exploration, under its key.
@@ -12,6 +17,14 @@ type Warning struct {
 	// Strategy and Run say which member of the search found it first, in which run.
 	Strategy string `json:"strategy,omitempty"`
 	Run      int    `json:"run,omitempty"`
+	// Goroutines are the goroutines involved, by logical id: those of the two accesses, their
+	// ancestors, and the others that accessed the variable. The race window explores them.
+	Goroutines []string `json:"goroutines,omitempty"`
+	// Confirmed, if not empty, says which failure the race window found the race to lead to:
+	// "this race makes the test fail (…)".
+	Confirmed string `json:"confirmed,omitempty"`
+	// positions are those of the earlier and the later access.
+	positions [2]string
 }
 
 // addWarnings files the warnings of run res.
@@ -21,15 +34,62 @@ func (e *explorer) addWarnings(res *rt.Result) {
 		key := rw.Key()
 		if w := e.warnings[key]; w != nil {
 			w.Hits++
+			if e.opts.Strategy == "stoller" && e.warnings["mld "+key] != nil {
+				e.warnings["mld "+key].Hits++
+			}
 			continue
 		}
-		w := &Warning{Kind: rw.Kind, Key: key, Message: rw.Message(res), Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs}
+		w := &Warning{Kind: rw.Kind, Key: key, Message: rw.Message(res), Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs,
+			Goroutines: involved(res, rw), positions: [2]string{rw.Earlier.Pos, rw.Later.Pos}}
 		if e.warnings == nil {
 			e.warnings = map[string]*Warning{}
 		}
 		e.warnings[key] = w
 		e.rep.Warnings = append(e.rep.Warnings, w)
+		if e.opts.Strategy == "stoller" {
+			e.addMLD(res, rw)
+		}
 	}
+}
+
+// addMLD files, in a stoller search, the violation of the locking discipline that Stoller's
+// reduction assumes (MLD′, "Model-checking multi-threaded distributed Java programs", §9): a
+// variable that two goroutines access, one of them writing, with no common lock and no other
+// order. heddle's initThread of a variable is the goroutine whose accesses come first and
+// happen before every other goroutine's, which the lockset check verifies on every run rather
+// than trusting the schedule: under the reduction, accesses are invisible and a step runs them
+// right after its visible operation, so an unordered initialisation (§9's v := 1 after
+// sem.up()) would otherwise pass as one.
+func (e *explorer) addMLD(res *rt.Result, rw *rt.Warning) {
+	key := "mld " + rw.Key()
+	if e.warnings[key] != nil {
+		return
+	}
+	w := &Warning{Kind: "mld", Key: key, Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs, Goroutines: involved(res, rw),
+		Message: "the stoller search is not sound for this program: it breaks the locking discipline (MLD′) that the reduction assumes, " +
+			strings.TrimPrefix(rw.Message(res), "lockset: ") + "; schedules that order these accesses otherwise may be missing"}
+	e.warnings[key] = w
+	e.rep.Warnings = append(e.rep.Warnings, w)
+}
+
+// involved returns the logical ids of the goroutines of w's accesses, of their ancestors, and
+// of the other goroutines that accessed the variable.
+func involved(res *rt.Result, w *rt.Warning) []string {
+	var names []string
+	add := func(g rt.GID) {
+		for g >= 0 && int(g) < len(res.Goroutines) {
+			if n := res.Name(g); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+			g = res.Goroutines[g].Parent
+		}
+	}
+	add(w.Earlier.G)
+	add(w.Later.G)
+	for _, g := range w.Others {
+		add(g)
+	}
+	return names
 }
 
 // MergeWarnings adds the warnings ws of one shard to those of the others, once per key.
@@ -39,6 +99,9 @@ func MergeWarnings(all []*Warning, ws []*Warning) []*Warning {
 		for _, o := range all {
 			if o.Key == w.Key {
 				o.Hits += w.Hits
+				if o.Confirmed == "" {
+					o.Confirmed = w.Confirmed
+				}
 				found = true
 				break
 			}

@@ -95,6 +95,8 @@ type Warning struct {
 	// Earlier and Later are two accesses that no common lock protects and that nothing else
 	// orders: Later is the access that emptied the variable's candidate lockset.
 	Earlier, Later Access
+	// Others are the other goroutines that accessed the variable since it last had one owner.
+	Others []GID `json:",omitempty"`
 }
 
 // Key identifies w across runs and schedules: its kind and both positions.
@@ -353,6 +355,9 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
 		return
 	}
+	if len(r.cfg.Watch) > 0 && slices.Contains(r.cfg.Watch, pos) && !slices.Contains(r.watched, pos) {
+		r.watched = append(r.watched, pos)
+	}
 	r.accessState().check(g.id, addr, write, pos)
 }
 
@@ -430,7 +435,13 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 		earlier := *conflict
 		earlier.Locks = slices.Clone(earlier.Locks)
 		acc.Locks = lockIDs(held)
-		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc})
+		var others []GID
+		for _, s := range v.since {
+			if s.last.G != g && s.last.G != earlier.G {
+				others = append(others, s.last.G)
+			}
+		}
+		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc, Others: others})
 	}
 	v.wrote = v.wrote || write
 	i := slices.IndexFunc(v.since, func(s accessor) bool { return s.last.G == g })

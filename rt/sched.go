@@ -72,6 +72,9 @@ type Config struct {
 	// IgnoreAccesses turns off the lockset check: the plain memory accesses that instrumented
 	// code reports cost only a test of this flag.
 	IgnoreAccesses bool
+	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
+	// Result.Watched: the race window confirms a race by the order of its two accesses.
+	Watch []string
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -195,6 +198,7 @@ type run struct {
 	idle       chan struct{} // receives once when live drops to zero
 	chans      []chanKey
 	acc        *accesses // the lockset check's state, from the first synchronization or access
+	watched    []string  // the positions of Config.Watch reached, in order
 	addrs      map[uintptr]ObjID
 	clock      clock
 	afterRoot  int

@@ -364,6 +364,8 @@ type Result struct {
 	Time TimeModel
 	// Warnings are the findings of the lockset check in this run, one per variable.
 	Warnings []Warning `json:",omitempty"`
+	// Watched lists the positions of Config.Watch in the order the run first reached them.
+	Watched []string `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -411,7 +413,7 @@ func (r *run) result() *Result {
 	}
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
-	res.Warnings = nil
+	res.Warnings, res.Watched = nil, r.watched
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}

@@ -115,7 +115,13 @@ func TestKernels(t *testing.T) {
 				}
 				for _, w := range bug.warnings {
 					report += "warning: " + w.Message + "\n"
+					if w.Confirmed != "" {
+						report += "  " + w.Confirmed + "\n"
+					}
 				}
+			}
+			if confirmed := slices.ContainsFunc(bug.warnings, func(w *explorer.Warning) bool { return w.Confirmed != "" }); confirmed != wt.confirmed {
+				t.Errorf("TestBug: a warning confirmed by the race window: %v, want %v", confirmed, wt.confirmed)
 			}
 			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), report)
 			s := match.Trace.Schedule()
@@ -158,7 +164,9 @@ func TestKernels(t *testing.T) {
 //   - "also: adversarial": TestBug's bug is a timer beating work, which adversarial time, where
 //     a timer may fire at any step, must find too;
 //   - "warn: lockset": TestBug breaks Eraser's locking discipline, and must get the lockset
-//     warning (its message is in heddle.golden). A TestFixed never gets a warning.
+//     warning (its message is in heddle.golden). A TestFixed never gets a warning;
+//   - "warn: confirmed": the race window confirms TestBug's lockset warning with a failure.
+//     Without this line, no warning may be confirmed: the race is the whole bug.
 //
 // TestBug is always explored with the default (synctest) time.
 type kernelWant struct {
@@ -166,6 +174,7 @@ type kernelWant struct {
 	synctestOnly bool
 	adversarial  bool
 	lockset      bool
+	confirmed    bool
 }
 
 func parseWant(t testing.TB, s string) kernelWant {
@@ -179,8 +188,10 @@ func parseWant(t testing.TB, s string) kernelWant {
 			w.adversarial = true
 		case "warn: lockset":
 			w.lockset = true
+		case "warn: confirmed":
+			w.confirmed = true
 		default:
-			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\" or \"warn: lockset\")", l)
+			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\", \"warn: lockset\" or \"warn: confirmed\")", l)
 		}
 	}
 	return w

@@ -189,6 +189,9 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 func (r *reporter) warnings(pkg, test string, ws []*explorer.Warning) {
 	for _, w := range ws {
 		line := fmt.Sprintf("    warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
+		if w.Confirmed != "" {
+			line += "      " + w.Confirmed + "\n"
+		}
 		if r.enc == nil {
 			fmt.Fprint(r.w, line)
 			continue
