@@ -19,6 +19,19 @@ type Exploration struct {
 	Tree      []Node           `json:"tree"`
 	Bugs      []Bug            `json:"bugs"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	// Warnings are the findings of the checks on plain memory accesses (docs/races.md).
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is a finding of a predictive check: "lockset" (Eraser's discipline) or "mld"
+// (Stoller's MLD′ during a stoller search). It is not a bug and has no schedule of its own.
+type Warning struct {
+	Kind       string   `json:"kind"`
+	Message    string   `json:"message"`
+	Hits       int      `json:"hits"`
+	Goroutines []string `json:"goroutines,omitempty"`
+	// Confirmed says which failure the race window found the race to lead to.
+	Confirmed string `json:"confirmed,omitempty"`
 }
 
 // Stats count an exploration's work. The explorer fills them as it searches; the worker

@@ -471,7 +471,7 @@ func exploreTest(ctx context.Context, w *explorer.Worker, pkg, test string, opts
 		saved = append(saved, sb)
 	}
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees); err != nil {
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees, warnings); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else if rep.srv != nil {
 		if err := rep.srv.Load(expPath); err != nil {
@@ -570,9 +570,12 @@ func (c *collectTree) add(n timeline.Node) {
 }
 
 // writeExploration writes the exploration file of docs/formats.md.
-func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
+func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report, ws []*explorer.Warning) error {
 	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
 		Strategy: strategy, LockTrees: lt, Tree: tree.nodes, Bugs: []timeline.Bug{}, Stats: *s}
+	for _, w := range ws {
+		e.Warnings = append(e.Warnings, timeline.Warning{Kind: w.Kind, Message: w.Message, Hits: w.Hits, Goroutines: w.Goroutines, Confirmed: w.Confirmed})
+	}
 	e.Stats.Bugs = len(bugs)
 	index := map[string]int{}
 	for i, b := range bugs {
