@@ -99,13 +99,18 @@ type Warning struct {
 	Others []GID `json:",omitempty"`
 }
 
-// Key identifies w across runs and schedules: its kind and both positions.
+// Key identifies w's variable across runs and schedules, where its address changes: its kind
+// and the position of the racing write (the first in file order if both are writes). The same
+// unprotected write met with a read at another position is the same finding.
 func (w *Warning) Key() string {
-	a, b := w.Earlier.Pos, w.Later.Pos
-	if b < a {
-		a, b = b, a
+	pos := w.Later.Pos
+	switch {
+	case w.Earlier.Write && w.Later.Write:
+		pos = min(w.Earlier.Pos, w.Later.Pos)
+	case w.Earlier.Write:
+		pos = w.Earlier.Pos
 	}
-	return w.Kind + " " + a + " " + b
+	return w.Kind + " " + pos
 }
 
 // Message describes w with the goroutine names of res.
@@ -201,17 +206,27 @@ type heldLock struct {
 	read bool
 }
 
-// accesses is the run's state for the lockset check: vector clocks of the happens-before
-// that Go's hand-offs give (channels, WaitGroup, Once, atomics, go statements, Cond, timers;
-// not locks: an order that a lock happened to give in this schedule is what the lockset check
-// must not trust), the locks each goroutine holds, and the shadows of the variables.
+// accesses is the run's state for the lockset check: the locks each goroutine holds, the
+// shadows of the variables, and two sets of vector clocks. hb follows the happens-before that
+// Go's hand-offs give (channels, WaitGroup, Once, atomics, go statements, Cond, timers) but not
+// locks: an order that a lock happened to give in this schedule is what the lockset check must
+// not trust. full follows every edge, locks included: it lets a variable accessed under a lock
+// pass to a goroutine that took the lock after it (see check).
 type accesses struct {
-	vc       [][]uint32 // by goroutine
-	objs     [][]uint32 // by object: the join of the clocks released to it
+	hb, full clocks
 	held     [][]heldLock
 	vars     map[unsafe.Pointer]int32 // index in shadows
 	shadows  []shadow
 	warnings []Warning
+}
+
+// clocks are the vector clocks of the goroutines and objects of a run. A goroutine's own
+// component counts its releases, the same in both sets.
+type clocks struct {
+	vc [][]uint32 // by goroutine
+	// objs are the joins of the clocks released to each object, by object id in hb; in full,
+	// at 2*id, and at 2*id+1 for the releases of read locks.
+	objs [][]uint32
 }
 
 // accessState returns the run's lockset state, creating it on first use.
@@ -227,66 +242,110 @@ func (r *run) accessState() *accesses {
 func (a *accesses) reset() {
 	clear(a.vars)
 	a.shadows = a.shadows[:0]
-	for i := range a.vc {
-		a.vc[i] = a.vc[i][:0]
+	for i := range a.held {
 		a.held[i] = a.held[i][:0]
 	}
-	for i := range a.objs {
-		a.objs[i] = a.objs[i][:0]
-	}
+	a.hb.reset()
+	a.full.reset()
 	a.warnings = nil
 }
 
-func (a *accesses) clock(g GID) []uint32 {
-	for int(g) >= len(a.vc) {
-		a.vc = append(a.vc, nil)
-		a.held = append(a.held, nil)
+func (c *clocks) reset() {
+	for i := range c.vc {
+		c.vc[i] = c.vc[i][:0]
 	}
-	if len(a.vc[g]) == 0 {
-		a.vc[g] = append(a.vc[g], make([]uint32, int(g)+1)...)
-		a.vc[g][g] = 1
+	for i := range c.objs {
+		c.objs[i] = c.objs[i][:0]
 	}
-	return a.vc[g]
 }
 
-// join makes g's clock at least c.
-func (a *accesses) join(g GID, c []uint32) {
-	vc := a.clock(g)
-	if len(vc) < len(c) {
-		vc = append(vc, make([]uint32, len(c)-len(vc))...)
-		a.vc[g] = vc
+// goroutine makes g known: its clocks and its lockset.
+func (a *accesses) goroutine(g GID) {
+	for int(g) >= len(a.held) {
+		a.held = append(a.held, nil)
 	}
-	for i, x := range c {
+	a.hb.clock(g)
+	a.full.clock(g)
+}
+
+func (c *clocks) clock(g GID) []uint32 {
+	for int(g) >= len(c.vc) {
+		c.vc = append(c.vc, nil)
+	}
+	if len(c.vc[g]) == 0 {
+		c.vc[g] = append(c.vc[g], make([]uint32, int(g)+1)...)
+		c.vc[g][g] = 1
+	}
+	return c.vc[g]
+}
+
+// join makes g's clock at least o.
+func (c *clocks) join(g GID, o []uint32) {
+	vc := c.clock(g)
+	if len(vc) < len(o) {
+		vc = append(vc, make([]uint32, len(o)-len(vc))...)
+		c.vc[g] = vc
+	}
+	for i, x := range o {
 		vc[i] = max(vc[i], x)
 	}
 }
 
-// tick starts a new epoch of g: what g does next is not ordered before what it released.
-func (a *accesses) tick(g GID) { a.clock(g)[g]++ }
+// release merges g's clock into object id's.
+func (c *clocks) release(g GID, id ObjID) {
+	vc := c.clock(g)
+	for int(id) >= len(c.objs) {
+		c.objs = append(c.objs, nil)
+	}
+	o := c.objs[id]
+	if len(o) < len(vc) {
+		o = append(o, make([]uint32, len(vc)-len(o))...)
+	}
+	for i, x := range vc {
+		o[i] = max(o[i], x)
+	}
+	c.objs[id] = o
+}
+
+// acquire makes g's clock at least object id's.
+func (c *clocks) acquire(g GID, id ObjID) {
+	if int(id) < len(c.objs) && len(c.objs[id]) > 0 {
+		c.join(g, c.objs[id])
+	}
+}
 
 // before reports whether e happens before g's present.
-func (a *accesses) before(e stamp, g GID) bool {
-	vc := a.clock(g)
+func (c *clocks) before(e stamp, g GID) bool {
+	vc := c.clock(g)
 	return int(e.g) < len(vc) && vc[e.g] >= e.c
 }
 
+// tick starts a new epoch of g: what g does next is not ordered before what it released.
+func (a *accesses) tick(g GID) {
+	a.hb.clock(g)[g]++
+	a.full.clock(g)[g]++
+}
+
 // accessAcquire and accessRelease follow r.acquire and r.release: a lock operation changes
-// the goroutine's lockset, any other acquires or releases the object's clock.
+// the goroutine's lockset and orders only in full, any other orders in both.
 func (r *run) accessAcquire(e *Event, id ObjID) {
 	if r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
 		return
 	}
 	a := r.accessState()
-	a.clock(e.G)
+	a.goroutine(e.G)
+	a.full.acquire(e.G, 2*id)
+	if e.Op != OpRLock && e.Op != OpTryRLock {
+		// An RUnlock orders the Lock that follows, not another RLock.
+		a.full.acquire(e.G, 2*id+1)
+	}
 	switch e.Op {
 	case OpLock, OpTryLock:
 		a.held[e.G] = append(a.held[e.G], heldLock{id: id})
 	case OpRLock, OpTryRLock:
 		a.held[e.G] = append(a.held[e.G], heldLock{id: id, read: true})
 	default:
-		if int(id) < len(a.objs) && len(a.objs[id]) > 0 {
-			a.join(e.G, a.objs[id])
-		}
+		a.hb.acquire(e.G, id)
 	}
 }
 
@@ -295,7 +354,12 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 		return
 	}
 	a := r.accessState()
-	vc := a.clock(e.G)
+	a.goroutine(e.G)
+	if e.Op == OpRUnlock {
+		a.full.release(e.G, 2*id+1)
+	} else {
+		a.full.release(e.G, 2*id)
+	}
 	switch e.Op {
 	case OpUnlock, OpRUnlock:
 		h := a.held[e.G]
@@ -303,19 +367,9 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 			a.held[e.G] = slices.Delete(h, i, i+1)
 		}
 	default:
-		for int(id) >= len(a.objs) {
-			a.objs = append(a.objs, nil)
-		}
-		o := a.objs[id]
-		if len(o) < len(vc) {
-			o = append(o, make([]uint32, len(vc)-len(o))...)
-		}
-		for i, x := range vc {
-			o[i] = max(o[i], x)
-		}
-		a.objs[id] = o
-		a.tick(e.G)
+		a.hb.release(e.G, id)
 	}
+	a.tick(e.G)
 }
 
 // accessGo orders a go statement of parent before everything child does.
@@ -324,7 +378,10 @@ func (r *run) accessGo(parent, child *goroutine) {
 		return
 	}
 	a := r.accessState()
-	a.join(child.id, a.clock(parent.id))
+	a.goroutine(parent.id)
+	a.goroutine(child.id)
+	a.hb.join(child.id, a.hb.clock(parent.id))
+	a.full.join(child.id, a.full.clock(parent.id))
 	a.tick(parent.id)
 }
 
@@ -341,10 +398,16 @@ func (r *run) accessResume(w *goroutine) {
 	}
 	a := r.accessState()
 	cur := r.cur.id
-	a.join(w.id, a.clock(cur))
+	a.goroutine(cur)
+	a.goroutine(w.id)
+	for _, c := range []*clocks{&a.hb, &a.full} {
+		c.join(w.id, c.clock(cur))
+	}
 	a.tick(cur)
 	if r.cur.op.kind != OpClose {
-		a.join(cur, a.clock(w.id))
+		for _, c := range []*clocks{&a.hb, &a.full} {
+			c.join(cur, c.clock(w.id))
+		}
 		a.tick(w.id)
 	}
 }
@@ -369,7 +432,8 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
 // shared-modified variable whose candidate lockset is empty is reported, once per run.
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
-	now := stamp{g: g, c: a.clock(g)[g]}
+	a.goroutine(g)
+	now := stamp{g: g, c: a.hb.clock(g)[g]}
 	held := a.held[g]
 	acc := Access{G: g, Write: write, Pos: pos}
 	k, ok := a.vars[addr]
@@ -395,13 +459,13 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 		if s.last.G == g {
 			continue
 		}
-		if !a.before(s.at, g) {
+		if !a.ordered(s.at, s.last, g) {
 			unordered = true
 			if conflict == nil || !conflict.Write {
 				conflict = &s.last
 			}
 		}
-		if s.wrote && !a.before(s.atW, g) {
+		if s.wrote && !a.ordered(s.atW, s.lastW, g) {
 			unordered = true
 			conflict = &s.lastW
 		}
@@ -469,6 +533,17 @@ func record(locks []ObjID, acc Access, held []heldLock) Access {
 	}
 	acc.Locks = locks
 	return acc
+}
+
+// ordered reports whether access acc, made at e, happens before g's present: by Go's
+// hand-offs, or, for an access made holding a lock, by any order, locks included. The second
+// case is a variable that a goroutine writes under a lock and another reads after taking that
+// lock (x/sync's singleflight reads call.dups so, once it took g.mu to remove the call): the
+// order is the lock's, and the schedules in which the lock goes the other way are explored
+// too, where the accesses are not ordered. An access made without a lock is never passed on
+// by a lock's order: Eraser's predictive warning.
+func (a *accesses) ordered(e stamp, acc Access, g GID) bool {
+	return a.hb.before(e, g) || len(acc.Locks) > 0 && a.full.before(e, g)
 }
 
 // lockSet returns the locks of an access as held for writing: an access records no mode.
