@@ -206,6 +206,7 @@ func counters() {
 // accesses with the check on and off (rt.Config.IgnoreAccesses), in one run.
 func BenchmarkAccesses(b *testing.B) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rt.UseAccesses()
 	for _, tc := range []struct {
 		name   string
 		ignore bool

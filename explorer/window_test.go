@@ -108,6 +108,7 @@ func stollerMLD(fixed bool) func() {
 // confirmed, by a run that dpor, which does not see the accesses, never makes; one whose race
 // leads nowhere stays a warning; a correct twin has neither.
 func TestRaceWindow(t *testing.T) {
+	rt.UseAccesses()
 	for _, tc := range []struct {
 		name      string
 		body      func()
@@ -161,6 +162,7 @@ func TestRaceWindow(t *testing.T) {
 // TestStollerMLD checks that a stoller search reports a violation of MLD′ (Stoller §9) as a
 // warning, and that other strategies and the correct twin do not.
 func TestStollerMLD(t *testing.T) {
+	rt.UseAccesses()
 	for _, tc := range []struct {
 		strategy string
 		fixed    bool

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -214,6 +215,9 @@ type heldLock struct {
 // pass to a goroutine that took the lock after it (see check).
 type accesses struct {
 	hb, full clocks
+	// partial is set for a run whose clocks started late (the process's first access came
+	// during it): its warnings are left out.
+	partial  bool
 	held     [][]heldLock
 	vars     map[unsafe.Pointer]int32 // index in shadows
 	shadows  []shadow
@@ -247,7 +251,20 @@ func (a *accesses) reset() {
 	}
 	a.hb.reset()
 	a.full.reset()
-	a.warnings = nil
+	a.warnings, a.partial = nil, false
+}
+
+// accessesUsed is set once instrumented code has reported an access in this process, or
+// declared at initialisation that it will (UseAccesses): until then no run maintains the
+// clocks, so that programs without accesses (tests written against rt) pay nothing for them.
+var accessesUsed atomic.Bool
+
+// UseAccesses makes every run maintain the lockset check's clocks from its start. Instrumented
+// programs call it as they initialise; without it, the run of the process's first access
+// starts its clocks late, and its warnings are left out. It returns true.
+func UseAccesses() bool {
+	accessesUsed.Store(true)
+	return true
 }
 
 func (c *clocks) reset() {
@@ -329,7 +346,7 @@ func (a *accesses) tick(g GID) {
 // accessAcquire and accessRelease follow r.acquire and r.release: a lock operation changes
 // the goroutine's lockset and orders only in full, any other orders in both.
 func (r *run) accessAcquire(e *Event, id ObjID) {
-	if r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
 		return
 	}
 	a := r.accessState()
@@ -350,7 +367,7 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 }
 
 func (r *run) accessRelease(e *Event, id ObjID) {
-	if r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
 		return
 	}
 	a := r.accessState()
@@ -374,7 +391,7 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 
 // accessGo orders a go statement of parent before everything child does.
 func (r *run) accessGo(parent, child *goroutine) {
-	if r.cfg.IgnoreAccesses || parent == nil || parent.id < 0 {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || parent == nil || parent.id < 0 {
 		return
 	}
 	a := r.accessState()
@@ -388,7 +405,7 @@ func (r *run) accessGo(parent, child *goroutine) {
 // accessResume orders a rendezvous both ways, as raceResume does for the race detector: w,
 // parked in a channel operation, is completed by the running goroutine.
 func (r *run) accessResume(w *goroutine) {
-	if r.cfg.IgnoreAccesses || r.cur == nil || r.cur.id < 0 || w.id < 0 {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cur == nil || r.cur.id < 0 || w.id < 0 {
 		return
 	}
 	switch w.op.kind {
@@ -421,7 +438,13 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	if len(r.cfg.Watch) > 0 && slices.Contains(r.cfg.Watch, pos) && !slices.Contains(r.watched, pos) {
 		r.watched = append(r.watched, pos)
 	}
-	r.accessState().check(g.id, addr, write, pos)
+	a := r.accessState()
+	if !accessesUsed.Load() {
+		// The first access of the process: this run's clocks missed what came before.
+		accessesUsed.Store(true)
+		a.partial = true
+	}
+	a.check(g.id, addr, write, pos)
 }
 
 // check runs Eraser's state machine on one access, with ownership that follows
@@ -494,7 +517,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	if v.state != exclusive && (write || v.wrote) {
 		v.state = sharedModified
 	}
-	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) {
+	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) && !a.partial {
 		v.warned = true
 		earlier := *conflict
 		earlier.Locks = slices.Clone(earlier.Locks)
