@@ -86,10 +86,27 @@ func (a *accessRewriter) localVar(id *ast.Ident) *types.Var {
 // count if they are assigned after their declaration.
 func (a *accessRewriter) findShared(n ast.Node, captured map[*types.Var]bool) bool {
 	assign := func(e ast.Expr) {
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
-			if v := a.localVar(id); v != nil {
-				a.assigned[v] = true
+		// The variable written: x in x, x.f and x[i] of a struct or array x.
+		for {
+			switch x := ast.Unparen(e).(type) {
+			case *ast.SelectorExpr:
+				if isPointer(a.typeOf(x.X)) {
+					return
+				}
+				e = x.X
+				continue
+			case *ast.IndexExpr:
+				if _, ok := under(a.typeOf(x.X)).(*types.Array); !ok {
+					return
+				}
+				e = x.X
+				continue
+			case *ast.Ident:
+				if v := a.localVar(x); v != nil {
+					a.assigned[v] = true
+				}
 			}
+			return
 		}
 	}
 	switch n := n.(type) {

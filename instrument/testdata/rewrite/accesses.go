@@ -71,3 +71,14 @@ func ok2(b bool) int {
 	}
 	return 0
 }
+
+func capturedArray() [2]int {
+	var arr [2]int // captured, and written through an element
+	done := make(chan bool)
+	go func() {
+		arr[0] = 1
+		done <- true
+	}()
+	<-done
+	return arr
+}
