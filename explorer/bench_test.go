@@ -192,14 +192,14 @@ func counters() {
 		rt.Go(func() {
 			defer wg.Done()
 			mu.Lock()
-			if rt.Load(&n, "c.go:1:1") >= 0 {
+			if *rt.Load(&n, "c.go:1:1") >= 0 {
 				n += rt.Update(&n, 1, "c.go:2:1")
 			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	_ = rt.Load(&n, "c.go:3:1")
+	_ = *rt.Load(&n, "c.go:3:1")
 }
 
 // BenchmarkAccesses measures the cost of the lockset check: schedules per second of the same

@@ -24,7 +24,7 @@ func registry(fixed bool) func() {
 			if fixed {
 				handler = rt.Store(&handler, 1, "reg.go:1:1")
 			}
-			conns = rt.Store(&conns, rt.Load(&conns, "reg.go:2:1")+1, "reg.go:2:1")
+			conns = rt.Store(&conns, *rt.Load(&conns, "reg.go:2:1")+1, "reg.go:2:1")
 			mu.Unlock()
 			rt.Send(events, 1)
 			if !fixed {
@@ -32,14 +32,14 @@ func registry(fixed bool) func() {
 			}
 		})
 		mu.Lock()
-		n := rt.Load(&conns, "reg.go:4:1")
+		n := *rt.Load(&conns, "reg.go:4:1")
 		h := -1
 		if fixed {
-			h = rt.Load(&handler, "reg.go:5:1")
+			h = *rt.Load(&handler, "reg.go:5:1")
 		}
 		mu.Unlock()
 		if !fixed && n > 0 {
-			h = rt.Load(&handler, "reg.go:6:1")
+			h = *rt.Load(&handler, "reg.go:6:1")
 		}
 		if n > 0 && h == 0 {
 			panic("a registered connection has no handler")
@@ -59,7 +59,7 @@ func counter() {
 		rt.Go(func() {
 			defer wg.Done()
 			mu.Lock()
-			y := rt.Load(&x, "c.go:1:1")
+			y := *rt.Load(&x, "c.go:1:1")
 			mu.Unlock()
 			if y == 0 && b {
 				x += rt.Update(&x, 1, "c.go:2:1")

@@ -8,7 +8,7 @@ import (
 )
 
 // Plain memory accesses are reported to rt for the lockset check: a read of shared memory x
-// becomes rt.Load(&x, pos), a write x = v becomes x = rt.Store(&x, v, pos) (recorded once v
+// becomes (*rt.Load(&x, pos)), a write x = v becomes x = rt.Store(&x, v, pos) (recorded once v
 // is evaluated), x op= v and x++ become x op= rt.Update(&x, v, pos), and the map of m[k] becomes
 // rt.MapRead(m, pos) or rt.MapWrite(m, pos). Only memory that another goroutine can reach is
 // reported: package variables, variables that a closure captures or whose address is taken,
@@ -18,7 +18,7 @@ import (
 
 // A wrapping is what an expression becomes: each field, when set, wraps the one inside.
 type wrapping struct {
-	load    bool     // rt.Load(&e, pos)
+	load    bool     // (*rt.Load(&e, pos))
 	mapFunc string   // "MapRead" or "MapWrite": rt.MapX(e, pos)
 	store   ast.Expr // rt.Store(&store, e, pos): e is the value assigned to store
 	storeAs bool     // rt.StoreAs, for a value of another type than store's
@@ -487,8 +487,8 @@ func (a *accessRewriter) render(w *writer, e ast.Expr, wr *wrapping, inner func(
 		close = append(close, ", "+a.site(e.Pos())+")")
 	}
 	if wr.load {
-		open = append(open, a.rt("Load")+"(&")
-		close = append(close, ", "+a.site(e.Pos())+")")
+		open = append(open, "(*"+a.rt("Load")+"(&")
+		close = append(close, ", "+a.site(e.Pos())+"))")
 	}
 	for _, o := range open {
 		switch o {

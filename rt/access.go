@@ -17,12 +17,14 @@ import (
 // runs it: Havelund & Pressburger, "Model checking Java programs using Java PathFinder",
 // §4.2), made to trust Go's hand-offs: see checkAccess.
 
-// Load records a read of *p at pos and returns *p.
-func Load[T any](p *T, pos string) T {
+// Load records a read of *p at pos and returns p: the instrumenter rewrites a read of x into
+// (*Load(&x, pos)), so that the read itself stays in the program's code, where the race
+// detector reports it (it leaves out races whose access is in heddle's).
+func Load[T any](p *T, pos string) *T {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), false, pos)
 	}
-	return *p
+	return p
 }
 
 // Store records a write of *p at pos and returns v, the value the assignment stores: the
@@ -494,7 +496,10 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 		}
 	}
 	switch {
+	case !unordered && v.state == exclusive && (len(v.since) == 0 || len(v.since) == 1 && v.since[0].last.G == g):
+		// The owner goes on.
 	case !unordered:
+		// Every access so far happens before this one: the variable changes hands.
 		v.state, v.locks, v.wrote = exclusive, v.locks[:0], false
 		v.since = v.since[:0]
 	case v.state == exclusive:

@@ -50,6 +50,23 @@ func TestLockset(t *testing.T) {
 			}
 			wg.Wait()
 		}, []string{"c:1", "c:1"}},
+		{"lazy-init", func() {
+			// Each goroutine reads, writes if it found nothing, and reads again: the owner's
+			// write is remembered past its own later read.
+			var cfg *int
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() {
+					defer wg.Done()
+					if *rt.Load(&cfg, "a:1") == nil {
+						cfg = rt.Store(&cfg, new(int), "a:2")
+					}
+					rt.Load(&cfg, "a:3")
+				})
+			}
+			wg.Wait()
+		}, []string{"a:2", "a:1"}},
 		{"locked-counter", func() {
 			x := 0
 			var mu rt.Mutex
@@ -86,7 +103,7 @@ func TestLockset(t *testing.T) {
 				mu.Unlock()
 			})
 			mu.Lock()
-			d := rt.Load(&done, "b:1")
+			d := *rt.Load(&done, "b:1")
 			mu.Unlock()
 			if d {
 				rt.Load(&x, "b:2")

@@ -58,9 +58,10 @@ func TestWarnings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0 (a warning is not a bug)\n%s\n%s", code, out, errOut)
 	}
-	want := "warning: lockset: read at w_test.go:21 by G1.1 holding G1.1#1, and write at w_test.go:24 by G1.2 holding no lock: no lock protects them both"
-	if !strings.Contains(out, want) || !strings.Contains(out, "TestCounter: clean") {
-		t.Fatalf("output lacks %q or the clean verdict:\n%s", want, out)
+	// The unlocked increment, with whichever locked access of worker A the search met first.
+	want := "write at w_test.go:24 by G1.2 holding no lock"
+	if !strings.Contains(out, "warning: lockset: ") || !strings.Contains(out, want) || !strings.Contains(out, "TestCounter: clean") {
+		t.Fatalf("output lacks the lockset warning about %q, or the clean verdict:\n%s", want, out)
 	}
 	out, _, code = heddle(t, dir, "test", "-race=false", "-json", ".")
 	warnings := 0

@@ -32,7 +32,7 @@ func Cap(ch any) int                     { return reflect.ValueOf(ch).Cap() }
 
 // The access hooks only pass their operand through.
 func UseAccesses() bool                                           { return true }
-func Load[T any](p *T, pos string) T                              { return *p }
+func Load[T any](p *T, pos string) *T                             { return p }
 func Store[T any](p *T, v T, pos string) T                        { return v }
 func StoreAs[T, V any](p *T, v V, pos string) V                   { return v }
 func Update[T any](p *T, v T, pos string) T                       { return v }
