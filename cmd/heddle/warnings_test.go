@@ -75,7 +75,7 @@ func TestWarnings(t *testing.T) {
 		}
 		if e.Warning != nil {
 			warnings++
-			if e.Action != "output" || e.Warning.Kind != "lockset" || !strings.Contains(want, e.Warning.Message) {
+			if e.Action != "output" || e.Warning.Kind != "lockset" || !strings.Contains(e.Warning.Message, want) {
 				t.Errorf("warning event %s", line)
 			}
 		}
