@@ -288,15 +288,13 @@ func (a *accessRewriter) tracked(e ast.Expr) bool {
 		}
 		return sel.Indirect() || isPointer(a.typeOf(e.X)) || a.tracked(e.X)
 	case *ast.IndexExpr:
-		switch t := under(a.typeOf(e.X)).(type) {
+		switch under(a.typeOf(e.X)).(type) {
 		case *types.Slice, *types.Pointer:
 			return true
 		case *types.Array:
 			return a.tracked(e.X)
-		default:
-			_ = t
-			return false
 		}
+		return false
 	case *ast.StarExpr:
 		return true
 	}
@@ -309,8 +307,8 @@ func (a *accessRewriter) isMap(e ast.Expr) bool {
 	return ok
 }
 
-// operandOK reports whether e may be wrapped in a call: an expression with no call or
-// receive, so that its evaluation can be repeated and ordered as written.
+// repeatable reports whether e, the left side of an assignment, may be written a second time
+// inside the right side (&e): an expression with no call, receive or function literal.
 func (a *accessRewriter) repeatable(e ast.Expr) bool {
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {

@@ -505,10 +505,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	case v.state == exclusive:
 		// The first access that nothing orders after the owner's: the candidates are the
 		// locks held at both.
-		v.locks = v.locks[:0]
-		for _, l := range held {
-			v.locks = append(v.locks, l)
-		}
+		v.locks = append(v.locks[:0], held...)
 		for _, s := range v.since {
 			if s.last.G != g {
 				v.locks = intersect(v.locks, lockSet(s.last.Locks), s.last.Write)
