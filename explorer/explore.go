@@ -84,8 +84,9 @@ type Bug struct {
 	Preemptions int
 	Hits        int // runs that exhibited it
 	// Strategy is the strategy that found the bug: the exploration's, or the portfolio member
-	// ("dpor", "pct-d1", "pct-d2", "pct-d3", "random"). Run is the exploration's run, counted
-	// from 1, that found it first.
+	// ("dpor", "pct-d1", "pct-d2", "pct-d3", "random"), or "race-window" for a failure that
+	// JPF's race window found behind a lockset warning (window.go). Run is the exploration's
+	// run, counted from 1, that found it first.
 	Strategy string
 	Run      int
 	// Result is the run of Schedule, re-executed in detail mode (positions and stacks) once the
