@@ -17,8 +17,9 @@ type Warning struct {
 	// Strategy and Run say which member of the search found it first, in which run.
 	Strategy string `json:"strategy,omitempty"`
 	Run      int    `json:"run,omitempty"`
-	// Goroutines are the goroutines involved, by logical id: those of the two accesses, their
-	// ancestors, and the others that accessed the variable. The race window explores them.
+	// Goroutines are the goroutines involved, by logical id: those of the two accesses, the
+	// others that accessed the variable, those that wrote what these read, and their ancestors.
+	// The race window explores them.
 	Goroutines []string `json:"goroutines,omitempty"`
 	// Confirmed, if not empty, says which failure the race window found the race to lead to:
 	// "this race makes the test fail (…)".
@@ -72,8 +73,8 @@ func (e *explorer) addMLD(res *rt.Result, rw *rt.Warning) {
 	e.rep.Warnings = append(e.rep.Warnings, w)
 }
 
-// involved returns the logical ids of the goroutines of w's accesses, of their ancestors, and
-// of the other goroutines that accessed the variable.
+// involved returns the logical ids of the goroutines of w's accesses, of the others involved
+// (rt.Warning.Others), and of their ancestors.
 func involved(res *rt.Result, w *rt.Warning) []string {
 	var names []string
 	add := func(g rt.GID) {

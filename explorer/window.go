@@ -11,12 +11,12 @@ import (
 // PathFinder", §4.2, "race window"): a race that the lockset check warns about is taken to a
 // model checker that explores only the threads involved, to see whether some order of the
 // racing accesses makes the program fail. Here the threads are the goroutines of the two
-// accesses, the goroutines that spawned them, and the other goroutines that accessed the
-// variable in the run that warned. The search is a depth-first search without reduction over
+// accesses and the others that accessed the variable, closed over the goroutines that wrote
+// what they read and over those that spawned them (rt.Warning.Others, involved). The search is a depth-first search without reduction over
 // their scheduling decisions (the accesses themselves are not scheduling points, so dpor,
 // which does not see them, can order them only one way); every other goroutine takes the
-// first alternative. A run that fails (an assertion, a panic, a deadlock) while showing the
-// same warning confirms it: the warning then says which failure the race leads to, and the
+// first alternative. A run that fails (an assertion, a panic, a deadlock) with the racing
+// accesses flipped confirms the warning: the warning then says which failure the race leads to, and the
 // failure is filed as a bug, found by "race-window", with a schedule that replays it.
 
 // windowRuns bounds each warning's search.

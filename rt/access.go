@@ -98,7 +98,8 @@ type Warning struct {
 	// Earlier and Later are two accesses that no common lock protects and that nothing else
 	// orders: Later is the access that emptied the variable's candidate lockset.
 	Earlier, Later Access
-	// Others are the other goroutines that accessed the variable since it last had one owner.
+	// Others are the other goroutines involved: those that accessed the variable since it last
+	// had one owner, and those that wrote what the involved goroutines read.
 	Others []GID `json:",omitempty"`
 }
 
@@ -189,6 +190,9 @@ type shadow struct {
 	// since holds each goroutine's last access and last write since the variable last became
 	// exclusive: when a new access happens after all of them, the variable changes hands.
 	since []accessor
+	// readers and writers are the goroutines (of ids below 64) that read and wrote the
+	// variable in the run, for the race window's goroutines.
+	readers, writers uint64
 }
 
 // An accessor is one goroutine's last access and last write of a variable.
@@ -524,13 +528,14 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 		earlier := *conflict
 		earlier.Locks = slices.Clone(earlier.Locks)
 		acc.Locks = lockIDs(held)
-		var others []GID
-		for _, s := range v.since {
-			if s.last.G != g && s.last.G != earlier.G {
-				others = append(others, s.last.G)
-			}
+		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc, Others: a.others(v, earlier.G, g)})
+	}
+	if g < 64 {
+		if write {
+			v.writers |= 1 << g
+		} else {
+			v.readers |= 1 << g
 		}
-		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc, Others: others})
 	}
 	v.wrote = v.wrote || write
 	i := slices.IndexFunc(v.since, func(s accessor) bool { return s.last.G == g })
@@ -548,6 +553,39 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	if write {
 		s.atW, s.lastW, s.wrote = now, record(s.lastW.Locks, acc, held), true
 	}
+}
+
+// others returns the goroutines, besides g1 and g2, that JPF's race window explores with them
+// (§4.2): those that accessed v since it last had one owner, closed over the goroutines that
+// wrote a variable that one of the set read in the run so far.
+func (a *accesses) others(v *shadow, g1, g2 GID) []GID {
+	var set uint64
+	for _, g := range []GID{g1, g2} {
+		if g < 64 {
+			set |= 1 << g
+		}
+	}
+	for _, s := range v.since {
+		if s.last.G < 64 {
+			set |= 1 << s.last.G
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for i := range a.shadows {
+			if u := &a.shadows[i]; u.readers&set != 0 && u.writers&^set != 0 {
+				set |= u.writers
+				grew = true
+			}
+		}
+	}
+	var out []GID
+	for g := GID(0); g < 64; g++ {
+		if set&(1<<g) != 0 && g != g1 && g != g2 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // record returns acc with the locks held, in the storage of locks.

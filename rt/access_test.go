@@ -233,3 +233,31 @@ func TestAccessesIgnored(t *testing.T) {
 		t.Fatalf("warnings with IgnoreAccesses: %+v", res.Warnings)
 	}
 }
+
+// TestLocksetOthers checks the goroutines a warning involves besides its two accesses': here
+// the writer of a flag that one of the racing goroutines read, as JPF's race window adds
+// the threads that write what the involved ones read.
+func TestLocksetOthers(t *testing.T) {
+	rt.UseAccesses()
+	res := rt.Run(rt.Config{}, func() {
+		x, flag := 0, 0
+		var wg rt.WaitGroup
+		wg.Add(3)
+		rt.Go(func() { defer wg.Done(); rt.Store(&flag, 1, "f:1") })                     // G1.1
+		rt.Go(func() { defer wg.Done(); rt.Load(&flag, "f:2"); rt.Store(&x, 1, "x:1") }) // G1.2
+		rt.Go(func() { defer wg.Done(); rt.Store(&x, 2, "x:2") })                        // G1.3
+		wg.Wait()
+	})
+	var found bool
+	for _, w := range res.Warnings {
+		if w.Key() == "lockset x:1" || w.Key() == "lockset x:2" {
+			found = true
+			if !slices.Equal(w.Others, []rt.GID{1}) {
+				t.Errorf("others %v, want [1] (G1.1, which wrote the flag G1.2 read)", w.Others)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no warning on x: %+v", res.Warnings)
+	}
+}
