@@ -311,3 +311,45 @@ func BenchmarkRace(b *testing.B) {
 		})
 	}
 }
+
+// TestStollerKernel explores Stoller's §9 example (the stollermld kernel) with the stoller
+// strategy, whose reduction assumes the locking discipline MLD′: TestBug breaks it and must
+// get the warning that says the search is not sound for it, TestFixed must not.
+func TestStollerKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kernel corpus")
+	}
+	res, err := buildKernels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Binaries, func(b instrument.Binary) bool { return path.Base(b.Package) == "stollermld" })
+	if i < 0 {
+		t.Fatal("no stollermld kernel")
+	}
+	w := worker(res.Binaries[i])
+	for _, tc := range []struct {
+		test string
+		want bool
+	}{{"TestBug", true}, {"TestFixed", false}} {
+		var mld []*explorer.Warning
+		err := explorer.Remote(context.Background(), w, tc.test, explorer.WireOptions{Strategy: "stoller", MaxTime: 60 * time.Second}, func(m *explorer.Message) {
+			if m.Type == "done" {
+				for _, w := range m.Warnings {
+					if w.Kind == "mld" {
+						mld = append(mld, w)
+					}
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(mld) > 0; got != tc.want {
+			t.Errorf("%s: %d MLD′ warnings, want some: %v", tc.test, len(mld), tc.want)
+		}
+		if tc.want && (len(mld) != 1 || !strings.Contains(mld[0].Message, "the stoller search is not sound for this program") || !strings.Contains(mld[0].Message, "stollermld_test.go:30 by G1.1 holding no lock")) {
+			t.Errorf("%s: MLD′ warnings %+v", tc.test, mld)
+		}
+	}
+}
