@@ -91,4 +91,21 @@ func TestWarnings(t *testing.T) {
 	if len(exp.Warnings) != 1 || exp.Warnings[0].Kind != "lockset" || exp.Warnings[0].Confirmed != "" {
 		t.Errorf("exploration file warnings %+v, want the lockset warning, not confirmed", exp.Warnings)
 	}
+
+	// With the race detector, the race is a bug, and its trace shows the warning of its run.
+	out, errOut, code = heddle(t, dir, "test", ".")
+	if code != exitBug || !strings.Contains(out, "--- BUG: TestCounter: race") {
+		t.Fatalf("with -race: exit %d, want %d and the race\n%s\n%s", code, exitBug, out, errOut)
+	}
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*.trace.json"))
+	if len(traces) != 1 {
+		t.Fatalf("race traces: %v", traces)
+	}
+	tr, err := timeline.ReadTrace(traces[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Warnings) != 1 || !strings.Contains(tr.Warnings[0].Message, want) {
+		t.Errorf("trace warnings %+v, want the lockset warning about %q", tr.Warnings, want)
+	}
 }
