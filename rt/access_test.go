@@ -161,6 +161,24 @@ func TestLockset(t *testing.T) {
 			}
 			rt.Load(&x, "b:1")
 		}, []string{"a:1", "b:1"}},
+		{"sync-map-handoff", func() {
+			var m rt.Map
+			done := rt.MakeChan[int](0)
+			rt.Go(func() {
+				p := new(int)
+				rt.Store(p, 1, "a:1")
+				m.Store("k", p)
+				rt.Close(done)
+			})
+			for {
+				if v, ok := m.Load("k"); ok {
+					rt.Store(v.(*int), 2, "b:1")
+					break
+				}
+				rt.Gosched()
+			}
+			rt.Recv(done)
+		}, nil},
 		{"readers-after-init", func() {
 			x := 0
 			rt.Store(&x, 1, "a:1")

@@ -528,7 +528,11 @@ func (m *Map) step() {
 	id, _ := r.touch(&m.st, ObjMap, g)
 	g.op = op{kind: OpMap, obj: id}
 	r.yield(g)
-	r.record(g, OpMap, id)
+	e := r.record(g, OpMap, id)
+	// The lockset check orders the operations of a Map one after the other, as its value hand-offs
+	// are (the race detector sees the real Map's own synchronization).
+	r.accessAcquire(e, id)
+	r.accessRelease(e, id)
 }
 
 func (m *Map) Load(key any) (value any, ok bool) { m.step(); return m.m.Load(key) }
