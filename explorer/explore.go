@@ -654,6 +654,7 @@ func (e *explorer) finish() {
 		e.rep.First = e.r.run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
+	e.nameLocks(over)
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
 

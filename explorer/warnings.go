@@ -26,6 +26,11 @@ type Warning struct {
 	Confirmed string `json:"confirmed,omitempty"`
 	// positions are those of the earlier and the later access.
 	positions [2]string
+	// raw is the run's warning, with the logical names of its goroutines in that run and the
+	// run's schedule, for naming the locks by the program's expressions (nameLocks).
+	raw      rt.Warning
+	gnames   map[rt.GID]string
+	schedule []rt.Decision
 }
 
 // addWarnings files the warnings of run res.
@@ -42,6 +47,7 @@ func (e *explorer) addWarnings(res *rt.Result) {
 		}
 		w := &Warning{Kind: rw.Kind, Key: key, Message: rw.Message(res), Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs,
 			Goroutines: involved(res, rw), positions: [2]string{rw.Earlier.Pos, rw.Later.Pos}}
+		w.keepNames(res, rw)
 		if e.warnings == nil {
 			e.warnings = map[string]*Warning{}
 		}
@@ -67,10 +73,51 @@ func (e *explorer) addMLD(res *rt.Result, rw *rt.Warning) {
 		return
 	}
 	w := &Warning{Kind: "mld", Key: key, Hits: 1, Strategy: e.member, Run: e.rep.Stats.Runs, Goroutines: involved(res, rw),
-		Message: "the stoller search is not sound for this program: it breaks the locking discipline (MLD′) that the reduction assumes, " +
-			strings.TrimPrefix(rw.Message(res), "lockset: ") + "; schedules that order these accesses otherwise may be missing"}
+		Message: mldMessage(rw.Message(res))}
+	w.keepNames(res, rw)
 	e.warnings[key] = w
 	e.rep.Warnings = append(e.rep.Warnings, w)
+}
+
+func mldMessage(lockset string) string {
+	return "the stoller search is not sound for this program: it breaks the locking discipline (MLD′) that the reduction assumes, " +
+		strings.TrimPrefix(lockset, "lockset: ") + "; schedules that order these accesses otherwise may be missing"
+}
+
+// keepNames keeps rw, whose storage is the run's, and the names of its goroutines and locks
+// in res.
+func (w *Warning) keepNames(res *rt.Result, rw *rt.Warning) {
+	w.raw = *rw
+	w.raw.Earlier.Locks = slices.Clone(rw.Earlier.Locks)
+	w.raw.Later.Locks = slices.Clone(rw.Later.Locks)
+	w.raw.Others = slices.Clone(rw.Others)
+	w.gnames = map[rt.GID]string{rw.Earlier.G: res.Name(rw.Earlier.G), rw.Later.G: res.Name(rw.Later.G)}
+	if len(rw.Earlier.Locks)+len(rw.Later.Locks) > 0 {
+		w.schedule = slices.Clone(res.Decisions)
+	}
+}
+
+// nameLocks names the locks of each warning by the program's expressions (r.mu): the run that
+// showed it is replayed in detail, for the positions of its lock operations, as a bug's is.
+func (e *explorer) nameLocks(over func() bool) {
+	for _, w := range e.rep.Warnings {
+		if w.schedule == nil || over() || !e.canReplay() {
+			continue
+		}
+		detail := e.r.run(scheduleGuide(w.schedule), true)
+		names := lockTrees(detail).Names
+		msg := w.raw.Describe(func(g rt.GID) string { return w.gnames[g] }, func(o rt.ObjID) string {
+			l := detail.ObjName(o)
+			if n := names[l]; n != "" {
+				return n
+			}
+			return l
+		})
+		if w.Kind == "mld" {
+			msg = mldMessage(msg)
+		}
+		w.Message = msg
+	}
 }
 
 // involved returns the logical ids of the goroutines of w's accesses, of the others involved

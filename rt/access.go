@@ -118,10 +118,13 @@ func (w *Warning) Key() string {
 }
 
 // Message describes w with the goroutine names of res.
-func (w *Warning) Message(res *Result) string {
+func (w *Warning) Message(res *Result) string { return w.Describe(res.Name, res.ObjName) }
+
+// Describe describes w with goroutines and locks named by gname and lname.
+func (w *Warning) Describe(gname func(GID) string, lname func(ObjID) string) string {
 	return fmt.Sprintf("lockset: %s at %s by %s holding %s, and %s at %s by %s holding %s: no lock protects them both",
-		rw(w.Earlier.Write), shortPos(w.Earlier.Pos), res.Name(w.Earlier.G), lockNames(res, w.Earlier.Locks),
-		rw(w.Later.Write), shortPos(w.Later.Pos), res.Name(w.Later.G), lockNames(res, w.Later.Locks))
+		rw(w.Earlier.Write), shortPos(w.Earlier.Pos), gname(w.Earlier.G), lockNames(lname, w.Earlier.Locks),
+		rw(w.Later.Write), shortPos(w.Later.Pos), gname(w.Later.G), lockNames(lname, w.Later.Locks))
 }
 
 func rw(write bool) string {
@@ -155,7 +158,7 @@ func splitPos(pos string) (file, line, col string) {
 	return pos[:i], parts[0], parts[1]
 }
 
-func lockNames(res *Result, locks []ObjID) string {
+func lockNames(lname func(ObjID) string, locks []ObjID) string {
 	if len(locks) == 0 {
 		return "no lock"
 	}
@@ -164,7 +167,7 @@ func lockNames(res *Result, locks []ObjID) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += res.ObjName(l)
+		s += lname(l)
 	}
 	return s
 }
