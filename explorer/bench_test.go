@@ -179,3 +179,45 @@ func cpuTime() time.Duration {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// counters is the small test with its plain accesses reported, as instrumented code reports
+// them: two goroutines that read a shared counter under the mutex and update it, then a read
+// after the WaitGroup.
+func counters() {
+	var mu rt.Mutex
+	var wg rt.WaitGroup
+	n := 0
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		rt.Go(func() {
+			defer wg.Done()
+			mu.Lock()
+			if *rt.Load(&n, "c.go:1:1") >= 0 {
+				n += rt.Update(&n, 1, "c.go:2:1")
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	_ = *rt.Load(&n, "c.go:3:1")
+}
+
+// BenchmarkAccesses measures the cost of the lockset check: schedules per second of the same
+// accesses with the check on and off (rt.Config.IgnoreAccesses), in one run.
+func BenchmarkAccesses(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	rt.UseAccesses()
+	for _, tc := range []struct {
+		name   string
+		ignore bool
+	}{{"on", false}, {"off", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			rep := explorer.Explore(counters, explorer.Options{Strategy: "random", MaxRuns: b.N, IgnoreAccesses: tc.ignore})
+			b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "schedules/s")
+			if !tc.ignore && len(rep.Warnings) > 0 {
+				b.Fatalf("warnings on a locked counter: %s", rep.Warnings[0].Message)
+			}
+		})
+	}
+}

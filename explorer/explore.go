@@ -68,6 +68,8 @@ type Options struct {
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
 	ReportCost func() time.Duration
+	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses).
+	IgnoreAccesses bool
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -83,8 +85,9 @@ type Bug struct {
 	Preemptions int
 	Hits        int // runs that exhibited it
 	// Strategy is the strategy that found the bug: the exploration's, or the portfolio member
-	// ("dpor", "pct-d1", "pct-d2", "pct-d3", "random"). Run is the exploration's run, counted
-	// from 1, that found it first.
+	// ("dpor", "pct-d1", "pct-d2", "pct-d3", "random"), or "race-window" for a failure that
+	// JPF's race window found behind a lockset warning (window.go). Run is the exploration's
+	// run, counted from 1, that found it first.
 	Strategy string
 	Run      int
 	// Result is the run of Schedule, re-executed in detail mode (positions and stacks) once the
@@ -114,6 +117,8 @@ type Report struct {
 	// counts them): heddle's limitation, such as uninstrumented code or map iteration order,
 	// not a bug of the program.
 	Divergence string
+	// Warnings are the findings of the lockset check, once each.
+	Warnings []*Warning
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
@@ -158,6 +163,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
+	p.cur.Watch = gd.Watch
 	if p.body == nil {
 		p.body = p.runBody
 	}
@@ -181,7 +187,7 @@ func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body),
 
 // ExploreWith is Explore with a harness around every run.
 func ExploreWith(h Harness, opts Options) *Report {
-	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}, reuse: true}, opts)
+	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, IgnoreAccesses: opts.IgnoreAccesses}, reuse: true}, opts)
 }
 
 // ExploreOn explores with the runs performed by r.
@@ -212,6 +218,8 @@ type explorer struct {
 	// of each pays for the replay in detail mode that finds the bug's signature.
 	byRun  map[string]*Bug
 	member string // the strategy making the current run, for Bug.Strategy
+	// warnings are the lockset check's findings by key.
+	warnings map[string]*Warning
 }
 
 func explore(r Runner, opts Options) *Report {
@@ -277,6 +285,7 @@ func explore(r Runner, opts Options) *Report {
 		e.rep.Stats.Bugs = -1
 		panic(fmt.Sprintf("explorer: unknown strategy %q (want one of %s)", opts.Strategy, strings.Join(Strategies, ", ")))
 	}
+	e.raceWindows()
 	e.finish()
 	return e.rep
 }
@@ -355,6 +364,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	s := &e.rep.Stats
 	s.Runs++
 	s.Steps += res.Steps
+	e.addWarnings(res)
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
@@ -658,6 +668,7 @@ func (e *explorer) finish() {
 		e.rep.First = e.r.Run(scheduleGuide(e.first), true)
 		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
+	e.nameLocks(over)
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
 

@@ -40,6 +40,10 @@ type Guide struct {
 	// goroutine that is not offered ends the plan; the policy goes on from there.
 	Plan []PlanStep
 
+	// Watch lists the positions of accesses whose order the run records (rt.Config.Watch),
+	// for the race window.
+	Watch []string
+
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool
 

@@ -65,6 +65,8 @@ type rewriter struct {
 	pkg   *types.Package
 	info  *types.Info
 	edits []edit
+	// filename names the file in line directives and access positions.
+	filename string
 
 	recv2   map[*ast.UnaryExpr]bool // receives rewritten to rt.Recv2
 	ntemp   int
@@ -87,6 +89,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 		info:    info,
 		imports: make(map[string]string),
 		recv2:   make(map[*ast.UnaryExpr]bool),
+
+		filename: filename,
 	}
 	if r.tf == nil || r.tf.Size() != len(src) {
 		return nil, false, fmt.Errorf("%s: source does not match the parsed file", filename)
@@ -95,6 +99,8 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 		ast.Inspect(d, r.visit)
 	}
 	r.importEdits()
+	// After importEdits, which takes an edit at a package name for a rewritten os.Exit.
+	r.accesses()
 	if len(r.edits) == 0 {
 		return nil, false, nil
 	}

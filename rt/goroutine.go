@@ -21,6 +21,7 @@ func Go(f func()) {
 	}
 	e := r.record(g, OpGo, NoObj)
 	child := r.newG(g, f)
+	r.accessGo(g, child)
 	e.Child = child.id
 	r.resume = append(r.resume, child)
 	if r.cfg.Spawned != nil {

@@ -69,6 +69,12 @@ type Config struct {
 	// Spawned, if set, is told of every go statement, which is not a scheduling point: a
 	// debugger stopped between two points learns of the goroutines started since the last.
 	Spawned func(Spawn)
+	// IgnoreAccesses turns off the lockset check: the plain memory accesses that instrumented
+	// code reports cost only a test of this flag.
+	IgnoreAccesses bool
+	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
+	// Result.Watched: the race window confirms a race by the order of its two accesses.
+	Watch []string
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -191,6 +197,8 @@ type run struct {
 	live       atomic.Int32  // goroutines whose carrier has not finished with them
 	idle       chan struct{} // receives once when live drops to zero
 	chans      []chanKey
+	acc        *accesses // the lockset check's state, from the first synchronization or access
+	watched    []string  // the positions of Config.Watch reached, in order
 	addrs      map[uintptr]ObjID
 	clock      clock
 	afterRoot  int
@@ -315,6 +323,7 @@ func (r *run) reset(cfg Config) {
 		parkedSelects: r.parkedSelects[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
+		acc:           r.acc,
 		done:          r.done,
 		idle:          r.idle,
 		startG:        NoG,
@@ -329,6 +338,9 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
+	if r.acc != nil {
+		r.acc.reset()
+	}
 	if r.addrs == nil {
 		r.addrs = make(map[uintptr]ObjID)
 	}
@@ -859,6 +871,7 @@ func (r *run) resumeG(g *goroutine) {
 		}
 	}
 	r.raceResume(g)
+	r.accessResume(g)
 	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady

@@ -239,8 +239,10 @@ func (wg *WaitGroup) Add(delta int) {
 		wg.count = 0
 		panic("sync: negative WaitGroup counter")
 	}
-	if delta < 0 {
-		raceRelease(id) // every Done happens before the Wait it ends, not only the last
+	if delta < 0 && wg.count > 0 {
+		// Every Done happens before the Wait it ends, not only the last, which releases below.
+		raceRelease(id)
+		r.accessRelease(e, id)
 	}
 	if wg.count == 0 {
 		r.release(e, id)
@@ -526,7 +528,11 @@ func (m *Map) step() {
 	id, _ := r.touch(&m.st, ObjMap, g)
 	g.op = op{kind: OpMap, obj: id}
 	r.yield(g)
-	r.record(g, OpMap, id)
+	e := r.record(g, OpMap, id)
+	// The lockset check orders the operations of a Map one after the other, as its value hand-offs
+	// are (the race detector sees the real Map's own synchronization).
+	r.accessAcquire(e, id)
+	r.accessRelease(e, id)
 }
 
 func (m *Map) Load(key any) (value any, ok bool) { m.step(); return m.m.Load(key) }
@@ -571,6 +577,7 @@ func (r *run) block(g *goroutine) {
 // give them to the race detector.
 func (r *run) acquire(e *Event, id ObjID) {
 	raceAcquire(id)
+	r.accessAcquire(e, id)
 	if r.lastRelease == nil {
 		return
 	}
@@ -581,6 +588,7 @@ func (r *run) acquire(e *Event, id ObjID) {
 
 func (r *run) release(e *Event, id ObjID) {
 	raceRelease(id)
+	r.accessRelease(e, id)
 	if r.lastRelease != nil {
 		r.lastRelease[id] = e.Step
 	}

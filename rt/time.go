@@ -309,6 +309,7 @@ func (r *run) fireClock() {
 		case timerFunc:
 			child := r.newG(t.creator, t.f)
 			raceStartAfter(child, t.obj.id)
+			r.accessGo(t.creator, child)
 			e = &r.events[len(r.events)-1]
 			e.Child = child.id
 			r.resume = append(r.resume, child)

@@ -362,6 +362,10 @@ type Result struct {
 	Steps      int
 	// Time is the model of time the run had.
 	Time TimeModel
+	// Warnings are the findings of the lockset check in this run, one per variable.
+	Warnings []Warning `json:",omitempty"`
+	// Watched lists the positions of Config.Watch in the order the run first reached them.
+	Watched []string `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -409,6 +413,10 @@ func (r *run) result() *Result {
 	}
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
+	res.Warnings, res.Watched = nil, r.watched
+	if r.acc != nil {
+		res.Warnings = r.acc.warnings
+	}
 	// The infos are written field by field into the reused storage: most runs of an
 	// exploration have the same goroutines and objects as the previous one.
 	res.Goroutines = grow(res.Goroutines, len(r.gs))
@@ -449,6 +457,7 @@ func (res *Result) Clone() *Result {
 	c.Decisions = cloneDecisions(res.Decisions)
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
+	c.Warnings = slices.Clone(res.Warnings)
 	return &c
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
@@ -19,6 +20,24 @@ type Exploration struct {
 	Tree      []Node           `json:"tree"`
 	Bugs      []Bug            `json:"bugs"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	// Warnings are the findings of the checks on plain memory accesses (docs/races.md).
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// Warning is a finding of a predictive check: "lockset" (Eraser's discipline) or "mld"
+// (Stoller's MLD′ during a stoller search). It is not a bug and has no schedule of its own.
+type Warning struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Hits    int    `json:"hits"`
+	// Key identifies the warning across runs, workers and shards.
+	Key string `json:"key,omitempty"`
+	// Strategy and Run say which member of the search found it first, in which run.
+	Strategy   string   `json:"strategy,omitempty"`
+	Run        int      `json:"run,omitempty"`
+	Goroutines []string `json:"goroutines,omitempty"`
+	// Confirmed says which failure the race window found the race to lead to.
+	Confirmed string `json:"confirmed,omitempty"`
 }
 
 // Stats count an exploration's work. The explorer fills them as it searches; the worker
@@ -178,4 +197,22 @@ type Bug struct {
 	// Goroutines, in heddle test -json's events, are the goroutines of the bug's verdict, so
 	// that a tool can place the bug without reading its trace.
 	Goroutines []GoroutineState `json:"goroutines,omitempty"`
+}
+
+// MergeWarnings adds the warnings ws of one worker or shard to those of the others, once per
+// key.
+func MergeWarnings(all []*Warning, ws []*Warning) []*Warning {
+	for _, w := range ws {
+		i := slices.IndexFunc(all, func(o *Warning) bool { return o.Key == w.Key })
+		if i < 0 {
+			c := *w
+			all = append(all, &c)
+			continue
+		}
+		all[i].Hits += w.Hits
+		if all[i].Confirmed == "" {
+			all[i].Confirmed = w.Confirmed
+		}
+	}
+	return all
 }

@@ -141,6 +141,8 @@ type Trace struct {
 	Verdict    Verdict     `json:"verdict"`
 	// Time is the model of time of the run.
 	Time rt.TimeModel `json:"time,omitempty"`
+	// Warnings are the lockset check's findings in the run (docs/races.md).
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 func pos(pc uintptr) *Pos {
@@ -184,6 +186,10 @@ func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
 		t.Events[i] = te
 	}
 	t.Verdict = verdict(res)
+	for i := range res.Warnings {
+		w := &res.Warnings[i]
+		t.Warnings = append(t.Warnings, Warning{Kind: w.Kind, Message: w.Message(res), Hits: 1, Goroutines: []string{res.Name(w.Earlier.G), res.Name(w.Later.G)}})
+	}
 	NameObjects(t)
 	for i := range t.Decisions {
 		if s := t.Decisions[i].Step; s < len(t.Events) && t.Events[s].Pos != nil {

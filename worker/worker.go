@@ -61,6 +61,8 @@ type Message struct {
 	// Divergence, in a "done" message, is the exploration's first divergence
 	// (explorer.Report.Divergence).
 	Divergence string `json:"divergence,omitempty"`
+	// Warnings, in a "done" message, are the checks' findings that are not bugs.
+	Warnings []*timeline.Warning `json:"warnings,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/heddledbg/heddle/internal/golden"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/heddledbg/heddle/internal/golden"
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
@@ -38,8 +39,9 @@ func kernelWorker(bin instrument.Binary) *remote.Worker {
 }
 
 type found struct {
-	stats *timeline.Stats
-	bugs  []*worker.Bug
+	stats    *timeline.Stats
+	bugs     []*worker.Bug
+	warnings []*timeline.Warning
 }
 
 func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found {
@@ -51,6 +53,7 @@ func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found
 			f.bugs = append(f.bugs, m.Bug)
 		case "done":
 			f.stats = m.Stats
+			f.warnings = m.Warnings
 		case "error":
 			t.Errorf("worker: %s", m.Error)
 		}
@@ -107,7 +110,22 @@ func TestKernels(t *testing.T) {
 					t.Errorf("TestBug (time adversarial): no %s bug within 60s", kind)
 				}
 			}
-			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), goldenReport(match))
+			report := goldenReport(match)
+			if wt.lockset {
+				if !slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Kind == "lockset" }) {
+					t.Errorf("TestBug: no lockset warning (%d runs)", bug.stats.Runs)
+				}
+				for _, w := range bug.warnings {
+					report += "warning: " + w.Message + "\n"
+					if w.Confirmed != "" {
+						report += "  " + w.Confirmed + "\n"
+					}
+				}
+			}
+			if confirmed := slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Confirmed != "" }); confirmed != wt.confirmed {
+				t.Errorf("TestBug: a warning confirmed by the race window: %v, want %v", confirmed, wt.confirmed)
+			}
+			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), report)
 			s := match.Trace.Schedule()
 			for i := 0; i < replays; i++ {
 				tr, err := remote.Replay(context.Background(), w, "TestBug", s, worker.Options{})
@@ -130,6 +148,9 @@ func TestKernels(t *testing.T) {
 				for _, b := range fixed.bugs {
 					t.Errorf("TestFixed (time %s): %s: %s", tm, b.Kind, b.Message)
 				}
+				for _, w := range fixed.warnings {
+					t.Errorf("TestFixed (time %s): warning: %s", tm, w.Message)
+				}
 				if !fixed.stats.Complete {
 					t.Logf("TestFixed (time %s): search not complete within the budget (%d runs)", tm, fixed.stats.Runs)
 				}
@@ -143,13 +164,19 @@ func TestKernels(t *testing.T) {
 //     must raise the false alarm that the kernel documents (a guard timer fired before work
 //     that never waits);
 //   - "also: adversarial": TestBug's bug is a timer beating work, which adversarial time, where
-//     a timer may fire at any step, must find too.
+//     a timer may fire at any step, must find too;
+//   - "warn: lockset": TestBug breaks Eraser's locking discipline, and must get the lockset
+//     warning (its message is in heddle.golden). A TestFixed never gets a warning;
+//   - "warn: confirmed": the race window confirms TestBug's lockset warning with a failure.
+//     Without this line, no warning may be confirmed: the race is the whole bug.
 //
 // TestBug is always explored with the default (synctest) time.
 type kernelWant struct {
 	kind         string
 	synctestOnly bool
 	adversarial  bool
+	lockset      bool
+	confirmed    bool
 }
 
 func parseWant(t testing.TB, s string) kernelWant {
@@ -161,8 +188,12 @@ func parseWant(t testing.TB, s string) kernelWant {
 			w.synctestOnly = true
 		case "also: adversarial":
 			w.adversarial = true
+		case "warn: lockset":
+			w.lockset = true
+		case "warn: confirmed":
+			w.confirmed = true
 		default:
-			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\" or \"also: adversarial\")", l)
+			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\", \"warn: lockset\" or \"warn: confirmed\")", l)
 		}
 	}
 	return w
@@ -280,5 +311,47 @@ func BenchmarkRace(b *testing.B) {
 			}
 			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "schedules/s")
 		})
+	}
+}
+
+// TestStollerKernel explores Stoller's §9 example (the stollermld kernel) with the stoller
+// strategy, whose reduction assumes the locking discipline MLD′: TestBug breaks it and must
+// get the warning that says the search is not sound for it, TestFixed must not.
+func TestStollerKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the kernel corpus")
+	}
+	res, err := buildKernels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Binaries, func(b instrument.Binary) bool { return path.Base(b.Package) == "stollermld" })
+	if i < 0 {
+		t.Fatal("no stollermld kernel")
+	}
+	w := kernelWorker(res.Binaries[i])
+	for _, tc := range []struct {
+		test string
+		want bool
+	}{{"TestBug", true}, {"TestFixed", false}} {
+		var mld []*timeline.Warning
+		err := remote.Explore(context.Background(), w, tc.test, worker.Options{Strategy: "stoller", MaxTime: 60 * time.Second}, func(m *worker.Message) {
+			if m.Type == "done" {
+				for _, w := range m.Warnings {
+					if w.Kind == "mld" {
+						mld = append(mld, w)
+					}
+				}
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(mld) > 0; got != tc.want {
+			t.Errorf("%s: %d MLD′ warnings, want some: %v", tc.test, len(mld), tc.want)
+		}
+		if tc.want && (len(mld) != 1 || !strings.Contains(mld[0].Message, "the stoller search is not sound for this program") || !strings.Contains(mld[0].Message, "stollermld_test.go:30 by G1.1 holding no lock")) {
+			t.Errorf("%s: MLD′ warnings %+v", tc.test, mld)
+		}
 	}
 }

@@ -94,6 +94,8 @@ type event struct {
 	Stats   *timeline.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on an output event that prints its report.
 	Bug *timeline.Bug `json:"Bug,omitempty"`
+	// Warning is one warning of a test (the lockset check's), on an output event that prints it.
+	Warning *timeline.Warning `json:"Warning,omitempty"`
 }
 
 func (r *reporter) emit(e event) {
@@ -169,6 +171,22 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 		var sb strings.Builder
 		printBug(&sb, test, b)
 		r.emit(event{Action: "output", Package: pkg, Test: test, Output: sb.String(), Bug: jb})
+	}
+}
+
+// warnings reports the warnings of a test: findings that are not bugs on their own, and do
+// not change its verdict.
+func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
+	for _, w := range ws {
+		line := fmt.Sprintf("    warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
+		if w.Confirmed != "" {
+			line += "      " + w.Confirmed + "\n"
+		}
+		if r.enc == nil {
+			fmt.Fprint(r.w, line)
+			continue
+		}
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line, Warning: w})
 	}
 }
 

@@ -363,6 +363,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
+	var warnings []*timeline.Warning
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
 		case "progress":
@@ -386,6 +387,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			order = append(order, m.Bug.Key)
 		case "done":
 			shardStats[i] = m.Stats
+			warnings = timeline.MergeWarnings(warnings, m.Warnings)
 			if lockTrees == nil {
 				lockTrees = m.LockTrees
 			}
@@ -406,7 +408,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		for _, b := range r.Bugs {
 			recv(0, &worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
 		}
-		recv(0, &worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence})
+		recv(0, &worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence, Warnings: explorer.WireWarnings(r.Warnings)})
 	} else {
 		err = remote.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
@@ -471,7 +473,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		saved = append(saved, sb)
 	}
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees); err != nil {
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees, warnings); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else if rep.srv != nil {
 		if err := rep.srv.Load(expPath); err != nil {
@@ -493,6 +495,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		o.verdict = verdictCut
 	}
 	rep.bugs(pkg, test, saved)
+	rep.warnings(pkg, test, warnings)
 	return rep.verdict(pkg, test, total, start, o)
 }
 
@@ -559,9 +562,12 @@ func (c *collectTree) add(n timeline.Node) {
 }
 
 // writeExploration writes the exploration file of docs/formats.md.
-func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report) error {
+func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
 	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
 		Strategy: strategy, LockTrees: lt, Tree: tree.nodes, Bugs: []timeline.Bug{}, Stats: *s}
+	for _, w := range ws {
+		e.Warnings = append(e.Warnings, timeline.Warning{Kind: w.Kind, Message: w.Message, Hits: w.Hits, Goroutines: w.Goroutines, Confirmed: w.Confirmed})
+	}
 	e.Stats.Bugs = len(bugs)
 	index := map[string]int{}
 	for i, b := range bugs {

@@ -30,6 +30,16 @@ func Close[T any](ch chan<- T)           { close(ch) }
 func Len(ch any) int                     { return reflect.ValueOf(ch).Len() }
 func Cap(ch any) int                     { return reflect.ValueOf(ch).Cap() }
 
+// The access hooks only pass their operand through.
+func UseAccesses() bool                                           { return true }
+func Load[T any](p *T, pos string) *T                             { return p }
+func Store[T any](p *T, v T, pos string) T                        { return v }
+func StoreAs[T, V any](p *T, v V, pos string) V                   { return v }
+func Update[T any](p *T, v T, pos string) T                       { return v }
+func Shift[T, N any](p *T, n N, pos string) N                     { return n }
+func MapRead[M ~map[K]V, K comparable, V any](m M, pos string) M  { return m }
+func MapWrite[M ~map[K]V, K comparable, V any](m M, pos string) M { return m }
+
 type Case = reflect.SelectCase
 
 func SendCase[T any](ch chan<- T, v T) Case {

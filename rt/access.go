@@ -1,0 +1,645 @@
+package rt
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Plain memory accesses of instrumented code reach rt through Load, Store, Update, Shift,
+// MapRead and MapWrite, which the instrumenter puts around reads and writes of memory that
+// other goroutines can reach (package variables, what a pointer, slice or map leads to,
+// variables captured by closures or whose address is taken). They are not scheduling points:
+// no decision is made at an access, so the schedules explored and their decisions are the
+// same with or without them. They feed Eraser's lockset check (Savage et al. 1997, as JPF
+// runs it: Havelund & Pressburger, "Model checking Java programs using Java PathFinder",
+// §4.2), made to trust Go's hand-offs: see checkAccess.
+
+// Load records a read of *p at pos and returns p: the instrumenter rewrites a read of x into
+// (*Load(&x, pos)), so that the read itself stays in the program's code, where the race
+// detector reports it (it leaves out races whose access is in heddle's).
+func Load[T any](p *T, pos string) *T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+	}
+	return p
+}
+
+// Store records a write of *p at pos and returns v, the value the assignment stores: the
+// instrumenter rewrites x = v into x = Store(&x, v, pos), so that the write is recorded after
+// v is evaluated (v may receive from a channel, which orders what follows).
+func Store[T any](p *T, v T, pos string) T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// StoreAs is Store for a value of a type other than *p's, assignable to it (a concrete value
+// stored in an interface).
+func StoreAs[T, V any](p *T, v V, pos string) V {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// Update records a read and a write of *p at pos, for x op= v and x++, and returns v.
+func Update[T any](p *T, v T, pos string) T {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return v
+}
+
+// Shift is Update for x <<= n and x >>= n, whose count need not have x's type.
+func Shift[T, N any](p *T, n N, pos string) N {
+	if r := active; r != nil {
+		r.access(unsafe.Pointer(p), false, pos)
+		r.access(unsafe.Pointer(p), true, pos)
+	}
+	return n
+}
+
+// MapRead records a read of map m (m[k], a lookup) at pos and returns m. A map is one
+// variable: its entries share the map's header, as for the race detector's "concurrent map
+// read and map write".
+func MapRead[M ~map[K]V, K comparable, V any](m M, pos string) M {
+	if r := active; r != nil && m != nil {
+		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), false, pos)
+	}
+	return m
+}
+
+// MapWrite records a write of map m (m[k] = v, delete) at pos and returns m.
+func MapWrite[M ~map[K]V, K comparable, V any](m M, pos string) M {
+	if r := active; r != nil && m != nil {
+		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), true, pos)
+	}
+	return m
+}
+
+// An Access is one goroutine's read or write of a variable.
+type Access struct {
+	G     GID
+	Write bool
+	Pos   string  // file:line:col of the access
+	Locks []ObjID // the locks its goroutine held
+}
+
+// A Warning is a finding of a predictive check: not a failure of this run, but a sign that
+// another schedule, or another run of the program, may go wrong.
+type Warning struct {
+	// Kind is the check: "lockset" (Eraser's locking discipline).
+	Kind string
+	// Earlier and Later are two accesses that no common lock protects and that nothing else
+	// orders: Later is the access that emptied the variable's candidate lockset.
+	Earlier, Later Access
+	// Others are the other goroutines involved: those that accessed the variable since it last
+	// had one owner, and those that wrote what the involved goroutines read.
+	Others []GID `json:",omitempty"`
+}
+
+// Key identifies w's variable across runs and schedules, where its address changes: its kind
+// and the position of the racing write (the first in file order if both are writes). The same
+// unprotected write met with a read at another position is the same finding.
+func (w *Warning) Key() string {
+	pos := w.Later.Pos
+	switch {
+	case w.Earlier.Write && w.Later.Write:
+		pos = min(w.Earlier.Pos, w.Later.Pos)
+	case w.Earlier.Write:
+		pos = w.Earlier.Pos
+	}
+	return w.Kind + " " + pos
+}
+
+// Message describes w with the goroutine names of res.
+func (w *Warning) Message(res *Result) string { return w.Describe(res.Name, res.ObjName) }
+
+// Describe describes w with goroutines and locks named by gname and lname.
+func (w *Warning) Describe(gname func(GID) string, lname func(ObjID) string) string {
+	return fmt.Sprintf("lockset: %s at %s by %s holding %s, and %s at %s by %s holding %s: no lock protects them both",
+		rw(w.Earlier.Write), shortPos(w.Earlier.Pos), gname(w.Earlier.G), lockNames(lname, w.Earlier.Locks),
+		rw(w.Later.Write), shortPos(w.Later.Pos), gname(w.Later.G), lockNames(lname, w.Later.Locks))
+}
+
+func rw(write bool) string {
+	if write {
+		return "write"
+	}
+	return "read"
+}
+
+// shortPos is pos with the file's base name and without the column.
+func shortPos(pos string) string {
+	file, line, _ := splitPos(pos)
+	return filepath.Base(file) + ":" + line
+}
+
+// splitPos splits "file:line:col".
+func splitPos(pos string) (file, line, col string) {
+	i := len(pos)
+	var parts [2]string
+	for k := 1; k >= 0; k-- {
+		j := i - 1
+		for j >= 0 && pos[j] != ':' {
+			j--
+		}
+		if j < 0 {
+			return pos, "", ""
+		}
+		parts[k] = pos[j+1 : i]
+		i = j
+	}
+	return pos[:i], parts[0], parts[1]
+}
+
+func lockNames(lname func(ObjID) string, locks []ObjID) string {
+	if len(locks) == 0 {
+		return "no lock"
+	}
+	s := ""
+	for i, l := range locks {
+		if i > 0 {
+			s += ", "
+		}
+		s += lname(l)
+	}
+	return s
+}
+
+// Eraser's states of a variable (§4.2 of the JPF paper, after Savage et al.): virgin (no
+// shadow yet), exclusive to one goroutine, shared by readers, shared and modified.
+const (
+	exclusive = iota
+	shared
+	sharedModified
+)
+
+// A shadow is what the lockset check knows of one variable.
+type shadow struct {
+	state uint8
+	// wrote is set once the variable was written since it last became exclusive.
+	wrote bool
+	// warned is set once the variable was reported in this run.
+	warned bool
+	// locks is the candidate lockset: the locks held at every access since the variable
+	// became shared. Read-held locks protect reads only.
+	locks []heldLock
+	// since holds each goroutine's last access and last write since the variable last became
+	// exclusive: when a new access happens after all of them, the variable changes hands.
+	since []accessor
+	// readers and writers are the goroutines (of ids below 64) that read and wrote the
+	// variable in the run, for the race window's goroutines.
+	readers, writers uint64
+}
+
+// An accessor is one goroutine's last access and last write of a variable.
+type accessor struct {
+	at, atW     stamp
+	last, lastW Access
+	wrote       bool
+}
+
+// A stamp is a goroutine's clock at one of its accesses.
+type stamp struct {
+	g GID
+	c uint32
+}
+
+type heldLock struct {
+	id   ObjID
+	read bool
+}
+
+// accesses is the run's state for the lockset check: the locks each goroutine holds, the
+// shadows of the variables, and two sets of vector clocks. hb follows the happens-before that
+// Go's hand-offs give (channels, WaitGroup, Once, atomics, go statements, Cond, timers) but not
+// locks: an order that a lock happened to give in this schedule is what the lockset check must
+// not trust. full follows every edge, locks included: it lets a variable accessed under a lock
+// pass to a goroutine that took the lock after it (see check).
+type accesses struct {
+	hb, full clocks
+	// partial is set for a run whose clocks started late (the process's first access came
+	// during it): its warnings are left out.
+	partial  bool
+	held     [][]heldLock
+	vars     map[unsafe.Pointer]int32 // index in shadows
+	shadows  []shadow
+	warnings []Warning
+}
+
+// clocks are the vector clocks of the goroutines and objects of a run. A goroutine's own
+// component counts its releases, the same in both sets.
+type clocks struct {
+	vc [][]uint32 // by goroutine
+	// objs are the joins of the clocks released to each object, by object id in hb; in full,
+	// at 2*id, and at 2*id+1 for the releases of read locks.
+	objs [][]uint32
+}
+
+// accessState returns the run's lockset state, creating it on first use.
+func (r *run) accessState() *accesses {
+	if r.acc == nil {
+		r.acc = &accesses{vars: make(map[unsafe.Pointer]int32)}
+	}
+	return r.acc
+}
+
+// reset empties a for a new run, keeping its storage: a run costs no allocation for the
+// variables, clocks and locks that the previous run had.
+func (a *accesses) reset() {
+	clear(a.vars)
+	a.shadows = a.shadows[:0]
+	for i := range a.held {
+		a.held[i] = a.held[i][:0]
+	}
+	a.hb.reset()
+	a.full.reset()
+	a.warnings, a.partial = nil, false
+}
+
+// accessesUsed is set once instrumented code has reported an access in this process, or
+// declared at initialisation that it will (UseAccesses): until then no run maintains the
+// clocks, so that programs without accesses (tests written against rt) pay nothing for them.
+var accessesUsed atomic.Bool
+
+// UseAccesses makes every run maintain the lockset check's clocks from its start. Instrumented
+// programs call it as they initialise; without it, the run of the process's first access
+// starts its clocks late, and its warnings are left out. It returns true.
+func UseAccesses() bool {
+	accessesUsed.Store(true)
+	return true
+}
+
+func (c *clocks) reset() {
+	for i := range c.vc {
+		c.vc[i] = c.vc[i][:0]
+	}
+	for i := range c.objs {
+		c.objs[i] = c.objs[i][:0]
+	}
+}
+
+// goroutine makes g known: its clocks and its lockset.
+func (a *accesses) goroutine(g GID) {
+	for int(g) >= len(a.held) {
+		a.held = append(a.held, nil)
+	}
+	a.hb.clock(g)
+	a.full.clock(g)
+}
+
+func (c *clocks) clock(g GID) []uint32 {
+	for int(g) >= len(c.vc) {
+		c.vc = append(c.vc, nil)
+	}
+	if len(c.vc[g]) == 0 {
+		c.vc[g] = append(c.vc[g], make([]uint32, int(g)+1)...)
+		c.vc[g][g] = 1
+	}
+	return c.vc[g]
+}
+
+// join makes g's clock at least o.
+func (c *clocks) join(g GID, o []uint32) {
+	vc := c.clock(g)
+	if len(vc) < len(o) {
+		vc = append(vc, make([]uint32, len(o)-len(vc))...)
+		c.vc[g] = vc
+	}
+	for i, x := range o {
+		vc[i] = max(vc[i], x)
+	}
+}
+
+// release merges g's clock into object id's.
+func (c *clocks) release(g GID, id ObjID) {
+	vc := c.clock(g)
+	for int(id) >= len(c.objs) {
+		c.objs = append(c.objs, nil)
+	}
+	o := c.objs[id]
+	if len(o) < len(vc) {
+		o = append(o, make([]uint32, len(vc)-len(o))...)
+	}
+	for i, x := range vc {
+		o[i] = max(o[i], x)
+	}
+	c.objs[id] = o
+}
+
+// acquire makes g's clock at least object id's.
+func (c *clocks) acquire(g GID, id ObjID) {
+	if int(id) < len(c.objs) && len(c.objs[id]) > 0 {
+		c.join(g, c.objs[id])
+	}
+}
+
+// before reports whether e happens before g's present.
+func (c *clocks) before(e stamp, g GID) bool {
+	vc := c.clock(g)
+	return int(e.g) < len(vc) && vc[e.g] >= e.c
+}
+
+// tick starts a new epoch of g: what g does next is not ordered before what it released.
+func (a *accesses) tick(g GID) {
+	a.hb.clock(g)[g]++
+	a.full.clock(g)[g]++
+}
+
+// accessAcquire and accessRelease follow r.acquire and r.release: a lock operation changes
+// the goroutine's lockset and orders only in full, any other orders in both.
+func (r *run) accessAcquire(e *Event, id ObjID) {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+		return
+	}
+	a := r.accessState()
+	a.goroutine(e.G)
+	a.full.acquire(e.G, 2*id)
+	if e.Op != OpRLock && e.Op != OpTryRLock {
+		// An RUnlock orders the Lock that follows, not another RLock.
+		a.full.acquire(e.G, 2*id+1)
+	}
+	switch e.Op {
+	case OpLock, OpTryLock:
+		a.held[e.G] = append(a.held[e.G], heldLock{id: id})
+	case OpRLock, OpTryRLock:
+		a.held[e.G] = append(a.held[e.G], heldLock{id: id, read: true})
+	default:
+		a.hb.acquire(e.G, id)
+	}
+}
+
+func (r *run) accessRelease(e *Event, id ObjID) {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
+		return
+	}
+	a := r.accessState()
+	a.goroutine(e.G)
+	if e.Op == OpRUnlock {
+		a.full.release(e.G, 2*id+1)
+	} else {
+		a.full.release(e.G, 2*id)
+	}
+	switch e.Op {
+	case OpUnlock, OpRUnlock:
+		h := a.held[e.G]
+		if i := slices.IndexFunc(h, func(l heldLock) bool { return l.id == id && l.read == (e.Op == OpRUnlock) }); i >= 0 {
+			a.held[e.G] = slices.Delete(h, i, i+1)
+		}
+	default:
+		a.hb.release(e.G, id)
+	}
+	a.tick(e.G)
+}
+
+// accessGo orders a go statement of parent before everything child does.
+func (r *run) accessGo(parent, child *goroutine) {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || parent == nil || parent.id < 0 {
+		return
+	}
+	a := r.accessState()
+	a.goroutine(parent.id)
+	a.goroutine(child.id)
+	a.hb.join(child.id, a.hb.clock(parent.id))
+	a.full.join(child.id, a.full.clock(parent.id))
+	a.tick(parent.id)
+}
+
+// accessResume orders a rendezvous both ways, as raceResume does for the race detector: w,
+// parked in a channel operation, is completed by the running goroutine.
+func (r *run) accessResume(w *goroutine) {
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cur == nil || r.cur.id < 0 || w.id < 0 {
+		return
+	}
+	switch w.op.kind {
+	case OpSend, OpRecv, OpSelect:
+	default:
+		return
+	}
+	a := r.accessState()
+	cur := r.cur.id
+	a.goroutine(cur)
+	a.goroutine(w.id)
+	for _, c := range []*clocks{&a.hb, &a.full} {
+		c.join(w.id, c.clock(cur))
+	}
+	a.tick(cur)
+	if r.cur.op.kind != OpClose {
+		for _, c := range []*clocks{&a.hb, &a.full} {
+			c.join(cur, c.clock(w.id))
+		}
+		a.tick(w.id)
+	}
+}
+
+// access records g's read or write of the variable at addr.
+func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
+	g := r.cur
+	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
+		return
+	}
+	if len(r.cfg.Watch) > 0 && slices.Contains(r.cfg.Watch, pos) && !slices.Contains(r.watched, pos) {
+		r.watched = append(r.watched, pos)
+	}
+	a := r.accessState()
+	if !accessesUsed.Load() {
+		// The first access of the process: this run's clocks missed what came before.
+		accessesUsed.Store(true)
+		a.partial = true
+	}
+	a.check(g.id, addr, write, pos)
+}
+
+// check runs Eraser's state machine on one access, with ownership that follows
+// happens-before, as hybrid detectors do (O'Callahan & Choi 2003): a variable stays exclusive,
+// and changes owner without a warning, while each access happens after all the accesses since
+// it last became exclusive, so a value handed over a channel, published by Once or collected
+// after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
+// it shared, and from then on its candidate lockset is refined at every access (§4.2); a
+// shared-modified variable whose candidate lockset is empty is reported, once per run.
+func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
+	a.goroutine(g)
+	now := stamp{g: g, c: a.hb.clock(g)[g]}
+	held := a.held[g]
+	acc := Access{G: g, Write: write, Pos: pos}
+	k, ok := a.vars[addr]
+	if !ok {
+		k = int32(len(a.shadows))
+		a.vars[addr] = k
+		if len(a.shadows) < cap(a.shadows) {
+			// Reuse the slices of the previous run's shadow.
+			a.shadows = a.shadows[:k+1]
+			s := &a.shadows[k]
+			*s = shadow{locks: s.locks[:0], since: s.since[:0]}
+		} else {
+			a.shadows = append(a.shadows, shadow{})
+		}
+	}
+	v := &a.shadows[k]
+	// conflict is an access of another goroutine that this one does not happen after, a
+	// write if there is one.
+	var conflict *Access
+	unordered := false
+	for i := range v.since {
+		s := &v.since[i]
+		if s.last.G == g {
+			continue
+		}
+		if !a.ordered(s.at, s.last, g) {
+			unordered = true
+			if conflict == nil || !conflict.Write {
+				conflict = &s.last
+			}
+		}
+		if s.wrote && !a.ordered(s.atW, s.lastW, g) {
+			unordered = true
+			conflict = &s.lastW
+		}
+	}
+	switch {
+	case !unordered && v.state == exclusive && (len(v.since) == 0 || len(v.since) == 1 && v.since[0].last.G == g):
+		// The owner goes on.
+	case !unordered:
+		// Every access so far happens before this one: the variable changes hands.
+		v.state, v.locks, v.wrote = exclusive, v.locks[:0], false
+		v.since = v.since[:0]
+	case v.state == exclusive:
+		// The first access that nothing orders after the owner's: the candidates are the
+		// locks held at both.
+		v.locks = append(v.locks[:0], held...)
+		for _, s := range v.since {
+			if s.last.G != g {
+				v.locks = intersect(v.locks, lockSet(s.last.Locks), s.last.Write)
+			}
+		}
+		v.locks = intersect(v.locks, held, write)
+		v.state = shared
+	default:
+		v.locks = intersect(v.locks, held, write)
+	}
+	if v.state != exclusive && (write || v.wrote) {
+		v.state = sharedModified
+	}
+	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) && !a.partial {
+		v.warned = true
+		earlier := *conflict
+		earlier.Locks = slices.Clone(earlier.Locks)
+		acc.Locks = lockIDs(held)
+		a.warnings = append(a.warnings, Warning{Kind: "lockset", Earlier: earlier, Later: acc, Others: a.others(v, earlier.G, g)})
+	}
+	if g < 64 {
+		if write {
+			v.writers |= 1 << g
+		} else {
+			v.readers |= 1 << g
+		}
+	}
+	v.wrote = v.wrote || write
+	i := slices.IndexFunc(v.since, func(s accessor) bool { return s.last.G == g })
+	if i < 0 {
+		if len(v.since) < cap(v.since) {
+			v.since = v.since[:len(v.since)+1]
+		} else {
+			v.since = append(v.since, accessor{})
+		}
+		i = len(v.since) - 1
+		v.since[i].wrote = false
+	}
+	s := &v.since[i]
+	s.at, s.last = now, record(s.last.Locks, acc, held)
+	if write {
+		s.atW, s.lastW, s.wrote = now, record(s.lastW.Locks, acc, held), true
+	}
+}
+
+// others returns the goroutines, besides g1 and g2, that JPF's race window explores with them
+// (§4.2): those that accessed v since it last had one owner, closed over the goroutines that
+// wrote a variable that one of the set read in the run so far.
+func (a *accesses) others(v *shadow, g1, g2 GID) []GID {
+	var set uint64
+	for _, g := range []GID{g1, g2} {
+		if g < 64 {
+			set |= 1 << g
+		}
+	}
+	for _, s := range v.since {
+		if s.last.G < 64 {
+			set |= 1 << s.last.G
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for i := range a.shadows {
+			if u := &a.shadows[i]; u.readers&set != 0 && u.writers&^set != 0 {
+				set |= u.writers
+				grew = true
+			}
+		}
+	}
+	var out []GID
+	for g := GID(0); g < 64; g++ {
+		if set&(1<<g) != 0 && g != g1 && g != g2 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// record returns acc with the locks held, in the storage of locks.
+func record(locks []ObjID, acc Access, held []heldLock) Access {
+	locks = locks[:0]
+	for _, l := range held {
+		locks = append(locks, l.id)
+	}
+	acc.Locks = locks
+	return acc
+}
+
+// ordered reports whether access acc, made at e, happens before g's present: by Go's
+// hand-offs, or, for an access made holding a lock, by any order, locks included. The second
+// case is a variable that a goroutine writes under a lock and another reads after taking that
+// lock (x/sync's singleflight reads call.dups so, once it took g.mu to remove the call): the
+// order is the lock's, and the schedules in which the lock goes the other way are explored
+// too, where the accesses are not ordered. An access made without a lock is never passed on
+// by a lock's order: Eraser's predictive warning.
+func (a *accesses) ordered(e stamp, acc Access, g GID) bool {
+	return a.hb.before(e, g) || len(acc.Locks) > 0 && a.full.before(e, g)
+}
+
+// lockSet returns the locks of an access as held for writing: an access records no mode.
+func lockSet(ids []ObjID) []heldLock {
+	out := make([]heldLock, len(ids))
+	for i, id := range ids {
+		out[i] = heldLock{id: id}
+	}
+	return out
+}
+
+func lockIDs(h []heldLock) []ObjID {
+	if len(h) == 0 {
+		return nil
+	}
+	out := make([]ObjID, len(h))
+	for i, l := range h {
+		out[i] = l.id
+	}
+	return out
+}
+
+// intersect keeps the locks of c that held contains; for a write, a lock held only for
+// reading does not count.
+func intersect(c, held []heldLock, write bool) []heldLock {
+	out := c[:0]
+	for _, l := range c {
+		if slices.ContainsFunc(held, func(h heldLock) bool { return h.id == l.id && (!write || !h.read) }) {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package rt_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+type first struct{}
+
+func (first) Choose(p *rt.Point) int { return 0 }
+
+// lockset runs body under the first and the last alternative at every decision and returns
+// the keys of the lockset warnings of both runs.
+func lockset(t *testing.T, body func()) []string {
+	t.Helper()
+	rt.UseAccesses() // as instrumented programs do: every run keeps the clocks from its start
+	var keys []string
+	for _, c := range []rt.Chooser{first{}, last{}} {
+		res := rt.Run(rt.Config{Chooser: c}, body)
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Fatalf("verdict %+v", res.Verdict)
+		}
+		for _, w := range res.Warnings {
+			if k := w.Key(); !slices.Contains(keys, k) {
+				keys = append(keys, k)
+				t.Log(w.Message(res))
+			}
+		}
+	}
+	return keys
+}
+
+// TestLockset checks Eraser's discipline on programs written against rt: each either
+// violates it, and is reported at the positions of the two accesses, or hands memory over in
+// a way Go orders (a channel, Once, WaitGroup, an atomic, a go statement), and is not.
+func TestLockset(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func()
+		want []string // positions of the two accesses (the write's first), or none
+	}{
+		{"unlocked-counter", func() {
+			x := 0
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() { defer wg.Done(); rt.Update(&x, 1, "c:1") })
+			}
+			wg.Wait()
+		}, []string{"c:1", "c:1"}},
+		{"lazy-init", func() {
+			// Each goroutine reads, writes if it found nothing, and reads again: the owner's
+			// write is remembered past its own later read.
+			var cfg *int
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() {
+					defer wg.Done()
+					if *rt.Load(&cfg, "a:1") == nil {
+						cfg = rt.Store(&cfg, new(int), "a:2")
+					}
+					rt.Load(&cfg, "a:3")
+				})
+			}
+			wg.Wait()
+		}, []string{"a:2", "a:1"}},
+		{"locked-counter", func() {
+			x := 0
+			var mu rt.Mutex
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() { defer wg.Done(); mu.Lock(); rt.Update(&x, 1, "c:1"); mu.Unlock() })
+			}
+			wg.Wait()
+			rt.Load(&x, "c:2") // after Wait: ordered, no lock needed
+		}, nil},
+		{"one-side-unlocked", func() {
+			// Predictive: under either order the writes share no lock, even where the
+			// mutex happened to order them.
+			x := 0
+			var mu rt.Mutex
+			var wg rt.WaitGroup
+			wg.Add(2)
+			rt.Go(func() { defer wg.Done(); rt.Store(&x, 1, "a:1"); mu.Lock(); mu.Unlock() })
+			rt.Go(func() { defer wg.Done(); mu.Lock(); mu.Unlock(); rt.Store(&x, 2, "b:1") })
+			wg.Wait()
+		}, []string{"a:1", "b:1"}},
+		{"read-after-lock", func() {
+			// Written under the lock, read without it once the lock showed the write done.
+			x, done := 0, false
+			var mu rt.Mutex
+			var wg rt.WaitGroup
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				mu.Lock()
+				rt.Update(&x, 1, "a:1")
+				rt.Store(&done, true, "a:2")
+				mu.Unlock()
+			})
+			mu.Lock()
+			d := *rt.Load(&done, "b:1")
+			mu.Unlock()
+			if d {
+				rt.Load(&x, "b:2")
+			}
+			wg.Wait()
+		}, nil},
+		{"channel-handoff", func() {
+			x := 0
+			ch := rt.MakeChan[int](0)
+			rt.Go(func() { rt.Store(&x, 1, "a:1"); rt.Send(ch, 1) })
+			rt.Recv(ch)
+			rt.Store(&x, 2, "b:1")
+		}, nil},
+		{"buffered-handoff", func() {
+			x := 0
+			ch := rt.MakeChan[int](1)
+			done := rt.MakeChan[int](0)
+			rt.Go(func() { rt.Recv(ch); rt.Update(&x, 1, "b:1"); rt.Close(done) })
+			rt.Store(&x, 1, "a:1")
+			rt.Send(ch, 1)
+			rt.Recv(done)
+			rt.Load(&x, "c:1")
+		}, nil},
+		{"once-init", func() {
+			x := 0
+			var once rt.Once
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() {
+					defer wg.Done()
+					once.Do(func() { rt.Store(&x, 1, "a:1") })
+					rt.Load(&x, "b:1")
+				})
+			}
+			wg.Wait()
+		}, nil},
+		{"atomic-publish", func() {
+			x := 0
+			var ready rt.Int32
+			rt.Go(func() { rt.Store(&x, 1, "a:1"); ready.Store(1) })
+			for ready.Load() == 0 {
+				rt.Gosched()
+			}
+			rt.Load(&x, "b:1")
+		}, nil},
+		{"atomic-flag-unordered", func() {
+			// The flag is stored before the data: the read that sees it is not ordered after
+			// the write.
+			x := 0
+			var ready rt.Int32
+			rt.Go(func() { ready.Store(1); rt.Store(&x, 1, "a:1") })
+			for ready.Load() == 0 {
+				rt.Gosched()
+			}
+			rt.Load(&x, "b:1")
+		}, []string{"a:1", "b:1"}},
+		{"sync-map-handoff", func() {
+			var m rt.Map
+			done := rt.MakeChan[int](0)
+			rt.Go(func() {
+				p := new(int)
+				rt.Store(p, 1, "a:1")
+				m.Store("k", p)
+				rt.Close(done)
+			})
+			for {
+				if v, ok := m.Load("k"); ok {
+					rt.Store(v.(*int), 2, "b:1")
+					break
+				}
+				rt.Gosched()
+			}
+			rt.Recv(done)
+		}, nil},
+		{"readers-after-init", func() {
+			x := 0
+			rt.Store(&x, 1, "a:1")
+			var wg rt.WaitGroup
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() { defer wg.Done(); rt.Load(&x, "b:1") })
+			}
+			wg.Wait()
+		}, nil},
+		{"map-writes", func() {
+			m := map[int]int{}
+			var wg rt.WaitGroup
+			for i := range 2 {
+				wg.Add(1)
+				rt.Go(func() { defer wg.Done(); rt.MapWrite(m, "m:1")[i] = i })
+			}
+			wg.Wait()
+		}, []string{"m:1", "m:1"}},
+		{"rwmutex-readers", func() {
+			x := 0
+			var mu rt.RWMutex
+			var wg rt.WaitGroup
+			wg.Add(3)
+			rt.Go(func() { defer wg.Done(); mu.Lock(); rt.Store(&x, 1, "w:1"); mu.Unlock() })
+			for range 2 {
+				rt.Go(func() { defer wg.Done(); mu.RLock(); rt.Load(&x, "r:1"); mu.RUnlock() })
+			}
+			wg.Wait()
+		}, nil},
+		{"write-under-read-lock", func() {
+			x := 0
+			var mu rt.RWMutex
+			var wg rt.WaitGroup
+			wg.Add(2)
+			for range 2 {
+				rt.Go(func() { defer wg.Done(); mu.RLock(); rt.Store(&x, 1, "w:1"); mu.RUnlock() })
+			}
+			wg.Wait()
+		}, []string{"w:1", "w:1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lockset(t, tc.body)
+			if tc.want == nil {
+				if len(got) > 0 {
+					t.Fatalf("warnings %q on correct code", got)
+				}
+				return
+			}
+			want := "lockset " + tc.want[0]
+			if !slices.Contains(got, want) || len(got) != 1 {
+				t.Fatalf("warnings %q, want [%q]", got, want)
+			}
+		})
+	}
+}
+
+// TestAccessesIgnored checks that IgnoreAccesses turns the check off.
+func TestAccessesIgnored(t *testing.T) {
+	x := 0
+	res := rt.Run(rt.Config{IgnoreAccesses: true}, func() {
+		var wg rt.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			rt.Go(func() { defer wg.Done(); rt.Update(&x, 1, "c:1") })
+		}
+		wg.Wait()
+	})
+	if len(res.Warnings) > 0 {
+		t.Fatalf("warnings with IgnoreAccesses: %+v", res.Warnings)
+	}
+}
+
+// TestLocksetOthers checks the goroutines a warning involves besides its two accesses': here
+// the writer of a flag that one of the racing goroutines read, as JPF's race window adds
+// the threads that write what the involved ones read.
+func TestLocksetOthers(t *testing.T) {
+	rt.UseAccesses()
+	res := rt.Run(rt.Config{}, func() {
+		x, flag := 0, 0
+		var wg rt.WaitGroup
+		wg.Add(3)
+		rt.Go(func() { defer wg.Done(); rt.Store(&flag, 1, "f:1") })                     // G1.1
+		rt.Go(func() { defer wg.Done(); rt.Load(&flag, "f:2"); rt.Store(&x, 1, "x:1") }) // G1.2
+		rt.Go(func() { defer wg.Done(); rt.Store(&x, 2, "x:2") })                        // G1.3
+		wg.Wait()
+	})
+	var found bool
+	for _, w := range res.Warnings {
+		if w.Key() == "lockset x:1" || w.Key() == "lockset x:2" {
+			found = true
+			if !slices.Equal(w.Others, []rt.GID{1}) {
+				t.Errorf("others %v, want [1] (G1.1, which wrote the flag G1.2 read)", w.Others)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no warning on x: %+v", res.Warnings)
+	}
+}
