@@ -242,6 +242,8 @@ func TestDependencyRules(t *testing.T) {
 		{"dap", []string{"harness"}},
 		{"worker", []string{"explorer", "os/exec"}},
 		{"harness", []string{"worker/remote", "os/exec"}},
+		// Linked into programs under test that check linearizability: the checker, no more.
+		{"lin", []string{"explorer", "harness", "worker", "os/exec"}},
 	} {
 		base, tree := strings.CutSuffix(r.pkg, "/...")
 		matched := false

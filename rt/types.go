@@ -265,6 +265,9 @@ const (
 	// Its goroutines are the two accesses', with their stacks; State is the access ("write",
 	// "read").
 	VerdictRace VerdictKind = "race"
+	// VerdictLinearizability marks a history of operations that no sequential order consistent
+	// with real time explains under the test's model (package lin). Verdict.History holds it.
+	VerdictLinearizability VerdictKind = "linearizability"
 	// VerdictUnsupported marks a run that heddle cannot control: instrumented code was called
 	// from a goroutine heddle did not start. It is not the program's bug.
 	VerdictUnsupported VerdictKind = "unsupported"
@@ -297,6 +300,9 @@ type Verdict struct {
 	// Timing says, for a bug found with adversarial time (detail mode), which goroutines were
 	// still running when a timer fired, and so would have had to run longer than its duration.
 	Timing []string `json:",omitempty"`
+	// History is the history of operations of a linearizability verdict, in the order of
+	// their calls.
+	History []Operation `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.

@@ -321,6 +321,11 @@ func printBug(w io.Writer, test string, b savedBug) {
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}
+	if h := b.Trace.Verdict.History; len(h) > 0 {
+		// Which operations overlapped is what decides linearizability.
+		fmt.Fprintf(w, "\n    history (%s, call to return):\n", plural(len(h), "operation"))
+		fmt.Fprint(w, "    "+strings.ReplaceAll(strings.TrimSuffix(timeline.DrawHistory(h), "\n"), "\n", "\n    ")+"\n")
+	}
 	if len(b.Trace.Events) == 0 {
 		// A test that fails before any goroutine synchronizes: its one schedule.
 		fmt.Fprintf(w, "\n    interleaving: none, the run reached no scheduling point\n")

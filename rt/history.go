@@ -1,0 +1,90 @@
+package rt
+
+// A history is the record, in run order, of the calls and returns of the operations that a test
+// checks for linearizability (package lin). Only one goroutine runs at a time, so the order in
+// which calls and returns are recorded is the order in which they happened in the controlled
+// run, and a replay of the schedule records the same history. Recording is not a scheduling
+// point: the operations' own synchronization is what interleaves them.
+//
+// The history lives here, in rt's state, rather than in the checker's: goroutines touch rt's
+// state in turn across the hand-offs hidden from the race detector (race.go), which would
+// otherwise see the appends of different goroutines as a data race and, if the checker used
+// a lock of its own, order the operations' accesses and hide the races among them.
+
+// HistoryOp is one operation of a run's history: goroutine G called it with input In and it
+// returned Out.
+type HistoryOp struct {
+	G GID
+	// Call and Return are the positions of the call and of the return among the history's
+	// calls and returns, in run order; Return is -1 while the operation has not returned.
+	Call, Return int32
+	// CallStep and ReturnStep are the run's step counts at the call and the return.
+	CallStep, ReturnStep int32
+	In, Out              any
+}
+
+// Operation is an operation of a history as a linearizability verdict shows it: its input and
+// output as the model describes them.
+type Operation struct {
+	G                    GID
+	Call, Return         int32 // as in HistoryOp
+	CallStep, ReturnStep int32
+	Input, Output        string
+}
+
+type history struct {
+	ops []HistoryOp
+	n   int32 // calls and returns recorded
+}
+
+// HistoryCall records that the calling goroutine calls an operation with input in. It returns
+// the operation's index, for HistoryReturn, and false outside a run.
+func HistoryCall(in any) (int, bool) {
+	r, g := current()
+	if r == nil || g == nil {
+		return 0, false
+	}
+	h := &r.history
+	h.ops = append(h.ops, HistoryOp{G: g.id, Call: h.n, Return: -1, CallStep: int32(r.steps), ReturnStep: -1, In: in})
+	h.n++
+	return len(h.ops) - 1, true
+}
+
+// HistoryReturn records that operation i, of HistoryCall, returned out.
+func HistoryReturn(i int, out any) {
+	r, _ := current()
+	if r == nil || i < 0 || i >= len(r.history.ops) {
+		return
+	}
+	h := &r.history
+	op := &h.ops[i]
+	op.Return, op.ReturnStep, op.Out = h.n, int32(r.steps), out
+	h.n++
+}
+
+// History returns a copy of the run's history so far, in the order of the calls, and false
+// outside a run.
+func History() ([]HistoryOp, bool) {
+	r, _ := current()
+	if r == nil {
+		return nil, false
+	}
+	return append([]HistoryOp(nil), r.history.ops...), true
+}
+
+// NotLinearizable ends the run with a linearizability verdict: no sequential order of the
+// operations of history that respects their real-time order is allowed by the model. The
+// calling goroutine, which checked the history, does not return.
+func NotLinearizable(msg string, history []Operation) {
+	r, g := current()
+	if r == nil {
+		return
+	}
+	if !r.ended {
+		r.verdict = Verdict{Kind: VerdictLinearizability, Message: msg, History: history}
+		r.finish()
+	}
+	if g != nil && g.state != gDone {
+		r.block(g)
+	}
+}
