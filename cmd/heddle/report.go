@@ -321,10 +321,9 @@ func printBug(w io.Writer, test string, b savedBug) {
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}
-	if h := b.Trace.Verdict.History; len(h) > 0 {
-		// Which operations overlapped is what decides linearizability.
-		fmt.Fprintf(w, "\n    history (%s, call to return):\n", plural(len(h), "operation"))
-		fmt.Fprint(w, "    "+strings.ReplaceAll(strings.TrimSuffix(timeline.DrawHistory(h), "\n"), "\n", "\n    ")+"\n")
+	if len(b.Trace.Verdict.History) > 0 {
+		fmt.Fprintln(w)
+		printHistory(w, b.Trace.Verdict.History, "    ")
 	}
 	if len(b.Trace.Events) == 0 {
 		// A test that fails before any goroutine synchronizes: its one schedule.
@@ -334,6 +333,20 @@ func printBug(w io.Writer, test string, b savedBug) {
 		printInterleaving(w, b.Trace, "    ")
 	}
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
+}
+
+// printHistory prints the history of a linearizability verdict, if any: which operations
+// overlapped is what decides linearizability.
+func printHistory(w io.Writer, h []timeline.Operation, indent string) {
+	if len(h) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%shistory (%s, call to return):\n", indent, plural(len(h), "operation"))
+	for _, l := range strings.SplitAfter(timeline.DrawHistory(h), "\n") {
+		if l != "" {
+			fmt.Fprint(w, indent+"  "+l)
+		}
+	}
 }
 
 // describe says what a goroutine involved in a verdict of trace t was doing, and where.
