@@ -169,7 +169,9 @@ func (h *History[S, I, O]) Check(t TB) {
 		}
 		history[i] = porcupine.Operation{Input: op.in, Output: op.out, Call: int64(op.call), Return: int64(op.ret)}
 	}
-	if porcupine.CheckOperations(h.porcupineModel(), history) {
+	var ok bool
+	rt.CheckHistory(func() { ok = porcupine.CheckOperations(h.porcupineModel(), history) })
+	if ok {
 		return
 	}
 	msg := fmt.Sprintf("%s: not linearizable: no sequential order of the %d operations that respects their real-time order gives them their outputs", where, len(ops))
