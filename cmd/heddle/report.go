@@ -103,6 +103,8 @@ type jsonBug struct {
 	Goroutines []timeline.GoroutineState `json:"goroutines,omitempty"`
 	Trace      string                    `json:"trace,omitempty"`
 	Replay     string                    `json:"replay,omitempty"`
+	// History is the history of a linearizability bug.
+	History []timeline.Operation `json:"history,omitempty"`
 }
 
 func (r *reporter) emit(e event) {
@@ -170,7 +172,7 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 		}
 		jb := &jsonBug{Kind: b.Kind, Message: b.Message, Hits: b.Hits}
 		if b.Trace != nil {
-			jb.Goroutines = b.Trace.Verdict.Goroutines
+			jb.Goroutines, jb.History = b.Trace.Verdict.Goroutines, b.Trace.Verdict.History
 		}
 		if b.Path != "" {
 			jb.Trace, jb.Replay = b.Path, self()+" replay "+b.Path
