@@ -3,8 +3,14 @@ package rt
 // A history is the record, in run order, of the calls and returns of the operations that a test
 // checks for linearizability (package lin). Only one goroutine runs at a time, so the order in
 // which calls and returns are recorded is the order in which they happened in the controlled
-// run, and a replay of the schedule records the same history. Recording is not a scheduling
-// point: the operations' own synchronization is what interleaves them.
+// run, and a replay of the schedule records the same history.
+//
+// Calls and returns are visible operations (OpCall, OpReturn) on one object of the run, the
+// history: which operations a history orders in real time depends on the order of a return and
+// a later call of other goroutines, even when the steps around them are independent, and a
+// partial-order reduction explores both orders only of dependent steps. Calls commute with
+// each other (ReadOnly). They acquire and release nothing for the race detector: the program
+// does not synchronize there.
 //
 // The history lives here, in rt's state, rather than in the checker's: goroutines touch rt's
 // state in turn across the hand-offs hidden from the race detector (race.go), which would
@@ -18,7 +24,7 @@ type HistoryOp struct {
 	// Call and Return are the positions of the call and of the return among the history's
 	// calls and returns, in run order; Return is -1 while the operation has not returned.
 	Call, Return int32
-	// CallStep and ReturnStep are the run's step counts at the call and the return.
+	// CallStep and ReturnStep are the steps of the call and of the return (OpCall, OpReturn).
 	CallStep, ReturnStep int32
 	In, Out              any
 }
@@ -35,6 +41,19 @@ type Operation struct {
 type history struct {
 	ops []HistoryOp
 	n   int32 // calls and returns recorded
+	obj ObjID // the history as an object, if made
+	has bool
+}
+
+// historyStep performs g's call or return as a visible operation on the history.
+func (r *run) historyStep(g *goroutine, kind OpKind) {
+	h := &r.history
+	if !h.has {
+		h.obj, h.has = r.newObj(ObjHistory, g), true
+	}
+	g.op = op{kind: kind, obj: h.obj}
+	r.yield(g)
+	r.record(g, kind, h.obj)
 }
 
 // HistoryCall records that the calling goroutine calls an operation with input in. It returns
@@ -44,21 +63,23 @@ func HistoryCall(in any) (int, bool) {
 	if r == nil || g == nil {
 		return 0, false
 	}
+	r.historyStep(g, OpCall)
 	h := &r.history
-	h.ops = append(h.ops, HistoryOp{G: g.id, Call: h.n, Return: -1, CallStep: int32(r.steps), ReturnStep: -1, In: in})
+	h.ops = append(h.ops, HistoryOp{G: g.id, Call: h.n, Return: -1, CallStep: int32(r.steps - 1), ReturnStep: -1, In: in})
 	h.n++
 	return len(h.ops) - 1, true
 }
 
 // HistoryReturn records that operation i, of HistoryCall, returned out.
 func HistoryReturn(i int, out any) {
-	r, _ := current()
-	if r == nil || i < 0 || i >= len(r.history.ops) {
+	r, g := current()
+	if r == nil || g == nil || i < 0 || i >= len(r.history.ops) {
 		return
 	}
+	r.historyStep(g, OpReturn)
 	h := &r.history
 	op := &h.ops[i]
-	op.Return, op.ReturnStep, op.Out = h.n, int32(r.steps), out
+	op.Return, op.ReturnStep, op.Out = h.n, int32(r.steps-1), out
 	h.n++
 }
 

@@ -41,7 +41,8 @@ func TestHistory(t *testing.T) {
 
 // TestCheckHistoryWaits checks that a check that waits for a goroutine of its own for longer
 // than the watchdog's limit for waits outside heddle does not end the run as unsupported, as
-// the same wait outside CheckHistory does.
+// the same wait outside CheckHistory does (which would leave the process unable to run more
+// schedules, and so is not tried here).
 func TestCheckHistoryWaits(t *testing.T) {
 	wait := func() {
 		done := make(chan struct{})
@@ -53,8 +54,5 @@ func TestCheckHistoryWaits(t *testing.T) {
 	}
 	if res := rt.Run(rt.Config{}, func() { rt.CheckHistory(wait) }); res.Verdict.Kind != rt.VerdictOK {
 		t.Errorf("waiting in CheckHistory: verdict %s: %s; want ok", res.Verdict.Kind, res.Verdict.Message)
-	}
-	if res := rt.Run(rt.Config{}, wait); res.Verdict.Kind != rt.VerdictUnsupported {
-		t.Errorf("waiting outside CheckHistory: verdict %s: %s; want unsupported", res.Verdict.Kind, res.Verdict.Message)
 	}
 }

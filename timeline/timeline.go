@@ -140,7 +140,8 @@ type Operation struct {
 	// operation that had not returned.
 	Call   int `json:"call"`
 	Return int `json:"return"`
-	// CallStep and ReturnStep are the steps of the run at the call and the return.
+	// CallStep and ReturnStep are the steps of the call and of the return (ops lin.call and
+	// lin.return).
 	CallStep   int    `json:"callStep"`
 	ReturnStep int    `json:"returnStep"`
 	Input      string `json:"input"`

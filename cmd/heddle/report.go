@@ -424,6 +424,15 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	for _, e := range t.Events {
 		add(e.G) // the clock
 	}
+	// The calls and returns of a linearizability verdict's history are shown as operations,
+	// not as steps on the history object.
+	ops := map[int]string{}
+	for _, op := range t.Verdict.History {
+		ops[op.CallStep] = op.Input
+		if op.Return >= 0 {
+			ops[op.ReturnStep] = op.Input + " -> " + op.Output
+		}
+	}
 	const width = 30
 	fmt.Fprintf(w, "%s%5s  ", indent, "step")
 	for _, n := range names {
@@ -439,6 +448,8 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 			cell = "returns"
 		}
 		switch {
+		case ops[e.Step] != "":
+			cell += " " + ops[e.Step]
 		case e.Expr != "":
 			cell += " " + e.Expr
 		case e.Obj != "":

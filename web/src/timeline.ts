@@ -614,7 +614,7 @@ export class TimelineView {
 const shortOps: Record<string, string> = {
   unlock: "unl", runlock: "runl", trylock: "try", "wg.add": "add", "wg.wait": "wait", "cond.wait": "cwait",
   broadcast: "bcast", "atomic.load": "ld", "atomic.store": "st", "atomic.rmw": "rmw", select: "sel", choose: "ch",
-  signal: "sig", panic: "panic",
+  signal: "sig", panic: "panic", "lin.call": "call", "lin.return": "ret",
 };
 
 function shortOp(op: string): string {

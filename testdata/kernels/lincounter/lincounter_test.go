@@ -4,7 +4,7 @@
 // against a sequential counter, shows that no order of them gives those results.
 // Modeled on: request and sequence-number counters in Prometheus and Kubernetes, and
 // version counters of caches.
-// Fix: the lock-based counter, incFixed, increments and reads under one mutex.
+// Fix: lockedCounter, the lock-based counter, increments and reads under one mutex.
 package lincounter
 
 import (
@@ -16,28 +16,36 @@ import (
 	"github.com/heddledbg/heddle/lin"
 )
 
-type counter struct {
-	mu sync.Mutex
-	n  int
-	a  atomic.Int64
+type counter interface {
+	inc() int // returns the new value
+	get() int
 }
 
-func (c *counter) inc() int {
-	v := c.a.Load()
-	c.a.Store(v + 1) // BUG: an increment between the Load and the Store is lost
+// splitCounter increments with two atomic operations.
+type splitCounter struct{ n atomic.Int64 }
+
+func (c *splitCounter) inc() int {
+	v := c.n.Load()
+	c.n.Store(v + 1) // BUG: an increment between the Load and the Store is lost
 	return int(v + 1)
 }
 
-func (c *counter) get() int { return int(c.a.Load()) }
+func (c *splitCounter) get() int { return int(c.n.Load()) }
 
-func (c *counter) incFixed() int {
+// lockedCounter increments and reads under one mutex.
+type lockedCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *lockedCounter) inc() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
 	return c.n
 }
 
-func (c *counter) getFixed() int {
+func (c *lockedCounter) get() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.n
@@ -61,21 +69,20 @@ var model = lin.Model[int, bool, int]{
 	},
 }
 
-func run(t *testing.T, inc, get func(*counter) int) {
-	var c counter
+func run(t *testing.T, c counter) {
 	h := lin.New(model)
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h.Do(true, func() int { return inc(&c) })
+			h.Do(true, c.inc)
 		}()
 	}
-	h.Do(false, func() int { return get(&c) })
+	h.Do(false, c.get)
 	wg.Wait()
 	h.Check(t)
 }
 
-func TestBug(t *testing.T)   { run(t, (*counter).inc, (*counter).get) }
-func TestFixed(t *testing.T) { run(t, (*counter).incFixed, (*counter).getFixed) }
+func TestBug(t *testing.T)   { run(t, &splitCounter{}) }
+func TestFixed(t *testing.T) { run(t, &lockedCounter{}) }
