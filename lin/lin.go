@@ -114,7 +114,7 @@ func (h *History[S, I, O]) recorded() ([]record[I, O], bool) {
 			}
 			r := record[I, O]{g: op.G, call: op.Call, ret: op.Return, callStep: op.CallStep, retStep: op.ReturnStep, in: c.in}
 			if op.Return >= 0 {
-				r.out = op.Out.(O)
+				r.out = as[O](op.Out)
 			}
 			ops = append(ops, r)
 		}
@@ -195,14 +195,21 @@ func (h *History[S, I, O]) Check(t TB) {
 func (h *History[S, I, O]) porcupineModel() porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return h.model.Init() },
-		Step: func(s, in, out any) (bool, any) { return h.model.Step(s.(S), in.(I), out.(O)) },
+		Step: func(s, in, out any) (bool, any) { return h.model.Step(as[S](s), as[I](in), as[O](out)) },
 		Equal: func(a, b any) bool {
 			if h.model.Equal != nil {
-				return h.model.Equal(a.(S), b.(S))
+				return h.model.Equal(as[S](a), as[S](b))
 			}
 			return reflect.DeepEqual(a, b)
 		},
 	}
+}
+
+// as converts v, which holds a T or is nil, to a T: a nil interface value of type T (a nil
+// error output) travels through Porcupine and heddle's history as a nil any.
+func as[T any](v any) T {
+	t, _ := v.(T)
+	return t
 }
 
 func (h *History[S, I, O]) describe(in I, out O) (string, string) {

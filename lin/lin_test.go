@@ -1,6 +1,7 @@
 package lin_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -186,5 +187,30 @@ func TestRealTimeOrder(t *testing.T) {
 				t.Errorf("bugs %v in %d runs, want one linearizability bug", rep.Bugs, rep.Stats.Runs)
 			}
 		})
+	}
+}
+
+// TestNilOutput checks that an interface output that is nil, here a nil error, is checked as
+// one, under heddle as outside.
+func TestNilOutput(t *testing.T) {
+	// A set of one element: add fails if it is already there.
+	model := lin.Model[bool, struct{}, error]{
+		Init: func() bool { return false },
+		Step: func(full bool, _ struct{}, err error) (bool, bool) { return (err != nil) == full, true },
+	}
+	errFull := errors.New("full")
+	body := func(msgs *[]string) func() {
+		return func() {
+			h := lin.New(model)
+			h.Do(struct{}{}, func() error { return nil })
+			h.Do(struct{}{}, func() error { return errFull })
+			h.Check(fatal{msgs})
+		}
+	}
+	var msgs []string
+	body(&msgs)()
+	rep := explorer.Explore(body(&msgs), explorer.Options{Strategy: "dpor"})
+	if len(msgs) > 0 || len(rep.Bugs) > 0 {
+		t.Errorf("a correct history reported: %q, bugs %v", msgs, rep.Bugs)
 	}
 }
