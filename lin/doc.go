@@ -6,9 +6,11 @@
 // sequential model of the type. The checker is Porcupine
 // (github.com/anishathalye/porcupine).
 //
-// Under heddle, the calls and returns are recorded in the order of the controlled run, with
-// the run's step counts, so every explored interleaving is checked and a replay of a schedule
-// records the same history. A history that no sequential order explains ends the run with a
+// Under heddle, the calls and returns are recorded in the order of the controlled run, at
+// steps of their own, so every explored interleaving is checked and a replay of a schedule
+// records the same history. A call and another goroutine's return are scheduling points that
+// depend on each other, so that the search tries both of their orders: which operations
+// overlap decides which orders a history allows. A history that no sequential order explains ends the run with a
 // bug of kind linearizability, whose report draws the history as a timeline of overlapping
 // calls. Under plain go test, the calls and returns are ordered by a counter under a mutex,
 // and a failed check fails the test with the same drawing: the test is a stress test of its
