@@ -245,6 +245,8 @@ func TestDependencyRules(t *testing.T) {
 		{"harness", []string{"worker/remote", "os/exec"}},
 		// The debugger core drives Delve through debugger.Target: only dap speaks DAP.
 		{"debugger", []string{"dap", "google/go-dap", "go-delve/delve"}},
+		// Linked into programs under test that check linearizability: the checker, no more.
+		{"lin", []string{"explorer", "harness", "worker", "os/exec"}},
 	} {
 		base, tree := strings.CutSuffix(r.pkg, "/...")
 		matched := false

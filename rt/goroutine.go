@@ -168,8 +168,12 @@ const rtPrefix = "github.com/heddledbg/heddle/rt"
 // (package harness, which rt cannot import).
 const harnessPrefix = "github.com/heddledbg/heddle/harness."
 
+// linPrefix starts the names of the functions of package lin, which records the calls and
+// returns of a history: the user's position of a call is where the test called History.Do.
+const linPrefix = "github.com/heddledbg/heddle/lin."
+
 func internalFrame(fn string) bool {
-	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") || strings.HasPrefix(fn, harnessPrefix) ||
+	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") || strings.HasPrefix(fn, harnessPrefix) || strings.HasPrefix(fn, linPrefix) ||
 		strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
 }
 

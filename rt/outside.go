@@ -42,7 +42,7 @@ func inRT(fn string) bool {
 // code rather than running or waiting inside heddle; it returns "" otherwise.
 func (r *run) blockedOutside() string {
 	g := r.cur
-	if g == nil || g.goid == 0 {
+	if g == nil || g.goid == 0 || r.checking.Load() {
 		return ""
 	}
 	state, fns, files := stackOf(g.goid)

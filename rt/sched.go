@@ -224,6 +224,10 @@ type run struct {
 	// run (detail mode); bubble is the synctest bubble in progress, or nil.
 	early  []earlyFire
 	bubble *bubble
+	// history is the record of the operations checked for linearizability (history.go);
+	// checking is set while the running goroutine checks it (CheckHistory).
+	history  history
+	checking atomic.Bool
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
 	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
 	// decisions' alternatives, and the steps' first partners with their objects.

@@ -67,6 +67,8 @@ const (
 	OpPark
 	OpBubble     // synctest.Test: wait for the goroutines of the bubble to exit
 	OpBubbleWait // synctest.Wait
+	OpCall       // the call of an operation of a history checked for linearizability
+	OpReturn     // its return
 	opCount
 )
 
@@ -79,6 +81,7 @@ var opNames = [opCount]string{
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
 	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
+	OpCall: "lin.call", OpReturn: "lin.return",
 }
 
 func (k OpKind) String() string {
@@ -102,8 +105,10 @@ func (k OpKind) Releases() bool {
 
 // ReadOnly reports whether two operations of this kind on the same object commute with each
 // other (atomic loads and len commute; Stoller's Fig. 3 covers only lock, wait and notify operations).
+// The calls of a history commute too: only a return before a call orders two operations in
+// real time.
 func (k OpKind) ReadOnly() bool {
-	return k == OpAtomicLoad || k == OpLen
+	return k == OpAtomicLoad || k == OpLen || k == OpCall
 }
 
 // DecisionKind tells what a decision chose.
@@ -265,6 +270,9 @@ const (
 	// Its goroutines are the two accesses', with their stacks; State is the access ("write",
 	// "read").
 	VerdictRace VerdictKind = "race"
+	// VerdictLinearizability marks a history of operations that no sequential order consistent
+	// with real time explains under the test's model (package lin). Verdict.History holds it.
+	VerdictLinearizability VerdictKind = "linearizability"
 	// VerdictUnsupported marks a run that heddle cannot control: instrumented code was called
 	// from a goroutine heddle did not start. It is not the program's bug.
 	VerdictUnsupported VerdictKind = "unsupported"
@@ -297,6 +305,9 @@ type Verdict struct {
 	// Timing says, for a bug found with adversarial time (detail mode), which goroutines were
 	// still running when a timer fired, and so would have had to run longer than its duration.
 	Timing []string `json:",omitempty"`
+	// History is the history of operations of a linearizability verdict, in the order of
+	// their calls.
+	History []Operation `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.
@@ -333,9 +344,10 @@ const (
 	ObjAtomic
 	ObjChan
 	ObjTimer
+	ObjHistory // the history of a run's operations checked for linearizability
 )
 
-var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer"}
+var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history"}
 
 func (k ObjKind) String() string { return objKindNames[k] }
 

@@ -197,6 +197,8 @@ type Bug struct {
 	// Goroutines, in heddle test -json's events, are the goroutines of the bug's verdict, so
 	// that a tool can place the bug without reading its trace.
 	Goroutines []GoroutineState `json:"goroutines,omitempty"`
+	// History, in heddle test -json's events, is a linearizability bug's history.
+	History []Operation `json:"history,omitempty"`
 }
 
 // MergeWarnings adds the warnings ws of one worker or shard to those of the others, once per

@@ -346,6 +346,33 @@ func (t *Trace) Check() (string, error) {
 		}
 		steps[e.Step] = true
 	}
+	if len(t.Verdict.History) > 0 && t.Version < 2 {
+		return "verdict.history", fmt.Errorf("a history needs version 2, the file says %d", t.Version)
+	}
+	return checkHistory(t.Verdict.History)
+}
+
+// checkHistory checks that a history's calls and returns are positions of one order: each
+// position used once, every call before its return.
+func checkHistory(ops []Operation) (string, error) {
+	seen := map[int]bool{}
+	for i, op := range ops {
+		p := fmt.Sprintf("verdict.history[%d]", i)
+		if op.G == "" {
+			return p + ".g", errors.New("missing")
+		}
+		if op.Call < 0 || seen[op.Call] {
+			return p + ".call", fmt.Errorf("position %d is negative or used twice", op.Call)
+		}
+		seen[op.Call] = true
+		if op.Return == -1 {
+			continue
+		}
+		if op.Return <= op.Call || seen[op.Return] {
+			return p + ".return", fmt.Errorf("position %d is not after the call (%d) or used twice", op.Return, op.Call)
+		}
+		seen[op.Return] = true
+	}
 	return "", nil
 }
 

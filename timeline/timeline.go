@@ -8,8 +8,9 @@ import (
 )
 
 // Version is the version of the file formats this package writes: schedule, trace and
-// exploration. Parse reads every version from 1 up to it.
-const Version = 1
+// exploration. Parse reads every version from 1 up to it. Version 2 added the history of a
+// linearizability verdict (Verdict.History).
+const Version = 2
 
 // Program identifies what a schedule belongs to.
 type Program struct {
@@ -125,6 +126,26 @@ type Verdict struct {
 	// Timing names, for a bug found with adversarial time, the goroutines that a timer fired
 	// before although they did not wait (rt.Verdict.Timing).
 	Timing []string `json:"timing,omitempty"`
+	// History is the history of operations of a linearizability verdict, in the order of
+	// their calls (since version 2).
+	History []Operation `json:"history,omitempty"`
+}
+
+// Operation is an operation of a history checked for linearizability: goroutine G called it
+// with Input and it returned Output.
+type Operation struct {
+	G string `json:"g"`
+	// Call and Return are the positions of the call and the return among the history's calls
+	// and returns, in run order: they say which operations overlapped. Return is -1 for an
+	// operation that had not returned.
+	Call   int `json:"call"`
+	Return int `json:"return"`
+	// CallStep and ReturnStep are the steps of the call and of the return (ops lin.call and
+	// lin.return).
+	CallStep   int    `json:"callStep"`
+	ReturnStep int    `json:"returnStep"`
+	Input      string `json:"input"`
+	Output     string `json:"output,omitempty"`
 }
 
 // Trace is a schedule plus everything observed along it.
@@ -247,6 +268,10 @@ func verdict(res *rt.Result) Verdict {
 	}
 	if res.Verdict.Kind == rt.VerdictDeadlock {
 		v.Cycle = waitCycle(res)
+	}
+	for _, op := range res.Verdict.History {
+		v.History = append(v.History, Operation{G: res.Name(op.G), Call: int(op.Call), Return: int(op.Return),
+			CallStep: int(op.CallStep), ReturnStep: int(op.ReturnStep), Input: op.Input, Output: op.Output})
 	}
 	return v
 }

@@ -272,6 +272,7 @@ func goldenReport(b *worker.Bug) string {
 	for _, l := range b.Trace.Verdict.Timing {
 		fmt.Fprintf(&sb, "timing: %s\n", l)
 	}
+	sb.WriteString(timeline.DrawHistory(b.Trace.Verdict.History))
 	return sb.String()
 }
 

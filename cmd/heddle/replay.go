@@ -109,5 +109,6 @@ func cmdReplay(args []string) int {
 			fmt.Printf("             %s\n                 %s:%d\n", fr.Func, fr.File, fr.Line)
 		}
 	}
+	printHistory(os.Stdout, tr.Verdict.History, "")
 	return exitBug
 }

@@ -163,7 +163,7 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 		}
 		jb := &timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Trace != nil {
-			jb.Goroutines = b.Trace.Verdict.Goroutines
+			jb.Goroutines, jb.History = b.Trace.Verdict.Goroutines, b.Trace.Verdict.History
 		}
 		if b.Path != "" {
 			jb.Trace, jb.Replay = b.Path, self()+" replay "+b.Path
@@ -330,6 +330,10 @@ func printBug(w io.Writer, test string, b savedBug) {
 	if len(b.Trace.Verdict.Cycle) > 0 {
 		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
 	}
+	if len(b.Trace.Verdict.History) > 0 {
+		fmt.Fprintln(w)
+		printHistory(w, b.Trace.Verdict.History, "    ")
+	}
 	if len(b.Trace.Events) == 0 {
 		// A test that fails before any goroutine synchronizes: its one schedule.
 		fmt.Fprintf(w, "\n    interleaving: none, the run reached no scheduling point\n")
@@ -338,6 +342,20 @@ func printBug(w io.Writer, test string, b savedBug) {
 		printInterleaving(w, b.Trace, "    ")
 	}
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
+}
+
+// printHistory prints the history of a linearizability verdict, if any: which operations
+// overlapped is what decides linearizability.
+func printHistory(w io.Writer, h []timeline.Operation, indent string) {
+	if len(h) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%shistory (%s, call to return):\n", indent, plural(len(h), "operation"))
+	for _, l := range strings.SplitAfter(timeline.DrawHistory(h), "\n") {
+		if l != "" {
+			fmt.Fprint(w, indent+"  "+l)
+		}
+	}
 }
 
 // describe says what a goroutine involved in a verdict of trace t was doing, and where.
@@ -413,6 +431,15 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	for _, e := range t.Events {
 		add(e.G) // the clock
 	}
+	// The calls and returns of a linearizability verdict's history are shown as operations,
+	// not as steps on the history object.
+	ops := map[int]string{}
+	for _, op := range t.Verdict.History {
+		ops[op.CallStep] = op.Input
+		if op.Return >= 0 {
+			ops[op.ReturnStep] = op.Input + " -> " + op.Output
+		}
+	}
 	const width = 30
 	fmt.Fprintf(w, "%s%5s  ", indent, "step")
 	for _, n := range names {
@@ -428,6 +455,8 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 			cell = "returns"
 		}
 		switch {
+		case ops[e.Step] != "":
+			cell += " " + ops[e.Step]
 		case e.Expr != "":
 			cell += " " + e.Expr
 		case e.Obj != "":

@@ -1,7 +1,7 @@
 // Operation categories decide colours in the timeline and the tree, so
 // that a glance tells channel traffic from locking from goroutine lifecycle.
 
-export type Category = "goroutine" | "mutex" | "wait" | "channel" | "atomic" | "time" | "choose" | "other";
+export type Category = "goroutine" | "mutex" | "wait" | "channel" | "atomic" | "time" | "choose" | "history" | "other";
 
 const categories: Record<string, Category> = {
   go: "goroutine", exit: "goroutine", panic: "goroutine", yield: "goroutine",
@@ -11,6 +11,7 @@ const categories: Record<string, Category> = {
   "atomic.load": "atomic", "atomic.store": "atomic", "atomic.rmw": "atomic", map: "atomic",
   sleep: "time", timer: "time", clock: "time",
   choose: "choose",
+  "lin.call": "history", "lin.return": "history",
 };
 
 export function category(op: string): Category {
@@ -25,6 +26,7 @@ export const categoryColor: Record<Category, string> = {
   atomic: "#16a085",
   time: "#d68910",
   choose: "#27ae60",
+  history: "#2563eb",
   other: "#5d6d7e",
 };
 

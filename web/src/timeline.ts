@@ -1,5 +1,6 @@
 import type { Api } from "./api";
 import { basename, clear, h, posText, s } from "./dom";
+import { HistoryView } from "./history";
 import { acquires, category, categoryColor, releases } from "./ops";
 import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent } from "./types";
 
@@ -35,6 +36,9 @@ export class TimelineView {
   private readonly source: HTMLElement;
   private readonly verdict: HTMLElement;
   private readonly waitFor: HTMLElement;
+  // historyPanel holds the history of a linearizability verdict, full width:
+  // its bars need room more than the verdict's text does.
+  private readonly historyPanel: HTMLElement;
   private readonly counter: HTMLElement;
   private readonly playButton: HTMLButtonElement;
   private readonly legendEl = legend();
@@ -50,6 +54,7 @@ export class TimelineView {
   private stepW = 34;
   private boxW = 28;
   private laidWidth = 0; // the lanes' width the steps were spread over
+  private history: HistoryView | null = null;
   private selected: number | null = null; // index into events
   private playTimer = 0;
   private sourceRequest = 0;
@@ -79,6 +84,7 @@ export class TimelineView {
     this.source = h("div", { class: "source", "data-testid": "source-snippet" });
     this.verdict = h("div", { class: "verdict", "data-testid": "timeline-verdict" });
     this.waitFor = h("div", { class: "waitfor" });
+    this.historyPanel = h("div", { class: "panel history-panel", hidden: true });
     this.el = h("section", { class: "view timeline-view", "data-testid": "view-timeline" },
       this.head, controls,
       h("div", { class: "lanes" }, this.lanesCol, this.scroller),
@@ -87,6 +93,7 @@ export class TimelineView {
         h("div", { class: "panel" }, h("h3", {}, "Step"), this.detail),
         h("div", { class: "panel" }, h("h3", {}, "Source"), this.source),
         h("div", { class: "panel" }, h("h3", {}, "Verdict"), this.verdict, this.waitFor)),
+      this.historyPanel,
     );
     this.showEmpty("Open a bug from the tree or the bugs list to see its timeline.");
     // Short traces spread over the lanes' width, so a new width lays them out again.
@@ -107,6 +114,8 @@ export class TimelineView {
     clear(this.source);
     clear(this.verdict);
     clear(this.waitFor);
+    clear(this.historyPanel);
+    this.historyPanel.hidden = true;
     this.counter.textContent = "";
     this.legendEl.hidden = true;
   }
@@ -345,6 +354,9 @@ export class TimelineView {
   private renderVerdict(): void {
     clear(this.verdict);
     clear(this.waitFor);
+    clear(this.historyPanel);
+    this.historyPanel.hidden = true;
+    this.history = null;
     const v = this.trace!.verdict;
     if (!v) {
       this.verdict.append(h("p", { class: "muted" }, "No verdict recorded."));
@@ -356,6 +368,15 @@ export class TimelineView {
         h("li", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
     );
     if (v.kind === "deadlock" || v.kind === "lockcycle") this.renderWaitFor();
+    if (v.history?.length) {
+      this.history = new HistoryView(v.history, (step) => {
+        // The call's step, or the first step after it: a call between steps.
+        const i = this.events.findIndex((e) => e.step >= step);
+        this.moveTo(i < 0 ? this.events.length - 1 : i, true);
+      });
+      this.historyPanel.append(this.history.el);
+      this.historyPanel.hidden = false;
+    }
   }
 
   // renderWaitFor draws who waits for what at the end of a deadlocked run:
@@ -542,6 +563,7 @@ export class TimelineView {
         this.scroller.scrollLeft = Math.max(0, left);
       }
     }
+    this.history?.mark(this.events[i]!.step);
     this.renderDetail();
     if (fromUser) this.events_.userSelected(this.events[i]!.step);
   }

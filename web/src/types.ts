@@ -42,6 +42,21 @@ export interface Verdict {
   message?: string;
   goroutines?: VerdictGoroutine[];
   cycle?: string[];
+  // The history of a linearizability verdict, in the order of the calls.
+  history?: HistoryOp[];
+}
+
+// HistoryOp is an operation of a history checked for linearizability. call
+// and return are positions in the order of calls and returns (return is -1 if
+// the operation never returned); the steps are the run's.
+export interface HistoryOp {
+  g: string;
+  call: number;
+  return: number;
+  callStep: number;
+  returnStep: number;
+  input: string;
+  output?: string;
 }
 
 export interface Goroutine {

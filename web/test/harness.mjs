@@ -14,10 +14,10 @@ export const repoDir = join(webDir, "..");
 export const fixturesDir = join(webDir, "test", "fixtures");
 export const screenshotDir = join(webDir, "test", "screenshots");
 
-// The fixtures name their sources under /src/bank/, as a trace recorded
-// elsewhere would; the copies the server gets point at the sources shipped
-// in testdata/ so that source snippets can be served.
-const fixtureSourceRoot = "/src/bank/";
+// The fixtures name their sources under /src/ (/src/bank/, /src/kernels/),
+// as a trace recorded elsewhere would; the copies the server gets point at the
+// sources shipped in testdata/ so that source snippets can be served.
+const fixtureSourceRoot = "/src/";
 
 let binary = "";
 
@@ -33,7 +33,7 @@ function buildServer() {
 export function copyFixtures() {
   const dir = mkdtempSync(join(tmpdir(), "heddle-fixtures-"));
   cpSync(fixturesDir, dir, { recursive: true });
-  const src = join(fixturesDir, "testdata", "bank") + "/";
+  const src = join(fixturesDir, "testdata") + "/";
   const walk = (d) => readdirSync(d).flatMap((f) => {
     const p = join(d, f);
     return statSync(p).isDirectory() ? walk(p) : [p];

@@ -14,7 +14,7 @@ const pageErrors = [];
 before(async () => {
   mkdirSync(screenshotDir, { recursive: true });
   fixtures = copyFixtures();
-  server = await startServer([join(fixtures, "bank.exploration.json")]);
+  server = await startServer([join(fixtures, "bank.exploration.json"), join(fixtures, "bugs", "linearizability-2.trace.json")]);
   browser = await launchBrowser();
   page = await browser.context.newPage();
   page.on("pageerror", (err) => pageErrors.push(err));
@@ -225,6 +225,29 @@ test("requests from another origin are refused", async () => {
   assert.equal(foreign.status, 403);
   const noToken = await fetch(`${server.origin}/api/session`);
   assert.equal(noToken.status, 401);
+});
+
+test("a linearizability bug's timeline draws its history of overlapping calls", async () => {
+  await page.getByTestId("tab-bugs").click();
+  await page.getByTestId("trace-open").getByText("linearizability-2.trace.json").click();
+  await page.getByTestId("verdict-kind").getByText("linearizability").waitFor();
+  await page.getByTestId("history-graph").waitFor();
+  const ops = await page.getByTestId("history-op").evaluateAll((els) => els.map((e) => `${e.dataset.g} ${e.dataset.label}`));
+  assert.deepEqual(ops, ["G1.1 push(1) → ok", "G1.2 push(2) → ok", "G1 pop() → 1", "G1 pop() → empty", "G1 pop() → empty"]);
+  // push(2) lies inside push(1): its bar starts after push(1)'s and ends before it.
+  const box = async (i) => page.getByTestId("history-op").nth(i).locator("rect").boundingBox();
+  const [p1, p2, pop] = [await box(0), await box(1), await box(2)];
+  assert.ok(p2.x > p1.x && p2.x + p2.width < p1.x + p1.width, `push(2) ${JSON.stringify(p2)} inside push(1) ${JSON.stringify(p1)}`);
+  assert.ok(pop.x > p1.x + p1.width, "the pops come after both pushes returned");
+  assert.ok(p2.y > p1.y && pop.y > p2.y, "one row per goroutine");
+  // Clicking push(2) goes to its call's step; the operations in progress there are marked.
+  await page.getByTestId("history-op").nth(1).click();
+  await waitForStep(6);
+  assert.match(await text("step-detail"), /lin\.call/);
+  const active = await page.locator('[data-testid="history-op"].active').evaluateAll((els) => els.map((e) => e.dataset.label));
+  assert.deepEqual(active, ["push(1) → ok", "push(2) → ok"]);
+  await page.getByTestId("history").scrollIntoViewIfNeeded();
+  await shot("history");
 });
 
 test("the page raised no errors", () => {
