@@ -31,9 +31,11 @@ type Guide struct {
 	Depth, Length int
 	// Bound limits preemptions after the prefix (preemption-bounded search); -1 means none.
 	Bound int
-	// Shard and Shards, when Shards > 1, make the first decision after the prefix take
-	// alternative Shard, so that a sharded search starts inside its own share.
-	Shard, Shards int
+	// Shard and Shards, when Shards > 1, keep the run inside shard Shard of a systematic
+	// search (shard.go): at the split node, the policy's pick gives way to one of the shard's
+	// alternatives. SplitFrom is the number of decisions of the fixed prefix, which the split
+	// does not count.
+	Shard, Shards, SplitFrom int
 	// Plan, if not empty, is a wakeup sequence to follow after the prefix (optimal DPOR):
 	// Plan[0] is the step the last prefix decision picks, and each later element a goroutine
 	// to schedule next, with the picks of the data decisions within its step. A planned
@@ -58,6 +60,7 @@ type Guide struct {
 	planPos   int     // the next element of Plan, -1 once the plan is abandoned
 	planData  []int32 // data picks left of the planned step in progress
 	altBuf    []rt.Alt
+	at        split // the run's position in the split into shards
 }
 
 // PlanStep is one step of a Guide's plan.
@@ -108,6 +111,7 @@ func (gd *Guide) start() {
 	gd.preempted = 0
 	gd.planPos, gd.planData = -1, nil
 	gd.altBuf = nil
+	gd.at = split{span: 1}
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
 			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
@@ -135,6 +139,14 @@ func (gd *Guide) start() {
 
 // Choose implements rt.Chooser.
 func (gd *Guide) Choose(p *rt.Point) int {
+	i := gd.choose(p)
+	if gd.Shards > 1 && i >= 0 && len(p.Alts) > 1 && p.Index >= gd.SplitFrom {
+		gd.at = gd.at.add(len(p.Alts), i, gd.Shards)
+	}
+	return i
+}
+
+func (gd *Guide) choose(p *rt.Point) int {
 	if gd.sleepOn {
 		gd.updateSleep(p.Events())
 	}
@@ -172,13 +184,10 @@ func (gd *Guide) Choose(p *rt.Point) int {
 		}
 		return i
 	}
-	i := -1
-	if gd.Shards > 1 && k == len(gd.Prefix) {
-		if gd.Shard < len(p.Alts) {
-			i = gd.Shard
-		}
-	} else {
-		i = gd.extend(p)
+	i := gd.extend(p)
+	if i >= 0 && gd.Shards > 1 && k >= gd.SplitFrom && !gd.at.owns(len(p.Alts), i, gd.Shard, gd.Shards) {
+		// The split node: the run goes on in this shard's share, or stops if it has none.
+		i = gd.at.owned(len(p.Alts), gd.Shard, gd.Shards)
 	}
 	if i < 0 {
 		return -1

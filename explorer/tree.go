@@ -33,6 +33,8 @@ type node struct {
 	wut     *wnode
 	planned bool
 	planAt  int
+	// at is the position of the path to the node in the split into shards.
+	at split
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -94,16 +96,18 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 		k := len(l.alts)
 		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
+		n.at = split{span: 1}
 		if len(t.stack) > 0 {
 			parent := t.stack[len(t.stack)-1]
+			n.at = parent.at.add(len(parent.alts), parent.pick, max(t.shards, 1))
 			n.preempts = parent.preempts
 			if parent.kind == rt.DecideGoroutine && parent.current >= 0 && parent.pick != parent.current {
 				n.preempts++
 			}
 		}
-		if n.kind != rt.DecideGoroutine || len(t.stack) == 0 && t.shards > 1 {
-			// Data choices are all explored; so is every alternative of a sharded search's
-			// first decision, since the shards cannot share backtrack sets there.
+		if n.kind != rt.DecideGoroutine || t.aboveSplit(n) {
+			// Data choices are all explored; so is every alternative at and above a sharded
+			// search's split node, since the shards cannot share backtrack sets there.
 			for j := range n.back {
 				n.back[j] = true
 			}
@@ -156,7 +160,7 @@ func (t *tree) next() *Guide {
 			if !n.back[i] || n.done[i] {
 				continue
 			}
-			if d == 0 && t.shards > 1 && i%t.shards != t.shard {
+			if t.shards > 1 && !n.at.owns(len(n.alts), i, t.shard, t.shards) {
 				n.done[i] = true
 				continue
 			}
@@ -212,7 +216,7 @@ func (t *tree) pop(d int) {
 // guide returns the guide of the run that takes alternative i of node d, and marks it taken.
 func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
-	gd := &Guide{Shards: 1, log: make([]logged, 0, max(0, t.decisions-d-1))}
+	gd := &Guide{Shard: t.shard, Shards: t.shards, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
 	if gd.Bound >= 0 {
 		used := n.preempts
@@ -231,9 +235,11 @@ func (t *tree) guide(d, i int) *Guide {
 	gd.Kinds[d] = n.kind
 	if t.br.sleeping() {
 		gd.Sleep = append([]Sleeper(nil), n.sleep...)
-		if n.kind == rt.DecideGoroutine {
+		if n.kind == rt.DecideGoroutine && !t.aboveSplit(n) {
 			// Alternatives explored before this one sleep in its subtree (Godefroid's
-			// sleep sets): they wake as soon as a dependent step runs.
+			// sleep sets): they wake as soon as a dependent step runs. At and above a
+			// sharded search's split node they do not, since another shard may own the
+			// runs that would stand for those it prunes.
 			for j, a := range n.alts {
 				if n.done[j] && j != i {
 					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()})
@@ -245,6 +251,10 @@ func (t *tree) guide(d, i int) *Guide {
 	n.pick = i
 	return gd
 }
+
+// aboveSplit reports whether n is at or above the split node of a sharded search, where
+// every shard explores every alternative (shard.go).
+func (t *tree) aboveSplit(n *node) bool { return t.shards > 1 && n.at.span < t.shards }
 
 func (n *node) skip(i int, why string) {
 	n.done[i] = true

@@ -33,6 +33,7 @@ type Stats struct {
 	PrunedBound      int `json:"prunedBound,omitempty"`
 	PrunedDepth      int `json:"prunedDepth,omitempty"` // alternatives beyond the portfolio's depth bound
 	Aborted          int `json:"aborted,omitempty"`     // runs abandoned because every enabled goroutine was asleep
+	Elsewhere        int `json:"elsewhere,omitempty"`   // runs of a sharded search that belong to another shard (explorer/shard.go)
 	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
@@ -56,6 +57,7 @@ func (s *Stats) Add(o *Stats) {
 	s.PrunedBound += o.PrunedBound
 	s.PrunedDepth += o.PrunedDepth
 	s.Aborted += o.Aborted
+	s.Elsewhere += o.Elsewhere
 	s.Cut += o.Cut
 	s.BuggyRuns += o.BuggyRuns
 	s.Steps += o.Steps

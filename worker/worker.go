@@ -100,7 +100,9 @@ type Guide struct {
 	Bound  int               `json:"bound"`
 	Shard  int               `json:"shard,omitempty"`
 	Shards int               `json:"shards,omitempty"`
-	Plan   []PlanStep        `json:"plan,omitempty"`
+	// SplitFrom is explorer.Guide.SplitFrom.
+	SplitFrom int        `json:"splitFrom,omitempty"`
+	Plan      []PlanStep `json:"plan,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
