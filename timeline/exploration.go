@@ -11,15 +11,26 @@ import (
 
 // Exploration is the result of exploring one test: the exploration file.
 type Exploration struct {
-	Heddle    string           `json:"heddle"`
-	Version   int              `json:"version"`
-	Program   Program          `json:"program"`
-	Strategy  string           `json:"strategy,omitempty"`
+	Heddle   string  `json:"heddle"`
+	Version  int     `json:"version"`
+	Program  Program `json:"program"`
+	Strategy string  `json:"strategy,omitempty"`
+	// Shard, if set, says that the exploration is one shard's share of the search (heddle test
+	// -shard), to be combined with the others' by heddle merge.
+	Shard     *Shard           `json:"shard,omitempty"`
 	Stats     Stats            `json:"stats"`
 	Tree      []Node           `json:"tree"`
 	Bugs      []Bug            `json:"bugs"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
 }
+
+// Shard is the share of a search that a sharded exploration made: Index of Of, from 0.
+type Shard struct {
+	Index int `json:"index"`
+	Of    int `json:"of"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Of) }
 
 // Stats count an exploration's work. The explorer fills them as it searches; the worker
 // protocol, the exploration file and the live stream carry them as they are.
@@ -175,4 +186,6 @@ type Bug struct {
 	Replay      string `json:"replay,omitempty"`
 	Preemptions int    `json:"preemptions"`
 	Hits        int    `json:"hits,omitempty"`
+	// Key is the bug's signature (Leaf.Key), which tells the same bug found by two shards.
+	Key string `json:"key,omitempty"`
 }
