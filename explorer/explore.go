@@ -61,10 +61,11 @@ type Options struct {
 	// Outcomes makes the report count runs by terminal outcome (Report.Outcomes), for
 	// comparing strategies; it costs a string per run.
 	Outcomes bool
-	// Shard and Shards split a search among processes (shard.go): this exploration takes the
-	// share Shard of Shards of a systematic search's runs, and the samplers of random, pct and
-	// the portfolio the seeds of that share.
-	Shard, Shards int
+	// Shard and Shards split a search among machines, and Part and Parts each shard's share
+	// among processes (shard.go): this exploration takes part Part of Parts of shard Shard of
+	// Shards of a systematic search's runs, and the samplers of random, pct and the portfolio
+	// the seeds of that share. A share of 0 of 0 is the whole.
+	Shard, Shards, Part, Parts int
 	// ReportCost, if set, estimates the time the caller will take to report the exploration
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.

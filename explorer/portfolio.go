@@ -154,13 +154,15 @@ type search struct {
 }
 
 func (e *explorer) newSearch(br brancher, bound int) *search {
-	t := &tree{br: br, stats: &e.rep.Stats, bound: bound, shard: e.opts.Shard, shards: e.opts.Shards}
+	o := &e.opts
+	t := &tree{br: br, stats: &e.rep.Stats, bound: bound,
+		shard: o.Shard, shards: o.Shards, part: o.Part, parts: o.Parts, sh: sharesOf(o.Shard, o.Shards, o.Part, o.Parts)}
 	if e.opts.OnNode != nil {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
 	}
 	return &search{e: e, t: t, br: br, pruned: e.rep.Stats.PrunedBound, prunedDepth: e.rep.Stats.PrunedDepth,
-		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: e.opts.Shard, Shards: e.opts.Shards, SplitFrom: len(e.base)}}
+		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base)}}
 }
 
 // step performs the search's next run and returns its result, valid until the next run.
@@ -230,11 +232,13 @@ type sampler struct {
 }
 
 // newSampler returns a sampler of the seeds from seed on that belong to the exploration's
-// shard: every Shards-th, so that the shards of a search never run a seed twice.
+// share: every Shards*Parts-th, so that the shares of a search never run a seed twice.
 func (e *explorer) newSampler(p Policy, depth int, seed uint64) *sampler {
-	stride := uint64(max(e.opts.Shards, 1))
+	o := &e.opts
+	parts := max(o.Parts, 1)
+	stride := uint64(max(o.Shards, 1) * parts)
 	if stride > 1 {
-		seed += uint64(e.opts.Shard)
+		seed += uint64(o.Shard*parts + o.Part)
 	}
 	return &sampler{e: e, seed: seed, stride: stride,
 		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: -1, Depth: depth, Policy: p, noLog: true}}

@@ -49,7 +49,8 @@ func bugKeys(r *explorer.Report) []string {
 	return ks
 }
 
-// TestShards: n shards of an exhaustive search share its runs. For dfs, which explores every
+// TestShards: n shards of an exhaustive search share its runs, shard 1 split again in two
+// parts, as heddle test -shard 1/n -parallel 2 splits it. For dfs, which explores every
 // interleaving, the shards' complete runs are exactly the unsharded search's, none twice; for
 // DPOR, whose backtrack sets depend on the order of the search, the shards' runs are distinct,
 // and together they reach every terminal outcome the unsharded search reaches. Either way the
@@ -91,13 +92,25 @@ func TestShards(t *testing.T) {
 				outcomes := map[string]bool{}
 				var total timeline.Stats
 				total.Complete = true
+				var shares []explorer.Options
 				for s := range n {
-					r, runs := runsOf(c.program, explorer.Options{Strategy: c.strategy, Shard: s, Shards: n})
+					shares = append(shares, explorer.Options{Shard: s, Shards: n})
+				}
+				if n > 1 {
+					// Shard 1 is split again between two processes.
+					shares[1].Parts = 2
+					p := shares[1]
+					p.Part = 1
+					shares = append(shares, p)
+				}
+				for _, o := range shares {
+					o.Strategy = c.strategy
+					r, runs := runsOf(c.program, o)
 					if !r.Stats.Complete {
-						t.Errorf("%d/%d: not complete: %+v", s, n, r.Stats)
+						t.Errorf("%d/%d part %d/%d: not complete: %+v", o.Shard, n, o.Part, o.Parts, r.Stats)
 					}
-					if c.exact && len(runs) == 0 && len(want) >= 2*n {
-						t.Errorf("%d/%d: no run of %d", s, n, len(want))
+					if c.exact && len(runs) == 0 && len(want) >= 4*n {
+						t.Errorf("%d/%d part %d/%d: no run of %d", o.Shard, n, o.Part, o.Parts, len(want))
 					}
 					union = append(union, runs...)
 					bugs = append(bugs, bugKeys(r)...)

@@ -58,13 +58,11 @@ type planner interface {
 }
 
 type tree struct {
-	base   int // decisions of the fixed prefix, not part of the stack
-	shard  int
-	shards int
-	stack  []*node
-	br     brancher
-	stats  *timeline.Stats
-	bound  int // preemption bound, -1 for none
+	base  int // decisions of the fixed prefix, not part of the stack
+	stack []*node
+	br    brancher
+	stats *timeline.Stats
+	bound int // preemption bound, -1 for none
 	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
 	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
 	depth  int
@@ -74,6 +72,11 @@ type tree struct {
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
+
+	// The exploration's share of a split search, if any (Options.Shard, Options.Part), and
+	// its levels.
+	shard, shards, part, parts int
+	sh                         []share
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the
@@ -96,16 +99,16 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 		k := len(l.alts)
 		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
-		n.at = split{span: 1}
+		n.at = splitStart
 		if len(t.stack) > 0 {
 			parent := t.stack[len(t.stack)-1]
-			n.at = parent.at.add(len(parent.alts), parent.pick, max(t.shards, 1))
+			n.at = parent.at.add(len(parent.alts), parent.pick, t.sh)
 			n.preempts = parent.preempts
 			if parent.kind == rt.DecideGoroutine && parent.current >= 0 && parent.pick != parent.current {
 				n.preempts++
 			}
 		}
-		if n.kind != rt.DecideGoroutine || t.aboveSplit(n) {
+		if n.kind != rt.DecideGoroutine || n.at.above(t.sh) {
 			// Data choices are all explored; so is every alternative at and above a sharded
 			// search's split node, since the shards cannot share backtrack sets there.
 			for j := range n.back {
@@ -160,7 +163,7 @@ func (t *tree) next() *Guide {
 			if !n.back[i] || n.done[i] {
 				continue
 			}
-			if t.shards > 1 && !n.at.owns(len(n.alts), i, t.shard, t.shards) {
+			if !n.at.owns(len(n.alts), i, t.sh) {
 				n.done[i] = true
 				continue
 			}
@@ -216,7 +219,7 @@ func (t *tree) pop(d int) {
 // guide returns the guide of the run that takes alternative i of node d, and marks it taken.
 func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
-	gd := &Guide{Shard: t.shard, Shards: t.shards, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
+	gd := &Guide{Shard: t.shard, Shards: t.shards, Part: t.part, Parts: t.parts, sh: t.sh, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
 	if gd.Bound >= 0 {
 		used := n.preempts
@@ -235,7 +238,7 @@ func (t *tree) guide(d, i int) *Guide {
 	gd.Kinds[d] = n.kind
 	if t.br.sleeping() {
 		gd.Sleep = append([]Sleeper(nil), n.sleep...)
-		if n.kind == rt.DecideGoroutine && !t.aboveSplit(n) {
+		if n.kind == rt.DecideGoroutine && !n.at.above(t.sh) {
 			// Alternatives explored before this one sleep in its subtree (Godefroid's
 			// sleep sets): they wake as soon as a dependent step runs. At and above a
 			// sharded search's split node they do not, since another shard may own the
@@ -251,10 +254,6 @@ func (t *tree) guide(d, i int) *Guide {
 	n.pick = i
 	return gd
 }
-
-// aboveSplit reports whether n is at or above the split node of a sharded search, where
-// every shard explores every alternative (shard.go).
-func (t *tree) aboveSplit(n *node) bool { return t.shards > 1 && n.at.span < t.shards }
 
 func (n *node) skip(i int, why string) {
 	n.done[i] = true

@@ -24,6 +24,8 @@ func TestGuideWire(t *testing.T) {
 		Bound:     -1,
 		Shard:     1,
 		Shards:    2,
+		Part:      1,
+		Parts:     3,
 		SplitFrom: 1,
 		Plan:      []PlanStep{{G: 1}, {G: 2, Data: []int32{0, 1}}},
 	}

@@ -42,6 +42,8 @@ type Options struct {
 	Prefix    []rt.Decision `json:"prefix,omitempty"`
 	Shard     int           `json:"shard,omitempty"`
 	Shards    int           `json:"shards,omitempty"`
+	Part      int           `json:"part,omitempty"`
+	Parts     int           `json:"parts,omitempty"`
 	Time      rt.TimeModel  `json:"time,omitempty"`
 }
 
@@ -100,6 +102,8 @@ type Guide struct {
 	Bound  int               `json:"bound"`
 	Shard  int               `json:"shard,omitempty"`
 	Shards int               `json:"shards,omitempty"`
+	Part   int               `json:"part,omitempty"`
+	Parts  int               `json:"parts,omitempty"`
 	// SplitFrom is explorer.Guide.SplitFrom.
 	SplitFrom int        `json:"splitFrom,omitempty"`
 	Plan      []PlanStep `json:"plan,omitempty"`

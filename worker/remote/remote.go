@@ -353,12 +353,11 @@ func List(ctx context.Context, w *Worker) ([]string, error) {
 	return tests, err
 }
 
-// Parallel explores test with n worker processes, each a shard of the search (explorer's
-// sharding): the systematic strategies split their runs, and random, PCT and the portfolio's
-// samplers their seeds; random and PCT split their runs too. When opts is itself shard s of
-// m (heddle test -shard), worker i explores shard s*n+i of m*n, so that the workers split that
-// shard's share. Messages from all workers go to recv, with the worker's index, from one
-// goroutine at a time.
+// Parallel explores test with n worker processes, each a part of the search or of the shard
+// that opts asks for (explorer's sharding): the systematic strategies split their runs, and
+// random, PCT and the portfolio's samplers their seeds; random and PCT split their runs too.
+// Messages from all workers go to recv, with the worker's index, from one goroutine at a
+// time.
 func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, n int, recv func(shard int, m *worker.Message)) error {
 	if n <= 1 {
 		return Explore(ctx, w, test, opts, func(m *worker.Message) { recv(0, m) })
@@ -368,10 +367,7 @@ func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, 
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		o := opts
-		o.Shard, o.Shards = i, n
-		if opts.Shards > 1 {
-			o.Shard, o.Shards = opts.Shard*n+i, opts.Shards*n
-		}
+		o.Part, o.Parts = i, n
 		switch o.Strategy {
 		case "random", "pct":
 			runs := o.MaxRuns
