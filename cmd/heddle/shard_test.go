@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/internal/golden"
 	"github.com/heddledbg/heddle/timeline"
@@ -118,7 +119,7 @@ func TestShardMerge(t *testing.T) {
 			for _, n := range []int{2, 3} {
 				out := t.TempDir()
 				for i := range n {
-					args := []string{"test", "-strategy", tc.strategy, "-run", tc.run, "-out", out, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n), "./many"}
+					args := []string{"test", "-strategy", tc.strategy, "-run", tc.run, "-out", out, "-shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), "./many"}
 					if i == 1 {
 						args = append(args, "-parallel", "2") // a shard split among workers too
 					}
@@ -157,8 +158,7 @@ func TestShardMerge(t *testing.T) {
 	}
 }
 
-
-func readExploration(t *testing.T, path string) *timeline.Exploration {
+func readExploration(t testing.TB, path string) *timeline.Exploration {
 	t.Helper()
 	v, err := timeline.ReadFile(path)
 	if err != nil {
@@ -201,4 +201,64 @@ func leafPaths(e *timeline.Exploration) []string {
 	}
 	slices.Sort(paths)
 	return paths
+}
+
+// BenchmarkShards measures the wall time of an exhaustive exploration (dfs of the many
+// package's TestLostUpdate, 5,775 runs) made by n shards, run as n heddle test processes at
+// once on this machine, against one process (n=1), and then of heddle merge. Each process
+// builds the test binary itself (from the build cache after the first), as each CI job would.
+// Metrics: merge-ms, the merge's wall time; runs, the runs of all shards (the splitting's
+// overhead is what exceeds n=1's).
+func BenchmarkShards(b *testing.B) {
+	dir := "testdata/mixed"
+	args := []string{"test", "-strategy", "dfs", "-run", "TestLostUpdate", "-budget", "10m"}
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			var merge time.Duration
+			runs := 0
+			for range b.N {
+				out := b.TempDir()
+				errs := make(chan error, n)
+				for i := range n {
+					a := append(slices.Clone(args), "-out", out, "./many")
+					if n > 1 {
+						a = append(a, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
+					}
+					go func() {
+						cmd := exec.Command(heddleBin, a...)
+						cmd.Dir = dir
+						err := cmd.Run()
+						if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == exitBug {
+							err = nil
+						}
+						errs <- err
+					}()
+				}
+				for range n {
+					if err := <-errs; err != nil {
+						b.Fatal(err)
+					}
+				}
+				if n > 1 {
+					b.StopTimer()
+					start := time.Now()
+					cmd := exec.Command(heddleBin, "merge", "-out", out, out)
+					if err := cmd.Run(); err != nil {
+						if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitBug {
+							b.Fatal(err)
+						}
+					}
+					merge += time.Since(start)
+					b.StartTimer()
+				}
+				e := readExploration(b, filepath.Join(timeline.TestDir(out, "example.com/mixed/many", "TestLostUpdate"), timeline.ExplorationFile))
+				if !e.Stats.Complete {
+					b.Fatalf("%d shards: merged search not complete", n)
+				}
+				runs = e.Stats.Runs
+			}
+			b.ReportMetric(float64(merge.Milliseconds())/float64(b.N), "merge-ms")
+			b.ReportMetric(float64(runs), "runs")
+		})
+	}
 }
