@@ -89,6 +89,7 @@ func TestShards(t *testing.T) {
 			slices.Sort(want)
 			for _, n := range []int{1, 2, 3, 7} {
 				var union, bugs []string
+				largest := 0 // runs of the largest share
 				outcomes := map[string]bool{}
 				var total timeline.Stats
 				total.Complete = true
@@ -113,6 +114,7 @@ func TestShards(t *testing.T) {
 						t.Errorf("%d/%d part %d/%d: no run of %d", o.Shard, n, o.Part, o.Parts, len(want))
 					}
 					union = append(union, runs...)
+					largest = max(largest, len(runs))
 					bugs = append(bugs, bugKeys(r)...)
 					for o := range r.Outcomes {
 						outcomes[o] = true
@@ -139,7 +141,7 @@ func TestShards(t *testing.T) {
 				if got, want := slices.Compact(bugs), bugKeys(whole); !slices.Equal(got, want) {
 					t.Errorf("%d shards: bugs %v, want %v", n, got, want)
 				}
-				t.Logf("%d shards: %d complete runs (unsharded %d), %d elsewhere, %d aborted", n, len(union), len(want), total.Elsewhere, total.Aborted)
+				t.Logf("%d shards: %d complete runs (unsharded %d), the largest share %d, %d elsewhere, %d aborted", n, len(union), len(want), largest, total.Elsewhere, total.Aborted)
 			}
 		})
 	}

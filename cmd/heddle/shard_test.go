@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -211,7 +212,9 @@ func leafPaths(e *timeline.Exploration) []string {
 // overhead is what exceeds n=1's).
 func BenchmarkShards(b *testing.B) {
 	dir := "testdata/mixed"
-	args := []string{"test", "-strategy", "dfs", "-run", "TestLostUpdate", "-budget", "10m"}
+	// -hang 60s: n processes on 2 cores can stall a goroutine in testing's code for longer
+	// than the default tenth of 10s that makes heddle give up on a test.
+	args := []string{"test", "-strategy", "dfs", "-run", "TestLostUpdate", "-budget", "10m", "-hang", "60s"}
 	for _, n := range []int{1, 2, 3, 4, 7} {
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			var merge time.Duration
@@ -227,9 +230,12 @@ func BenchmarkShards(b *testing.B) {
 					go func() {
 						cmd := exec.Command(heddleBin, a...)
 						cmd.Dir = dir
-						err := cmd.Run()
+						msg, err := cmd.CombinedOutput()
 						if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == exitBug {
 							err = nil
+						}
+						if err != nil {
+							err = fmt.Errorf("%s: %v\n%s", strings.Join(a, " "), err, msg)
 						}
 						errs <- err
 					}()
