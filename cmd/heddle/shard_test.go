@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/internal/golden"
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
 )
 
 // heddleEnv runs heddle in dir with extra environment variables.
@@ -101,26 +105,30 @@ func TestShardTranscripts(t *testing.T) {
 
 // TestShardMerge: the merge of n shards' results of heddle test equals the unsharded
 // exploration's: for dfs the same runs (the leaves of the schedule tree, by their paths) and
-// for every strategy the same bugs, whose merged traces replay.
+// for every strategy the same bugs, whose merged traces replay; a kernel's fixed twin stays
+// silent.
 func TestShardMerge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
 	}
-	dir := "testdata/mixed"
 	for _, tc := range []struct {
-		strategy, run string
-		exact         bool // the merged runs are the unsharded exploration's
+		dir, path, strategy, run string
+		exact                    bool // the merged runs are the unsharded exploration's
 	}{
-		{"dfs", "TestLeak", true},
-		{"dpor", "TestLeak|TestLostUpdate", false},
+		{"testdata/mixed", "example.com/mixed/many", "dfs", "TestLeak", true},
+		{"testdata/mixed", "example.com/mixed/many", "dpor", "TestLeak|TestLostUpdate", false},
+		{"../../testdata/kernels", "example.com/kernels/threelockcycle", "dfs", "TestBug|TestFixed", true},
+		{"../../testdata/kernels", "example.com/kernels/threelockcycle", "dpor", "TestBug|TestFixed", false},
 	} {
-		t.Run(tc.strategy, func(t *testing.T) {
+		dir, path := tc.dir, tc.path
+		pkg := "./" + filepath.Base(path)
+		t.Run(filepath.Base(path)+"/"+tc.strategy, func(t *testing.T) {
 			whole := t.TempDir()
-			heddle(t, dir, "test", "-strategy", tc.strategy, "-run", tc.run, "-out", whole, "./many")
+			heddle(t, dir, "test", "-strategy", tc.strategy, "-run", tc.run, "-out", whole, pkg)
 			for _, n := range []int{2, 3} {
 				out := t.TempDir()
 				for i := range n {
-					args := []string{"test", "-strategy", tc.strategy, "-run", tc.run, "-out", out, "-shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), "./many"}
+					args := []string{"test", "-strategy", tc.strategy, "-run", tc.run, "-out", out, "-shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), pkg}
 					if i == 1 {
 						args = append(args, "-parallel", "2") // a shard split among workers too
 					}
@@ -128,17 +136,20 @@ func TestShardMerge(t *testing.T) {
 						t.Fatalf("shard %d/%d: exit %d\n%s", i, n, code, stderr)
 					}
 				}
-				if stdout, stderr, code := heddle(t, dir, "merge", "-out", out, out); code != exitBug {
+				if stdout, stderr, code := heddle(t, dir, "merge", "-out", out, out); code != exitBug && code != exitOK {
 					t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 				}
 				for _, test := range strings.Split(tc.run, "|") {
-					want := readExploration(t, filepath.Join(timeline.TestDir(whole, "example.com/mixed/many", test), timeline.ExplorationFile))
-					got := readExploration(t, filepath.Join(timeline.TestDir(out, "example.com/mixed/many", test), timeline.ExplorationFile))
+					want := readExploration(t, filepath.Join(timeline.TestDir(whole, path, test), timeline.ExplorationFile))
+					got := readExploration(t, filepath.Join(timeline.TestDir(out, path, test), timeline.ExplorationFile))
 					if !got.Stats.Complete {
 						t.Errorf("%d shards, %s: merged search not complete", n, test)
 					}
 					if g, w := explorationKeys(got), explorationKeys(want); !slices.Equal(g, w) {
 						t.Errorf("%d shards, %s: bugs %v, want %v", n, test, g, w)
+					}
+					if (len(want.Bugs) == 0) != (test == "TestFixed") {
+						t.Errorf("%s: unsharded, %d bugs: only the fixed twin should have none", test, len(want.Bugs))
 					}
 					gl, wl := leafPaths(got), leafPaths(want)
 					if complete := got.Stats.Runs - got.Stats.Aborted - got.Stats.Elsewhere - got.Stats.Diverged; complete != len(gl) {
@@ -148,14 +159,47 @@ func TestShardMerge(t *testing.T) {
 						t.Errorf("%d shards, %s: %d runs, want the unsharded exploration's %d", n, test, len(gl), len(wl))
 					}
 					for _, b := range got.Bugs {
-						p := filepath.Join(timeline.TestDir(out, "example.com/mixed/many", test), b.Trace)
-						if stdout, stderr, code := heddle(t, dir, "replay", p); code != exitBug && !strings.Contains(stdout, "verdict: "+b.Kind) {
-							t.Errorf("%d shards, %s: replay of %s: exit %d\n%s\n%s", n, test, p, code, stdout, stderr)
-						}
+						replays(t, dir, pkg, test, filepath.Join(timeline.TestDir(out, path, test), b.Trace), b.Kind)
 					}
 				}
 			}
 		})
+	}
+}
+
+// replays replays the merged trace of a bug of test in package pkg 100 times, in the test's
+// instrumented binary, and checks that every replay ends in the bug.
+func replays(t *testing.T, dir, pkg, test, trace, kind string) {
+	t.Helper()
+	v, err := timeline.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, ok := v.(*timeline.Trace)
+	if !ok {
+		t.Fatalf("%s is not a trace", trace)
+	}
+	abs, _ := filepath.Abs(dir)
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: abs, Packages: []string{pkg}, Test: true, BuildFlags: withRace(nil, true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := res.Binaries[0]
+	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+	s := tr.Schedule()
+	for i := range 100 {
+		got, err := remote.Replay(context.Background(), w, test, s, worker.Options{})
+		if err != nil {
+			t.Fatalf("%s: replay %d: %v", trace, i, err)
+		}
+		if string(got.Verdict.Kind) != kind {
+			t.Fatalf("%s: replay %d: verdict %s (%s), want %s", trace, i, got.Verdict.Kind, got.Verdict.Message, kind)
+		}
 	}
 }
 
