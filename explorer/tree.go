@@ -58,11 +58,13 @@ type planner interface {
 }
 
 type tree struct {
-	base  int // decisions of the fixed prefix, not part of the stack
-	stack []*node
-	br    brancher
-	stats *timeline.Stats
-	bound int // preemption bound, -1 for none
+	base   int // decisions of the fixed prefix, not part of the stack
+	shard  int
+	shards int
+	stack  []*node
+	br     brancher
+	stats  *timeline.Stats
+	bound  int // preemption bound, -1 for none
 	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
 	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
 	depth  int
@@ -73,10 +75,10 @@ type tree struct {
 	// run's log is sized for about as many.
 	decisions int
 
-	// The exploration's share of a split search, if any (Options.Shard, Options.Part), and
-	// its levels.
-	shard, shards, part, parts int
-	sh                         []share
+	// part and parts, with shard and shards, are the exploration's share of a split search,
+	// if any (Options.Shard, Options.Part), and sh the levels of the split.
+	part, parts int
+	sh          []share
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the

@@ -13,21 +13,20 @@ import (
 // and a worker do in an isolated exploration, and checks that both arrive whole.
 func TestGuideWire(t *testing.T) {
 	gd := &Guide{
-		Prefix:    []int32{1, 2, 0},
-		Kinds:     []rt.DecisionKind{rt.DecideGoroutine, rt.DecideGoroutine, rt.DecideSelect},
-		Names:     []string{"G1", "G1.1", "1"},
-		Sleep:     []Sleeper{{G: 2, Op: rt.OpLock, Objs: []rt.ObjID{7}}},
-		Policy:    PolicyPCT,
-		Seed:      42,
-		Depth:     3,
-		Length:    100,
-		Bound:     -1,
-		Shard:     1,
-		Shards:    2,
-		Part:      1,
-		Parts:     3,
-		SplitFrom: 1,
-		Plan:      []PlanStep{{G: 1}, {G: 2, Data: []int32{0, 1}}},
+		Prefix: []int32{1, 2, 0},
+		Kinds:  []rt.DecisionKind{rt.DecideGoroutine, rt.DecideGoroutine, rt.DecideSelect},
+		Names:  []string{"G1", "G1.1", "1"},
+		Sleep:  []Sleeper{{G: 2, Op: rt.OpLock, Objs: []rt.ObjID{7}}},
+		Policy: PolicyPCT,
+		Seed:   42,
+		Depth:  3,
+		Length: 100,
+		Bound:  -1,
+		Shard:  1,
+		Shards: 2,
+		Plan:   []PlanStep{{G: 1}, {G: 2, Data: []int32{0, 1}}},
+		// The part of the shard, and where the split starts.
+		Part: 1, Parts: 3, SplitFrom: 1,
 	}
 	// A field added to Guide must be carried by worker.Guide, and set here.
 	v := reflect.ValueOf(gd).Elem()

@@ -11,17 +11,17 @@ import (
 
 // Exploration is the result of exploring one test: the exploration file.
 type Exploration struct {
-	Heddle   string  `json:"heddle"`
-	Version  int     `json:"version"`
-	Program  Program `json:"program"`
-	Strategy string  `json:"strategy,omitempty"`
-	// Shard, if set, says that the exploration is one shard's share of the search (heddle test
-	// -shard), to be combined with the others' by heddle merge.
-	Shard     *Shard           `json:"shard,omitempty"`
+	Heddle    string           `json:"heddle"`
+	Version   int              `json:"version"`
+	Program   Program          `json:"program"`
+	Strategy  string           `json:"strategy,omitempty"`
 	Stats     Stats            `json:"stats"`
 	Tree      []Node           `json:"tree"`
 	Bugs      []Bug            `json:"bugs"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	// Shard, if set, says that the exploration is one shard's share of the search (heddle test
+	// -shard), to be combined with the others' by heddle merge.
+	Shard *Shard `json:"shard,omitempty"`
 }
 
 // Shard is the share of a search that a sharded exploration made: Index of Of, from 0.

@@ -102,11 +102,11 @@ type Guide struct {
 	Bound  int               `json:"bound"`
 	Shard  int               `json:"shard,omitempty"`
 	Shards int               `json:"shards,omitempty"`
-	Part   int               `json:"part,omitempty"`
-	Parts  int               `json:"parts,omitempty"`
-	// SplitFrom is explorer.Guide.SplitFrom.
-	SplitFrom int        `json:"splitFrom,omitempty"`
-	Plan      []PlanStep `json:"plan,omitempty"`
+	Plan   []PlanStep        `json:"plan,omitempty"`
+	// Part, Parts and SplitFrom are explorer.Guide's.
+	Part      int `json:"part,omitempty"`
+	Parts     int `json:"parts,omitempty"`
+	SplitFrom int `json:"splitFrom,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
