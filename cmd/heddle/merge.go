@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,13 +180,7 @@ func readShards(args []string) ([][]shardResult, error) {
 	if len(byTest) == 0 {
 		return nil, fmt.Errorf("no shard's exploration in %s", strings.Join(args, " "))
 	}
-	keys := slices.SortedFunc(func(yield func(timeline.Program) bool) {
-		for k := range byTest {
-			if !yield(k) {
-				return
-			}
-		}
-	}, func(a, b timeline.Program) int {
+	keys := slices.SortedFunc(maps.Keys(byTest), func(a, b timeline.Program) int {
 		return cmp.Or(strings.Compare(a.Package, b.Package), strings.Compare(a.Test, b.Test))
 	})
 	var out [][]shardResult
