@@ -61,9 +61,11 @@ type Options struct {
 	// Outcomes makes the report count runs by terminal outcome (Report.Outcomes), for
 	// comparing strategies; it costs a string per run.
 	Outcomes bool
-	// Shard and Shards split a systematic search among processes: this exploration takes the
-	// alternatives i of the first decision with i % Shards == Shard, each subtree in full.
-	Shard, Shards int
+	// Shard and Shards split a search among machines, and Part and Parts each shard's share
+	// among processes (shard.go): this exploration takes part Part of Parts of shard Shard of
+	// Shards of a systematic search's runs, and the samplers of random, pct and the portfolio
+	// the seeds of that share. A share of 0 of 0 is the whole.
+	Shard, Shards, Part, Parts int
 	// ReportCost, if set, estimates the time the caller will take to report the exploration
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
@@ -348,6 +350,11 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
 	res := e.r.Run(gd, false)
+	other := elsewhere(gd, res)
+	if other {
+		// Another shard's run: the search goes on past it, the share's results leave it out.
+		res.Verdict = rt.Verdict{Kind: rt.VerdictPruned}
+	}
 	if e.rep.Stats.Runs == 0 {
 		e.first = res.Clone().Decisions
 	}
@@ -368,7 +375,11 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
-		s.Aborted++
+		if other {
+			s.Elsewhere++
+		} else {
+			s.Aborted++
+		}
 	case res.Verdict.Kind == rt.VerdictStopped:
 		// The budget ran out during the run: the search ends with it, incomplete.
 		e.stopped, e.timedOut = true, true

@@ -31,9 +31,11 @@ type Guide struct {
 	Depth, Length int
 	// Bound limits preemptions after the prefix (preemption-bounded search); -1 means none.
 	Bound int
-	// Shard and Shards, when Shards > 1, make the first decision after the prefix take
-	// alternative Shard, so that a sharded search starts inside its own share.
-	Shard, Shards int
+	// Shard of Shards and Part of Parts, when there are more than one, keep the run inside its
+	// share of a split systematic search (Options.Shard, Options.Part; shard.go): at a split
+	// node, the policy's pick gives way to one of the share's alternatives. SplitFrom is the
+	// number of decisions of the fixed prefix, which the split does not count.
+	Shard, Shards, Part, Parts, SplitFrom int
 	// Plan, if not empty, is a wakeup sequence to follow after the prefix (optimal DPOR):
 	// Plan[0] is the step the last prefix decision picks, and each later element a goroutine
 	// to schedule next, with the picks of the data decisions within its step. A planned
@@ -62,6 +64,8 @@ type Guide struct {
 	planPos   int     // the next element of Plan, -1 once the plan is abandoned
 	planData  []int32 // data picks left of the planned step in progress
 	altBuf    []rt.Alt
+	sh        []share // the levels of the split
+	at        split   // the run's position in the split
 }
 
 // PlanStep is one step of a Guide's plan.
@@ -112,6 +116,10 @@ func (gd *Guide) start() {
 	gd.preempted = 0
 	gd.planPos, gd.planData = -1, nil
 	gd.altBuf = nil
+	if gd.sh == nil {
+		gd.sh = sharesOf(gd.Shard, gd.Shards, gd.Part, gd.Parts)
+	}
+	gd.at = splitStart
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
 			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
@@ -139,6 +147,14 @@ func (gd *Guide) start() {
 
 // Choose implements rt.Chooser.
 func (gd *Guide) Choose(p *rt.Point) int {
+	i := gd.choose(p)
+	if len(gd.sh) > 0 && i >= 0 && len(p.Alts) > 1 && p.Index >= gd.SplitFrom {
+		gd.at = gd.at.add(len(p.Alts), i, gd.sh)
+	}
+	return i
+}
+
+func (gd *Guide) choose(p *rt.Point) int {
 	if gd.sleepOn {
 		gd.updateSleep(p.Events())
 	}
@@ -176,13 +192,10 @@ func (gd *Guide) Choose(p *rt.Point) int {
 		}
 		return i
 	}
-	i := -1
-	if gd.Shards > 1 && k == len(gd.Prefix) {
-		if gd.Shard < len(p.Alts) {
-			i = gd.Shard
-		}
-	} else {
-		i = gd.extend(p)
+	i := gd.extend(p)
+	if i >= 0 && len(gd.sh) > 0 && k >= gd.SplitFrom && !gd.at.owns(len(p.Alts), i, gd.sh) {
+		// A split node: the run goes on in its share, or stops if the share has nothing here.
+		i = gd.at.owned(len(p.Alts), gd.sh)
 	}
 	if i < 0 {
 		return -1

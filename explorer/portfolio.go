@@ -44,10 +44,10 @@ func (e *explorer) portfolio() {
 	ex.s.adaptive = true
 	members := []*portfolioMember{{name: "dpor", weight: 4, step: ex.step}}
 	for i, d := range []int{1, 2, 3} {
-		s := e.newSampler(PolicyPCT, d, memberSeed(e.opts.Seed, i+1, e.opts.Shard))
+		s := e.newSampler(PolicyPCT, d, memberSeed(e.opts.Seed, i+1))
 		members = append(members, &portfolioMember{name: "pct-d" + string(rune('0'+d)), weight: 1, step: s.step})
 	}
-	s := e.newSampler(PolicyRandom, 0, memberSeed(e.opts.Seed, 4, e.opts.Shard))
+	s := e.newSampler(PolicyRandom, 0, memberSeed(e.opts.Seed, 4))
 	members = append(members, &portfolioMember{name: "random", weight: 1, step: s.step})
 
 	// Without a budget, the samplers stop after the 1,000 runs that pct and random make alone.
@@ -83,10 +83,10 @@ func (e *explorer) portfolio() {
 	}
 }
 
-// memberSeed derives the seed sequence of member i in shard s from the exploration's seed
-// (splitmix64), so that the members and the shards of a parallel exploration sample apart.
-func memberSeed(seed uint64, i, s int) uint64 {
-	z := seed + uint64(i)*0x9e3779b97f4a7c15 + uint64(s)*0xbf58476d1ce4e5b9
+// memberSeed derives the seed sequence of member i from the exploration's seed (splitmix64),
+// so that the members sample apart; newSampler splits each sequence among the shards.
+func memberSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i)*0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
@@ -154,13 +154,15 @@ type search struct {
 }
 
 func (e *explorer) newSearch(br brancher, bound int) *search {
-	t := &tree{br: br, stats: &e.rep.Stats, bound: bound, shard: e.opts.Shard, shards: e.opts.Shards}
+	o := &e.opts
+	t := &tree{br: br, stats: &e.rep.Stats, bound: bound,
+		shard: o.Shard, shards: o.Shards, part: o.Part, parts: o.Parts, sh: sharesOf(o.Shard, o.Shards, o.Part, o.Parts)}
 	if e.opts.OnNode != nil {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
 	}
 	return &search{e: e, t: t, br: br, pruned: e.rep.Stats.PrunedBound, prunedDepth: e.rep.Stats.PrunedDepth,
-		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: e.opts.Shard, Shards: e.opts.Shards}}
+		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base)}}
 }
 
 // step performs the search's next run and returns its result, valid until the next run.
@@ -222,21 +224,29 @@ func (s *search) advance() {
 	s.gd.Kinds = append(slices.Clip(s.e.kinds), s.gd.Kinds...)
 }
 
-// sampler runs random or PCT schedules, one per step, with seeds seed, seed+1, ….
+// sampler runs random or PCT schedules, one per step, with seeds seed, seed+stride, ….
 type sampler struct {
-	e    *explorer
-	gd   *Guide
-	seed uint64
+	e            *explorer
+	gd           *Guide
+	seed, stride uint64
 }
 
+// newSampler returns a sampler of the seeds from seed on that belong to the exploration's
+// share: every Shards*Parts-th, so that the shares of a search never run a seed twice.
 func (e *explorer) newSampler(p Policy, depth int, seed uint64) *sampler {
-	return &sampler{e: e, seed: seed,
+	o := &e.opts
+	parts := max(o.Parts, 1)
+	stride := uint64(max(o.Shards, 1) * parts)
+	if stride > 1 {
+		seed += uint64(o.Shard*parts + o.Part)
+	}
+	return &sampler{e: e, seed: seed, stride: stride,
 		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: -1, Depth: depth, Policy: p, noLog: true}}
 }
 
 func (s *sampler) step() *rt.Result {
 	s.gd.Seed = s.seed
-	s.seed++
+	s.seed += s.stride
 	s.gd.Length = max(s.e.maxLen, 16)
 	return s.e.once(s.gd)
 }

@@ -33,6 +33,8 @@ type node struct {
 	wut     *wnode
 	planned bool
 	planAt  int
+	// at is the position of the path to the node in the split into shards.
+	at split
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -72,6 +74,11 @@ type tree struct {
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
+
+	// part and parts, with shard and shards, are the exploration's share of a split search,
+	// if any (Options.Shard, Options.Part), and sh the levels of the split.
+	part, parts int
+	sh          []share
 }
 
 // absorbBase extends the stack with the run's decisions after the prefix and lets the
@@ -94,16 +101,18 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 		k := len(l.alts)
 		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
+		n.at = splitStart
 		if len(t.stack) > 0 {
 			parent := t.stack[len(t.stack)-1]
+			n.at = parent.at.add(len(parent.alts), parent.pick, t.sh)
 			n.preempts = parent.preempts
 			if parent.kind == rt.DecideGoroutine && parent.current >= 0 && parent.pick != parent.current {
 				n.preempts++
 			}
 		}
-		if n.kind != rt.DecideGoroutine || len(t.stack) == 0 && t.shards > 1 {
-			// Data choices are all explored; so is every alternative of a sharded search's
-			// first decision, since the shards cannot share backtrack sets there.
+		if n.kind != rt.DecideGoroutine || n.at.above(t.sh) {
+			// Data choices are all explored; so is every alternative at and above a sharded
+			// search's split node, since the shards cannot share backtrack sets there.
 			for j := range n.back {
 				n.back[j] = true
 			}
@@ -156,7 +165,7 @@ func (t *tree) next() *Guide {
 			if !n.back[i] || n.done[i] {
 				continue
 			}
-			if d == 0 && t.shards > 1 && i%t.shards != t.shard {
+			if !n.at.owns(len(n.alts), i, t.sh) {
 				n.done[i] = true
 				continue
 			}
@@ -212,7 +221,7 @@ func (t *tree) pop(d int) {
 // guide returns the guide of the run that takes alternative i of node d, and marks it taken.
 func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
-	gd := &Guide{Shards: 1, log: make([]logged, 0, max(0, t.decisions-d-1))}
+	gd := &Guide{Shard: t.shard, Shards: t.shards, Part: t.part, Parts: t.parts, sh: t.sh, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
 	if gd.Bound >= 0 {
 		used := n.preempts
@@ -231,9 +240,11 @@ func (t *tree) guide(d, i int) *Guide {
 	gd.Kinds[d] = n.kind
 	if t.br.sleeping() {
 		gd.Sleep = append([]Sleeper(nil), n.sleep...)
-		if n.kind == rt.DecideGoroutine {
+		if n.kind == rt.DecideGoroutine && !n.at.above(t.sh) {
 			// Alternatives explored before this one sleep in its subtree (Godefroid's
-			// sleep sets): they wake as soon as a dependent step runs.
+			// sleep sets): they wake as soon as a dependent step runs. At and above a
+			// sharded search's split node they do not, since another shard may own the
+			// runs that would stand for those it prunes.
 			for j, a := range n.alts {
 				if n.done[j] && j != i {
 					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()})

@@ -112,8 +112,9 @@ func copyFile(src, dst string) error {
 }
 
 // goldenLine matches a goroutine of a kernel's heddle.golden: "G1.1 blocked in lock on
-// G1#2 at abbalock_test.go:48" or "G1.2 done at condnoloop_test.go:38".
-var goldenLine = regexp.MustCompile(`^(G[0-9.]+) .* at (\S+\.go):(\d+)$`)
+// G1#2 at abbalock_test.go:48, held by G1.2 since abbalock_test.go:40" or "G1.2 done at
+// condnoloop_test.go:38"; the position is the first, where the goroutine is.
+var goldenLine = regexp.MustCompile(`^(G[0-9.]+) .*? at (\S+\.go):(\d+)(?:, .*)?$`)
 
 // goldenMessage matches the position in the message of a failed test.
 var goldenMessage = regexp.MustCompile(`^message: test failed: (\S+\.go):(\d+):`)

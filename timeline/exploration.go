@@ -20,6 +20,9 @@ type Exploration struct {
 	Tree      []Node           `json:"tree"`
 	Bugs      []Bug            `json:"bugs"`
 	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	// Shard, if set, says that the exploration is one shard's share of the search (heddle test
+	// -shard), to be combined with the others' by heddle merge.
+	Shard *Shard `json:"shard,omitempty"`
 	// Warnings are the findings of the checks on plain memory accesses (docs/races.md).
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -40,6 +43,14 @@ type Warning struct {
 	Confirmed string `json:"confirmed,omitempty"`
 }
 
+// Shard is the share of a search that a sharded exploration made: Index of Of, from 0.
+type Shard struct {
+	Index int `json:"index"`
+	Of    int `json:"of"`
+}
+
+func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Of) }
+
 // Stats count an exploration's work. The explorer fills them as it searches; the worker
 // protocol, the exploration file and the live stream carry them as they are.
 type Stats struct {
@@ -52,6 +63,7 @@ type Stats struct {
 	PrunedBound      int `json:"prunedBound,omitempty"`
 	PrunedDepth      int `json:"prunedDepth,omitempty"` // alternatives beyond the portfolio's depth bound
 	Aborted          int `json:"aborted,omitempty"`     // runs abandoned because every enabled goroutine was asleep
+	Elsewhere        int `json:"elsewhere,omitempty"`   // runs of a sharded search that belong to another shard (explorer/shard.go)
 	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
@@ -75,6 +87,7 @@ func (s *Stats) Add(o *Stats) {
 	s.PrunedBound += o.PrunedBound
 	s.PrunedDepth += o.PrunedDepth
 	s.Aborted += o.Aborted
+	s.Elsewhere += o.Elsewhere
 	s.Cut += o.Cut
 	s.BuggyRuns += o.BuggyRuns
 	s.Steps += o.Steps
@@ -194,6 +207,8 @@ type Bug struct {
 	Replay      string `json:"replay,omitempty"`
 	Preemptions int    `json:"preemptions"`
 	Hits        int    `json:"hits,omitempty"`
+	// Key is the bug's signature (Leaf.Key), which tells the same bug found by two shards.
+	Key string `json:"key,omitempty"`
 	// Goroutines, in heddle test -json's events, are the goroutines of the bug's verdict, so
 	// that a tool can place the bug without reading its trace.
 	Goroutines []GoroutineState `json:"goroutines,omitempty"`

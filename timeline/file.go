@@ -379,6 +379,14 @@ func checkHistory(ops []Operation) (string, error) {
 // Check checks the rules of the exploration format that JSON decoding does not, and returns
 // the JSON path of the first value that breaks one.
 func (e *Exploration) Check() (string, error) {
+	if s := e.Shard; s != nil {
+		if s.Of < 2 {
+			return "shard.of", fmt.Errorf("%d shards, want 2 or more", s.Of)
+		}
+		if s.Index < 0 || s.Index >= s.Of {
+			return "shard.index", fmt.Errorf("shard %d of %d, want 0 to %d", s.Index, s.Of, s.Of-1)
+		}
+	}
 	bugs := make(map[int]bool, len(e.Bugs))
 	for i, b := range e.Bugs {
 		if bugs[b.ID] {

@@ -8,12 +8,21 @@ import (
 
 // The layout of heddle's results: under a results directory (ResultDir by default), each
 // test's files are in <package import path>/<Test>: its exploration (ExplorationFile) and a
-// trace per bug (BugFile). heddle test writes it, the debug adapter adds the bugs that an
-// exploration from a breakpoint finds, and the language server reads it.
+// trace per bug (BugFile). A shard's results are in a results directory of their own under it
+// (ShardDir). heddle test writes it, heddle merge combines the shards' results into it, the
+// debug adapter adds the bugs that an exploration from a breakpoint finds, and the language
+// server reads it.
 
 // ResultDir is the results directory, relative to where heddle test runs or, for the debug
 // adapter, to the package's module root.
 const ResultDir = ".heddle"
+
+// ShardDir is the results directory of shard index of n under the results directory out:
+// a shard's results stay apart from the others' and from the merged results that heddle merge
+// writes to out, even when CI collects every shard's results into one directory.
+func ShardDir(out string, index, n int) string {
+	return filepath.Join(out, fmt.Sprintf("shard-%d-of-%d", index, n))
+}
 
 // ExplorationFile and TraceSuffix name a test's exploration and its traces in its directory.
 const (

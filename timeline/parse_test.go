@@ -56,6 +56,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "pruned": [{"g": "G1", "reason": "bored"}]}]}`, "tree[0].pruned[0].reason", "unknown reason"},
 		{`{"heddle": "exploration", "version": 1, "tree": [{"id": 0, "parent": -1, "leaf": {"verdict": "deadlock", "bug": 3}}]}`, "tree[0].leaf.bug", "bug 3"},
 		{`{"heddle": "exploration", "version": 1, "tree": [], "lockTrees": {"warnings": [{"locks": ["L1"]}]}}`, "lockTrees.warnings[0].locks", "want 2"},
+		{`{"heddle": "exploration", "version": 1, "shard": {"index": 3, "of": 3}, "tree": []}`, "shard.index", "want 0 to 2"},
+		{`{"heddle": "exploration", "version": 1, "shard": {"index": 0, "of": 1}, "tree": []}`, "shard.of", "want 2 or more"},
 		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G2", "op": "go"}]}`, "events[0].g", `"G2"`},
 		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock"}, {"step": 0, "g": "G1", "op": "unlock"}]}`, "events[1].step", "does not follow"},
 		{`{"heddle": "trace", "version": 1, "goroutines": [{"id": "G1"}], "events": [{"step": 0, "g": "G1", "op": "lock", "after": [4]}]}`, "events[0].after[0]", "step 4"},

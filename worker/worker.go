@@ -42,6 +42,8 @@ type Options struct {
 	Prefix    []rt.Decision `json:"prefix,omitempty"`
 	Shard     int           `json:"shard,omitempty"`
 	Shards    int           `json:"shards,omitempty"`
+	Part      int           `json:"part,omitempty"`
+	Parts     int           `json:"parts,omitempty"`
 	Time      rt.TimeModel  `json:"time,omitempty"`
 }
 
@@ -103,6 +105,10 @@ type Guide struct {
 	Shard  int               `json:"shard,omitempty"`
 	Shards int               `json:"shards,omitempty"`
 	Plan   []PlanStep        `json:"plan,omitempty"`
+	// Part, Parts and SplitFrom are explorer.Guide's.
+	Part      int `json:"part,omitempty"`
+	Parts     int `json:"parts,omitempty"`
+	SplitFrom int `json:"splitFrom,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.

@@ -6,6 +6,7 @@
 //	heddle test [build flags] [packages] [-run regexp] [-strategy s] [-budget b] [-json] [-v]
 //	heddle run [build flags] [package] [-strategy s] [-budget b]
 //	heddle replay [-v] FILE
+//	heddle merge [-out dir] DIR|FILE...
 //	heddle serve FILE...
 //	heddle demo
 //	heddle dap [-listen address]
@@ -32,6 +33,7 @@ Usage:
 	heddle test [build flags] [packages] [flags]   explore the tests of packages
 	heddle run [build flags] [package] [flags]     explore a main package
 	heddle replay [-v] FILE                        replay a schedule or trace file
+	heddle merge [-out dir] DIR|FILE...            combine the results of heddle test -shard i/n
 	heddle serve FILE...                           open the web view on result files
 	heddle demo                                    explore a bundled buggy example
 	heddle dap [-listen address]                   serve the Debug Adapter Protocol (editors)
@@ -40,7 +42,8 @@ Usage:
 
 Run 'heddle test -h' or 'heddle run -h' for their flags. The default strategy, portfolio,
 interleaves DPOR with PCT and random walks: small tests are explored completely, deep ones
-are still sampled.
+are still sampled. 'heddle test -shard i/n' explores one of n shares of each test's search,
+for n CI jobs; 'heddle merge' combines their results (docs/sharding.md).
 `
 
 func main() {
@@ -68,6 +71,8 @@ func run(args []string) int {
 		return cmdTest(args[1:], false)
 	case "replay":
 		return cmdReplay(args[1:])
+	case "merge":
+		return cmdMerge(args[1:])
 	case "serve":
 		return cmdServe(args[1:])
 	case "demo":

@@ -220,7 +220,11 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	case o.ended != "":
 		search = ", search ended by " + o.ended
 	}
-	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, r.f.strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
+	strategy := r.f.strategy
+	if r.f.shard.total > 1 {
+		strategy += ", shard " + r.f.shard.String()
+	}
+	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
 	if r.f.verbose && s.Runs > 0 {
 		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s, %s steps/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond()), rate(s.StepsPerSecond()))
 		if s.Diverged > 0 {

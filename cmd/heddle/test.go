@@ -47,6 +47,7 @@ type testFlags struct {
 	hang     time.Duration
 	time     rt.TimeModel
 	race     bool
+	shard    shardFlag
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -58,6 +59,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
 	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
+	fs.Var(&f.shard, "shard", "explore share `i/n` of each test's search (i from 0), one of n CI jobs whose results heddle merge combines; by default from $TEST_TOTAL_SHARDS and $TEST_SHARD_INDEX (Bazel) or $JOB_COMPLETION_INDEX and $HEDDLE_SHARDS (Kubernetes)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
 	fs.StringVar(&f.out, "out", timeline.ResultDir, "directory for schedule, trace and exploration files")
@@ -162,6 +164,17 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
 	}
+	if err := resolveShard(&f.shard, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "heddle: -shard:", err)
+		return exitUsage
+	}
+	if f.parallel < 1 {
+		fmt.Fprintf(os.Stderr, "heddle: -parallel %d: want 1 or more\n", f.parallel)
+		return exitUsage
+	}
+	if f.shard.total > 1 {
+		f.out = timeline.ShardDir(f.out, f.shard.index, f.shard.total)
+	}
 	runs, budget, err := explorer.ParseBudget(f.budget)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
@@ -214,6 +227,9 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
+	if f.shard.total > 1 {
+		opts.Shard, opts.Shards = f.shard.index, f.shard.total
+	}
 	matched, bugs, failed := 0, 0, false
 	gorace, err := raceEnv(res.WorkDir)
 	if err != nil {
@@ -359,7 +375,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	bugs := map[string]*worker.Bug{}
 	var order []string
 	shardStats := make([]*timeline.Stats, max(f.parallel, 1))
-	var tree collectTree
+	trees := make([]collectTree, max(f.parallel, 1)) // one per worker, each numbered from 0
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
@@ -372,7 +388,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			rep.progress(test, total, opts.MaxTime, start)
 			rep.publish(timeline.Progress{Stats: *total})
 		case "node":
-			tree.add(*m.Node)
+			trees[i].add(*m.Node)
 			rep.publishNode(i, m.Node)
 		case "bug":
 			if old, ok := bugs[m.Bug.Key]; ok {
@@ -403,6 +419,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		// Every run in a fresh process: the strategy runs here, the worker runs one schedule.
 		o := explorer.OptionsOf(opts)
 		o.OnNode = func(n timeline.Node) { recv(0, &worker.Message{Type: "node", Node: &n}) }
+		trees = trees[:1]
 		r := remote.Isolated(ctx, w, test, o)
 		prog := timeline.Program{Package: pkg, Test: test}
 		for _, b := range r.Bugs {
@@ -473,7 +490,15 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		saved = append(saved, sb)
 	}
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, total, &tree, saved, lockTrees, warnings); err != nil {
+	var tree [][]timeline.Node
+	for _, t := range trees {
+		tree = append(tree, t.nodes)
+	}
+	var shard *timeline.Shard
+	if f.shard.total > 1 {
+		shard = &timeline.Shard{Index: f.shard.index, Of: f.shard.total}
+	}
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else if rep.srv != nil {
 		if err := rep.srv.Load(expPath); err != nil {
@@ -561,18 +586,19 @@ func (c *collectTree) add(n timeline.Node) {
 	c.nodes = append(c.nodes, n)
 }
 
-// writeExploration writes the exploration file of docs/formats.md.
-func writeExploration(path, pkg, test, strategy string, s *timeline.Stats, tree *collectTree, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
+// writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
+// share of the search it holds.
+func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
 	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
-		Strategy: strategy, LockTrees: lt, Tree: tree.nodes, Bugs: []timeline.Bug{}, Stats: *s}
+		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []timeline.Bug{}, Stats: *s}
 	for _, w := range ws {
-		e.Warnings = append(e.Warnings, timeline.Warning{Kind: w.Kind, Message: w.Message, Hits: w.Hits, Goroutines: w.Goroutines, Confirmed: w.Confirmed})
+		e.Warnings = append(e.Warnings, *w)
 	}
 	e.Stats.Bugs = len(bugs)
 	index := map[string]int{}
 	for i, b := range bugs {
 		index[b.Key] = i
-		sb := timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
+		sb := timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits, Key: b.Key}
 		if b.Path != "" {
 			sb.Trace, sb.Replay = filepath.Base(b.Path), "heddle replay "+b.Path
 		}

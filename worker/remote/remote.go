@@ -353,11 +353,11 @@ func List(ctx context.Context, w *Worker) ([]string, error) {
 	return tests, err
 }
 
-// Parallel explores test with n worker processes. Random and PCT sampling split the seeds;
-// the systematic strategies split the alternatives of the first decision, each worker
-// exploring the subtrees of its share in full; the portfolio splits its DPOR that way and
-// gives every worker's samplers their own seeds. Messages from all workers go to recv, with
-// the worker's index (its shard), from one goroutine at a time.
+// Parallel explores test with n worker processes, each a part of the search or of the shard
+// that opts asks for (explorer's sharding): the systematic strategies split their runs, and
+// random, PCT and the portfolio's samplers their seeds; random and PCT split their runs too.
+// Messages from all workers go to recv, with the worker's index, from one goroutine at a
+// time.
 func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, n int, recv func(shard int, m *worker.Message)) error {
 	if n <= 1 {
 		return Explore(ctx, w, test, opts, func(m *worker.Message) { recv(0, m) })
@@ -367,6 +367,7 @@ func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, 
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		o := opts
+		o.Part, o.Parts = i, n
 		switch o.Strategy {
 		case "random", "pct":
 			runs := o.MaxRuns
@@ -377,9 +378,6 @@ func Parallel(ctx context.Context, w *Worker, test string, opts worker.Options, 
 			if i < runs%n {
 				o.MaxRuns++
 			}
-			o.Seed = opts.Seed + uint64(i)*uint64(runs)
-		default:
-			o.Shard, o.Shards = i, n
 		}
 		wg.Add(1)
 		go func() {

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/heddledbg/heddle/timeline"
+)
+
+const mergeUsage = `usage: heddle merge [-out dir] DIR|FILE...
+
+Combines the results of the shards of heddle test -shard i/n into one exploration per test:
+one set of bugs (the same bug found by several shards once, with its simplest schedule), one
+schedule tree, and the sum of the statistics. The search is complete only if every shard's is
+and all n shards are there. DIR is searched for the shards' exploration files; FILE is one.
+Nothing is written unless every file reads.
+
+Flags:
+`
+
+// shardResult is one shard's exploration of a test, with the file it was read from.
+type shardResult struct {
+	path string
+	e    *timeline.Exploration
+}
+
+// mergedTest is the combination of the shards' explorations of one test.
+type mergedTest struct {
+	e       timeline.Exploration
+	traces  []*timeline.Trace // the trace of each bug, or nil
+	shards  []shardResult
+	missing []int // the shards not given
+}
+
+func cmdMerge(args []string) int {
+	fs := flag.NewFlagSet("heddle merge", flag.ContinueOnError)
+	out := fs.String("out", timeline.ResultDir, "results directory to write the merged explorations to")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), mergeUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	tests, err := readShards(fs.Args())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "heddle merge:", err)
+		return exitUsage
+	}
+	var merged []*mergedTest
+	for _, rs := range tests {
+		m, err := mergeShards(rs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heddle merge:", err)
+			return exitUsage
+		}
+		merged = append(merged, m)
+	}
+	code := exitOK
+	incomplete := false
+	for _, m := range merged {
+		if err := writeMerged(*out, m); err != nil {
+			fmt.Fprintln(os.Stderr, "heddle merge:", err)
+			return exitUsage
+		}
+		e := &m.e
+		status, what := "ok  ", "clean"
+		if len(e.Bugs) > 0 {
+			status, what, code = "FAIL", plural(len(e.Bugs), "bug"), exitBug
+		}
+		dir := timeline.TestDir(*out, e.Program.Package, e.Program.Test)
+		for _, b := range e.Bugs {
+			fmt.Printf("--- BUG: %s: %s (%s)\n    %s\n", e.Program.Test, b.Kind, plural(b.Hits, "run"), strings.ReplaceAll(b.Message, "\n", "\n    "))
+			if b.Trace != "" {
+				fmt.Printf("    replay:   %s\n", b.Replay)
+			}
+			fmt.Println()
+		}
+		search := "search incomplete"
+		if e.Stats.Complete {
+			search = "search complete"
+		}
+		var missing []string
+		for _, i := range m.missing {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, m.shards[0].e.Shard.Of))
+		}
+		if len(missing) > 0 {
+			search += ", missing shard " + strings.Join(missing, ", ")
+			incomplete = true
+		}
+		fmt.Printf("%s %s %s: %s (%s, %s merged: %s, %s)\n", status, e.Program.Package, e.Program.Test, what, e.Strategy,
+			plural(len(m.shards), "shard"), plural(e.Stats.Runs, "run"), search)
+		fmt.Printf("    %s\n", filepath.Join(dir, timeline.ExplorationFile))
+	}
+	if incomplete && code == exitOK {
+		code = exitUsage
+	}
+	return code
+}
+
+// readShards reads the shards' exploration files that the arguments name or contain, and
+// groups them by test, in the order of package and test. An explicit file must be a shard's;
+// in a directory, the explorations that are not a shard's (earlier merged results) are left
+// alone.
+func readShards(args []string) ([][]shardResult, error) {
+	byTest := map[timeline.Program][]shardResult{}
+	seen := map[string]bool{}
+	add := func(path string, explicit bool) error {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		if seen[abs] {
+			return nil
+		}
+		seen[abs] = true
+		v, err := timeline.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		e, ok := v.(*timeline.Exploration)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: not an exploration file", path)
+		case e.Shard == nil && explicit:
+			return fmt.Errorf("%s: not a shard's exploration (heddle test -shard writes those)", path)
+		case e.Shard == nil:
+			return nil
+		}
+		k := timeline.Program{Package: e.Program.Package, Test: e.Program.Test}
+		byTest[k] = append(byTest[k], shardResult{path: path, e: e})
+		return nil
+	}
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			if err := add(a, true); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		found := 0
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && d.Name() == timeline.ExplorationFile {
+				if err := add(path, false); err != nil {
+					return err
+				}
+				found++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if found == 0 {
+			return nil, fmt.Errorf("%s: no %s in it", a, timeline.ExplorationFile)
+		}
+	}
+	if len(byTest) == 0 {
+		return nil, fmt.Errorf("no shard's exploration in %s", strings.Join(args, " "))
+	}
+	keys := slices.SortedFunc(maps.Keys(byTest), func(a, b timeline.Program) int {
+		return cmp.Or(strings.Compare(a.Package, b.Package), strings.Compare(a.Test, b.Test))
+	})
+	var out [][]shardResult
+	for _, k := range keys {
+		rs := byTest[k]
+		slices.SortStableFunc(rs, func(a, b shardResult) int { return a.e.Shard.Index - b.e.Shard.Index })
+		out = append(out, rs)
+	}
+	return out, nil
+}
+
+// mergeShards combines the shards' explorations of one test, sorted by shard, and reads the
+// traces of their bugs.
+func mergeShards(rs []shardResult) (*mergedTest, error) {
+	first := rs[0]
+	n := first.e.Shard.Of
+	m := &mergedTest{shards: rs}
+	e := &m.e
+	*e = timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: first.e.Program,
+		Strategy: first.e.Strategy, Tree: []timeline.Node{}, Bugs: []timeline.Bug{}}
+	e.Stats.Complete = true
+	have := make([]bool, n)
+	byKey := map[string]int{}
+	var trees [][]timeline.Node
+	var warnings []*timeline.Warning
+	for j, r := range rs {
+		s := r.e.Shard
+		switch {
+		case s.Of != n:
+			return nil, fmt.Errorf("%s is shard %s, %s is shard %s: not the same split", first.path, first.e.Shard, r.path, s)
+		case r.e.Strategy != first.e.Strategy:
+			return nil, fmt.Errorf("%s explored with %s, %s with %s: not the same search", first.path, first.e.Strategy, r.path, r.e.Strategy)
+		case have[s.Index]:
+			return nil, fmt.Errorf("shard %s of %s %s twice: %s and %s", s, e.Program.Package, e.Program.Test, rs[j-1].path, r.path)
+		}
+		have[s.Index] = true
+		e.Stats.Add(&r.e.Stats)
+		if e.LockTrees == nil {
+			e.LockTrees = r.e.LockTrees
+		}
+		for i := range r.e.Warnings {
+			warnings = timeline.MergeWarnings(warnings, []*timeline.Warning{&r.e.Warnings[i]})
+		}
+		// The shard's bug ids to the merged ones, by key, for its leaves.
+		ids := map[int]int{}
+		for _, b := range r.e.Bugs {
+			key := b.Key
+			if key == "" {
+				key = b.Kind + "|" + b.Message
+			}
+			var tr *timeline.Trace
+			if b.Trace != "" {
+				p := filepath.Join(filepath.Dir(r.path), b.Trace)
+				v, err := timeline.ReadFile(p)
+				if err != nil {
+					return nil, err
+				}
+				var ok bool
+				if tr, ok = v.(*timeline.Trace); !ok {
+					return nil, fmt.Errorf("%s: bug %d's trace %s is not a trace file", r.path, b.ID, p)
+				}
+			}
+			i, ok := byKey[key]
+			if !ok {
+				i = len(e.Bugs)
+				byKey[key] = i
+				b.Key = key
+				e.Bugs = append(e.Bugs, b)
+				m.traces = append(m.traces, tr)
+			} else {
+				old := &e.Bugs[i]
+				hits := old.Hits + b.Hits
+				if b.Preemptions < old.Preemptions || m.traces[i] == nil && tr != nil {
+					// The simpler schedule of the same bug.
+					b.Key = key
+					*old, m.traces[i] = b, tr
+				}
+				old.Hits = hits
+			}
+			ids[b.ID] = i
+		}
+		tree := slices.Clone(r.e.Tree)
+		for k := range tree {
+			l := tree[k].Leaf
+			if l == nil {
+				continue
+			}
+			c := *l
+			if c.Bug != nil {
+				if i, ok := ids[*c.Bug]; ok {
+					c.Bug = &i
+				}
+			} else if i, ok := byKey[c.Key]; ok && c.Key != "" {
+				c.Bug = &i
+			}
+			tree[k].Leaf = &c
+		}
+		trees = append(trees, tree)
+	}
+	for i, ok := range have {
+		if !ok {
+			m.missing = append(m.missing, i)
+		}
+	}
+	if len(m.missing) > 0 {
+		e.Stats.Complete = false
+	}
+	for _, w := range warnings {
+		e.Warnings = append(e.Warnings, *w)
+	}
+	e.Stats.Bugs = len(e.Bugs)
+	for i := range e.Bugs {
+		e.Bugs[i].ID = i
+	}
+	e.Tree = timeline.MergeTrees(trees...)
+	if e.Tree == nil {
+		e.Tree = []timeline.Node{}
+	}
+	return m, nil
+}
+
+// writeMerged writes a merged exploration and its bugs' traces, renumbered, to the test's
+// directory under out.
+func writeMerged(out string, m *mergedTest) error {
+	e := &m.e
+	dir := timeline.TestDir(out, e.Program.Package, e.Program.Test)
+	for i := range e.Bugs {
+		b := &e.Bugs[i]
+		if m.traces[i] == nil {
+			b.Trace, b.Replay = "", ""
+			continue
+		}
+		p := timeline.BugFile(dir, "", b.Kind, i+1)
+		if err := timeline.WriteFile(p, m.traces[i]); err != nil {
+			return err
+		}
+		b.Trace, b.Replay = filepath.Base(p), "heddle replay "+p
+	}
+	return timeline.WriteFile(filepath.Join(dir, timeline.ExplorationFile), e)
+}
