@@ -25,6 +25,12 @@ func (h halt) hit() bool {
 	return !h.ended && h.bug == nil && h.cp == nil && strings.Contains(h.reason, "breakpoint")
 }
 
+// plainStep reports whether h is a step of goroutine goid that ended on a line of the user's,
+// with nothing else to show: no checkpoint, bug, breakpoint or end.
+func (h halt) plainStep(goid int64) bool {
+	return !h.ended && h.bug == nil && h.cp == nil && h.goid == goid && h.reason == "step"
+}
+
 // maxEscape bounds the step-outs from heddle's frames back to the user's code.
 const maxEscape = 32
 
@@ -309,6 +315,10 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 				}
 			}
 		}
+		var start bidir.Stop
+		if m == StepIn {
+			start = d.position(ctx, in, halt{goid: goid})
+		}
 		if err := in.t.Resume(ctx, Resume{Motion: m, Goid: goid, Granularity: granularity}); err != nil {
 			done(err)
 			d.endIfGone(in)
@@ -316,6 +326,17 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 		}
 		done(nil)
 		h, err := d.await(ctx, in, sink, stepping)
+		// A step into a line whose memory accesses or operations the instrumenter turned into
+		// calls into heddle's runtime enters that call, which await steps out of, back to the
+		// same line: step in again, as if the call were not there.
+		for i := 0; m == StepIn && err == nil && i < maxEscape && h.plainStep(goid); i++ {
+			if p := d.position(ctx, in, h); p.Line != start.Line || p.File != start.File || p.Depth != start.Depth {
+				break
+			}
+			if err = in.resume(ctx, StepIn, goid); err == nil {
+				h, err = d.await(ctx, in, sink, true)
+			}
+		}
 		if err != nil {
 			d.errorf("%s: %v", m, err)
 			return

@@ -290,7 +290,7 @@ func TestPublishRejects(t *testing.T) {
 		[]byte(`{"type": "node", "node": {"id": 0, "parent": -1, "enabled": []}}`),
 		[]byte(`{"type": "progress", "stats": {"Runs": 3, "Elapsed": 1000000}}`),
 		[]byte(`{"type": "progress", "stats": {"runs": 3, "elapsed": 1000000}}`),
-		[]byte(`{"type": "bug", "id": 0, "kind": "deadlock", "key": "deadlock|x.go:3"}`),
+		[]byte(`{"type": "bug", "id": 0, "kind": "deadlock", "where": "x.go:3"}`),
 	} {
 		if err := s.Publish(m); err == nil {
 			t.Errorf("Publish(%v) succeeded", m)

@@ -109,6 +109,8 @@ type Guide struct {
 	Part      int `json:"part,omitempty"`
 	Parts     int `json:"parts,omitempty"`
 	SplitFrom int `json:"splitFrom,omitempty"`
+	// Watch lists the positions of accesses whose order the run records (explorer.Guide.Watch).
+	Watch []string `json:"watch,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
