@@ -16,8 +16,10 @@ export const screenshotDir = join(webDir, "test", "screenshots");
 
 // The fixtures name their sources under /src/ (/src/bank/, /src/kernels/),
 // as a trace recorded elsewhere would; the copies the server gets point at the
-// sources shipped in testdata/ so that source snippets can be served.
+// sources shipped in testdata/ (the kernels' at the corpus itself) so that
+// source snippets can be served.
 const fixtureSourceRoot = "/src/";
+const fixtureKernelRoot = "/src/kernels/";
 
 let binary = "";
 
@@ -39,7 +41,8 @@ export function copyFixtures() {
     return statSync(p).isDirectory() ? walk(p) : [p];
   });
   for (const f of walk(dir).filter((p) => p.endsWith(".json"))) {
-    writeFileSync(f, readFileSync(f, "utf8").replaceAll(fixtureSourceRoot, src));
+    const kernels = join(repoDir, "testdata", "kernels") + "/";
+    writeFileSync(f, readFileSync(f, "utf8").replaceAll(fixtureKernelRoot, kernels).replaceAll(fixtureSourceRoot, src));
   }
   return dir;
 }
