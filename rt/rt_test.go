@@ -75,3 +75,14 @@ func TestExit(t *testing.T) {
 		}
 	}
 }
+
+// TestNestedRun checks that a run whose body starts a run of its own (a test of heddle's own
+// engine, explored by heddle) ends as unsupported instead of panicking.
+func TestNestedRun(t *testing.T) {
+	res := rt.Run(rt.Config{}, func() {
+		rt.Run(rt.Config{}, func() {})
+	})
+	if res.Verdict.Kind != rt.VerdictUnsupported || !strings.Contains(res.Verdict.Message, "rt.Run, called at rt_test.go:") {
+		t.Errorf("verdict %s: %q, want unsupported, naming where rt.Run was called", res.Verdict.Kind, res.Verdict.Message)
+	}
+}

@@ -3,6 +3,7 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -269,6 +270,15 @@ var spare *run
 // caller's, unless cfg.Reuse is set.
 func Run(cfg Config, body func()) *Result {
 	if active != nil {
+		if r, _ := current(); r != nil {
+			// A test of heddle's own engine, explored by heddle: its runs would share the
+			// scheduler with the run that controls them.
+			where := "?"
+			if _, file, line, ok := runtime.Caller(1); ok {
+				where = fmt.Sprintf("%s:%d", filepath.Base(file), line)
+			}
+			Fail(VerdictUnsupported, "the test runs heddle's scheduler itself (rt.Run, called at "+where+"), which cannot run inside a run that heddle controls", false)
+		}
 		panic("rt: Run called while a run is in progress")
 	}
 	if poisoned != nil {
