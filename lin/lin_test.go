@@ -120,6 +120,11 @@ func TestExplore(t *testing.T) {
 // TestOutside checks that outside heddle a history that no order explains fails the test,
 // with the drawing, and that one some order explains does not.
 func TestOutside(t *testing.T) {
+	if _, underHeddle := rt.History(); underHeddle {
+		// Under heddle a history is recorded in the run and a failed Check is the run's
+		// verdict, not a message to the given TB: that mode is TestExplore's.
+		t.Skip("checks lin outside heddle")
+	}
 	for _, tc := range []struct {
 		name string
 		outs []int // the outputs of inc, inc, get, run one after the other
