@@ -27,8 +27,9 @@ type Exploration struct {
 	Warnings []Warning `json:"warnings,omitempty"`
 }
 
-// Warning is a finding of a predictive check: "lockset" (Eraser's discipline) or "mld"
-// (Stoller's MLD′ during a stoller search). It is not a bug and has no schedule of its own.
+// Warning is a finding of a predictive check: "lockset" (Eraser's discipline), "mld"
+// (Stoller's MLD′ during a stoller search) or "atomicity" (a //heddle:atomic function
+// possibly not atomic). It is not a bug and has no schedule of its own.
 type Warning struct {
 	Kind    string `json:"kind"`
 	Message string `json:"message"`
@@ -41,6 +42,8 @@ type Warning struct {
 	Goroutines []string `json:"goroutines,omitempty"`
 	// Confirmed says which failure the race window found the race to lead to.
 	Confirmed string `json:"confirmed,omitempty"`
+	// Atomicity names the function of an "atomicity" warning (possibly not atomic).
+	Atomicity *Atomicity `json:"atomicity,omitempty"`
 }
 
 // Shard is the share of a search that a sharded exploration made: Index of Of, from 0.

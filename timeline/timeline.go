@@ -129,6 +129,22 @@ type Verdict struct {
 	// History is the history of operations of a linearizability verdict, in the order of
 	// their calls (since version 2).
 	History []Operation `json:"history,omitempty"`
+	// Atomicity names the //heddle:atomic function of an atomicity verdict (since version 2).
+	Atomicity *Atomicity `json:"atomicity,omitempty"`
+}
+
+// Atomicity describes a //heddle:atomic function found not atomic (docs/atomicity.md): as a
+// bug's verdict when it is definitely not atomic, as a warning's when it is possibly not.
+type Atomicity struct {
+	// Func is the annotated function as Go source names it: "Append", "(*Buffer).Append".
+	Func string `json:"func"`
+	// Decl is the position of the function's declaration.
+	Decl Pos `json:"decl"`
+	// Definite says an execution of the function was definitely not atomic; otherwise only
+	// the checkers' pattern was broken and it is possibly not atomic.
+	Definite bool `json:"definite"`
+	// Checkers are the checkers that flagged it ("MC-ind", "MC-mover", "W").
+	Checkers []string `json:"checkers,omitempty"`
 }
 
 // Operation is an operation of a history checked for linearizability: goroutine G called it
