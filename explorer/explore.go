@@ -639,6 +639,9 @@ func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, erro
 	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}, s)
 }
 
+// ReplayOn replays schedule s with the run performed by r, in detail mode.
+func ReplayOn(r Runner, s *timeline.Schedule) (*rt.Result, error) { return replay(r, s) }
+
 func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
 	kinds, names, err := s.Picks()
 	if err != nil {

@@ -106,6 +106,10 @@ type logged struct {
 	planAt int
 }
 
+// Begin prepares gd for a run that a Runner outside this package steers by calling Choose
+// itself (a process group's controller, which decides for several processes).
+func (gd *Guide) Begin() { gd.start() }
+
 func (gd *Guide) start() {
 	gd.log = gd.log[:0]
 	gd.diverged = ""

@@ -26,6 +26,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/rt/group"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
@@ -38,6 +39,9 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // RegisterMain records the main function of a program. When the process is a worker, it
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
+	if group.Member() {
+		os.Exit(group.Serve(main))
+	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		return
 	}

@@ -69,6 +69,14 @@ const (
 	OpBubbleWait // synctest.Wait
 	OpCall       // the call of an operation of a history checked for linearizability
 	OpReturn     // its return
+	// The operations on sockets between the processes of a group (package rt/group), which
+	// the group's controller performs: Stoller's communication objects.
+	OpListen
+	OpDial
+	OpAccept
+	OpRead
+	OpWrite
+	OpShut // closing a socket or a listener
 	opCount
 )
 
@@ -82,6 +90,8 @@ var opNames = [opCount]string{
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
 	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
 	OpCall: "lin.call", OpReturn: "lin.return",
+	OpListen: "net.listen", OpDial: "net.dial", OpAccept: "net.accept", OpRead: "net.read",
+	OpWrite: "net.write", OpShut: "net.close",
 }
 
 func (k OpKind) String() string {
@@ -175,15 +185,39 @@ type Point struct {
 	Index int
 	Step  int
 	run   *run
+	sys   System
+}
+
+// A System is a set of runs that one scheduler decides for as if they were one (the processes
+// of a group): its points are made by NewPoint.
+type System interface {
+	// Events returns the system's steps so far, numbered across its runs.
+	Events() []Event
+	// Name returns the logical id of goroutine id of the system.
+	Name(id GID) string
+}
+
+// NewPoint makes a decision point of system s, whose goroutines and objects the alternatives
+// name by the system's numbering.
+func NewPoint(s System, kind DecisionKind, alts []Alt, current, index, step int) *Point {
+	return &Point{Kind: kind, Alts: alts, Current: current, Index: index, Step: step, sys: s}
 }
 
 // Events returns the steps performed so far in this run.
-func (p *Point) Events() []Event { return p.run.events }
+func (p *Point) Events() []Event {
+	if p.sys != nil {
+		return p.sys.Events()
+	}
+	return p.run.events
+}
 
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
 	if id == ClockID {
 		return "clock"
+	}
+	if p.sys != nil {
+		return p.sys.Name(id)
 	}
 	return p.run.gname(p.run.gs[id])
 }
@@ -345,9 +379,10 @@ const (
 	ObjChan
 	ObjTimer
 	ObjHistory // the history of a run's operations checked for linearizability
+	ObjSocket  // a socket or listener shared with other processes of a group
 )
 
-var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history"}
+var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history", "socket"}
 
 func (k ObjKind) String() string { return objKindNames[k] }
 
@@ -567,6 +602,9 @@ func (id GID) index() int { return int(id) }
 // position of its pending operation in detail mode.
 func (p *Point) Goroutines() []GoroutineState {
 	var out []GoroutineState
+	if p.run == nil {
+		return nil // a system's point: its runs are in other processes
+	}
 	for _, g := range p.run.gs {
 		if g.state != gDone {
 			out = append(out, p.run.goroutineState(g))
@@ -577,7 +615,7 @@ func (p *Point) Goroutines() []GoroutineState {
 
 // ObjName returns the logical id of object o (G1#3).
 func (p *Point) ObjName(o ObjID) string {
-	if o < 0 || int(o) >= len(p.run.objs) {
+	if p.run == nil || o < 0 || int(o) >= len(p.run.objs) {
 		return ""
 	}
 	return p.run.objName(o)
@@ -585,7 +623,7 @@ func (p *Point) ObjName(o ObjID) string {
 
 // PC returns the position of goroutine id's pending operation (detail mode), or 0.
 func (p *Point) PC(id GID) uintptr {
-	if id < 0 || int(id) >= len(p.run.gs) {
+	if p.run == nil || id < 0 || int(id) >= len(p.run.gs) {
 		return 0
 	}
 	return p.run.gs[id].pc

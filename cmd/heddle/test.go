@@ -48,6 +48,7 @@ type testFlags struct {
 	time     rt.TimeModel
 	race     bool
 	shard    shardFlag
+	group    bool
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -70,6 +71,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group: every package a program, all under one scheduler, their sockets to each other scheduled too (docs/processes.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
@@ -193,6 +195,14 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
+	if f.group {
+		if tests {
+			fmt.Fprintln(os.Stderr, "heddle: -group: a process group is made of programs; use heddle run -group")
+			return exitUsage
+		}
+		return runGroup(ctx, dir, pkgs, build, f, worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time})
+	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
