@@ -365,3 +365,13 @@ func (s *Schedule) Picks() ([]rt.DecisionKind, []string, error) {
 	}
 	return kinds, picks, nil
 }
+
+// ProcessOf returns the process of a goroutine of a process group (P2 for P2:G1.2, P1 for
+// P1:clock), or "" for a goroutine of a single program.
+func ProcessOf(id string) string {
+	p, _, ok := strings.Cut(id, ":")
+	if !ok {
+		return ""
+	}
+	return p
+}
