@@ -208,9 +208,17 @@ func (r *Runner) stitch(m int, evs []member.Event) {
 		step := int32(len(s.events))
 		st.steps = append(st.steps, step)
 		e.Step = step
+		root := e.G == 0
 		e.G = s.gid(m, e.G, "")
 		if me.Key != "" {
 			e.Obj, e.Objs = s.socketObjs(&r.sock, e.Op, me.Key)
+		} else if e.Op == rt.OpExit && root {
+			// The process exits with its main: the operating system closes its sockets,
+			// which its peers' reads and dials see.
+			e.Objs = nil
+			for _, k := range r.sock.owned(r.procs[m]) {
+				e.Objs = append(e.Objs, s.socketObj(k))
+			}
 		} else {
 			e.Obj = s.oid(m, e.Obj)
 			e.Objs = r.mapObjs(m, e.Objs)

@@ -1,6 +1,7 @@
 package group
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,4 +172,22 @@ func (s *sockets) exited(p *proc) {
 			e.closed = true
 		}
 	}
+}
+
+// owned returns the keys of the streams and listeners that closing p's sockets touches, in a
+// fixed order.
+func (s *sockets) owned(p *proc) []string {
+	var keys []string
+	for k, l := range s.listeners {
+		if l.owner == p && !l.closed {
+			keys = append(keys, k)
+		}
+	}
+	for k, e := range s.ends {
+		if e.owner == p && !e.closed {
+			keys = append(keys, k, e.peer.key)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }

@@ -133,6 +133,9 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, f testFlags
 		rep.note(pkg, groupTest, err.Error())
 	}
 	o := testOutcome{verdict: verdictClean, bugs: len(saved)}
+	if opts.StopOnBug && len(saved) > 0 {
+		o.ended = "the first bug (-stop)"
+	}
 	switch {
 	case len(saved) > 0:
 		o.verdict = verdictBug
