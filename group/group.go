@@ -29,6 +29,8 @@ type Runner struct {
 	// variables keep what a previous run of main left in them.
 	procs, spares []*proc
 	opts          explorer.Options
+	// deadline is the end of the exploration's time budget, zero for none.
+	deadline time.Time
 	// The run in progress.
 	sys  system
 	sock sockets
@@ -44,6 +46,9 @@ func New(ctx context.Context, members []Member, opts explorer.Options) (*Runner,
 	}
 	r := &Runner{ctx: ctx, members: members, opts: opts, detail: map[*rt.Result]*positions{},
 		procs: make([]*proc, len(members)), spares: make([]*proc, len(members))}
+	if opts.MaxTime > 0 {
+		r.deadline = time.Now().Add(opts.MaxTime)
+	}
 	if err := r.startSpares(); err != nil {
 		r.Close()
 		return nil, err
@@ -267,8 +272,9 @@ func (r *Runner) Run(gd *explorer.Guide, detail bool) *rt.Result {
 		r.sys.states[i] = memberRun{gids: map[rt.GID]rt.GID{}, oids: map[rt.ObjID]rt.ObjID{}, grant: -1}
 	}
 	var deadline time.Time
-	if r.opts.MaxTime > 0 && !detail {
-		deadline = time.Now().Add(r.opts.MaxTime)
+	if !detail {
+		// The detailed replays of bugs run past the budget, as the explorer's own do.
+		deadline = r.deadline
 	}
 	maxSteps := r.opts.MaxSteps
 	if maxSteps == 0 {
@@ -327,7 +333,7 @@ func (r *Runner) Run(gd *explorer.Guide, detail bool) *rt.Result {
 			verdict = r.blocked()
 			break
 		}
-		if !deadline.IsZero() && time.Now().After(deadline) {
+		if r.ctx.Err() != nil || !deadline.IsZero() && time.Now().After(deadline) {
 			verdict = &rt.Verdict{Kind: rt.VerdictStopped, Message: "stopped at the end of the time budget"}
 			break
 		}
