@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
@@ -31,6 +32,8 @@ type Runner struct {
 	opts          explorer.Options
 	// deadline is the end of the exploration's time budget, zero for none.
 	deadline time.Time
+	// ending counts the processes of ended runs that are still exiting.
+	ending sync.WaitGroup
 	// The run in progress.
 	sys  system
 	sock sockets
@@ -84,11 +87,16 @@ func (r *Runner) takeSpares() error {
 	return nil
 }
 
-// endProcs ends the processes of the run that ended.
+// endProcs ends the processes of the run that ended, in the background: the next run does
+// not wait for them to exit.
 func (r *Runner) endProcs() {
 	for i, p := range r.procs {
 		if p != nil {
-			p.quit()
+			r.ending.Add(1)
+			go func() {
+				defer r.ending.Done()
+				p.quit()
+			}()
 			r.procs[i] = nil
 		}
 	}
@@ -106,6 +114,7 @@ func (r *Runner) Close() {
 			r.spares[i] = nil
 		}
 	}
+	r.ending.Wait()
 }
 
 // system is the group's run in progress, as one run: global goroutine and object numbers,
