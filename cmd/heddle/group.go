@@ -129,7 +129,11 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, f testFlags
 		rep.note(pkg, groupTest, fmt.Sprintf("%d runs did not follow their schedule and were skipped; the first: %s", stats.Diverged, report.Divergence))
 	}
 	stats.Bugs = len(saved)
-	if err := writeExploration(filepath.Join(dirOut, timeline.ExplorationFile), pkg, groupTest, opts.Strategy, nil, &stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
+	var shard *timeline.Shard
+	if opts.Shards > 1 {
+		shard = &timeline.Shard{Index: opts.Shard, Of: opts.Shards}
+	}
+	if err := writeProgramExploration(filepath.Join(dirOut, timeline.ExplorationFile), timeline.Program{Package: pkg, Test: groupTest, Group: prog.Group}, opts.Strategy, shard, &stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
 		rep.note(pkg, groupTest, err.Error())
 	}
 	o := testOutcome{verdict: verdictClean, bugs: len(saved)}

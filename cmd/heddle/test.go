@@ -200,8 +200,12 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			fmt.Fprintln(os.Stderr, "heddle: -group: a process group is made of programs; use heddle run -group")
 			return exitUsage
 		}
-		return runGroup(ctx, dir, pkgs, build, f, worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time})
+		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time}
+		if f.shard.total > 1 {
+			opts.Shard, opts.Shards = f.shard.index, f.shard.total
+		}
+		return runGroup(ctx, dir, pkgs, build, f, opts)
 	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
@@ -599,7 +603,12 @@ func (c *collectTree) add(n timeline.Node) {
 // writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
 // share of the search it holds.
 func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
-	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
+	return writeProgramExploration(path, timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
+}
+
+// writeProgramExploration is writeExploration for any program, such as a process group.
+func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
+	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
 		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []timeline.Bug{}, Stats: *s}
 	for _, w := range ws {
 		e.Warnings = append(e.Warnings, *w)
