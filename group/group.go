@@ -139,9 +139,11 @@ type memberRun struct {
 	point *member.Message
 	// grant is the decision that picked the member's goroutine, for the step it starts.
 	grant int32
-	ended bool
-	res   *rt.Result
-	end   *member.Message
+	// ended is set when the member's run has ended, exited when it ended because its main
+	// returned: its leftover goroutines ended with the process.
+	ended, exited bool
+	res           *rt.Result
+	end           *member.Message
 }
 
 func (s *system) Events() []rt.Event { return s.events }
@@ -406,6 +408,7 @@ func (r *Runner) choose(gd *explorer.Guide, kind rt.DecisionKind, alts []rt.Alt,
 func (r *Runner) drive(m int, gd *explorer.Guide) (*rt.Verdict, error) {
 	p := r.procs[m]
 	st := &r.sys.states[m]
+	abandon := false // the guide abandoned the run at a data decision
 	for {
 		msg, err := p.recv()
 		if err != nil {
@@ -435,11 +438,13 @@ func (r *Runner) drive(m int, gd *explorer.Guide) (*rt.Verdict, error) {
 			if err := p.send(&member.Command{Cmd: "pick", Pick: i}); err != nil {
 				return nil, err
 			}
-			if i < 0 {
-				return abandoned(gd), nil
-			}
+			// Abandoned, the member's run ends at once: its end message follows.
+			abandon = abandon || i < 0
 		case "end":
 			st.ended, st.res, st.end = true, msg.Result, msg
+			if abandon {
+				return abandoned(gd), nil
+			}
 			return r.ended(m), nil
 		default:
 			return nil, fmt.Errorf("process %s sent a message of unknown type %q", p.name, msg.Type)
@@ -455,6 +460,7 @@ func (r *Runner) ended(m int) *rt.Verdict {
 	case rt.VerdictOK, rt.VerdictPruned, rt.VerdictLeak:
 		// The root returned (a leak is no bug of a program: its exit ends every goroutine),
 		// or the run was abandoned when it did.
+		r.sys.states[m].exited = true
 		r.sock.exited(r.procs[m])
 		return nil
 	}

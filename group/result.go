@@ -67,7 +67,7 @@ func (r *Runner) finish(v *rt.Verdict, gd *explorer.Guide, detail bool) *rt.Resu
 			id := s.oid(m, rt.ObjID(local))
 			s.objs[id] = rt.ObjectInfo{Name: Name(m) + ":" + o.Name, Kind: o.Kind}
 		}
-		if st.res.Verdict.Kind != rt.VerdictOK {
+		if !st.exited {
 			pending = append(pending, r.states(m, st.res.Pending)...)
 		}
 	}
