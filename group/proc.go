@@ -16,10 +16,12 @@ import (
 
 // A Member is a program of a group: an instrumented binary and the directory it runs in.
 type Member struct {
-	// Package is the member's import path, as the user named it.
+	// Package is the member's import path.
 	Package string
 	Binary  string
 	Dir     string
+	// Test, if set, makes the member a test binary that runs this test.
+	Test string
 }
 
 // proc is a member's process, which serves run after run until it dies.
@@ -49,6 +51,10 @@ func start(name string, m Member) (*proc, error) {
 	cmd := exec.Command(m.Binary)
 	cmd.Dir = m.Dir
 	cmd.Env = append(os.Environ(), worker.EnvGroup+"="+name)
+	if m.Test != "" {
+		cmd.Args = append(cmd.Args, worker.TestArgs(false)...)
+		cmd.Env = append(cmd.Env, worker.EnvGroupTest+"="+m.Test)
+	}
 	cmd.ExtraFiles = []*os.File{cmdR, msgW}
 	// A member must not outlive heddle, even when heddle is killed.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -40,7 +40,7 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
 	if group.Member() {
-		os.Exit(group.Serve(main))
+		os.Exit(group.Serve(func(run func(body func())) { run(main) }))
 	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		return
@@ -98,6 +98,18 @@ func checkChildren(name string) bool {
 
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
 func Worker(t *testing.T) {
+	if group.Member() {
+		// A member of a process group runs one test, named by the controller.
+		name := os.Getenv(worker.EnvGroupTest)
+		test := tests[name]
+		if test == nil {
+			t.Fatalf("heddle: group member: no test %q in this package", name)
+		}
+		if group.Serve(func(run func(body func())) { runTest(t, name, test, &capture{}, run) }) != 0 {
+			t.FailNow()
+		}
+		return
+	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		if test := tests[os.Getenv(worker.EnvReexec)]; test != nil {
 			childStarted()

@@ -467,6 +467,8 @@ func checkGroup(v any, version int) (string, error) {
 		return "program.group", fmt.Errorf("a process group needs version 3, the file says %d", version)
 	case len(p.Members()) < 2 || slices.Contains(p.Members(), ""):
 		return "program.group", fmt.Errorf("%q: want two or more import paths separated by commas", p.Group)
+	case p.Test != "group" && len(strings.Split(p.Test, ",")) != len(p.Members()):
+		return "program.test", fmt.Errorf("%q: want \"group\" or one test per member of the group, separated by commas", p.Test)
 	}
 	return "", nil
 }

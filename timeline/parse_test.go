@@ -51,6 +51,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"heddle": "schedule", "version": 2, "program": {"package": "a", "test": "group", "group": "a,b"}, "decisions": []}`, "program.group", "needs version 3"},
 		{`{"heddle": "schedule", "version": 3, "program": {"package": "a", "test": "group", "group": "a"}, "decisions": []}`, "program.group", "two or more"},
 		{`{"heddle": "schedule", "version": 3, "program": {"package": "a", "test": "group", "group": "a,,b"}, "decisions": []}`, "program.group", "two or more"},
+		{`{"heddle": "schedule", "version": 3, "program": {"package": "a", "test": "TestA", "group": "a,b"}, "decisions": []}`, "program.test", "one test per member"},
 		{`{"heddle": "trace", "version": 1, "decisions": [], "goroutines": [], "objects": [], "events": [], "verdict": {"kind": "linearizability", "history": [{"g": "G1", "call": 0, "return": 1, "callStep": 0, "returnStep": 0, "input": "get()"}]}}`, "verdict.history", "needs version 2"},
 		{`{"heddle": "trace", "version": 2, "decisions": [], "goroutines": [], "objects": [], "events": [], "verdict": {"kind": "linearizability", "history": [{"g": "G1", "call": 1, "return": 1, "callStep": 0, "returnStep": 0, "input": "get()"}]}}`, "verdict.history[0].return", "not after the call"},
 		{`{"heddle": "schedule", "version": 1, "decisions": [{"kind": "guess", "pick": "1"}]}`, "decisions[0].kind", "unknown decision kind"},

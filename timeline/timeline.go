@@ -27,7 +27,9 @@ type Program struct {
 	Dir string `json:"dir,omitempty"`
 	// Group lists the import paths of the programs of a process group, separated by commas,
 	// in the order of their processes P1, P2… (docs/processes.md); Package is then the first
-	// of them and Test "group" (since version 3). A string keeps Program comparable.
+	// of them, and Test "group" for a group of programs, or the test each member runs,
+	// separated by commas, for a group of test binaries (since version 3). A string keeps
+	// Program comparable.
 	Group string `json:"group,omitempty"`
 }
 

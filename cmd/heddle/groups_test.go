@@ -12,7 +12,8 @@ import (
 	"github.com/heddledbg/heddle/internal/golden"
 )
 
-// TestGroups runs heddle run -group on the process groups of testdata/groups: the buggy group
+// TestGroups runs heddle run -group and heddle test -group on the process groups of
+// testdata/groups (programs, and test binaries for reqreplytests): the buggy group
 // must reveal its bug across processes, with a report that shows every process's goroutines
 // (the golden file, without times and run counts), its saved schedule must reproduce the bug
 // on every one of 100 replays of heddle replay, and the fixed twin must report nothing. The
@@ -24,22 +25,26 @@ func TestGroups(t *testing.T) {
 	}
 	dir, _ := filepath.Abs("../../testdata/groups")
 	for _, c := range []struct {
-		name       string
+		name string
+		// cmd is run for groups of programs, test for groups of test binaries.
+		cmd        string
 		bug, fixed []string
 		kind       string
 		// fixedBudget bounds the twin's search, whose state space is too large to finish.
 		fixedBudget string
 	}{
-		{name: "reqreply", bug: []string{"./reqreply/server", "./reqreply/client"},
+		{name: "reqreply", cmd: "run", bug: []string{"./reqreply/server", "./reqreply/client"},
 			fixed: []string{"./reqreplyfixed/server", "./reqreply/client"}, kind: "deadlock", fixedBudget: "60s"},
-		{name: "philosophers", bug: []string{"./philosophers/p1", "./philosophers/p2", "./philosophers/p3"},
+		{name: "philosophers", cmd: "run", bug: []string{"./philosophers/p1", "./philosophers/p2", "./philosophers/p3"},
 			fixed: []string{"./philosophersfixed/p1", "./philosophersfixed/p2", "./philosophersfixed/p3"}, kind: "deadlock", fixedBudget: "300"},
+		{name: "reqreplytests", cmd: "test", bug: []string{"./reqreplytests/server", "./reqreplytests/client"},
+			fixed: []string{"./reqreplytestsfixed/server", "./reqreplytests/client"}, kind: "deadlock", fixedBudget: "60s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()
-			stdout, stderr, code := heddle(t, dir, append([]string{"run", "-group", "-stop", "-out", out, "-budget", "60s"}, c.bug...)...)
+			stdout, stderr, code := heddle(t, dir, append([]string{c.cmd, "-group", "-stop", "-out", out, "-budget", "60s"}, c.bug...)...)
 			if code != exitBug {
-				t.Fatalf("heddle run -group %s: exit %d, want %d\n%s%s", strings.Join(c.bug, " "), code, exitBug, stdout, stderr)
+				t.Fatalf("heddle %s -group %s: exit %d, want %d\n%s%s", c.cmd, strings.Join(c.bug, " "), code, exitBug, stdout, stderr)
 			}
 			// The interleaving stays: its columns grouped by process are part of what is checked.
 			report := strings.NewReplacer(heddleBin, "heddle", out, "$OUT", dir, "$DIR").Replace(stdout)
@@ -53,7 +58,7 @@ func TestGroups(t *testing.T) {
 			if want := "reproduced 100/100 (verdict " + c.kind + "), identical 100/100"; code != exitBug || !strings.Contains(stdout, want) {
 				t.Errorf("heddle replay -count 100 %s: exit %d, want %d and %q\n%s%s", m[1], code, exitBug, want, stdout, stderr)
 			}
-			stdout, stderr, code = heddle(t, dir, append([]string{"run", "-group", "-out", t.TempDir(), "-budget", c.fixedBudget}, c.fixed...)...)
+			stdout, stderr, code = heddle(t, dir, append([]string{c.cmd, "-group", "-out", t.TempDir(), "-budget", c.fixedBudget}, c.fixed...)...)
 			if code != exitOK {
 				t.Errorf("the fixed twin: exit %d, want %d\n%s%s", code, exitOK, stdout, stderr)
 			}
@@ -65,7 +70,7 @@ func TestGroups(t *testing.T) {
 // for every run, and the controller's decisions and sockets.
 func BenchmarkGroupRuns(b *testing.B) {
 	dir, _ := filepath.Abs("../../testdata/groups")
-	members, cleanup, err := buildGroup(context.Background(), dir, []string{"./reqreply/server", "./reqreply/client"}, nil)
+	members, cleanup, err := buildGroup(context.Background(), dir, []string{"./reqreply/server", "./reqreply/client"}, nil, false, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
-	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group: every package a program, all under one scheduler, their sockets to each other scheduled too (docs/processes.md)")
+	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
@@ -196,16 +196,12 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	ctx, cancel := interruptible()
 	defer cancel()
 	if f.group {
-		if tests {
-			fmt.Fprintln(os.Stderr, "heddle: -group: a process group is made of programs; use heddle run -group")
-			return exitUsage
-		}
 		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time}
 		if f.shard.total > 1 {
 			opts.Shard, opts.Shards = f.shard.index, f.shard.total
 		}
-		return runGroup(ctx, dir, pkgs, build, f, opts)
+		return runGroup(ctx, dir, pkgs, build, tests, runRE, f, opts)
 	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)

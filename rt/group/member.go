@@ -28,9 +28,10 @@ type link struct {
 
 var ctl *link
 
-// Serve serves the group protocol with main as the program: one run of main per "run"
-// command, until "quit". It returns the process's exit status.
-func Serve(main func()) int {
+// Serve serves the group protocol: one run per "run" command, until "quit". The harness h
+// performs a run: it calls run once with the run's root function (main, or a test with a
+// fresh *testing.T). It returns the process's exit status.
+func Serve(h func(run func(body func()))) int {
 	in, out := os.NewFile(3, "group-in"), os.NewFile(4, "group-out")
 	if in == nil || out == nil {
 		fmt.Fprintln(os.Stderr, "heddle: a group member needs the controller's pipes on fd 3 and 4")
@@ -49,7 +50,12 @@ func Serve(main func()) int {
 			return 0
 		case "run":
 			ctl.seen, ctl.detail = 0, c.Detail
-			res := rt.Run(rt.Config{Chooser: ctl, AskAlways: true, Detail: c.Detail, MaxSteps: c.MaxSteps, Hang: time.Duration(c.Hang), Time: c.Time}, main)
+			cfg := rt.Config{Chooser: ctl, AskAlways: true, Detail: c.Detail, MaxSteps: c.MaxSteps, Hang: time.Duration(c.Hang), Time: c.Time}
+			var res *rt.Result
+			h(func(body func()) { res = rt.Run(cfg, body) })
+			if res == nil {
+				res = &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the harness did not perform the run"}}
+			}
 			ctl.send(ctl.end(res))
 		default:
 			fmt.Fprintf(os.Stderr, "heddle: group member: unknown command %q\n", c.Cmd)
