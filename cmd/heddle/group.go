@@ -55,7 +55,7 @@ func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests boo
 		}
 		if found == nil {
 			cleanup()
-			return nil, nil, fmt.Errorf("-group: %s is not one main package (a member is a package pattern that names one program)", p)
+			return nil, nil, fmt.Errorf("-group: %s names no one package that was built as a member (a member is one main package under heddle run, one package with tests under heddle test)", p)
 		}
 		m := group.Member{Package: found.Package, Binary: found.Path, Dir: found.Dir}
 		if tests {
