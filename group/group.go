@@ -8,6 +8,7 @@ package group
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -467,8 +468,18 @@ func (r *Runner) ended(m int) *rt.Verdict {
 	v := res.Verdict
 	v.Message = Name(m) + ": " + v.Message
 	v.Goroutines = r.states(m, v.Goroutines)
+	if len(v.Timing) > 0 {
+		// The sentences name the member's goroutines by their names in the member.
+		v.Timing = append([]string(nil), v.Timing...)
+		for i, t := range v.Timing {
+			v.Timing[i] = goroutineName.ReplaceAllString(t, Name(m)+":$0")
+		}
+	}
 	return &v
 }
+
+// goroutineName matches a goroutine's logical id (G1, G1.2.1) in a sentence.
+var goroutineName = regexp.MustCompile(`\bG1(\.[0-9]+)*\b`)
 
 // states maps member m's goroutine states to the group's numbering.
 func (r *Runner) states(m int, gs []rt.GoroutineState) []rt.GoroutineState {
