@@ -7,6 +7,7 @@ package group
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -300,7 +301,7 @@ func (r *Runner) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	defer r.endProcs()
 	// Every member runs to its first scheduling point, one after the other.
 	for m, p := range r.procs {
-		err := p.send(&member.Command{Cmd: "run", Detail: detail, MaxSteps: maxSteps, Hang: int64(r.opts.Hang), Time: r.opts.Time})
+		err := p.send(&member.Command{Cmd: "run", Detail: detail, MaxSteps: maxSteps, Time: r.opts.Time})
 		if err == nil {
 			verdict, err = r.drive(m, gd)
 		}
@@ -411,7 +412,7 @@ func (r *Runner) drive(m int, gd *explorer.Guide) (*rt.Verdict, error) {
 	st := &r.sys.states[m]
 	abandon := false // the guide abandoned the run at a data decision
 	for {
-		msg, err := p.recv()
+		msg, err := p.recv(r.hang())
 		if err != nil {
 			return nil, err
 		}
@@ -518,9 +519,21 @@ func abandoned(gd *explorer.Guide) *rt.Verdict {
 	return &rt.Verdict{Kind: rt.VerdictPruned}
 }
 
+// hang is how long a member may go without a message: the exploration's hang limit.
+func (r *Runner) hang() time.Duration {
+	if r.opts.Hang > 0 {
+		return r.opts.Hang
+	}
+	return 10 * time.Second
+}
+
 // died is the verdict of a run in which a member's process died: an exit status or a signal
-// from code heddle does not control.
+// from code heddle does not control, or the controller's kill of a process that hung.
 func died(err error) *rt.Verdict {
+	var he *hangError
+	if errors.As(err, &he) {
+		return &rt.Verdict{Kind: rt.VerdictHang, Message: he.msg}
+	}
 	kind := rt.VerdictExit
 	if strings.Contains(err.Error(), "signal") {
 		kind = rt.VerdictPanic

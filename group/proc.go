@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	member "github.com/heddledbg/heddle/rt/group"
 	"github.com/heddledbg/heddle/worker"
@@ -32,9 +34,14 @@ type proc struct {
 	enc    *json.Encoder
 	in     *os.File
 	out    *os.File
-	dec    *json.Decoder
+	msgs   chan received // the process's messages, read as they come
 	stderr *tail
 	dead   error
+}
+
+type received struct {
+	msg *member.Message
+	err error
 }
 
 func start(name string, m Member) (*proc, error) {
@@ -69,7 +76,19 @@ func start(name string, m Member) (*proc, error) {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, m.Package, err)
 	}
 	p.enc = json.NewEncoder(cmdW)
-	p.dec = json.NewDecoder(bufio.NewReaderSize(msgR, 64<<10))
+	p.msgs = make(chan received, 1)
+	go func() {
+		dec := json.NewDecoder(bufio.NewReaderSize(msgR, 64<<10))
+		for {
+			var m member.Message
+			if err := dec.Decode(&m); err != nil {
+				p.msgs <- received{err: err}
+				close(p.msgs)
+				return
+			}
+			p.msgs <- received{msg: &m}
+		}
+	}()
 	return p, nil
 }
 
@@ -83,16 +102,36 @@ func (p *proc) send(c *member.Command) error {
 	return nil
 }
 
-func (p *proc) recv() (*member.Message, error) {
+// recv returns the process's next message. A process that sends nothing for hang is stuck:
+// a goroutine that never reaches a scheduling point, or waits outside heddle's control. The
+// member's own hang watchdog cannot tell that from a wait for the controller, which lasts as
+// long as the other members run, so the controller keeps the watch and kills the process.
+func (p *proc) recv(hang time.Duration) (*member.Message, error) {
 	if p.dead != nil {
 		return nil, p.dead
 	}
-	var m member.Message
-	if err := p.dec.Decode(&m); err != nil {
-		return nil, p.died(err)
+	t := time.NewTimer(hang)
+	defer t.Stop()
+	select {
+	case r, ok := <-p.msgs:
+		if !ok {
+			return nil, p.died(io.EOF)
+		}
+		if r.err != nil {
+			return nil, p.died(r.err)
+		}
+		return r.msg, nil
+	case <-t.C:
+		p.kill()
+		p.dead = &hangError{fmt.Sprintf("process %s (%s) made no step for %v: a goroutine in an infinite loop, or waiting outside heddle's control", p.name, p.m.Package, hang)}
+		return nil, p.dead
 	}
-	return &m, nil
 }
+
+// hangError is a process that stopped making steps.
+type hangError struct{ msg string }
+
+func (e *hangError) Error() string { return e.msg }
 
 // died records why the process can serve no more, from its exit status and the tail of its
 // standard error.

@@ -29,7 +29,7 @@ func (r *Runner) finish(v *rt.Verdict, gd *explorer.Guide, detail bool) *rt.Resu
 			continue
 		}
 		for {
-			msg, err := p.recv()
+			msg, err := p.recv(r.hang())
 			if err != nil {
 				break
 			}

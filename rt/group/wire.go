@@ -19,7 +19,6 @@ type Command struct {
 	// Run.
 	Detail   bool         `json:"detail,omitempty"`
 	MaxSteps int          `json:"maxSteps,omitempty"`
-	Hang     int64        `json:"hang,omitempty"`
 	Time     rt.TimeModel `json:"time,omitempty"`
 	// Pick is the index of the chosen alternative of the member's point, -1 to end the run
 	// (the group's run ended elsewhere).
