@@ -35,6 +35,7 @@ type proc struct {
 	in     *os.File
 	out    *os.File
 	msgs   chan received // the process's messages, read as they come
+	gone   chan struct{} // closed by kill: the reader of msgs stops
 	stderr *tail
 	dead   error
 }
@@ -76,17 +77,24 @@ func start(name string, m Member) (*proc, error) {
 		return nil, fmt.Errorf("starting %s (%s): %w", name, m.Package, err)
 	}
 	p.enc = json.NewEncoder(cmdW)
-	p.msgs = make(chan received, 1)
+	p.msgs, p.gone = make(chan received, 1), make(chan struct{})
 	go func() {
+		defer close(p.msgs)
 		dec := json.NewDecoder(bufio.NewReaderSize(msgR, 64<<10))
 		for {
-			var m member.Message
-			if err := dec.Decode(&m); err != nil {
-				p.msgs <- received{err: err}
-				close(p.msgs)
+			var r received
+			r.msg = new(member.Message)
+			if r.err = dec.Decode(r.msg); r.err != nil {
+				r.msg = nil
+			}
+			select {
+			case p.msgs <- r:
+			case <-p.gone:
 				return
 			}
-			p.msgs <- received{msg: &m}
+			if r.err != nil {
+				return
+			}
 		}
 	}()
 	return p, nil
@@ -162,6 +170,11 @@ func (p *proc) quit() {
 func (p *proc) kill() {
 	if p.cmd.Process != nil {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	select {
+	case <-p.gone:
+	default:
+		close(p.gone)
 	}
 	p.in.Close()
 	p.out.Close()
