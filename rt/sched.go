@@ -34,6 +34,12 @@ type Config struct {
 	// Deadline, if not zero, stops a run still going at that time, with verdict stopped: one
 	// long run does not overrun the exploration's time budget.
 	Deadline time.Time
+	// ThreadBlocks makes starting a goroutine and a started goroutine's exit scheduling points
+	// of their own, and continues, at a decision, the goroutine that performed the last step:
+	// the atomic blocks of Bruening's thesis, where thread start and death end blocks and the
+	// Java main thread is live (Tables 4.1 and 4.2; docs/exitblock.md). The root's exit is
+	// not one: the JVM's main thread dies after every other thread has ended.
+	ThreadBlocks bool
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
 	Detail bool
@@ -479,6 +485,10 @@ func (r *run) body(g *goroutine, f func()) {
 	returned := false
 	defer func() {
 		if returned {
+			if r.cfg.ThreadBlocks && g.parent != nil && !r.ended {
+				g.op = op{kind: OpExit, obj: NoObj}
+				r.yield(g)
+			}
 			r.exit(g)
 			return
 		}
@@ -661,6 +671,11 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
 		r.slice = 0
 		r.yieldToOthers(cur)
+	}
+	if n := len(r.events); r.cfg.ThreadBlocks && n > 0 && r.events[n-1].G >= 0 {
+		// The goroutine whose block just ended, not a child it started that ran on to its
+		// first scheduling point.
+		cur = r.gs[r.events[n-1].G]
 	}
 	for _, g := range r.gs {
 		if g.state == gParked && g.op.kind == OpSelect {
