@@ -122,7 +122,7 @@ func newExitBlockRW(dd bool) *exitBlockRW {
 func (b *exitBlockRW) initial(n *node, res *rt.Result, at int) {
 	exitBlockInitial(n, res, at, b.thesisData)
 }
-func (b *exitBlockRW) sleeping() bool                          { return true }
+func (b *exitBlockRW) sleeping() bool { return true }
 
 func (b *exitBlockRW) predict(res *rt.Result) []prediction {
 	if !b.dd {
