@@ -1,0 +1,253 @@
+package lsp_test
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/heddledbg/heddle/lsp"
+)
+
+// TestAtomicityLens checks the "check atomicity" lenses: one over each function whose doc
+// comment has //heddle:atomic, in any Go file, naming the tests of the package that reach
+// it; test files keep their test lenses beside them.
+func TestAtomicityLens(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "atomic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, lsp.Options{Poll: -1})
+	c.initialize(t.TempDir(), nil)
+	for _, file := range []string{"buffer.go", "buffer_test.go", "external_test.go", "other_test.go"} {
+		t.Run(file, func(t *testing.T) {
+			lenses, err := c.server.CodeLens(c.ctx, &protocol.CodeLensParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(filepath.Join(dir, file))}})
+			if err != nil {
+				t.Fatalf("codeLens: %v", err)
+			}
+			checkGolden(t, filepath.Join("atomic", file+".golden"), renderLenses(dir, lenses))
+		})
+	}
+}
+
+// TestAtomicityLensFollowsEdits checks that the tests of a lens come from the editor's text
+// of the package's files, not only from the files on disk.
+func TestAtomicityLensFollowsEdits(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\n//heddle:atomic\nfunc Inc() {}\n"
+	test := "package p\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n"
+	for name, text := range map[string]string{"p.go": src, "p_test.go": test} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := start(t, lsp.Options{Poll: -1})
+	c.initialize(dir, nil)
+	tests := func() []string {
+		t.Helper()
+		lenses, err := c.server.CodeLens(c.ctx, &protocol.CodeLensParams{
+			TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(filepath.Join(dir, "p.go"))}})
+		if err != nil || len(lenses) != 1 || lenses[0].Command.Command != lsp.CommandCheckAtomicity {
+			t.Fatalf("codeLens: %v, %v; want one %s lens", lenses, err, lsp.CommandCheckAtomicity)
+		}
+		var args []lsp.AtomicityArgs
+		remarshal(t, lenses[0].Command.Arguments, &args)
+		return args[0].Tests
+	}
+	if got := tests(); len(got) != 0 {
+		t.Errorf("before the edit: tests %q, want none", got)
+	}
+	u := uri.File(filepath.Join(dir, "p_test.go"))
+	c.open(u, test)
+	c.change(u, nil, test+"\nfunc TestInc(t *testing.T) { Inc() }\n")
+	if got := tests(); !slices.Equal(got, []string{"TestInc"}) {
+		t.Errorf("after the edit: tests %q, want [TestInc]", got)
+	}
+	c.close(u)
+	if got := tests(); len(got) != 0 {
+		t.Errorf("after closing the edited file: tests %q, want none", got)
+	}
+}
+
+// TestAtomicityCodeAction checks that a function definitely not atomic, a bug, can be
+// replayed, and that one possibly not atomic, a warning without a schedule, cannot.
+func TestAtomicityCodeAction(t *testing.T) {
+	ws := copyWorkspace(t)
+	c := start(t, lsp.Options{Poll: -1})
+	c.initialize(ws, nil)
+	c.refresh()
+	path := filepath.Join(ws, "buffer", "buffer.go")
+	ds := c.diagnostics()[path]
+	tests := []struct {
+		fn       string
+		severity protocol.DiagnosticSeverity
+		trace    string // the trace the action replays, "" for no action
+	}{
+		{"(*Buffer).Append", protocol.DiagnosticSeverityError, filepath.Join(ws, lsp.DefaultResultDir, "example.com", "buffer", "TestAppend", "atomicity-1.trace.json")},
+		{"(*Buffer).Len", protocol.DiagnosticSeverityWarning, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fn, func(t *testing.T) {
+			i := slices.IndexFunc(ds, func(d protocol.Diagnostic) bool { return strings.HasPrefix(d.Message, tt.fn+" is ") })
+			if i < 0 {
+				t.Fatalf("no diagnostic of %s in buffer.go:\n%s", tt.fn, render(ws, map[string][]protocol.Diagnostic{path: ds}))
+			}
+			d := ds[i]
+			if d.Severity != tt.severity || d.Code != "atomicity" {
+				t.Errorf("severity %v, code %v; want %v, atomicity", d.Severity, d.Code, tt.severity)
+			}
+			for _, data := range []bool{true, false} {
+				if !data {
+					d.Data = nil // a client that drops data
+				}
+				actions, err := c.server.CodeAction(c.ctx, &protocol.CodeActionParams{
+					TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)},
+					Range:        d.Range,
+					Context:      protocol.CodeActionContext{Diagnostics: []protocol.Diagnostic{d}},
+				})
+				if err != nil {
+					t.Fatalf("codeAction: %v", err)
+				}
+				var got []string
+				for _, a := range actions {
+					var args []lsp.ReplayArgs
+					remarshal(t, a.Command.Arguments, &args)
+					got = append(got, fmt.Sprintf("%s %s", a.Command.Command, args[0].Trace))
+				}
+				var want []string
+				if tt.trace != "" {
+					want = []string{lsp.CommandReplayBug + " " + tt.trace}
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("data %v: actions %q, want %q", data, got, want)
+				}
+			}
+		})
+	}
+}
+
+// atomicityKernel is the kernel of the corpus whose TestBug has a //heddle:atomic function
+// definitely not atomic (the StringBuffer append of Bogor's Fig. 1), and whose TestFixed has
+// none.
+const atomicityKernel = "atomicbuffer"
+
+// TestAtomicityKernel explores the atomicity kernel with the real heddle CLI and feeds its
+// result files to the server: TestBug's function gets an error on its declaration, TestFixed
+// gets nothing, and every annotated function gets a lens that runs the tests reaching it.
+func TestAtomicityKernel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds heddle and explores a kernel of the corpus")
+	}
+	dir, err := filepath.Abs(filepath.Join(kernelsDir, atomicityKernel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, atomicityKernel+"_test.go")
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("no kernel %s yet (%s): the atomicity checker that produces its verdicts is not in this tree", atomicityKernel, file)
+	}
+	decls := atomicDecls(t, file)
+	if len(decls) == 0 {
+		t.Fatalf("%s: no //heddle:atomic function", file)
+	}
+	bin, err := heddleBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	cmd := exec.Command(bin, "test", "-out", out, "-run", "^(TestBug|TestFixed)$", "./"+atomicityKernel)
+	cmd.Dir = filepath.Dir(dir)
+	report, err := cmd.CombinedOutput()
+	// Exit status 1 means bugs were found, which is what TestBug is for.
+	if ee := (*exec.ExitError)(nil); err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("heddle test: %v\n%s", err, report)
+	}
+	c := start(t, lsp.Options{Poll: -1})
+	c.initialize(t.TempDir(), map[string]any{"resultDirs": []string{out}})
+	c.refresh()
+	ds := c.diagnostics()[file]
+	errs := 0
+	for _, d := range ds {
+		if d.Code != "atomicity" {
+			continue
+		}
+		if strings.Contains(d.Message, " in TestFixed ") {
+			t.Errorf("TestFixed: %s", d.Message)
+		}
+		fn, ok := decls[int(d.Range.Start.Line)+1]
+		if !ok || !strings.HasPrefix(d.Message, fn+" is ") {
+			t.Errorf("line %d: %s: not on the declaration of the function it names (%v)", d.Range.Start.Line+1, d.Message, decls)
+		}
+		if d.Severity == protocol.DiagnosticSeverityError && strings.HasPrefix(d.Message, fn+" is not atomic") && strings.Contains(d.Message, " in TestBug ") {
+			errs++
+		}
+	}
+	if errs == 0 {
+		t.Errorf("no error diagnostic of a function definitely not atomic in TestBug; %s has:\n%s\nheddle test printed:\n%s",
+			filepath.Base(file), render(dir, map[string][]protocol.Diagnostic{file: ds}), report)
+	}
+
+	lenses, err := c.server.CodeLens(c.ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(file)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[int]bool{}
+	for _, l := range lenses {
+		if l.Command.Command != lsp.CommandCheckAtomicity {
+			continue
+		}
+		var args []lsp.AtomicityArgs
+		remarshal(t, l.Command.Arguments, &args)
+		line := int(l.Range.Start.Line) + 1
+		if decls[line] != args[0].Func || args[0].Package != dir || len(args[0].Tests) == 0 {
+			t.Errorf("line %d: lens %+v; want one checking %s in %s by the tests that reach it", line, args[0], decls[line], dir)
+		}
+		checked[line] = true
+	}
+	for line, fn := range decls {
+		if !checked[line] {
+			t.Errorf("no check atomicity lens over %s at line %d", fn, line)
+		}
+	}
+}
+
+// atomicDecls returns the //heddle:atomic functions of a Go file by the line of their
+// declaration, named as Go source names them.
+func atomicDecls(t *testing.T, path string) map[int]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decls := map[int]string{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Doc == nil || !slices.ContainsFunc(fd.Doc.List, func(c *ast.Comment) bool { return c.Text == "//heddle:atomic" }) {
+			continue
+		}
+		name := fd.Name.Name
+		if fd.Recv != nil {
+			recv := types.ExprString(fd.Recv.List[0].Type)
+			if strings.HasPrefix(recv, "*") {
+				recv = "(" + recv + ")"
+			}
+			name = recv + "." + name
+		}
+		decls[fset.Position(fd.Pos()).Line] = name
+	}
+	return decls
+}
