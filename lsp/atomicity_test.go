@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,8 +146,9 @@ func TestAtomicityCodeAction(t *testing.T) {
 const atomicityKernel = "atomicbuffer"
 
 // TestAtomicityKernel explores the atomicity kernel with the real heddle CLI and feeds its
-// result files to the server: TestBug's function gets an error on its declaration, TestFixed
-// gets nothing, and every annotated function gets a lens that runs the tests reaching it.
+// result files to the server: TestBug's function gets an error on its declaration, which the
+// quick fix replays, TestFixed gets nothing, and every annotated function gets a lens that
+// runs the tests reaching it.
 func TestAtomicityKernel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds heddle and explores a kernel of the corpus")
@@ -155,13 +157,12 @@ func TestAtomicityKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(dir, atomicityKernel+"_test.go")
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("no kernel %s yet (%s): the atomicity checker that produces its verdicts is not in this tree", atomicityKernel, file)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("no kernel %s yet (%s): the atomicity checker that produces its verdicts is not in this tree", atomicityKernel, dir)
 	}
-	decls := atomicDecls(t, file)
+	decls := atomicDecls(t, dir)
 	if len(decls) == 0 {
-		t.Fatalf("%s: no //heddle:atomic function", file)
+		t.Fatalf("%s: no //heddle:atomic function", dir)
 	}
 	bin, err := heddleBinary()
 	if err != nil {
@@ -178,76 +179,104 @@ func TestAtomicityKernel(t *testing.T) {
 	c := start(t, lsp.Options{Poll: -1})
 	c.initialize(t.TempDir(), map[string]any{"resultDirs": []string{out}})
 	c.refresh()
-	ds := c.diagnostics()[file]
+	diags := c.diagnostics()
 	errs := 0
-	for _, d := range ds {
-		if d.Code != "atomicity" {
-			continue
-		}
-		if strings.Contains(d.Message, " in TestFixed ") {
-			t.Errorf("TestFixed: %s", d.Message)
-		}
-		fn, ok := decls[int(d.Range.Start.Line)+1]
-		if !ok || !strings.HasPrefix(d.Message, fn+" is ") {
-			t.Errorf("line %d: %s: not on the declaration of the function it names (%v)", d.Range.Start.Line+1, d.Message, decls)
-		}
-		if d.Severity == protocol.DiagnosticSeverityError && strings.HasPrefix(d.Message, fn+" is not atomic") && strings.Contains(d.Message, " in TestBug ") {
-			errs++
+	for path, ds := range diags {
+		for _, d := range ds {
+			if d.Code != "atomicity" {
+				continue
+			}
+			if strings.Contains(d.Message, " in TestFixed ") {
+				t.Errorf("TestFixed: %s", d.Message)
+			}
+			fn, ok := decls[declLine{path, int(d.Range.Start.Line) + 1}]
+			if !ok || !strings.HasPrefix(d.Message, fn+" is ") {
+				t.Errorf("%s:%d: %s: not on the declaration of the function it names (%v)", filepath.Base(path), d.Range.Start.Line+1, d.Message, decls)
+			}
+			if d.Severity == protocol.DiagnosticSeverityError && strings.HasPrefix(d.Message, fn+" is not atomic") && strings.Contains(d.Message, " in TestBug ") {
+				errs++
+				if a, ok := d.Data.(map[string]any); !ok || a["trace"] == nil {
+					t.Errorf("%s: data %v, want the trace to replay", d.Message, d.Data)
+				}
+			}
 		}
 	}
 	if errs == 0 {
-		t.Errorf("no error diagnostic of a function definitely not atomic in TestBug; %s has:\n%s\nheddle test printed:\n%s",
-			filepath.Base(file), render(dir, map[string][]protocol.Diagnostic{file: ds}), report)
+		t.Errorf("no error diagnostic of a function definitely not atomic in TestBug; the diagnostics are:\n%s\nheddle test printed:\n%s",
+			render(dir, diags), report)
 	}
 
-	lenses, err := c.server.CodeLens(c.ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(file)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := map[int]bool{}
-	for _, l := range lenses {
-		if l.Command.Command != lsp.CommandCheckAtomicity {
-			continue
+	checked := map[declLine]bool{}
+	for _, path := range slices.Sorted(maps.Keys(files(decls))) {
+		lenses, err := c.server.CodeLens(c.ctx, &protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri.File(path)}})
+		if err != nil {
+			t.Fatal(err)
 		}
-		var args []lsp.AtomicityArgs
-		remarshal(t, l.Command.Arguments, &args)
-		line := int(l.Range.Start.Line) + 1
-		if decls[line] != args[0].Func || args[0].Package != dir || len(args[0].Tests) == 0 {
-			t.Errorf("line %d: lens %+v; want one checking %s in %s by the tests that reach it", line, args[0], decls[line], dir)
+		for _, l := range lenses {
+			if l.Command.Command != lsp.CommandCheckAtomicity {
+				continue
+			}
+			var args []lsp.AtomicityArgs
+			remarshal(t, l.Command.Arguments, &args)
+			at := declLine{path, int(l.Range.Start.Line) + 1}
+			if decls[at] != args[0].Func || args[0].Package != dir || len(args[0].Tests) == 0 {
+				t.Errorf("%s:%d: lens %+v; want one checking %s in %s by the tests that reach it", filepath.Base(path), at.line, args[0], decls[at], dir)
+			}
+			checked[at] = true
 		}
-		checked[line] = true
 	}
-	for line, fn := range decls {
-		if !checked[line] {
-			t.Errorf("no check atomicity lens over %s at line %d", fn, line)
+	for at, fn := range decls {
+		if !checked[at] {
+			t.Errorf("no check atomicity lens over %s at %s:%d", fn, filepath.Base(at.path), at.line)
 		}
 	}
 }
 
-// atomicDecls returns the //heddle:atomic functions of a Go file by the line of their
-// declaration, named as Go source names them.
-func atomicDecls(t *testing.T, path string) map[int]string {
+// declLine is the line of a function's declaration.
+type declLine struct {
+	path string
+	line int
+}
+
+// files returns the files of the declarations.
+func files(decls map[declLine]string) map[string]bool {
+	set := map[string]bool{}
+	for d := range decls {
+		set[d.path] = true
+	}
+	return set
+}
+
+// atomicDecls returns the //heddle:atomic functions of the Go files of dir by the line of
+// their declaration, named as Go source names them.
+func atomicDecls(t *testing.T, dir string) map[declLine]string {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	decls := map[int]string{}
-	for _, d := range f.Decls {
-		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Doc == nil || !slices.ContainsFunc(fd.Doc.List, func(c *ast.Comment) bool { return c.Text == "//heddle:atomic" }) {
-			continue
+	decls := map[declLine]string{}
+	for _, path := range paths {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
 		}
-		name := fd.Name.Name
-		if fd.Recv != nil {
-			recv := types.ExprString(fd.Recv.List[0].Type)
-			if strings.HasPrefix(recv, "*") {
-				recv = "(" + recv + ")"
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Doc == nil || !slices.ContainsFunc(fd.Doc.List, func(c *ast.Comment) bool { return c.Text == "//heddle:atomic" }) {
+				continue
 			}
-			name = recv + "." + name
+			name := fd.Name.Name
+			if fd.Recv != nil {
+				recv := types.ExprString(fd.Recv.List[0].Type)
+				if strings.HasPrefix(recv, "*") {
+					recv = "(" + recv + ")"
+				}
+				name = recv + "." + name
+			}
+			decls[declLine{path, fset.Position(fd.Pos()).Line}] = name
 		}
-		decls[fset.Position(fd.Pos()).Line] = name
 	}
 	return decls
 }
