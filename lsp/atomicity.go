@@ -84,10 +84,12 @@ func (r *result) notAtomic(src *sources) []fileDiagnostic {
 }
 
 // atomicityDetail returns the message of an atomicity bug or warning without what the
-// diagnostic already says: the function's name and that it is not atomic.
+// diagnostic already says: the kind, the function's name and position, and that it is not
+// atomic. "atomicity: (*Buffer).Append (buffer.go:26) is possibly not atomic: MC-ind: …" is
+// "MC-ind: …".
 func atomicityDetail(fn, msg string) string {
-	f := regexp.QuoteMeta(fn)
-	re := regexp.MustCompile(`^(?:(?:` + f + `\s+is\s+)?(?:(?:definitely|possibly)\s+)?not\s+atomic\b|` + f + `\s*:)\s*[:;,]?\s*`)
+	f := regexp.QuoteMeta(fn) + `(?:\s*\([^()]*\))?`
+	re := regexp.MustCompile(`^(?:atomicity:\s*)?(?:(?:` + f + `\s+is\s+)?(?:(?:definitely|possibly)\s+)?not\s+atomic\b|` + f + `\s*:)\s*[:;,]?\s*`)
 	return strings.TrimSpace(re.ReplaceAllString(msg, ""))
 }
 
@@ -95,8 +97,9 @@ func atomicityDetail(fn, msg string) string {
 var namedPosition = regexp.MustCompile(`([^\s:;,()]+\.go):(\d+)`)
 
 // clauseEnds are what ends a clause of a report's message. A colon ends one only when a
-// space follows it, unlike the colon of "buffer.go:31".
-var clauseEnds = []string{"; ", ", ", ": "}
+// space follows it, unlike the colon of "buffer.go:31"; "after" starts the clause of another
+// operation: "G1.1 lock of b.mu at buffer.go:28 after G1.1 unlock of b.mu at buffer.go:31".
+var clauseEnds = []string{"; ", ", ", ": ", " after "}
 
 // namedPositions returns the positions the result's message names, each with the clause
 // of the message that names it: "G1.2 appends at buffer.go:31".

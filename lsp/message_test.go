@@ -21,6 +21,8 @@ func TestAtomicityDetail(t *testing.T) {
 		{"Append", "not atomicity", "not atomicity"},
 		{"A.B", "AxB is not atomic: x", "AxB is not atomic: x"},
 		{"Append", "", ""},
+		{"(*Buffer).Append", "atomicity: (*Buffer).Append (buffer.go:26) is possibly not atomic: MC-ind: G1.1 lock at buffer.go:28", "MC-ind: G1.1 lock at buffer.go:28"},
+		{"(*Buffer).Append", "(*Buffer).Append is not atomic: G1.1 deadlocked inside it (all goroutines are blocked)", "G1.1 deadlocked inside it (all goroutines are blocked)"},
 	}
 	for _, tt := range tests {
 		if got := atomicityDetail(tt.fn, tt.msg); got != tt.want {
@@ -39,6 +41,8 @@ func TestNamedPositions(t *testing.T) {
 		{"G1.1 read the length at buffer.go:27, G1.2 reset it at buffer.go:41, and G1.1 copied at buffer.go:29: no serial order gives this",
 			"[{27 G1.1 read the length at buffer.go:27} {41 G1.2 reset it at buffer.go:41} {29 G1.1 copied at buffer.go:29}]"},
 		{"buffer.go:3", "[{3 buffer.go:3}]"},
+		{"MC-ind: G1.1 lock of G1.2#1 at buffer.go:28 after G1.1 lock of G1.1#1 at buffer.go:60, and G1.2 lock of G1.2#1 at buffer.go:51 does not commute with it",
+			"[{28 G1.1 lock of G1.2#1 at buffer.go:28} {60 G1.1 lock of G1.1#1 at buffer.go:60} {51 G1.2 lock of G1.2#1 at buffer.go:51 does not commute with it}]"},
 		{"x: then G1 locked at buffer.go:5; other.go:7 is elsewhere", "[{5 G1 locked at buffer.go:5}]"},
 		{"buffer.go:0 and buffer.go:99999999999999999999", "[]"},
 	}
