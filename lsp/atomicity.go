@@ -32,7 +32,8 @@ func (r *result) notAtomic(src *sources) []fileDiagnostic {
 		severity, verdict = protocol.DiagnosticSeverityError, "not atomic"
 	}
 	msg := a.Func + " is " + verdict
-	if detail := atomicityDetail(a.Func, r.message); detail != "" {
+	detail := atomicityDetail(a.Func, r.message)
+	if detail != "" {
 		msg += ": " + detail
 	}
 	if len(a.Checkers) > 0 {
@@ -41,32 +42,34 @@ func (r *result) notAtomic(src *sources) []fileDiagnostic {
 		msg += fmt.Sprintf("; found in %s (heddle)", r.test)
 	}
 	// The clauses of the message that name positions say more than the goroutines' states,
-	// which only add the positions the message does not name.
+	// which only add the lines the message does not name.
 	var rel []protocol.DiagnosticRelatedInformation
 	type line struct {
 		path string
 		n    int
 	}
-	seen := map[line]bool{}
-	add := func(path string, n int, msg string) {
-		if path != "" && n > 0 && !seen[line{path, n}] {
-			seen[line{path, n}] = true
-			rel = append(rel, related(src, path, n, msg))
+	named := map[line]bool{}
+	seen := map[callSite]bool{}
+	for _, p := range r.namedPositions(detail) {
+		if !seen[p] {
+			seen[p], named[line{p.path, p.line}] = true, true
+			rel = append(rel, related(src, p.path, p.line, p.msg))
 		}
-	}
-	for _, p := range r.namedPositions() {
-		add(p.path, p.line, p.msg)
 	}
 	if r.trace != nil {
 		for _, g := range r.trace.Verdict.Goroutines {
-			if g.Pos == nil {
+			if g.Pos == nil || g.Pos.Line < 1 {
+				continue
+			}
+			p := r.resolve(g.Pos.File)
+			if p == "" || named[line{p, g.Pos.Line}] {
 				continue
 			}
 			state := g.State
 			if state == "blocked" {
 				state = "blocked on " + opName(g.Op)
 			}
-			add(r.resolve(g.Pos.File), g.Pos.Line, g.ID+" "+state)
+			rel = append(rel, related(src, p, g.Pos.Line, g.ID+" "+state))
 		}
 	}
 	d := protocol.Diagnostic{
@@ -101,11 +104,10 @@ var namedPosition = regexp.MustCompile(`([^\s:;,()]+\.go):(\d+)`)
 // operation: "G1.1 lock of b.mu at buffer.go:28 after G1.1 unlock of b.mu at buffer.go:31".
 var clauseEnds = []string{"; ", ", ", ": ", " after "}
 
-// namedPositions returns the positions the result's message names, each with the clause
-// of the message that names it: "G1.2 appends at buffer.go:31".
-func (r *result) namedPositions() []callSite {
+// namedPositions returns the positions that msg, a message of the result, names, each with
+// the clause of the message that names it: "G1.2 appends at buffer.go:31".
+func (r *result) namedPositions(msg string) []callSite {
 	var out []callSite
-	msg := r.message
 	for _, m := range namedPosition.FindAllStringSubmatchIndex(msg, -1) {
 		line, err := strconv.Atoi(msg[m[4]:m[5]])
 		path := r.resolve(msg[m[2]:m[3]])

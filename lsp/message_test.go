@@ -47,9 +47,8 @@ func TestNamedPositions(t *testing.T) {
 		{"buffer.go:0 and buffer.go:99999999999999999999", "[]"},
 	}
 	for _, tt := range tests {
-		r.message = tt.msg
 		var got []string
-		for _, p := range r.namedPositions() {
+		for _, p := range r.namedPositions(tt.msg) {
 			if p.path != file {
 				t.Errorf("%q: position in %s, want %s", tt.msg, p.path, file)
 			}
