@@ -238,8 +238,10 @@ func (p *genProgram) body(last **genRun) func() {
 					case genUnlock:
 						mus[op.Arg].Unlock()
 					case genWrite:
-						acc = acc*5 + xs[op.Arg]
-						xs[op.Arg] = xs[op.Arg]*3 + int64(g+1)
+						// The accesses instrumented code reports (rt.Load, rt.Store), which
+						// Stoller's eq. (4) needs to keep critical sections dependent.
+						acc = acc*5 + *rt.Load(&xs[op.Arg], "x")
+						xs[op.Arg] = rt.Store(&xs[op.Arg], *rt.Load(&xs[op.Arg], "x")*3+int64(g+1), "x")
 					case genSend:
 						rt.Send(chans[op.Arg], int64(10*(g+1)+i))
 					case genRecv:
@@ -251,10 +253,16 @@ func (p *genProgram) body(last **genRun) func() {
 					}
 				}
 				run.pcs[g] = len(ops)
-				results[g] = acc
+				results[g] = rt.Store(&results[g], acc, "results")
 			})
 		}
 		wg.Wait()
+		for i := range xs {
+			rt.Load(&xs[i], "x")
+		}
+		for i := range results {
+			rt.Load(&results[i], "results")
+		}
 		run.state = fmt.Sprintf("x=%v n=%d results=%v", xs, rt.LoadInt64(&counter), results)
 		if p.Assert {
 			h := fnv.New32a()

@@ -48,6 +48,10 @@ type Guide struct {
 
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool
+	// footprints asks for the run's plain accesses (rt.Config.StepAccesses), by which the
+	// sleepers that carry the footprint of their step are woken (stoller); recorded is set
+	// by the runner that recorded them.
+	footprints, recorded bool
 
 	// Filled during the run.
 	log       []logged
@@ -55,6 +59,7 @@ type Guide struct {
 	pcg       *rand.PCG
 	rng       *rand.Rand
 	evSeen    int
+	accSeen   int
 	sleepOn   bool
 	sleep     []Sleeper
 	prios     map[rt.GID]int
@@ -79,6 +84,9 @@ type Sleeper struct {
 	G    rt.GID
 	Op   rt.OpKind
 	Objs []rt.ObjID
+	// foot, if not nil, is what the goroutine's step did when a run took it (stoller): the
+	// sleeper wakes by Stoller's relation on whole steps instead of rt.Dependent.
+	foot *footprint
 }
 
 // Policy is how a Guide chooses after its prefix.
@@ -109,7 +117,7 @@ type logged struct {
 func (gd *Guide) start() {
 	gd.log = gd.log[:0]
 	gd.diverged = ""
-	gd.evSeen = 0
+	gd.evSeen, gd.accSeen = 0, 0
 	gd.sleepOn = false
 	gd.sleep = nil
 	gd.steps = 0
@@ -156,7 +164,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 
 func (gd *Guide) choose(p *rt.Point) int {
 	if gd.sleepOn {
-		gd.updateSleep(p.Events())
+		gd.updateSleep(p)
 	}
 	if i, ok := gd.planned(p); ok {
 		return i
@@ -188,7 +196,7 @@ func (gd *Guide) choose(p *rt.Point) int {
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
 			gd.sleepOn = true
 			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
-			gd.evSeen = len(p.Events())
+			gd.evSeen, gd.accSeen = len(p.Events()), len(p.Accesses())
 		}
 		return i
 	}
@@ -409,23 +417,72 @@ func (gd *Guide) asleep(g rt.GID) bool {
 }
 
 // updateSleep wakes every sleeper that a step performed since the last call depends on.
-func (gd *Guide) updateSleep(events []rt.Event) {
-	for _, e := range events[gd.evSeen:] {
-		gd.sleep = wake(gd.sleep, &e)
+func (gd *Guide) updateSleep(p *rt.Point) {
+	events := p.Events()
+	if gd.recorded {
+		gd.wakeSteps(events, p.Accesses())
+	} else {
+		for _, e := range events[gd.evSeen:] {
+			gd.sleep = wake(gd.sleep, &e)
+		}
 	}
 	gd.evSeen = len(events)
+}
+
+// wakeSteps wakes the sleepers dependent with the steps performed since the last decision,
+// step by step: a sleeper with a footprint by Stoller's relation on whole steps (eq. (4) needs
+// all of a step's operations on an object), the others by rt.Dependent on each event.
+func (gd *Guide) wakeSteps(events []rt.Event, accs []rt.VarAccess) {
+	var t *footprint
+	flush := func() {
+		if t != nil {
+			out := gd.sleep[:0]
+			for _, s := range gd.sleep {
+				if s.foot == nil || !t.dependent(s.foot) {
+					out = append(out, s)
+				}
+			}
+			gd.sleep = out
+		}
+	}
+	for i := gd.evSeen; i < len(events); i++ {
+		e := &events[i]
+		if e.Start || t == nil {
+			flush()
+			t = &footprint{g: e.G}
+		}
+		t.add(e)
+		// The accesses made before the next event belong to this step; so do those made
+		// before the first event, between the last decision and the step.
+		for ; gd.accSeen < len(accs) && accs[gd.accSeen].Event <= int32(i)+1; gd.accSeen++ {
+			t.access(accs[gd.accSeen])
+		}
+		out := gd.sleep[:0]
+		for _, s := range gd.sleep {
+			if s.foot != nil || !wakes(&s, e) {
+				out = append(out, s)
+			}
+		}
+		gd.sleep = out
+	}
+	flush()
+	gd.accSeen = len(accs)
 }
 
 // wake removes from a sleep set the sleepers that event e is dependent with.
 func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
 	out := sleep[:0]
 	for _, s := range sleep {
-		if s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs) {
-			continue
+		if !wakes(&s, e) {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
+}
+
+// wakes reports whether event e is dependent with sleeper s's operation.
+func wakes(s *Sleeper, e *rt.Event) bool {
+	return s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs)
 }
 
 func eventObjs(e *rt.Event) []rt.ObjID {

@@ -104,7 +104,7 @@ func (k OpKind) Releases() bool {
 }
 
 // ReadOnly reports whether two operations of this kind on the same object commute with each
-// other (atomic loads and len commute; Stoller's Fig. 3 covers only lock, wait and notify operations).
+// other (atomic loads and len commute, as reads of one variable do; Stoller's Fig. 3 is not the source: it covers only lock, wait and notify).
 // The calls of a history commute too: only a return before a call orders two operations in
 // real time.
 func (k OpKind) ReadOnly() bool {
@@ -179,6 +179,9 @@ type Point struct {
 
 // Events returns the steps performed so far in this run.
 func (p *Point) Events() []Event { return p.run.events }
+
+// Accesses returns the plain accesses made so far in this run, with Config.StepAccesses.
+func (p *Point) Accesses() []VarAccess { return p.run.stepAccs }
 
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
@@ -378,6 +381,8 @@ type Result struct {
 	Warnings []Warning `json:",omitempty"`
 	// Watched lists the positions of Config.Watch in the order the run first reached them.
 	Watched []string `json:",omitempty"`
+	// Accesses are the run's plain accesses, with Config.StepAccesses.
+	Accesses []VarAccess `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -426,6 +431,11 @@ func (r *run) result() *Result {
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
 	res.Warnings, res.Watched = nil, r.watched
+	if r.cfg.Reuse {
+		res.Accesses = r.stepAccs
+	} else {
+		res.Accesses = slices.Clone(r.stepAccs)
+	}
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
@@ -470,6 +480,7 @@ func (res *Result) Clone() *Result {
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
+	c.Accesses = slices.Clone(res.Accesses)
 	return &c
 }
 
