@@ -7,10 +7,10 @@ import (
 )
 
 // Stoller's reductions (paper 003; docs/stoller.md): invisible-first search with sleep sets
-// (IF-SSS, §4) and persistent sets (Algorithm 2-MLD, §8), with the conditional dependency
-// relation of Fig. 3 in Go form and eq. (4) of §7 evaluated on what each step did. rt folds a
-// step's invisible operations and releases into it, so a step is a transition of the composed
-// system C(S) of §5.
+// (IF-SSS, §4) with the conditional dependency relation of Fig. 3 in Go form and eq. (4) of §7,
+// evaluated on what each step did (Fig. 4's DFSc). rt folds a step's invisible operations and
+// releases into it, so a step is a transition of the composed system C(S) of §5, and the search
+// is SSS on C(S). Persistent sets by Algorithm 2-MLD (§8) are not used: see docs/stoller.md.
 
 // stoller is the brancher of the "stoller" strategy. Between runs it keeps the footprints of
 // the steps of the last run, by decision index.
@@ -21,25 +21,8 @@ type stoller struct {
 
 func (*stoller) sleeping() bool { return true }
 
-// initial makes n's backtrack set persistent by Algorithm 2-MLD (§8): it starts from the
-// goroutine the run picked, whose step is known exactly since the run executed it, and adds
-// every goroutine whose future operations may be dependent with that step. heddle has no
-// static bound allowedOps(τ) of a goroutine's future operations, so it takes the bound that
-// holds for every program: any goroutine may later perform any operation on any object and
-// access any variable, subject only to MLD. Then the picked step stays alone exactly when it
-// is independent of every such operation: it performs no operation on a synchronization
-// object, and it makes every access without holding a lock (under MLD, an access that another
-// goroutine could conflict with would make the variable shared, and from then on every access
-// to it must be made holding a common lock). Otherwise every enabled goroutine is explored.
-func (s *stoller) initial(n *node, _ *rt.Result, at int) {
-	if f := s.steps[at]; f != nil && f.isolated() {
-		return // the tree adds the pick
-	}
-	s.naive.initial(n, nil, at)
-}
-
 // observe computes the footprints of the steps a run picked at its decisions, from the last
-// decision of its prefix on, for initial and for the sleep sets of the next runs. Without the
+// decision of its prefix on, for the sleep sets of the next runs. Without the
 // run's accesses (a run in a worker, or with the lockset check off) it computes none: the
 // search is then IF-SSS with rt.Dependent.
 func (s *stoller) observe(gd *Guide, res *rt.Result) {
@@ -142,25 +125,10 @@ func (f *footprint) access(a rt.VarAccess) {
 	for i := range f.vars {
 		if v := &f.vars[i]; v.Var == a.Var {
 			v.Write = v.Write || a.Write
-			v.Locked = v.Locked || a.Locked
 			return
 		}
 	}
 	f.vars = append(f.vars, a)
-}
-
-// isolated reports whether the step is independent of every operation any other goroutine
-// may perform, under MLD: see stoller.initial.
-func (f *footprint) isolated() bool {
-	if len(f.ops) > 0 {
-		return false
-	}
-	for _, v := range f.vars {
-		if v.Locked {
-			return false
-		}
-	}
-	return true
 }
 
 // pair reports whether the step's operations on o are exactly an acquire and a release: eq.

@@ -48,9 +48,8 @@ func stollerComposition(order *[]string) func() {
 // and a release of o0 and their accesses only share the read of o. The stoller strategy is
 // SSS on C(S): one complete run (heddle's depth-first order runs θ2 first, the symmetric
 // variant). Its sleep sets abandon the two runs that start the other orders (the other thread
-// first at s1, and at s2); the persistent sets of Algorithm 2-MLD do not prune
-// them, since each step takes a lock, and heddle's bound of a goroutine's future operations
-// lets the other goroutine take any lock (docs/stoller.md).
+// first at s1, and at s2), which the paper's "optimal" persistent sets would not start;
+// heddle has no persistent sets (docs/stoller.md).
 func TestStollerComposition(t *testing.T) {
 	var order []string
 	orders := map[string]int{}
@@ -86,5 +85,45 @@ func TestStollerComposition(t *testing.T) {
 	}})
 	if len(orders) != 2 || orders["θ1 θ2"] == 0 || orders["θ2 θ1"] == 0 {
 		t.Errorf("IF-SSS: orders of the o0 critical sections %v, want θ1 θ2 and θ2 θ1 (Stoller §6)", orders)
+	}
+}
+
+// stollerHold is the case where eq. (4) is not an independence in Godefroid's sense: θ1's
+// step locks and unlocks l, so by eq. (4) it is independent of θ2's acquisition of l, but
+// θ2 keeps l while it waits to receive from θ1, which then blocks on l: a deadlock that only
+// the order θ2 first reaches. Sleep sets keep it (θ1, asleep, is blocked, and the run ends in
+// the deadlock); a persistent set {θ1} justified by eq. (4) would lose it. The fixed θ2
+// receives after releasing l.
+func stollerHold(bug bool) func() {
+	return func() {
+		var l rt.Mutex
+		c := rt.MakeChan[int](0)
+		var x int
+		rt.Go(func() {
+			l.Lock()
+			l.Unlock()
+			rt.Send(c, 1)
+		})
+		l.Lock()
+		if bug {
+			x = rt.Store(&x, rt.Recv(c), "x")
+			l.Unlock()
+		} else {
+			l.Unlock()
+			x = rt.Store(&x, rt.Recv(c), "x")
+		}
+	}
+}
+
+func TestStollerHold(t *testing.T) {
+	for _, bug := range []bool{true, false} {
+		rep := explorer.Explore(stollerHold(bug), explorer.Options{Strategy: "stoller"})
+		found := false
+		for _, b := range rep.Bugs {
+			found = found || b.Kind == rt.VerdictDeadlock
+		}
+		if !rep.Stats.Complete || found != bug {
+			t.Errorf("bug=%v: deadlock found %v in %d runs (complete=%v)", bug, found, rep.Stats.Runs, rep.Stats.Complete)
+		}
 	}
 }
