@@ -52,6 +52,8 @@ type Guide struct {
 	// sleepers that carry the footprint of their step are woken (stoller); recorded is set
 	// by the runner that recorded them.
 	footprints, recorded bool
+	// prefixObjs is the number of objects used before the last decision of the prefix.
+	prefixObjs int32
 
 	// Filled during the run.
 	log       []logged
@@ -112,6 +114,8 @@ type logged struct {
 	// planAt is the number of steps of the plan after Plan[0] performed before the decision,
 	// or -1 if the guide had no plan or abandoned it.
 	planAt int
+	// objs is the number of objects used before the decision (with footprints).
+	objs int32
 }
 
 func (gd *Guide) start() {
@@ -193,6 +197,9 @@ func (gd *Guide) choose(p *rt.Point) int {
 		if k == len(gd.Prefix)-1 && len(gd.Plan) > 0 {
 			gd.planPos, gd.planData = 1, gd.Plan[0].Data
 		}
+		if k == len(gd.Prefix)-1 && gd.recorded {
+			gd.prefixObjs = int32(p.Objects())
+		}
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
 			gd.sleepOn = true
 			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
@@ -216,6 +223,9 @@ func (gd *Guide) choose(p *rt.Point) int {
 func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
 		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
+		if gd.recorded {
+			gd.log[len(gd.log)-1].objs = int32(p.Objects())
+		}
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
@@ -436,6 +446,7 @@ func (gd *Guide) wakeSteps(events []rt.Event, accs []rt.VarAccess) {
 	var t *footprint
 	flush := func() {
 		if t != nil {
+			t.finish()
 			out := gd.sleep[:0]
 			for _, s := range gd.sleep {
 				if s.foot == nil || !t.dependent(s.foot) {
@@ -451,11 +462,11 @@ func (gd *Guide) wakeSteps(events []rt.Event, accs []rt.VarAccess) {
 			flush()
 			t = &footprint{g: e.G}
 		}
-		t.add(e)
+		t.add(e, int32(i))
 		// The accesses made before the next event belong to this step; so do those made
 		// before the first event, between the last decision and the step.
 		for ; gd.accSeen < len(accs) && accs[gd.accSeen].Event <= int32(i)+1; gd.accSeen++ {
-			t.access(accs[gd.accSeen])
+			t.accs = append(t.accs, accs[gd.accSeen])
 		}
 		out := gd.sleep[:0]
 		for _, s := range gd.sleep {

@@ -34,7 +34,6 @@ func (s *stoller) observe(gd *Guide, res *rt.Result) {
 		s.steps = map[int]*footprint{}
 	}
 	from := int32(len(gd.Prefix) - 1)
-	maxObj := rt.ObjID(-1)
 	maxVar := int32(-1)
 	accs := res.Accesses
 	a := 0
@@ -44,31 +43,26 @@ func (s *stoller) observe(gd *Guide, res *rt.Result) {
 		if e.Start {
 			cur = nil
 			if e.Decision >= 0 && e.Decision >= from {
-				// The variables of the accesses made before this event are known, and so is
-				// every object up to the highest of an earlier event.
+				// The variables of the accesses made before this event are known; the tree
+				// sets the objects known at the decision (setFoot).
 				for ; a < len(accs) && accs[a].Event <= int32(i); a++ {
 					maxVar = max(maxVar, accs[a].Var)
 				}
-				cur = &footprint{g: e.G, nobjs: int32(maxObj) + 1, nvars: maxVar + 1}
+				cur = &footprint{g: e.G, nvars: maxVar + 1}
 				s.steps[int(e.Decision)] = cur
-			}
-		}
-		for _, o := range eventObjs(e) {
-			maxObj = max(maxObj, o)
-		}
-		for _, p := range e.Partners {
-			for _, o := range p.Objs {
-				maxObj = max(maxObj, o)
 			}
 		}
 		if cur == nil {
 			continue
 		}
-		cur.add(e)
+		cur.add(e, int32(i))
 		for ; a < len(accs) && accs[a].Event <= int32(i)+1; a++ {
 			maxVar = max(maxVar, accs[a].Var)
-			cur.access(accs[a])
+			cur.accs = append(cur.accs, accs[a])
 		}
+	}
+	for _, f := range s.steps {
+		f.finish()
 	}
 }
 
@@ -79,25 +73,34 @@ func (s *stoller) observe(gd *Guide, res *rt.Result) {
 type footprint struct {
 	g    rt.GID
 	ops  []objOp
-	vars []rt.VarAccess
+	accs []rt.VarAccess // as recorded; finish sums them up in vars
+	vars []varUse
 	gs   []rt.GID
-	// nobjs and nvars are lower bounds of the numbers of objects and variables known before
-	// the step. Ids are given in order of first use, so an id below them names the same
-	// object or variable in every run that shares the schedule up to the step; an id at or
-	// above them was first used in the step, and another run may give it to another object
-	// or variable.
+	// nobjs and nvars are the numbers of objects and variables known before the step. Ids
+	// are given in order of first use, so an id below them names the same object or variable
+	// in every run that shares the schedule up to the step; an id at or above them was first
+	// used in the step, and another run may give it to another object or variable.
 	nobjs, nvars int32
 }
 
 type objOp struct {
 	obj rt.ObjID
 	op  rt.OpKind
+	at  int32 // the event's index in the run
 }
 
-// add adds the operations of one event of the step.
-func (f *footprint) add(e *rt.Event) {
+// varUse is what a step did with one variable: whether it wrote it, whether it held a lock
+// at an access, and whether an access was inside a critical section that the step both
+// entered and left (eq. (4)'s pair).
+type varUse struct {
+	v                     int32
+	write, locked, paired bool
+}
+
+// add adds the operations of event e, at index at of the run, to the step.
+func (f *footprint) add(e *rt.Event, at int32) {
 	for _, o := range eventObjs(e) {
-		f.ops = append(f.ops, objOp{o, e.Op})
+		f.ops = append(f.ops, objOp{o, e.Op, at})
 	}
 	if e.G != f.g {
 		f.gs = append(f.gs, e.G)
@@ -116,37 +119,58 @@ func (f *footprint) add(e *rt.Event) {
 			continue
 		}
 		for _, o := range p.Objs {
-			f.ops = append(f.ops, objOp{o, p.Op})
+			f.ops = append(f.ops, objOp{o, p.Op, at})
 		}
 	}
 }
 
-func (f *footprint) access(a rt.VarAccess) {
-	for i := range f.vars {
-		if v := &f.vars[i]; v.Var == a.Var {
-			v.Write = v.Write || a.Write
-			return
+// finish sums up the step's accesses by variable, once the step is complete.
+func (f *footprint) finish() {
+	for _, a := range f.accs {
+		paired := false
+		for _, x := range f.ops {
+			// The access follows event a.Event-1.
+			if lock, unlock, ok := f.pair(x.obj); ok && lock <= a.Event-1 && a.Event-1 < unlock {
+				paired = true
+				break
+			}
 		}
+		i := slices.IndexFunc(f.vars, func(u varUse) bool { return u.v == a.Var })
+		if i < 0 {
+			i = len(f.vars)
+			f.vars = append(f.vars, varUse{v: a.Var})
+		}
+		u := &f.vars[i]
+		u.write = u.write || a.Write
+		u.locked = u.locked || a.Locked
+		u.paired = u.paired || paired
 	}
-	f.vars = append(f.vars, a)
+	f.accs = nil
 }
 
-// pair reports whether the step's operations on o are exactly an acquire and a release: eq.
-// (4) makes such a step independent of everything on o, since the pair has no net effect on
-// the lock whatever its state.
-func (f *footprint) pair(o rt.ObjID) bool {
-	var seq [3]rt.OpKind
+// pair reports whether the step's operations on o are exactly an acquire and a release, and
+// at which events: eq. (4) makes such a step independent of everything on o, since the pair
+// has no net effect on the lock whatever its state.
+func (f *footprint) pair(o rt.ObjID) (lock, unlock int32, ok bool) {
+	var seq [2]objOp
 	n := 0
 	for _, x := range f.ops {
 		if x.obj == o {
 			if n == len(seq) {
-				return false
+				return 0, 0, false
 			}
-			seq[n] = x.op
+			seq[n] = x
 			n++
 		}
 	}
-	return n == 2 && (seq[0] == rt.OpLock && seq[1] == rt.OpUnlock || seq[0] == rt.OpRLock && seq[1] == rt.OpRUnlock)
+	a, b := seq[0].op, seq[1].op
+	ok = n == 2 && (a == rt.OpLock && b == rt.OpUnlock || a == rt.OpRLock && b == rt.OpRUnlock)
+	return seq[0].at, seq[1].at, ok
+}
+
+func (f *footprint) paired(o rt.ObjID) bool {
+	_, _, ok := f.pair(o)
+	return ok
 }
 
 // dependent reports whether step t, just performed, is dependent with the step s of a
@@ -157,19 +181,30 @@ func (t *footprint) dependent(s *footprint) bool {
 	if t.g == s.g || slices.Contains(t.gs, s.g) || slices.Contains(s.gs, t.g) {
 		return true
 	}
+	eq4 := false
 	for _, a := range t.ops {
 		for _, b := range s.ops {
-			if !same(a.obj, b.obj, s.nobjs) || t.pair(a.obj) || s.pair(b.obj) {
-				continue
-			}
-			if !figure3(a.op, b.op) {
+			switch {
+			case !same(a.obj, b.obj, s.nobjs):
+			case t.paired(a.obj) || s.paired(b.obj):
+				eq4 = true
+			case !figure3(a.op, b.op):
 				return true
 			}
 		}
 	}
+	if !eq4 {
+		return false
+	}
+	// Under MLD two accesses to a variable that conflict are made holding a common lock, which
+	// both steps then take (a step cannot take a lock the other goroutine holds), and unless
+	// eq. (4) dropped that lock's operations they already made the steps dependent. So the
+	// accesses are compared only when eq. (4) dropped a common object, and only those made
+	// holding a lock, one of them inside a critical section that its step enters and leaves.
+	// An access that breaks MLD is the lockset check's to report (MLD′, §9).
 	for _, a := range t.vars {
 		for _, b := range s.vars {
-			if (a.Write || b.Write) && same(rt.ObjID(a.Var), rt.ObjID(b.Var), s.nvars) {
+			if (a.write || b.write) && a.locked && b.locked && (a.paired || b.paired) && same(a.v, b.v, s.nvars) {
 				return true
 			}
 		}

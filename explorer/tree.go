@@ -94,7 +94,7 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	if st != nil {
 		st.observe(gd, res)
 		if d := prefix - 1 - base; d >= 0 && d < len(t.stack) {
-			t.stack[d].setFoot(st.steps[prefix-1])
+			t.stack[d].setFoot(st.steps[prefix-1], gd.prefixObjs)
 		}
 	}
 	nodes := make([]node, len(gd.log))
@@ -130,7 +130,7 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 		}
 		n.back[l.pick] = true
 		if st != nil {
-			n.setFoot(st.steps[at])
+			n.setFoot(st.steps[at], l.objs)
 		}
 		t.stats.Decisions++
 		var parent *node
@@ -274,21 +274,16 @@ func (t *tree) guide(d, i int) *Guide {
 	return gd
 }
 
-// setFoot records the footprint of the step of n's pick.
-func (n *node) setFoot(f *footprint) {
+// setFoot records the footprint of the step of n's pick; objs is the number of objects used
+// before the decision.
+func (n *node) setFoot(f *footprint, objs int32) {
 	if f == nil || n.kind != rt.DecideGoroutine {
 		return
 	}
 	if n.foot == nil {
 		n.foot = make([]*footprint, len(n.alts))
 	}
-	// The alternatives' objects were touched before the decision, although no event may show
-	// them yet (a goroutine touches the object of the operation it stops before).
-	for _, a := range n.alts {
-		for _, o := range a.Objects() {
-			f.nobjs = max(f.nobjs, int32(o)+1)
-		}
-	}
+	f.nobjs = objs
 	n.foot[n.pick] = f
 }
 

@@ -455,18 +455,19 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	}
 	v := a.check(g.id, addr, write, pos)
 	if r.cfg.StepAccesses {
-		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write})
+		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})
 	}
 }
 
 // A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of
 // events recorded before it, so it belongs to the step of event Event-1; Var numbers the
 // variable in the order of first access in the run, which is the same in every run that
-// shares the schedule up to that access.
+// shares the schedule up to that access; Locked tells whether the goroutine held a lock.
 type VarAccess struct {
-	Event int32
-	Var   int32
-	Write bool
+	Event  int32
+	Var    int32
+	Write  bool
+	Locked bool
 }
 
 // check runs Eraser's state machine on one access, with ownership that follows

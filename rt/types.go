@@ -183,6 +183,9 @@ func (p *Point) Events() []Event { return p.run.events }
 // Accesses returns the plain accesses made so far in this run, with Config.StepAccesses.
 func (p *Point) Accesses() []VarAccess { return p.run.stepAccs }
 
+// Objects returns the number of objects used so far in this run: the ObjIDs below it.
+func (p *Point) Objects() int { return len(p.run.objs) }
+
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
 	if id == ClockID {
