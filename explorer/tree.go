@@ -89,7 +89,6 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	t.base = base
 	prefix := len(gd.Prefix)
 	t.decisions = prefix - base + len(gd.log)
-	// The run's nodes and their flags are allocated at once: a long run makes many.
 	st, _ := t.br.(*stoller)
 	if st != nil {
 		st.observe(gd, res)
@@ -97,6 +96,7 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 			t.stack[d].setFoot(st.steps[prefix-1], gd.prefixObjs)
 		}
 	}
+	// The run's nodes and their flags are allocated at once: a long run makes many.
 	nodes := make([]node, len(gd.log))
 	nflags := 0
 	for _, l := range gd.log {
