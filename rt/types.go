@@ -104,7 +104,7 @@ func (k OpKind) Releases() bool {
 }
 
 // ReadOnly reports whether two operations of this kind on the same object commute with each
-// other (atomic loads and len commute, as reads of a variable do; Stoller's Fig. 3 covers only lock, wait and notify).
+// other (atomic loads and len commute; Stoller's Fig. 3 covers only lock, wait and notify operations).
 // The calls of a history commute too: only a return before a call orders two operations in
 // real time.
 func (k OpKind) ReadOnly() bool {
