@@ -22,9 +22,9 @@ type stoller struct {
 func (*stoller) sleeping() bool { return true }
 
 // observe computes the footprints of the steps a run picked at its decisions, from the last
-// decision of its prefix on, for the sleep sets of the next runs. Without the
-// run's accesses (a run in a worker, or with the lockset check off) it computes none: the
-// search is then IF-SSS with rt.Dependent.
+// decision of its prefix on, for the sleep sets of the next runs. Without the run's accesses
+// (a run in another process, or with the lockset check off) it computes none: the search is
+// then IF-SSS with rt.Dependent.
 func (s *stoller) observe(gd *Guide, res *rt.Result) {
 	clear(s.steps)
 	if !gd.recorded {
