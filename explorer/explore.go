@@ -165,6 +165,8 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
+	p.cur.StepAccesses = gd.footprints && !p.cur.IgnoreAccesses
+	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
 	if p.body == nil {
 		p.body = p.runBody
@@ -270,7 +272,7 @@ func explore(r Runner, opts Options) *Report {
 	case "exitblock-rw-thesis":
 		e.systematic(newExitBlockRWThesis(), -1)
 	case "stoller":
-		e.systematic(stoller{}, -1)
+		e.systematic(&stoller{}, -1)
 	case "bounded":
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.

@@ -82,6 +82,10 @@ type Config struct {
 	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
 	// Result.Watched: the race window confirms a race by the order of its two accesses.
 	Watch []string
+	// StepAccesses records every plain access in Result.Accesses (and Point.Accesses), so that
+	// a strategy can tell the variables each step read and wrote. It needs the lockset check
+	// (not IgnoreAccesses), which numbers the variables.
+	StepAccesses bool
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -244,6 +248,9 @@ type run struct {
 	partners    []Partner
 	partnerObjs []ObjID
 	shared      Result // the result of a run with cfg.Reuse
+
+	// stepAccs are the plain accesses, in order (Config.StepAccesses).
+	stepAccs []VarAccess
 }
 
 // DefaultMaxSteps is the step bound of a run. A million steps is an ordinary test (a loop of
@@ -354,6 +361,7 @@ func (r *run) reset(cfg Config) {
 		decAlts:       r.decAlts[:0],
 		partners:      r.partners[:0],
 		partnerObjs:   r.partnerObjs[:0],
+		stepAccs:      r.stepAccs[:0],
 		waiting:       r.waiting,
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
