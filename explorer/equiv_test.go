@@ -334,11 +334,12 @@ func diff(b *strings.Builder, what string, want, got map[string]bool, excused fu
 	}
 }
 
-// writes reports whether the program updates a plain variable (genWrite), data rt does not see.
+// writes reports whether the program reads or updates a plain variable (genWrite, genRead),
+// data the thesis's read/write sets would hold.
 func (p *genProgram) writes() bool {
 	for _, g := range p.Gs {
 		for _, op := range g {
-			if op.Kind == genWrite {
+			if op.Kind == genWrite || op.Kind == genRead {
 				return true
 			}
 		}

@@ -211,6 +211,12 @@ func (p *Point) Events() []Event {
 	return p.run.events
 }
 
+// Accesses returns the plain accesses made so far in this run, with Config.StepAccesses.
+func (p *Point) Accesses() []VarAccess { return p.run.stepAccs }
+
+// Objects returns the number of objects used so far in this run: the ObjIDs below it.
+func (p *Point) Objects() int { return len(p.run.objs) }
+
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
 	if id == ClockID {
@@ -413,6 +419,8 @@ type Result struct {
 	Warnings []Warning `json:",omitempty"`
 	// Watched lists the positions of Config.Watch in the order the run first reached them.
 	Watched []string `json:",omitempty"`
+	// Accesses are the run's plain accesses, with Config.StepAccesses.
+	Accesses []VarAccess `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -461,6 +469,11 @@ func (r *run) result() *Result {
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
 	res.Warnings, res.Watched = nil, r.watched
+	if r.cfg.Reuse {
+		res.Accesses = r.stepAccs
+	} else {
+		res.Accesses = slices.Clone(r.stepAccs)
+	}
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
@@ -505,6 +518,7 @@ func (res *Result) Clone() *Result {
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
+	c.Accesses = slices.Clone(res.Accesses)
 	return &c
 }
 
