@@ -150,6 +150,8 @@ type memberRun struct {
 
 func (s *system) Events() []rt.Event { return s.events }
 
+func (s *system) Objects() int { return len(s.objs) }
+
 func (s *system) Name(id rt.GID) string {
 	if id < 0 || int(id) >= len(s.names) {
 		return ""

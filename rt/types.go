@@ -195,6 +195,8 @@ type System interface {
 	Events() []Event
 	// Name returns the logical id of goroutine id of the system.
 	Name(id GID) string
+	// Objects returns the number of the system's objects so far: the ObjIDs below it.
+	Objects() int
 }
 
 // NewPoint makes a decision point of system s, whose goroutines and objects the alternatives
@@ -211,11 +213,22 @@ func (p *Point) Events() []Event {
 	return p.run.events
 }
 
-// Accesses returns the plain accesses made so far in this run, with Config.StepAccesses.
-func (p *Point) Accesses() []VarAccess { return p.run.stepAccs }
+// Accesses returns the plain accesses made so far in this run, with Config.StepAccesses. A
+// system's members keep their plain accesses to themselves: its points have none.
+func (p *Point) Accesses() []VarAccess {
+	if p.sys != nil {
+		return nil
+	}
+	return p.run.stepAccs
+}
 
 // Objects returns the number of objects used so far in this run: the ObjIDs below it.
-func (p *Point) Objects() int { return len(p.run.objs) }
+func (p *Point) Objects() int {
+	if p.sys != nil {
+		return p.sys.Objects()
+	}
+	return len(p.run.objs)
+}
 
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
