@@ -185,8 +185,9 @@ type shadow struct {
 	state uint8
 	// wrote is set once the variable was written since it last became exclusive.
 	wrote bool
-	// warned is set once the variable was reported in this run.
-	warned bool
+	// warned is set once the variable was reported in this run; racy once it broke the
+	// discipline, reported or not (an atomic region's access to it is not a mover).
+	warned, racy bool
 	// locks is the candidate lockset: the locks held at every access since the variable
 	// became shared. Read-held locks protect reads only.
 	locks []heldLock
@@ -453,7 +454,8 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 		accessesUsed.Store(true)
 		a.partial = true
 	}
-	a.check(g.id, addr, write, pos)
+	v := a.check(g.id, addr, write, pos)
+	r.regionAccess(g, v, write, pos)
 }
 
 // check runs Eraser's state machine on one access, with ownership that follows
@@ -462,8 +464,9 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 // it last became exclusive, so a value handed over a channel, published by Once or collected
 // after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
-// shared-modified variable whose candidate lockset is empty is reported, once per run.
-func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
+// shared-modified variable whose candidate lockset is empty is reported, once per run. It
+// returns the variable's index among the run's shadows.
+func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
 	a.goroutine(g)
 	now := stamp{g: g, c: a.hb.clock(g)[g]}
 	held := a.held[g]
@@ -526,6 +529,9 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	if v.state != exclusive && (write || v.wrote) {
 		v.state = sharedModified
 	}
+	if v.state == sharedModified && len(v.locks) == 0 {
+		v.racy = true
+	}
 	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) && !a.partial {
 		v.warned = true
 		earlier := *conflict
@@ -556,6 +562,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	if write {
 		s.atW, s.lastW, s.wrote = now, record(s.lastW.Locks, acc, held), true
 	}
+	return k
 }
 
 // others returns the goroutines, besides g1 and g2, that JPF's race window explores with them

@@ -168,6 +168,10 @@ type goroutine struct {
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
 	// of the same object right after it changes nothing, so it polls.
 	lastLoad ObjID
+	// atomicDepth counts the executions of //heddle:atomic functions g is in; region is the
+	// index of the outermost one in run.regions while atomicDepth > 0.
+	atomicDepth int32
+	region      int32
 }
 
 type run struct {
@@ -229,6 +233,8 @@ type run struct {
 	// checking is set while the running goroutine checks it (CheckHistory).
 	history  history
 	checking atomic.Bool
+	// regions are the executions of //heddle:atomic functions (region.go).
+	regions []Region
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
 	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
 	// decisions' alternatives, and the steps' first partners with their objects.
@@ -349,6 +355,7 @@ func (r *run) reset(cfg Config) {
 		partners:      r.partners[:0],
 		partnerObjs:   r.partnerObjs[:0],
 		waiting:       r.waiting,
+		regions:       r.regions[:0],
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
@@ -994,6 +1001,7 @@ func (r *run) finish() {
 	if len(r.early) > 0 && r.verdict.Kind.Bug() {
 		r.verdict.Timing = r.timing()
 	}
+	r.atomicEnd()
 	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind.Bug() {
 		r.cfg.Bug = nil
 		bug(&r.verdict)

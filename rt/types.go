@@ -308,6 +308,8 @@ type Verdict struct {
 	// History is the history of operations of a linearizability verdict, in the order of
 	// their calls.
 	History []Operation `json:",omitempty"`
+	// Atomicity names the function of an atomicity verdict.
+	Atomicity *AtomicFunc `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.
@@ -378,6 +380,8 @@ type Result struct {
 	Warnings []Warning `json:",omitempty"`
 	// Watched lists the positions of Config.Watch in the order the run first reached them.
 	Watched []string `json:",omitempty"`
+	// Regions are the executions of //heddle:atomic functions in the run.
+	Regions []Region `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -429,6 +433,10 @@ func (r *run) result() *Result {
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
+	res.Regions = r.regionsResult()
+	if !r.cfg.Reuse {
+		res.Regions = cloneRegions(res.Regions)
+	}
 	// The infos are written field by field into the reused storage: most runs of an
 	// exploration have the same goroutines and objects as the previous one.
 	res.Goroutines = grow(res.Goroutines, len(r.gs))
@@ -470,6 +478,7 @@ func (res *Result) Clone() *Result {
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
+	c.Regions = cloneRegions(res.Regions)
 	return &c
 }
 
