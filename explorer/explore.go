@@ -70,8 +70,12 @@ type Options struct {
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
 	ReportCost func() time.Duration
-	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses).
+	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses), and with it the
+	// accesses that the atomicity checkers classify.
 	IgnoreAccesses bool
+	// Atomicity is the checker whose verdict on //heddle:atomic functions makes a warning:
+	// one of AtomicCheckers, C (both MC-ind and MC-mover) if empty (atomic.go).
+	Atomicity string
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -119,8 +123,11 @@ type Report struct {
 	// counts them): heddle's limitation, such as uninstrumented code or map iteration order,
 	// not a bug of the program.
 	Divergence string
-	// Warnings are the findings of the lockset check, once each.
+	// Warnings are the findings of the lockset check and the atomicity checkers, once each.
 	Warnings []*Warning
+	// Atomicity is each //heddle:atomic function's count of executions and of those that
+	// each checker flagged (atomic.go), in the order the exploration met them.
+	Atomicity []*AtomicFunc
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
@@ -222,6 +229,10 @@ type explorer struct {
 	member string // the strategy making the current run, for Bug.Strategy
 	// warnings are the lockset check's findings by key.
 	warnings map[string]*Warning
+	// atomic holds the atomicity checkers' findings by function, atomicOrder the functions
+	// in the order met (atomic.go).
+	atomic      map[string]*atomicFunc
+	atomicOrder []*atomicFunc
 }
 
 func explore(r Runner, opts Options) *Report {
@@ -372,6 +383,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	s.Runs++
 	s.Steps += res.Steps
 	e.addWarnings(res)
+	e.checkAtomicity(res)
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
@@ -680,6 +692,7 @@ func (e *explorer) finish() {
 		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
 	e.nameLocks(over)
+	e.atomicWarnings(over)
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
 

@@ -3,6 +3,7 @@ package timeline
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -147,6 +148,17 @@ type Atomicity struct {
 	Checkers []string `json:"checkers,omitempty"`
 }
 
+// DeclPos converts the file:line of a //heddle:atomic function's declaration, as rt records
+// it, to a Pos.
+func DeclPos(decl string) Pos {
+	i := strings.LastIndexByte(decl, ':')
+	if i < 0 {
+		return Pos{File: decl}
+	}
+	line, _ := strconv.Atoi(decl[i+1:])
+	return Pos{File: decl[:i], Line: line}
+}
+
 // Operation is an operation of a history checked for linearizability: goroutine G called it
 // with Input and it returned Output.
 type Operation struct {
@@ -284,6 +296,9 @@ func verdict(res *rt.Result) Verdict {
 	}
 	if res.Verdict.Kind == rt.VerdictDeadlock {
 		v.Cycle = waitCycle(res)
+	}
+	if a := res.Verdict.Atomicity; a != nil {
+		v.Atomicity = &Atomicity{Func: a.Func, Decl: DeclPos(a.Decl), Definite: true}
 	}
 	for _, op := range res.Verdict.History {
 		v.History = append(v.History, Operation{G: res.Name(op.G), Call: int(op.Call), Return: int(op.Return),

@@ -45,6 +45,8 @@ type Options struct {
 	Part      int           `json:"part,omitempty"`
 	Parts     int           `json:"parts,omitempty"`
 	Time      rt.TimeModel  `json:"time,omitempty"`
+	// Atomicity is the atomicity checker (explorer.Options.Atomicity).
+	Atomicity string `json:"atomicity,omitempty"`
 }
 
 // Message is one line a worker writes.

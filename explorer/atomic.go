@@ -1,0 +1,504 @@
+package explorer
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// The atomicity checkers of Bogor (Hatcliff, Robby and Dwyer, "Verifying atomicity
+// specifications for concurrent object-oriented software using model-checking", §3), run on
+// every explored run that executed a //heddle:atomic function (rt.Region). Each checker
+// classifies the transitions of every execution and checks them against a pattern:
+//
+//   - MC-ind (Fig. 4): a transition is dependent (D) when another goroutine of the run
+//     performs an operation that does not commute with it, independent (I) otherwise; the
+//     execution must fit I*D?I*.
+//   - MC-mover (Fig. 5): Lipton's movers. Acquires are right movers (R), releases left movers
+//     (L), operations that cannot race both (B), the rest non-movers (A); the execution must
+//     fit R*A?L* (B fits anywhere).
+//   - C (end of §3.1): a function is possibly not atomic only when both MC-ind and MC-mover
+//     flag it: each is safe, so one that verifies the function suffices.
+//   - W (end of §3): C with MC-mover's movers modified so that the lock operations on
+//     goroutine-local or lock-dominated locks, which protect nothing, do not move the
+//     execution along the pattern.
+//
+// A flagged function is possibly not atomic: a warning. What makes it definitely not atomic
+// (a wait, a deadlock or a livelock inside it) is found by rt, which ends the run with an
+// atomicity verdict, a bug like any other.
+const (
+	AtomicC     = "C"
+	AtomicInd   = "MC-ind"
+	AtomicMover = "MC-mover"
+	AtomicW     = "W"
+)
+
+// AtomicCheckers are the checkers Options.Atomicity may name; the first is the default.
+var AtomicCheckers = []string{AtomicC, AtomicInd, AtomicMover, AtomicW}
+
+// A mover is the class of a transition in Lipton's theory.
+type mover uint8
+
+const (
+	both     mover = iota // B: commutes both ways
+	right                 // R: an acquire
+	left                  // L: a release
+	nonMover              // A
+)
+
+func (m mover) String() string { return "BRLA"[m : m+1] }
+
+// A transition is one step or plain memory access of an execution of an annotated function.
+type transition struct {
+	event  int32 // index in the run's events, or -1
+	access int32 // index in the region's accesses, or -1
+	dep    bool  // MC-ind: dependent
+	mov    mover // MC-mover
+	movW   mover // W's modified mover
+	// other is an event of another goroutine that does not commute with this transition, -1
+	// if none: one in the middle of the execution if there is one.
+	other int32
+}
+
+// A breach is where an execution left its checker's pattern: the transition that moved it
+// into the pattern's second part (the first D, or the first A or L) and the one that then
+// broke it.
+type breach struct {
+	moved, broke transition
+}
+
+// checker indices in atomicFunc's arrays.
+const (
+	chkInd = iota
+	chkMover
+	chkW
+	nChk
+)
+
+var chkNames = [nChk]string{AtomicInd, AtomicMover, AtomicW}
+
+// An atomicFunc is what the exploration learned about one annotated function.
+type atomicFunc struct {
+	name, decl string
+	execs      int
+	flagged    [nChk]int
+	example    [nChk]*atomicExample
+}
+
+// An atomicExample is the first execution a checker flagged: its run and where it broke.
+type atomicExample struct {
+	run      int
+	strategy string
+	schedule []rt.Decision
+	region   int
+	b        breach
+	g        string
+}
+
+// atomicRun holds what the checks of one run need about all of its steps.
+type atomicRun struct {
+	res *rt.Result
+	// byObj lists, for each object, the events that touch it, with their partners' operations.
+	byObj map[rt.ObjID][]objUse
+	// acquirers are the goroutines that acquired each lock; dominators the locks held at every
+	// acquisition of it (nil once they are none).
+	acquirers  map[rt.ObjID][]rt.GID
+	dominators map[rt.ObjID][]rt.ObjID
+}
+
+type objUse struct {
+	event int32
+	g     rt.GID
+	op    rt.OpKind
+	objs  []rt.ObjID
+}
+
+func newAtomicRun(res *rt.Result) *atomicRun {
+	a := &atomicRun{res: res, byObj: map[rt.ObjID][]objUse{}, acquirers: map[rt.ObjID][]rt.GID{}, dominators: map[rt.ObjID][]rt.ObjID{}}
+	held := map[rt.GID][]rt.ObjID{}
+	for j := range res.Events {
+		e := &res.Events[j]
+		objs := eventObjs(e)
+		for _, o := range objs {
+			a.byObj[o] = append(a.byObj[o], objUse{event: int32(j), g: e.G, op: e.Op, objs: objs})
+		}
+		for _, p := range e.Partners {
+			for _, o := range p.Objs {
+				a.byObj[o] = append(a.byObj[o], objUse{event: int32(j), g: p.G, op: p.Op, objs: p.Objs})
+			}
+		}
+		switch e.Op {
+		case rt.OpLock, rt.OpRLock:
+			if !slices.Contains(a.acquirers[e.Obj], e.G) {
+				a.acquirers[e.Obj] = append(a.acquirers[e.Obj], e.G)
+			}
+			h := held[e.G]
+			if d, seen := a.dominators[e.Obj]; !seen {
+				a.dominators[e.Obj] = slices.Clone(h)
+			} else {
+				a.dominators[e.Obj] = slices.DeleteFunc(d, func(l rt.ObjID) bool { return !slices.Contains(h, l) })
+			}
+			held[e.G] = append(h, e.Obj)
+		case rt.OpUnlock, rt.OpRUnlock:
+			if i := slices.Index(held[e.G], e.Obj); i >= 0 {
+				held[e.G] = slices.Delete(held[e.G], i, i+1)
+			}
+		}
+	}
+	return a
+}
+
+func isAcquire(op rt.OpKind) bool {
+	switch op {
+	case rt.OpLock, rt.OpRLock, rt.OpTryLock, rt.OpTryRLock, rt.OpLockWait:
+		return true
+	}
+	return false
+}
+
+func isRelease(op rt.OpKind) bool { return op == rt.OpUnlock || op == rt.OpRUnlock }
+
+// idle reports whether l is a lock that protects nothing in the run: only g acquires it, or
+// every acquisition of it holds another lock (it is lock-dominated, §3's W).
+func (a *atomicRun) idle(l rt.ObjID, g rt.GID) bool {
+	acq := a.acquirers[l]
+	return len(acq) == 0 || len(acq) == 1 && acq[0] == g || len(a.dominators[l]) > 0
+}
+
+// conflict returns an event of a goroutine other than g that does not commute with op on
+// objs, preferring one in [from, to); -1 if there is none.
+func (a *atomicRun) conflict(g rt.GID, op rt.OpKind, objs []rt.ObjID, from, to int32) int32 {
+	found := int32(-1)
+	for _, o := range objs {
+		for _, u := range a.byObj[o] {
+			if u.g == g || u.g < 0 && u.g != rt.ClockID {
+				continue
+			}
+			if !dependentOps(op, u.op) || !rt.Dependent(op, objs, u.op, u.objs) {
+				continue
+			}
+			if u.event >= from && u.event < to {
+				return u.event
+			}
+			if found < 0 {
+				found = u.event
+			}
+		}
+	}
+	return found
+}
+
+// dependentOps refines rt.Dependent for the checks: two read locks commute, and a release
+// commutes with another goroutine's acquire, which cannot be enabled while the lock is held
+// (the independence of §2.3 asks only that transitions enabled together commute).
+func dependentOps(a, b rt.OpKind) bool {
+	switch {
+	case (a == rt.OpRLock || a == rt.OpTryRLock) && (b == rt.OpRLock || b == rt.OpTryRLock):
+		return false
+	case isRelease(a) || isRelease(b):
+		return false
+	}
+	return true
+}
+
+// neutral are the operations that no other goroutine's can affect: a go statement (nothing
+// else touches the new goroutine yet), data choices, yields, the bookkeeping of a history
+// checked for linearizability.
+func neutral(op rt.OpKind) bool {
+	switch op {
+	case rt.OpGo, rt.OpChoose, rt.OpYield, rt.OpCall, rt.OpReturn, rt.OpExit, rt.OpNone:
+		return true
+	}
+	return false
+}
+
+// classify returns the transitions of region reg.
+func (a *atomicRun) classify(reg *rt.Region) []transition {
+	end := reg.Exit
+	if end < 0 {
+		end = int32(len(a.res.Events))
+	}
+	var out []transition
+	k := 0
+	addAccesses := func(upTo int32) {
+		for ; k < len(reg.Accesses) && reg.Accesses[k].At <= upTo; k++ {
+			acc := &reg.Accesses[k]
+			t := transition{event: -1, access: int32(k), other: -1, mov: both, movW: both}
+			if acc.Racy {
+				t.dep, t.mov, t.movW = true, nonMover, nonMover
+			}
+			out = append(out, t)
+		}
+	}
+	for j := reg.Enter; j < end; j++ {
+		addAccesses(j)
+		e := &a.res.Events[j]
+		if e.G != reg.G {
+			continue
+		}
+		out = append(out, a.step(reg, j, e))
+	}
+	addAccesses(end)
+	return out
+}
+
+// step classifies event j, of the region's goroutine.
+func (a *atomicRun) step(reg *rt.Region, j int32, e *rt.Event) transition {
+	t := transition{event: j, access: -1, other: -1}
+	objs := eventObjs(e)
+	end := reg.Exit
+	if end < 0 {
+		end = int32(len(a.res.Events))
+	}
+	switch {
+	case neutral(e.Op):
+		t.mov, t.movW = both, both
+		if e.Op == rt.OpGo {
+			t.mov, t.movW = left, left
+		}
+		return t
+	case isRelease(e.Op) || e.Op == rt.OpOnceDone:
+		// A release is independent: no acquire of the lock is enabled while it is held.
+		t.mov, t.movW = left, left
+		if isRelease(e.Op) && a.idle(e.Obj, e.G) {
+			t.movW = both
+		}
+		return t
+	case isAcquire(e.Op) || e.Op == rt.OpOnce || e.Op == rt.OpWGWait:
+		t.mov, t.movW = right, right
+		t.other = a.conflict(e.G, e.Op, objs, reg.Enter, end)
+		t.dep = t.other >= 0
+		if isAcquire(e.Op) && a.idle(e.Obj, e.G) {
+			t.movW, t.dep = both, false
+		}
+		return t
+	}
+	// Channel operations, atomics, WaitGroup.Add and Done, Signal, Broadcast, sync.Map,
+	// timers: both movers when no other goroutine's operation conflicts with them in the run
+	// (a goroutine-local channel, an atomic nobody else writes), non-movers otherwise.
+	t.other = a.conflict(e.G, e.Op, objs, reg.Enter, end)
+	t.dep = t.other >= 0
+	t.mov = both
+	if t.dep {
+		t.mov = nonMover
+	}
+	t.movW = t.mov
+	return t
+}
+
+// checkInd runs MC-ind (Fig. 4, updateIndAtomic): I*D?I*.
+func checkInd(ts []transition) *breach {
+	var moved *transition
+	for i := range ts {
+		if !ts[i].dep {
+			continue
+		}
+		if moved != nil {
+			return &breach{moved: *moved, broke: ts[i]}
+		}
+		moved = &ts[i]
+	}
+	return nil
+}
+
+// checkMover runs MC-mover (Fig. 5, updateMovAtomic) on the movers that class gives: R*A?L*.
+func checkMover(ts []transition, class func(*transition) mover) *breach {
+	var moved *transition
+	for i := range ts {
+		m := class(&ts[i])
+		if moved == nil {
+			// The right-mover part: anything but an acquire or a both-mover moves on.
+			if m == nonMover || m == left {
+				moved = &ts[i]
+			}
+			continue
+		}
+		if m == nonMover || m == right {
+			return &breach{moved: *moved, broke: ts[i]}
+		}
+	}
+	return nil
+}
+
+// checkAtomicity runs the checkers on every execution of an annotated function in run res.
+func (e *explorer) checkAtomicity(res *rt.Result) {
+	if len(res.Regions) == 0 || res.Verdict.Kind == rt.VerdictPruned || res.Verdict.Kind == rt.VerdictDiverged {
+		return
+	}
+	a := newAtomicRun(res)
+	for i := range res.Regions {
+		reg := &res.Regions[i]
+		key := reg.Func + " " + reg.Decl
+		f := e.atomic[key]
+		if f == nil {
+			if e.atomic == nil {
+				e.atomic = map[string]*atomicFunc{}
+			}
+			f = &atomicFunc{name: reg.Func, decl: reg.Decl}
+			e.atomic[key] = f
+			e.atomicOrder = append(e.atomicOrder, f)
+		}
+		f.execs++
+		ts := a.classify(reg)
+		found := [nChk]*breach{
+			checkInd(ts),
+			checkMover(ts, func(t *transition) mover { return t.mov }),
+			checkMover(ts, func(t *transition) mover { return t.movW }),
+		}
+		for c, b := range found {
+			if b == nil {
+				continue
+			}
+			f.flagged[c]++
+			if f.example[c] == nil {
+				f.example[c] = &atomicExample{run: e.rep.Stats.Runs, strategy: e.member, schedule: slices.Clone(res.Decisions),
+					region: i, b: *b, g: res.Name(reg.G)}
+			}
+		}
+	}
+}
+
+// flags reports whether checker flags f: C and W are combinations (Table 1).
+func (f *atomicFunc) flags(checker string) bool {
+	switch checker {
+	case AtomicInd:
+		return f.flagged[chkInd] > 0
+	case AtomicMover:
+		return f.flagged[chkMover] > 0
+	case AtomicW:
+		return f.flagged[chkInd] > 0 && f.flagged[chkW] > 0
+	}
+	return f.flagged[chkInd] > 0 && f.flagged[chkMover] > 0
+}
+
+// checkers lists the checkers whose pattern f broke.
+func (f *atomicFunc) checkers() []string {
+	var out []string
+	for c := range nChk {
+		if f.flagged[c] > 0 {
+			out = append(out, chkNames[c])
+		}
+	}
+	return out
+}
+
+// AtomicFunc is the verdict of the checkers on one annotated function over an exploration.
+type AtomicFunc struct {
+	Func, Decl string
+	// Executions counts the executions checked; Flagged, by checker (MC-ind, MC-mover, W's
+	// movers), those that broke its pattern.
+	Executions int
+	Flagged    map[string]int
+}
+
+// shown are the checkers whose example executions a warning of each checker describes.
+var shown = map[string][]int{AtomicC: {chkInd, chkMover}, AtomicInd: {chkInd}, AtomicMover: {chkMover}, AtomicW: {chkInd, chkW}}
+
+// atomicWarnings files a warning for each annotated function that the exploration's checker
+// (Options.Atomicity, C by default) flags, and fills Report.Atomicity. The example execution of
+// each checker is replayed in detail, for the positions of its operations.
+func (e *explorer) atomicWarnings(over func() bool) {
+	checker := e.opts.Atomicity
+	if checker == "" {
+		checker = AtomicC
+	}
+	for _, f := range e.atomicOrder {
+		af := &AtomicFunc{Func: f.name, Decl: f.decl, Executions: f.execs, Flagged: map[string]int{}}
+		for c := range nChk {
+			af.Flagged[chkNames[c]] = f.flagged[c]
+		}
+		e.rep.Atomicity = append(e.rep.Atomicity, af)
+		if !f.flags(checker) {
+			continue
+		}
+		var parts []string
+		var first *atomicExample
+		for _, c := range shown[checker] {
+			ex := f.example[c]
+			if first == nil {
+				first = ex
+			}
+			parts = append(parts, chkNames[c]+": "+e.describeBreach(ex, over))
+		}
+		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: max(f.flagged[chkInd], f.flagged[chkMover]),
+			Message: fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, shortDecl(f.decl), strings.Join(parts, "; ")),
+			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers()}}
+		if first != nil {
+			w.Strategy, w.Run, w.Goroutines = first.strategy, first.run, []string{first.g}
+		}
+		if e.warnings == nil {
+			e.warnings = map[string]*Warning{}
+		}
+		e.warnings[w.Key] = w
+		e.rep.Warnings = append(e.rep.Warnings, w)
+	}
+}
+
+// describeBreach says which transition of example ex broke the pattern, after which one, and
+// which operation of another goroutine does not commute with it, with positions from a
+// replay of its run in detail.
+func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
+	res := (*rt.Result)(nil)
+	if !over() && e.canReplay() {
+		if d := e.r.Run(scheduleGuide(ex.schedule), true); ex.region < len(d.Regions) {
+			res = d
+		}
+	}
+	if res == nil {
+		return fmt.Sprintf("run %d broke the pattern", ex.run)
+	}
+	reg := &res.Regions[ex.region]
+	name := func(t transition) string {
+		if t.access >= 0 && int(t.access) < len(reg.Accesses) {
+			acc := &reg.Accesses[t.access]
+			what := "read"
+			if acc.Write {
+				what = "write"
+			}
+			return fmt.Sprintf("the %s at %s", what, shortAccess(acc.Pos))
+		}
+		if t.event >= 0 && int(t.event) < len(res.Events) {
+			ev := &res.Events[t.event]
+			return fmt.Sprintf("%s %s of %s at %s", res.Name(ev.G), ev.Op, res.ObjName(ev.Obj), eventPos(ev))
+		}
+		return "?"
+	}
+	s := fmt.Sprintf("%s after %s", name(ex.b.broke), name(ex.b.moved))
+	for _, t := range []transition{ex.b.broke, ex.b.moved} {
+		if t.other >= 0 && int(t.other) < len(res.Events) {
+			ev := &res.Events[t.other]
+			s += fmt.Sprintf(", and %s %s of %s at %s does not commute with it", res.Name(ev.G), ev.Op, res.ObjName(ev.Obj), eventPos(ev))
+			break
+		}
+		if t.access >= 0 && reg.Accesses[t.access].Racy {
+			s += " (the variable is racy: see the lockset warning)"
+			break
+		}
+	}
+	return s
+}
+
+func eventPos(ev *rt.Event) string {
+	file, line, _ := rt.Position(ev.PC)
+	if file == "" {
+		return "?"
+	}
+	return filepath.Base(file) + ":" + strconv.Itoa(line)
+}
+
+// shortAccess is an access's file:line:col as base name and line.
+func shortAccess(pos string) string {
+	pos = filepath.Base(pos)
+	if i := strings.LastIndexByte(pos, ':'); i > strings.IndexByte(pos, ':') {
+		return pos[:i]
+	}
+	return pos
+}
+
+// shortDecl is a declaration's file:line with the file's base name.
+func shortDecl(decl string) string { return filepath.Base(decl) }

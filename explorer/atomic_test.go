@@ -1,0 +1,194 @@
+package explorer_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/rt"
+)
+
+// The programs of the atomicity checks, written against rt as the instrumenter rewrites an
+// annotated function: rt.AtomicEnter and a deferred rt.AtomicExit around its body.
+
+type sbuf struct {
+	mu rt.Mutex
+	s  []byte
+}
+
+// appendFig1a is Fig. 1(a)'s StringBuffer.append: a's lock held throughout, b's length read
+// under b's lock, then b's contents copied under b's lock taken again.
+func appendFig1a(a, b *sbuf) {
+	rt.AtomicEnter("(*sbuf).append", "sb.go:10")
+	defer rt.AtomicExit()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b.mu.Lock()
+	n := len(*rt.Load(&b.s, "sb.go:13:1"))
+	b.mu.Unlock()
+	b.mu.Lock()
+	s := *rt.Load(&b.s, "sb.go:15:1")
+	a.s = rt.Store(&a.s, append(*rt.Load(&a.s, "sb.go:16:1"), s[:min(n, len(s))]...), "sb.go:16:1")
+	b.mu.Unlock()
+}
+
+// appendFig1b is Fig. 1(b): b's lock held across the whole copy, nested in a's.
+func appendFig1b(a, b *sbuf) {
+	rt.AtomicEnter("(*sbuf).appendLocked", "sb.go:20")
+	defer rt.AtomicExit()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a.s = rt.Store(&a.s, append(*rt.Load(&a.s, "sb.go:24:1"), *rt.Load(&b.s, "sb.go:24:2")...), "sb.go:24:1")
+}
+
+func setLength(b *sbuf, n int) {
+	rt.AtomicEnter("(*sbuf).setLength", "sb.go:30")
+	defer rt.AtomicExit()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.s = rt.Store(&b.s, (*rt.Load(&b.s, "sb.go:33:1"))[:n], "sb.go:33:1")
+}
+
+// workers is a collection whose vector is lock-dominated: every lock of v is taken under
+// o's lock, as the replicated workers' theCollection (§3.1, Fig. 6(b)).
+type workers struct {
+	o, v  rt.Mutex
+	items []int
+}
+
+func (w *workers) take() int {
+	rt.AtomicEnter("(*workers).take", "w.go:1")
+	defer rt.AtomicExit()
+	w.o.Lock()
+	defer w.o.Unlock()
+	w.v.Lock()
+	n := len(*rt.Load(&w.items, "w.go:5:1"))
+	w.v.Unlock()
+	if n == 0 {
+		return -1
+	}
+	w.v.Lock()
+	x := (*rt.Load(&w.items, "w.go:9:1"))[0]
+	w.items = rt.Store(&w.items, (*rt.Load(&w.items, "w.go:10:1"))[1:], "w.go:10:1")
+	w.v.Unlock()
+	return x
+}
+
+type flagCounter struct{ n rt.Int64 }
+
+// incBelow is a check-then-act on an atomic: Load, then Add.
+func (c *flagCounter) incBelow(limit int64) {
+	rt.AtomicEnter("(*flagCounter).incBelow", "f.go:1")
+	defer rt.AtomicExit()
+	if c.n.Load() < limit {
+		c.n.Add(1)
+	}
+}
+
+// both runs f and g in two goroutines and waits for them.
+func both(f, g func()) {
+	var wg rt.WaitGroup
+	wg.Add(2)
+	rt.Go(func() { defer wg.Done(); f() })
+	rt.Go(func() { defer wg.Done(); g() })
+	wg.Wait()
+}
+
+func TestAtomicity(t *testing.T) {
+	rt.UseAccesses()
+	cases := []struct {
+		name string
+		body func()
+		// flagged are the checkers that must flag the function named fn (MC-ind, MC-mover,
+		// W's movers); bug is the kind of bug the exploration must find ("" for none).
+		fn      string
+		flagged []string
+		warn    bool // a warning under C, the default checker
+		bug     rt.VerdictKind
+	}{
+		{name: "fig1a", fn: "(*sbuf).append", flagged: []string{"MC-ind", "MC-mover", "W"}, warn: true, body: func() {
+			a, b := &sbuf{s: []byte("a")}, &sbuf{s: []byte("bcd")}
+			both(func() { appendFig1a(a, b) }, func() { setLength(b, 1) })
+		}},
+		{name: "fig1b", fn: "(*sbuf).appendLocked", flagged: []string{"MC-mover", "W"}, bug: rt.VerdictAtomicity, body: func() {
+			a, b := &sbuf{s: []byte("a")}, &sbuf{s: []byte("b")}
+			both(func() { appendFig1b(a, b) }, func() { appendFig1b(b, a) })
+		}},
+		{name: "fig1b-one-order", fn: "(*sbuf).appendLocked", body: func() {
+			a, b := &sbuf{s: []byte("a")}, &sbuf{s: []byte("b")}
+			both(func() { appendFig1b(a, b) }, func() { setLength(b, 0) })
+		}},
+		{name: "dominated", fn: "(*workers).take", flagged: []string{"MC-mover"}, body: func() {
+			w := &workers{items: []int{1, 2}}
+			both(func() { w.take() }, func() { w.take() })
+		}},
+		{name: "checkact", fn: "(*flagCounter).incBelow", flagged: []string{"MC-ind", "MC-mover", "W"}, warn: true, body: func() {
+			c := &flagCounter{}
+			both(func() { c.incBelow(5) }, func() { c.incBelow(5) })
+		}},
+		{name: "wait", fn: "recvInside", bug: rt.VerdictAtomicity, body: func() {
+			ch := rt.MakeChan[int](0)
+			both(func() {
+				rt.AtomicEnter("recvInside", "r.go:1")
+				defer rt.AtomicExit()
+				rt.Recv(ch)
+			}, func() { rt.Send(ch, 1) })
+		}},
+		{name: "no-wait", fn: "recvInside", body: func() {
+			ch := rt.MakeChan[int](1)
+			rt.Send(ch, 1)
+			both(func() {
+				rt.AtomicEnter("recvInside", "r.go:1")
+				defer rt.AtomicExit()
+				rt.Recv(ch)
+			}, func() {})
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rep := explorer.Explore(c.body, explorer.Options{Strategy: "dfs", MaxRuns: 5000})
+			var kinds []rt.VerdictKind
+			for _, b := range rep.Bugs {
+				kinds = append(kinds, b.Kind)
+			}
+			if c.bug == "" && len(kinds) > 0 || c.bug != "" && !slices.Contains(kinds, c.bug) {
+				t.Fatalf("bugs %v, want %q: %v", kinds, c.bug, rep.Bugs)
+			}
+			if c.bug != "" {
+				return
+			}
+			var f *explorer.AtomicFunc
+			for _, a := range rep.Atomicity {
+				if a.Func == c.fn {
+					f = a
+				}
+			}
+			if f == nil || f.Executions == 0 {
+				t.Fatalf("%s was not checked: %v", c.fn, rep.Atomicity)
+			}
+			for _, k := range []string{"MC-ind", "MC-mover", "W"} {
+				if got, want := f.Flagged[k] > 0, slices.Contains(c.flagged, k); got != want {
+					t.Errorf("%s flagged %s in %d of %d executions, want flagged %v", k, c.fn, f.Flagged[k], f.Executions, want)
+				}
+			}
+			var warned []string
+			for _, w := range rep.Warnings {
+				if w.Kind == "atomicity" {
+					warned = append(warned, w.Message)
+				}
+			}
+			if c.warn != (len(warned) > 0) {
+				t.Errorf("atomicity warnings %q, want some: %v", warned, c.warn)
+			}
+			for _, m := range warned {
+				if !strings.Contains(m, c.fn) || !strings.Contains(m, "possibly not atomic") {
+					t.Errorf("warning %q does not name %s", m, c.fn)
+				}
+				t.Log(m)
+			}
+		})
+	}
+}
