@@ -426,7 +426,7 @@ func (e *explorer) atomicWarnings(over func() bool) {
 			parts = append(parts, chkNames[c]+": "+e.describeBreach(ex, over))
 		}
 		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: max(f.flagged[chkInd], f.flagged[chkMover]),
-			Message: fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, shortDecl(f.decl), strings.Join(parts, "; ")),
+			Message:   fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, shortDecl(f.decl), strings.Join(parts, "; ")),
 			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers()}}
 		if first != nil {
 			w.Strategy, w.Run, w.Goroutines = first.strategy, first.run, []string{first.g}
