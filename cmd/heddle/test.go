@@ -48,6 +48,7 @@ type testFlags struct {
 	time     rt.TimeModel
 	race     bool
 	shard    shardFlag
+	atomic   string
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -70,6 +71,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
@@ -180,6 +182,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
+	if !slices.Contains(explorer.AtomicCheckers, f.atomic) {
+		fmt.Fprintf(os.Stderr, "heddle: unknown -atomic checker %q (want one of %s)\n", f.atomic, strings.Join(explorer.AtomicCheckers, ", "))
+		return exitUsage
+	}
 	if !slices.Contains(explorer.Strategies, f.strategy) {
 		fmt.Fprintf(os.Stderr, "heddle: unknown -strategy %q (want one of %s)\n", f.strategy, strings.Join(explorer.Strategies, ", "))
 		return exitUsage
@@ -226,7 +232,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
 	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true, Atomicity: f.atomic}
 	if f.shard.total > 1 {
 		opts.Shard, opts.Shards = f.shard.index, f.shard.total
 	}
