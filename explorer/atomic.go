@@ -106,9 +106,14 @@ type atomicRun struct {
 	// byObj lists, for each object, the events that touch it, with their partners' operations.
 	byObj map[rt.ObjID][]objUse
 	// acquirers are the goroutines that acquired each lock; dominators the locks held at every
-	// acquisition of it (nil once they are none).
+	// acquisition of it once a second goroutine acquired it (before, the lock's object is
+	// its first goroutine's own: Bogor's thread-local states).
 	acquirers  map[rt.ObjID][]rt.GID
 	dominators map[rt.ObjID][]rt.ObjID
+	// waitLocks are the locks held at every Cond.Wait on each condition; quietSignal marks
+	// the Signal and Broadcast events made holding one of them.
+	waitLocks   map[rt.ObjID][]rt.ObjID
+	quietSignal map[int32]bool
 }
 
 type objUse struct {
@@ -119,8 +124,17 @@ type objUse struct {
 }
 
 func newAtomicRun(res *rt.Result) *atomicRun {
-	a := &atomicRun{res: res, byObj: map[rt.ObjID][]objUse{}, acquirers: map[rt.ObjID][]rt.GID{}, dominators: map[rt.ObjID][]rt.ObjID{}}
+	a := &atomicRun{res: res, byObj: map[rt.ObjID][]objUse{}, acquirers: map[rt.ObjID][]rt.GID{}, dominators: map[rt.ObjID][]rt.ObjID{},
+		waitLocks: map[rt.ObjID][]rt.ObjID{}, quietSignal: map[int32]bool{}}
 	held := map[rt.GID][]rt.ObjID{}
+	// prefix holds, for each lock, the locks held at the acquisitions of its first goroutine
+	// until a second one acquires it.
+	prefix := map[rt.ObjID][][]rt.ObjID{}
+	var signals []int32
+	var signalHeld [][]rt.ObjID
+	intersect := func(d, h []rt.ObjID) []rt.ObjID {
+		return slices.DeleteFunc(d, func(l rt.ObjID) bool { return !slices.Contains(h, l) })
+	}
 	for j := range res.Events {
 		e := &res.Events[j]
 		objs := eventObjs(e)
@@ -134,21 +148,42 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 		}
 		switch e.Op {
 		case rt.OpLock, rt.OpRLock:
+			h := held[e.G]
+			switch acq := a.acquirers[e.Obj]; {
+			case len(acq) == 0 || len(acq) == 1 && acq[0] == e.G:
+				prefix[e.Obj] = append(prefix[e.Obj], slices.Clone(h))
+			case len(acq) == 1:
+				// The second goroutine: the first one's acquisitions count from its latest.
+				first := prefix[e.Obj]
+				a.dominators[e.Obj] = intersect(slices.Clone(first[len(first)-1]), h)
+			default:
+				a.dominators[e.Obj] = intersect(a.dominators[e.Obj], h)
+			}
 			if !slices.Contains(a.acquirers[e.Obj], e.G) {
 				a.acquirers[e.Obj] = append(a.acquirers[e.Obj], e.G)
 			}
-			h := held[e.G]
-			if d, seen := a.dominators[e.Obj]; !seen {
-				a.dominators[e.Obj] = slices.Clone(h)
-			} else {
-				a.dominators[e.Obj] = slices.DeleteFunc(d, func(l rt.ObjID) bool { return !slices.Contains(h, l) })
-			}
 			held[e.G] = append(h, e.Obj)
+		case rt.OpCondWait:
+			if d, seen := a.waitLocks[e.Obj]; !seen {
+				a.waitLocks[e.Obj] = slices.Clone(held[e.G])
+			} else {
+				a.waitLocks[e.Obj] = intersect(d, held[e.G])
+			}
+		case rt.OpSignal, rt.OpBroadcast:
+			signals = append(signals, int32(j))
+			signalHeld = append(signalHeld, slices.Clone(held[e.G]))
 		case rt.OpUnlock, rt.OpRUnlock:
 			if i := slices.Index(held[e.G], e.Obj); i >= 0 {
 				held[e.G] = slices.Delete(held[e.G], i, i+1)
 			}
 		}
+	}
+	// A Signal or Broadcast made holding a lock that every Wait on the condition held commutes
+	// with the other goroutines' operations on it: none of their Waits is enabled meanwhile,
+	// and a waiter it wakes cannot go on before the lock is released.
+	for i, j := range signals {
+		w := a.waitLocks[res.Events[j].Obj]
+		a.quietSignal[j] = slices.ContainsFunc(signalHeld[i], func(l rt.ObjID) bool { return slices.Contains(w, l) })
 	}
 	return a
 }
@@ -278,6 +313,10 @@ func (a *atomicRun) step(reg *rt.Region, j int32, e *rt.Event) transition {
 		}
 		return t
 	}
+	if a.quietSignal[j] {
+		t.mov, t.movW = both, both
+		return t
+	}
 	// Channel operations, atomics, WaitGroup.Add and Done, Signal, Broadcast, sync.Map,
 	// timers: both movers when no other goroutine's operation conflicts with them in the run
 	// (a goroutine-local channel, an atomic nobody else writes), non-movers otherwise.
@@ -387,15 +426,6 @@ func (f *atomicFunc) checkers() []string {
 	return out
 }
 
-// AtomicFunc is the verdict of the checkers on one annotated function over an exploration.
-type AtomicFunc struct {
-	Func, Decl string
-	// Executions counts the executions checked; Flagged, by checker (MC-ind, MC-mover, W's
-	// movers), those that broke its pattern.
-	Executions int
-	Flagged    map[string]int
-}
-
 // shown are the checkers whose example executions a warning of each checker describes.
 var shown = map[string][]int{AtomicC: {chkInd, chkMover}, AtomicInd: {chkInd}, AtomicMover: {chkMover}, AtomicW: {chkInd, chkW}}
 
@@ -408,7 +438,7 @@ func (e *explorer) atomicWarnings(over func() bool) {
 		checker = AtomicC
 	}
 	for _, f := range e.atomicOrder {
-		af := &AtomicFunc{Func: f.name, Decl: f.decl, Executions: f.execs, Flagged: map[string]int{}}
+		af := &timeline.AtomicityCheck{Func: f.name, Decl: timeline.DeclPos(f.decl), Executions: f.execs, Flagged: map[string]int{}}
 		for c := range nChk {
 			af.Flagged[chkNames[c]] = f.flagged[c]
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // The programs of the atomicity checks, written against rt as the instrumenter rewrites an
@@ -160,7 +161,7 @@ func TestAtomicity(t *testing.T) {
 			if c.bug != "" {
 				return
 			}
-			var f *explorer.AtomicFunc
+			var f *timeline.AtomicityCheck
 			for _, a := range rep.Atomicity {
 				if a.Func == c.fn {
 					f = a

@@ -127,7 +127,7 @@ type Report struct {
 	Warnings []*Warning
 	// Atomicity is each //heddle:atomic function's count of executions and of those that
 	// each checker flagged (atomic.go), in the order the exploration met them.
-	Atomicity []*AtomicFunc
+	Atomicity []*timeline.AtomicityCheck
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if

@@ -148,6 +148,16 @@ type Atomicity struct {
 	Checkers []string `json:"checkers,omitempty"`
 }
 
+// AtomicityCheck is what the atomicity checkers found of one //heddle:atomic function over an
+// exploration (docs/atomicity.md): how many executions they checked, and how many of them each
+// checker flagged ("MC-ind", "MC-mover", and "W" for W's movers alone).
+type AtomicityCheck struct {
+	Func       string         `json:"func"`
+	Decl       Pos            `json:"decl"`
+	Executions int            `json:"executions"`
+	Flagged    map[string]int `json:"flagged,omitempty"`
+}
+
 // DeclPos converts the file:line of a //heddle:atomic function's declaration, as rt records
 // it, to a Pos.
 func DeclPos(decl string) Pos {

@@ -67,6 +67,9 @@ type Message struct {
 	Divergence string `json:"divergence,omitempty"`
 	// Warnings, in a "done" message, are the checks' findings that are not bugs.
 	Warnings []*timeline.Warning `json:"warnings,omitempty"`
+	// Atomicity, in a "done" message, is what the atomicity checkers found of each
+	// //heddle:atomic function (explorer.Report.Atomicity).
+	Atomicity []*timeline.AtomicityCheck `json:"atomicity,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

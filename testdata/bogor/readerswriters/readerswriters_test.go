@@ -6,8 +6,10 @@
 // monitor is a mutex with a condition variable; Vector is a slice under a mutex.
 //
 // The methods annotated //heddle:atomic are those Bogor verified: the Vector's, and the RWVSN
-// methods that do not wait (notifyReaders, notifyWriter, afterRead, afterWrite, allowReader,
-// allowWriter). beforeRead and beforeWrite wait, and are not annotated.
+// methods that do not wait (afterRead, afterWrite, allowReader, allowWriter; notifyReaders and
+// notifyWriter are only called from afterRead and afterWrite, holding the monitor, and an
+// annotated function's execution includes those of the functions it calls). beforeRead and
+// beforeWrite wait, and are not annotated.
 package readerswriters
 
 import (
@@ -94,15 +96,9 @@ func (rw *rwvsn) allowWriter() bool {
 	return rw.activeReaders == 0 && rw.activeWriters == 0
 }
 
-//heddle:atomic
-func (rw *rwvsn) notifyReaders() {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	rw.notifyReadersLocked()
-}
-
-// notifyReadersLocked is the body of the synchronized notifyReaders, for the synchronized
-// methods that call it (a Java monitor is reentrant, a Go mutex is not).
+// notifyReadersLocked is RWVSN's synchronized notifyReaders, which afterWrite calls holding
+// the monitor (a Java monitor is reentrant, a Go mutex is not). Its execution is part of
+// afterWrite's.
 func (rw *rwvsn) notifyReadersLocked() {
 	if rw.waitingReaders > 0 {
 		rw.activeReaders += rw.waitingReaders
@@ -111,15 +107,8 @@ func (rw *rwvsn) notifyReadersLocked() {
 	}
 }
 
-// notifyWriter wakes the writer that has waited longest (Fig. 7).
-//
-//heddle:atomic
-func (rw *rwvsn) notifyWriter() {
-	rw.mu.Lock()
-	defer rw.mu.Unlock()
-	rw.notifyWriterLocked()
-}
-
+// notifyWriterLocked is RWVSN's synchronized notifyWriter (Fig. 7), which wakes the writer
+// that has waited longest; afterRead and afterWrite call it holding the monitor.
 func (rw *rwvsn) notifyWriterLocked() {
 	if rw.waitingWriterMonitors.size() > 0 {
 		oldest := rw.waitingWriterMonitors.firstElement()

@@ -165,7 +165,10 @@ func process(x int) (work, result []int) {
 
 func worker(p *pool, s *stats, results *vector) {
 	for {
-		w := p.getWork(2)
+		w := p.take(2)
+		if w.size() == 0 {
+			w = p.getWork(2)
+		}
 		items := w.elements()
 		if len(items) == 0 {
 			return

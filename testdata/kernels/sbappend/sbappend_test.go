@@ -10,6 +10,7 @@
 package sbappend
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 )
@@ -29,13 +30,18 @@ func (b *Buffer) Len() int {
 	return len(b.s)
 }
 
-// chars copies b's first n bytes to dst, as StringBuffer.getChars.
+// chars appends b's first n bytes to dst, as StringBuffer.getChars, which throws
+// StringIndexOutOfBoundsException past the buffer's length (a Go slice would silently reach
+// into its capacity).
 //
 //heddle:atomic
 func (b *Buffer) chars(n int, dst []byte) []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append(dst, b.s[:n]...) // panics if b shrank below n
+	if n > len(b.s) {
+		panic(fmt.Sprintf("sbappend: chars(%d) of a %d-byte buffer", n, len(b.s)))
+	}
+	return append(dst, b.s[:n]...)
 }
 
 // SetLength truncates b to n bytes.
