@@ -106,8 +106,10 @@ type atomicRun struct {
 	// byObj lists, for each object, the events that touch it, with their partners' operations.
 	byObj map[rt.ObjID][]objUse
 	// acquirers are the goroutines that acquired each lock; dominators the locks held at every
-	// acquisition of it once a second goroutine acquired it (before, the lock's object is
-	// its first goroutine's own: Bogor's thread-local states).
+	// acquisition of it from the first by a second goroutine on (before, the lock's object
+	// is its first goroutine's own: Bogor's thread-local states, such as a collection filled
+	// before it is shared; a schedule in which the second goroutine comes earlier counts the
+	// first one's acquisitions).
 	acquirers  map[rt.ObjID][]rt.GID
 	dominators map[rt.ObjID][]rt.ObjID
 	// waitLocks are the locks held at every Cond.Wait on each condition; quietSignal marks
@@ -127,9 +129,6 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 	a := &atomicRun{res: res, byObj: map[rt.ObjID][]objUse{}, acquirers: map[rt.ObjID][]rt.GID{}, dominators: map[rt.ObjID][]rt.ObjID{},
 		waitLocks: map[rt.ObjID][]rt.ObjID{}, quietSignal: map[int32]bool{}}
 	held := map[rt.GID][]rt.ObjID{}
-	// prefix holds, for each lock, the locks held at the acquisitions of its first goroutine
-	// until a second one acquires it.
-	prefix := map[rt.ObjID][][]rt.ObjID{}
 	var signals []int32
 	var signalHeld [][]rt.ObjID
 	intersect := func(d, h []rt.ObjID) []rt.ObjID {
@@ -151,11 +150,8 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 			h := held[e.G]
 			switch acq := a.acquirers[e.Obj]; {
 			case len(acq) == 0 || len(acq) == 1 && acq[0] == e.G:
-				prefix[e.Obj] = append(prefix[e.Obj], slices.Clone(h))
 			case len(acq) == 1:
-				// The second goroutine: the first one's acquisitions count from its latest.
-				first := prefix[e.Obj]
-				a.dominators[e.Obj] = intersect(slices.Clone(first[len(first)-1]), h)
+				a.dominators[e.Obj] = slices.Clone(h)
 			default:
 				a.dominators[e.Obj] = intersect(a.dominators[e.Obj], h)
 			}
@@ -483,6 +479,18 @@ func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
 		return fmt.Sprintf("run %d broke the pattern", ex.run)
 	}
 	reg := &res.Regions[ex.region]
+	namer := timeline.NewNamer()
+	// op names an event's operation with its object as the program's expression there
+	// ("b.mu"), or its logical id.
+	op := func(ev *rt.Event) string {
+		obj := res.ObjName(ev.Obj)
+		if file, line, _ := rt.Position(ev.PC); file != "" {
+			if x := namer.Expr(timeline.Pos{File: file, Line: line}, ev.Op.String()); x != "" {
+				obj = x
+			}
+		}
+		return fmt.Sprintf("%s %s of %s at %s", res.Name(ev.G), ev.Op, obj, eventPos(ev))
+	}
 	name := func(t transition) string {
 		if t.access >= 0 && int(t.access) < len(reg.Accesses) {
 			acc := &reg.Accesses[t.access]
@@ -493,16 +501,14 @@ func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
 			return fmt.Sprintf("the %s at %s", what, shortAccess(acc.Pos))
 		}
 		if t.event >= 0 && int(t.event) < len(res.Events) {
-			ev := &res.Events[t.event]
-			return fmt.Sprintf("%s %s of %s at %s", res.Name(ev.G), ev.Op, res.ObjName(ev.Obj), eventPos(ev))
+			return op(&res.Events[t.event])
 		}
 		return "?"
 	}
 	s := fmt.Sprintf("%s after %s", name(ex.b.broke), name(ex.b.moved))
 	for _, t := range []transition{ex.b.broke, ex.b.moved} {
 		if t.other >= 0 && int(t.other) < len(res.Events) {
-			ev := &res.Events[t.other]
-			s += fmt.Sprintf(", and %s %s of %s at %s does not commute with it", res.Name(ev.G), ev.Op, res.ObjName(ev.Obj), eventPos(ev))
+			s += ", and " + op(&res.Events[t.other]) + " does not commute with it"
 			break
 		}
 		if t.access >= 0 && reg.Accesses[t.access].Racy {

@@ -193,3 +193,69 @@ func TestAtomicity(t *testing.T) {
 		})
 	}
 }
+
+// region brackets f with an execution of an annotated function named fn when annotate is set,
+// as the instrumenter does.
+func region(annotate bool, fn string, f func()) {
+	if annotate {
+		rt.AtomicEnter(fn, "bench.go:1")
+		defer rt.AtomicExit()
+	}
+	f()
+}
+
+// sharedPool is the replicated workers' pool reduced to its locks: three goroutines take items
+// from a collection dominated by the pool's lock and count them under a lock of their own.
+func sharedPool(annotate bool) func() {
+	return func() {
+		w := &workers{items: []int{1, 2, 3, 4, 5, 6}}
+		var st rt.Mutex
+		count := 0
+		var wg rt.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				for range 2 {
+					region(annotate, "take", func() {
+						w.o.Lock()
+						defer w.o.Unlock()
+						w.v.Lock()
+						n := len(*rt.Load(&w.items, "w.go:5:1"))
+						w.v.Unlock()
+						if n > 0 {
+							w.v.Lock()
+							w.items = rt.Store(&w.items, (*rt.Load(&w.items, "w.go:10:1"))[1:], "w.go:10:1")
+							w.v.Unlock()
+						}
+					})
+					region(annotate, "count", func() {
+						st.Lock()
+						count = rt.Store(&count, *rt.Load(&count, "c.go:1:1")+1, "c.go:1:1")
+						st.Unlock()
+					})
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// BenchmarkAtomicity measures what the atomicity checks cost: schedules per second of a dpor
+// search of the same program, its functions annotated or not.
+func BenchmarkAtomicity(b *testing.B) {
+	rt.UseAccesses()
+	for _, annotate := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "annotated"}[annotate], func(b *testing.B) {
+			runs := 0
+			for range b.N {
+				rep := explorer.Explore(sharedPool(annotate), explorer.Options{Strategy: "dpor", MaxRuns: 2000})
+				runs += rep.Stats.Runs
+				if annotate != (len(rep.Atomicity) > 0) {
+					b.Fatalf("annotated %v, checked %d functions", annotate, len(rep.Atomicity))
+				}
+			}
+			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "schedules/s")
+		})
+	}
+}
