@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
@@ -538,3 +539,95 @@ func shortAccess(pos string) string {
 
 // shortDecl is a declaration's file:line with the file's base name.
 func shortDecl(decl string) string { return filepath.Base(decl) }
+
+// serialRuns bounds the serial search of serialCheck.
+const serialRuns = 20_000
+
+// serialCheck decides Bogor's third definite case, a result that no serial order of the
+// annotated functions' executions gives: for every failing bug whose run interleaved another
+// goroutine's step inside such an execution, it searches the schedules in which every
+// execution runs serially (a goroutine inside one is not preempted while it can go on,
+// rt.Config.Serial), with dpor. If that search is complete and never fails so (the bug's
+// signature), the failure is the interleaving's: the bug becomes an atomicity bug naming the
+// interleaved function, with the failure kept in Atomicity.Failure, so that a replay that
+// fails so reports it too. An incomplete serial search decides nothing.
+func (e *explorer) serialCheck(over func() bool) {
+	if e.opts.serial {
+		return
+	}
+	var cands []*Bug
+	for _, b := range e.rep.Bugs {
+		switch b.Kind {
+		case rt.VerdictPanic, rt.VerdictAssert, rt.VerdictFatal, rt.VerdictMisuse:
+			if b.Result != nil && interleaved(b.Result) >= 0 {
+				cands = append(cands, b)
+			}
+		}
+	}
+	if len(cands) == 0 || over() || !e.canReplay() {
+		return
+	}
+	opts := Options{Strategy: "dpor", MaxRuns: serialRuns, MaxSteps: e.opts.MaxSteps, Hang: e.opts.Hang, Time: e.opts.Time,
+		IgnoreAccesses: true, serial: true}
+	if e.opts.MaxTime > 0 {
+		left := e.opts.MaxTime - time.Since(e.start)
+		if left <= 0 {
+			return
+		}
+		opts.MaxTime = left / 2
+	}
+	var deadline time.Time
+	p, local := e.r.(*inProcess)
+	if local {
+		deadline = p.deadline
+	}
+	serial := explore(e.r, opts)
+	if local {
+		p.deadline = deadline
+	}
+	if !serial.Stats.Complete {
+		return
+	}
+	for _, b := range cands {
+		if slices.ContainsFunc(serial.Bugs, func(s *Bug) bool { return s.Key == b.Key }) {
+			continue
+		}
+		reg := &b.Result.Regions[interleaved(b.Result)]
+		failure := b.Kind
+		msg := fmt.Sprintf("%s is not atomic: %s ran in the middle of it, and the run failed (%s: %s), which no serial order of the //heddle:atomic functions' executions does (%d serial schedules, all explored)",
+			reg.Func, b.Result.Name(interleaver(b.Result, reg)), failure, b.Message, serial.Stats.Runs)
+		b.Kind, b.Message = rt.VerdictAtomicity, msg
+		b.Result.Verdict = rt.Verdict{Kind: rt.VerdictAtomicity, Message: msg, Goroutines: b.Result.Verdict.Goroutines,
+			Atomicity: &rt.AtomicFunc{Func: reg.Func, Decl: reg.Decl, Failure: failure}}
+	}
+}
+
+// interleaved returns the index of the first region of res in whose middle another goroutine
+// stepped, or -1.
+func interleaved(res *rt.Result) int {
+	for i := range res.Regions {
+		if interleaver(res, &res.Regions[i]) != rt.NoG {
+			return i
+		}
+	}
+	return -1
+}
+
+// interleaver returns the first goroutine other than reg's that stepped between two steps
+// of reg's, or rt.NoG.
+func interleaver(res *rt.Result, reg *rt.Region) rt.GID {
+	end := int(reg.Exit)
+	if end < 0 {
+		end = len(res.Events)
+	}
+	other := rt.NoG
+	for j := int(reg.Enter); j < end; j++ {
+		switch g := res.Events[j].G; {
+		case g == reg.G && other != rt.NoG:
+			return other
+		case g != reg.G && g != rt.ClockID && other == rt.NoG:
+			other = g
+		}
+	}
+	return rt.NoG
+}

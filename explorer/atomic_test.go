@@ -34,6 +34,25 @@ func appendFig1a(a, b *sbuf) {
 	b.mu.Unlock()
 }
 
+// appendChecked is appendFig1a with StringBuffer.getChars's bound check, which throws when
+// the other buffer shrank in between.
+func appendChecked(a, b *sbuf) {
+	rt.AtomicEnter("(*sbuf).appendChecked", "sb.go:40")
+	defer rt.AtomicExit()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b.mu.Lock()
+	n := len(*rt.Load(&b.s, "sb.go:43:1"))
+	b.mu.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := *rt.Load(&b.s, "sb.go:46:1")
+	if n > len(s) {
+		panic("chars: past the end")
+	}
+	a.s = rt.Store(&a.s, append(*rt.Load(&a.s, "sb.go:49:1"), s[:n]...), "sb.go:49:1")
+}
+
 // appendFig1b is Fig. 1(b): b's lock held across the whole copy, nested in a's.
 func appendFig1b(a, b *sbuf) {
 	rt.AtomicEnter("(*sbuf).appendLocked", "sb.go:20")
@@ -109,6 +128,7 @@ func TestAtomicity(t *testing.T) {
 		flagged []string
 		warn    bool // a warning under C, the default checker
 		bug     rt.VerdictKind
+		failure rt.VerdictKind // the failure of an atomicity bug that no serial order gives
 	}{
 		{name: "fig1a", fn: "(*sbuf).append", flagged: []string{"MC-ind", "MC-mover", "W"}, warn: true, body: func() {
 			a, b := &sbuf{s: []byte("a")}, &sbuf{s: []byte("bcd")}
@@ -138,6 +158,17 @@ func TestAtomicity(t *testing.T) {
 				rt.Recv(ch)
 			}, func() { rt.Send(ch, 1) })
 		}},
+		{name: "fig1a-fails", fn: "(*sbuf).appendChecked", bug: rt.VerdictAtomicity, failure: rt.VerdictPanic, body: func() {
+			a, b := &sbuf{s: []byte("a")}, &sbuf{s: []byte("bcd")}
+			both(func() { appendChecked(a, b) }, func() { setLength(b, 1) })
+		}},
+		{name: "fails-serially-too", fn: "(*flagCounter).incBelow", bug: rt.VerdictPanic, body: func() {
+			c := &flagCounter{}
+			both(func() { c.incBelow(5) }, func() { c.incBelow(5) })
+			if c.n.Load() != 3 {
+				panic("two increments are not three")
+			}
+		}},
 		{name: "no-wait", fn: "recvInside", body: func() {
 			ch := rt.MakeChan[int](1)
 			rt.Send(ch, 1)
@@ -159,6 +190,24 @@ func TestAtomicity(t *testing.T) {
 				t.Fatalf("bugs %v, want %q: %v", kinds, c.bug, rep.Bugs)
 			}
 			if c.bug != "" {
+				for _, b := range rep.Bugs {
+					if b.Kind != c.bug {
+						continue
+					}
+					a := b.Result.Verdict.Atomicity
+					if c.bug == rt.VerdictAtomicity && (a == nil || a.Func != c.fn || a.Failure != c.failure) {
+						t.Errorf("verdict names %+v, want %s with failure %q: %s", a, c.fn, c.failure, b.Message)
+					}
+					// The saved schedule replays the verdict, every time.
+					s := timeline.FromResult(b.Result, timeline.Program{}, "").Schedule()
+					for range 100 {
+						res, err := explorer.Replay(c.body, s, explorer.Options{})
+						if err != nil || res.Verdict.Kind != c.bug {
+							t.Fatalf("replay: %v, verdict %s (%s), want %s", err, res.Verdict.Kind, res.Verdict.Message, c.bug)
+						}
+					}
+					t.Log(b.Message)
+				}
 				return
 			}
 			var f *timeline.AtomicityCheck

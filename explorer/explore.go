@@ -76,6 +76,9 @@ type Options struct {
 	// Atomicity is the checker whose verdict on //heddle:atomic functions makes a warning:
 	// one of AtomicCheckers, C (both MC-ind and MC-mover) if empty (atomic.go).
 	Atomicity string
+	// serial makes every run execute the //heddle:atomic functions serially: the search
+	// that tells whether a failure is one that no serial order gives (atomic.go).
+	serial bool
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -173,6 +176,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
 	p.cur.Watch = gd.Watch
+	p.cur.Serial = gd.Serial
 	if p.body == nil {
 		p.body = p.runBody
 	}
@@ -360,6 +364,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		// Before the run too: a run that crashes the process leaves its guide.
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
+	gd.Serial = e.opts.serial
 	res := e.r.Run(gd, false)
 	other := elsewhere(gd, res)
 	if other {
@@ -661,6 +666,11 @@ func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
 	if res.Verdict.Kind != rt.VerdictDiverged && len(res.Decisions) < len(names) {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: fmt.Sprintf("the run ended after %d decisions, but the schedule has %d", len(res.Decisions), len(names))}
 	}
+	if v := s.Verdict; v != nil && v.Atomicity != nil && v.Atomicity.Failure != "" && string(res.Verdict.Kind) == v.Atomicity.Failure {
+		// The failure that the exploration's serial search showed no serial order gives.
+		res.Verdict = rt.Verdict{Kind: rt.VerdictAtomicity, Message: v.Message, Goroutines: res.Verdict.Goroutines,
+			Atomicity: &rt.AtomicFunc{Func: v.Atomicity.Func, Decl: v.Atomicity.Decl.String(), Failure: res.Verdict.Kind}}
+	}
 	return res, nil
 }
 
@@ -682,6 +692,7 @@ func (e *explorer) finish() {
 		}
 		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
 	}
+	e.serialCheck(over)
 	if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
 		// The first run shows the program's lock trees. A long one costs seconds to replay
 		// in detail, so past the budget the trees are those of its beginning.

@@ -48,6 +48,9 @@ type RegionAccess struct {
 type AtomicFunc struct {
 	Func string
 	Decl string // file:line of its declaration
+	// Failure is the kind of the run's failure when that failure is what makes the function
+	// not atomic: no serial order of the executions of annotated functions gives it.
+	Failure VerdictKind `json:",omitempty"`
 }
 
 // VerdictAtomicity marks an execution of a //heddle:atomic function that is definitely not

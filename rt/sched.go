@@ -73,6 +73,9 @@ type Config struct {
 	// IgnoreAccesses turns off the lockset check: the plain memory accesses that instrumented
 	// code reports cost only a test of this flag.
 	IgnoreAccesses bool
+	// Serial runs the executions of //heddle:atomic functions serially: a goroutine inside
+	// one is not preempted while it can go on (region.go).
+	Serial bool
 	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
 	// Result.Watched: the race window confirms a race by the order of its two accesses.
 	Watch []string
@@ -695,6 +698,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	if yielded {
 		alts, curIdx = r.fair(alts, curIdx)
+	}
+	if r.cfg.Serial && curIdx >= 0 && cur.atomicDepth > 0 {
+		alts, curIdx = alts[curIdx:curIdx+1], 0
 	}
 	r.alts = alts
 	if len(alts) == 0 {

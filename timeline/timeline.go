@@ -146,6 +146,10 @@ type Atomicity struct {
 	Definite bool `json:"definite"`
 	// Checkers are the checkers that flagged it ("MC-ind", "MC-mover", "W").
 	Checkers []string `json:"checkers,omitempty"`
+	// Failure, for a definite verdict, is the kind of the run's failure ("panic", "fatal"…)
+	// when the failure is what shows the function not atomic: no serial order of the
+	// executions of annotated functions gives it. A replay that fails so has this verdict.
+	Failure string `json:"failure,omitempty"`
 }
 
 // AtomicityCheck is what the atomicity checkers found of one //heddle:atomic function over an
@@ -308,7 +312,7 @@ func verdict(res *rt.Result) Verdict {
 		v.Cycle = waitCycle(res)
 	}
 	if a := res.Verdict.Atomicity; a != nil {
-		v.Atomicity = &Atomicity{Func: a.Func, Decl: DeclPos(a.Decl), Definite: true}
+		v.Atomicity = &Atomicity{Func: a.Func, Decl: DeclPos(a.Decl), Definite: true, Failure: string(a.Failure)}
 	}
 	for _, op := range res.Verdict.History {
 		v.History = append(v.History, Operation{G: res.Name(op.G), Call: int(op.Call), Return: int(op.Return),
