@@ -52,8 +52,6 @@ const (
 	nonMover              // A
 )
 
-func (m mover) String() string { return "BRLA"[m : m+1] }
-
 // A transition is one step or plain memory access of an execution of an annotated function.
 type transition struct {
 	event  int32 // index in the run's events, or -1
@@ -453,7 +451,7 @@ func (e *explorer) atomicWarnings(over func() bool) {
 			parts = append(parts, chkNames[c]+": "+e.describeBreach(ex, over))
 		}
 		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: max(f.flagged[chkInd], f.flagged[chkMover]),
-			Message:   fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, shortDecl(f.decl), strings.Join(parts, "; ")),
+			Message:   fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, filepath.Base(f.decl), strings.Join(parts, "; ")),
 			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers()}}
 		if first != nil {
 			w.Strategy, w.Run, w.Goroutines = first.strategy, first.run, []string{first.g}
@@ -536,9 +534,6 @@ func shortAccess(pos string) string {
 	}
 	return pos
 }
-
-// shortDecl is a declaration's file:line with the file's base name.
-func shortDecl(decl string) string { return filepath.Base(decl) }
 
 // serialRuns bounds the serial search of serialCheck.
 const serialRuns = 20_000
