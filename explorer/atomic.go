@@ -62,6 +62,9 @@ type transition struct {
 	// other is an event of another goroutine that does not commute with this transition, -1
 	// if none: one in the middle of the execution if there is one.
 	other int32
+	// time orders the transition among the run's events, in half steps: event j at 2j, an
+	// access after the events before At at 2At-1.
+	time int32
 }
 
 // A breach is where an execution left its checker's pattern: the transition that moved it
@@ -87,9 +90,12 @@ type atomicFunc struct {
 	execs      int
 	flagged    [nChk]int
 	example    [nChk]*atomicExample
+	// hits counts the runs in which a checker flagged an execution.
+	hits, hitRun int
 }
 
-// An atomicExample is the first execution a checker flagged: its run and where it broke.
+// An atomicExample is the execution a checker flagged that a warning shows: the first in
+// which another goroutine's conflicting operation ran in its middle (inside), or else the first.
 type atomicExample struct {
 	run      int
 	strategy string
@@ -97,6 +103,7 @@ type atomicExample struct {
 	region   int
 	b        breach
 	g        string
+	inside   bool
 }
 
 // atomicRun holds what the checks of one run need about all of its steps.
@@ -258,7 +265,7 @@ func (a *atomicRun) classify(reg *rt.Region) []transition {
 	addAccesses := func(upTo int32) {
 		for ; k < len(reg.Accesses) && reg.Accesses[k].At <= upTo; k++ {
 			acc := &reg.Accesses[k]
-			t := transition{event: -1, access: int32(k), other: -1, mov: both, movW: both}
+			t := transition{event: -1, access: int32(k), other: -1, mov: both, movW: both, time: 2*acc.At - 1}
 			if acc.Racy {
 				t.dep, t.mov, t.movW = true, nonMover, nonMover
 			}
@@ -279,7 +286,7 @@ func (a *atomicRun) classify(reg *rt.Region) []transition {
 
 // step classifies event j, of the region's goroutine.
 func (a *atomicRun) step(reg *rt.Region, j int32, e *rt.Event) transition {
-	t := transition{event: j, access: -1, other: -1}
+	t := transition{event: j, access: -1, other: -1, time: 2 * j}
 	objs := eventObjs(e)
 	end := reg.Exit
 	if end < 0 {
@@ -359,6 +366,16 @@ func checkMover(ts []transition, class func(*transition) mover) *breach {
 	return nil
 }
 
+// between reports whether event o of another goroutine ran between the first and the last of
+// transitions ts, in the middle of their execution.
+func between(ts []transition, o int32) bool {
+	if o < 0 || len(ts) == 0 {
+		return false
+	}
+	first, last := ts[0].time, ts[len(ts)-1].time
+	return first < 2*o && 2*o < last
+}
+
 // checkAtomicity runs the checkers on every execution of an annotated function in run res.
 func (e *explorer) checkAtomicity(res *rt.Result) {
 	if len(res.Regions) == 0 || res.Verdict.Kind == rt.VerdictPruned || res.Verdict.Kind == rt.VerdictDiverged {
@@ -389,9 +406,13 @@ func (e *explorer) checkAtomicity(res *rt.Result) {
 				continue
 			}
 			f.flagged[c]++
-			if f.example[c] == nil {
+			if f.hitRun != e.rep.Stats.Runs+1 {
+				f.hits, f.hitRun = f.hits+1, e.rep.Stats.Runs+1
+			}
+			inside := slices.ContainsFunc([]int32{b.broke.other, b.moved.other}, func(o int32) bool { return between(ts, o) })
+			if ex := f.example[c]; ex == nil || inside && !ex.inside {
 				f.example[c] = &atomicExample{run: e.rep.Stats.Runs, strategy: e.member, schedule: slices.Clone(res.Decisions),
-					region: i, b: *b, g: res.Name(reg.G)}
+					region: i, b: *b, g: res.Name(reg.G), inside: inside}
 			}
 		}
 	}
@@ -443,16 +464,21 @@ func (e *explorer) atomicWarnings(over func() bool) {
 		}
 		var parts []string
 		var first *atomicExample
+		var schedule []timeline.Decision
 		for _, c := range shown[checker] {
 			ex := f.example[c]
+			text, detail := e.describeBreach(ex, over)
 			if first == nil {
 				first = ex
+				if detail != nil {
+					schedule = timeline.Decisions(detail)
+				}
 			}
-			parts = append(parts, chkNames[c]+": "+e.describeBreach(ex, over))
+			parts = append(parts, chkNames[c]+": "+text)
 		}
-		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: max(f.flagged[chkInd], f.flagged[chkMover]),
+		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: f.hits,
 			Message:   fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, filepath.Base(f.decl), strings.Join(parts, "; ")),
-			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers()}}
+			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers(), Schedule: schedule}}
 		if first != nil {
 			w.Strategy, w.Run, w.Goroutines = first.strategy, first.run, []string{first.g}
 		}
@@ -466,8 +492,8 @@ func (e *explorer) atomicWarnings(over func() bool) {
 
 // describeBreach says which transition of example ex broke the pattern, after which one, and
 // which operation of another goroutine does not commute with it, with positions from a
-// replay of its run in detail.
-func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
+// replay of its run in detail, which it returns too (nil past the budget).
+func (e *explorer) describeBreach(ex *atomicExample, over func() bool) (string, *rt.Result) {
 	res := (*rt.Result)(nil)
 	if !over() && e.canReplay() {
 		if d := e.r.Run(scheduleGuide(ex.schedule), true); ex.region < len(d.Regions) {
@@ -475,7 +501,7 @@ func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
 		}
 	}
 	if res == nil {
-		return fmt.Sprintf("run %d broke the pattern", ex.run)
+		return fmt.Sprintf("run %d broke the pattern", ex.run), nil
 	}
 	reg := &res.Regions[ex.region]
 	namer := timeline.NewNamer()
@@ -515,7 +541,7 @@ func (e *explorer) describeBreach(ex *atomicExample, over func() bool) string {
 			break
 		}
 	}
-	return s
+	return s, res
 }
 
 func eventPos(ev *rt.Event) string {
@@ -609,18 +635,21 @@ func interleaved(res *rt.Result) int {
 }
 
 // interleaver returns the first goroutine other than reg's that stepped between two steps
-// of reg's, or rt.NoG.
+// of reg's, or rt.NoG. A new goroutine enters a region as soon as it is created, before its
+// first step: the steps of others before that are not in the region's middle.
 func interleaver(res *rt.Result, reg *rt.Region) rt.GID {
 	end := int(reg.Exit)
 	if end < 0 {
 		end = len(res.Events)
 	}
-	other := rt.NoG
+	other, started := rt.NoG, false
 	for j := int(reg.Enter); j < end; j++ {
 		switch g := res.Events[j].G; {
 		case g == reg.G && other != rt.NoG:
 			return other
-		case g != reg.G && g != rt.ClockID && other == rt.NoG:
+		case g == reg.G:
+			started = true
+		case started && g != rt.ClockID && other == rt.NoG:
 			other = g
 		}
 	}

@@ -150,6 +150,11 @@ type Atomicity struct {
 	// when the failure is what shows the function not atomic: no serial order of the
 	// executions of annotated functions gives it. A replay that fails so has this verdict.
 	Failure string `json:"failure,omitempty"`
+	// Schedule, for a warning, is the schedule of the run whose execution of the function
+	// broke the first checker's pattern; Replay, once heddle test saved it, the command that
+	// replays it.
+	Schedule []Decision `json:"schedule,omitempty"`
+	Replay   string     `json:"replay,omitempty"`
 }
 
 // AtomicityCheck is what the atomicity checkers found of one //heddle:atomic function over an

@@ -495,6 +495,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		}
 		saved = append(saved, sb)
 	}
+	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
 	for _, t := range trees {
@@ -640,4 +641,24 @@ func crashSummary(stderr string) string {
 		}
 	}
 	return tail
+}
+
+// saveWarningSchedules saves the schedule of the run that each atomicity warning names, and
+// sets the warning's replay command.
+func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, warnings []*timeline.Warning, fail func(error)) {
+	n := 0
+	for _, w := range warnings {
+		a := w.Atomicity
+		if a == nil || len(a.Schedule) == 0 {
+			continue
+		}
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("warning-%s-%d.schedule.json", w.Kind, n))
+		s := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Program: prog, Decisions: a.Schedule, Time: tm}
+		if err := timeline.WriteFile(path, s); err != nil {
+			fail(err)
+			continue
+		}
+		a.Replay = self() + " replay " + path
+	}
 }
