@@ -122,33 +122,66 @@ type atomicRun struct {
 	// the Signal and Broadcast events made holding one of them.
 	waitLocks   map[rt.ObjID][]rt.ObjID
 	quietSignal map[int32]bool
+	// Scratch: the locks each goroutine holds, and the Signal and Broadcast events with the
+	// locks held at each.
+	held       map[rt.GID][]rt.ObjID
+	signals    []int32
+	signalHeld [][]rt.ObjID
 }
 
+// An objUse is an operation of a step on one of its objects.
 type objUse struct {
 	event int32
 	g     rt.GID
 	op    rt.OpKind
-	objs  []rt.ObjID
 }
 
-func newAtomicRun(res *rt.Result) *atomicRun {
-	a := &atomicRun{res: res, byObj: map[rt.ObjID][]objUse{}, acquirers: map[rt.ObjID][]rt.GID{}, dominators: map[rt.ObjID][]rt.ObjID{},
-		waitLocks: map[rt.ObjID][]rt.ObjID{}, quietSignal: map[int32]bool{}}
-	held := map[rt.GID][]rt.ObjID{}
-	var signals []int32
-	var signalHeld [][]rt.ObjID
+// reset prepares a, whose storage the previous run's analysis may have left, for run res.
+// The maps keep their keys and the slices their storage: an exploration's runs touch mostly
+// the same objects.
+func (a *atomicRun) reset(res *rt.Result) {
+	if a.byObj == nil {
+		a.byObj, a.acquirers, a.dominators = map[rt.ObjID][]objUse{}, map[rt.ObjID][]rt.GID{}, map[rt.ObjID][]rt.ObjID{}
+		a.held, a.waitLocks, a.quietSignal = map[rt.GID][]rt.ObjID{}, map[rt.ObjID][]rt.ObjID{}, map[int32]bool{}
+	}
+	a.res = res
+	for k, v := range a.byObj {
+		a.byObj[k] = v[:0]
+	}
+	for k, v := range a.acquirers {
+		a.acquirers[k] = v[:0]
+	}
+	for k, v := range a.dominators {
+		a.dominators[k] = v[:0]
+	}
+	for k, v := range a.held {
+		a.held[k] = v[:0]
+	}
+	clear(a.waitLocks)
+	clear(a.quietSignal)
+	a.signals, a.signalHeld = a.signals[:0], a.signalHeld[:0]
+}
+
+// analyze indexes the steps of run res.
+func (a *atomicRun) analyze(res *rt.Result) {
+	a.reset(res)
+	held := a.held
 	intersect := func(d, h []rt.ObjID) []rt.ObjID {
 		return slices.DeleteFunc(d, func(l rt.ObjID) bool { return !slices.Contains(h, l) })
 	}
 	for j := range res.Events {
 		e := &res.Events[j]
-		objs := eventObjs(e)
-		for _, o := range objs {
-			a.byObj[o] = append(a.byObj[o], objUse{event: int32(j), g: e.G, op: e.Op, objs: objs})
+		use := objUse{event: int32(j), g: e.G, op: e.Op}
+		if e.Objs != nil {
+			for _, o := range e.Objs {
+				a.byObj[o] = append(a.byObj[o], use)
+			}
+		} else if e.Obj != rt.NoObj {
+			a.byObj[e.Obj] = append(a.byObj[e.Obj], use)
 		}
 		for _, p := range e.Partners {
 			for _, o := range p.Objs {
-				a.byObj[o] = append(a.byObj[o], objUse{event: int32(j), g: p.G, op: p.Op, objs: p.Objs})
+				a.byObj[o] = append(a.byObj[o], objUse{event: int32(j), g: p.G, op: p.Op})
 			}
 		}
 		switch e.Op {
@@ -157,7 +190,7 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 			switch acq := a.acquirers[e.Obj]; {
 			case len(acq) == 0 || len(acq) == 1 && acq[0] == e.G:
 			case len(acq) == 1:
-				a.dominators[e.Obj] = slices.Clone(h)
+				a.dominators[e.Obj] = append(a.dominators[e.Obj][:0], h...)
 			default:
 				a.dominators[e.Obj] = intersect(a.dominators[e.Obj], h)
 			}
@@ -172,8 +205,8 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 				a.waitLocks[e.Obj] = intersect(d, held[e.G])
 			}
 		case rt.OpSignal, rt.OpBroadcast:
-			signals = append(signals, int32(j))
-			signalHeld = append(signalHeld, slices.Clone(held[e.G]))
+			a.signals = append(a.signals, int32(j))
+			a.signalHeld = append(a.signalHeld, slices.Clone(held[e.G]))
 		case rt.OpUnlock, rt.OpRUnlock:
 			if i := slices.Index(held[e.G], e.Obj); i >= 0 {
 				held[e.G] = slices.Delete(held[e.G], i, i+1)
@@ -183,11 +216,10 @@ func newAtomicRun(res *rt.Result) *atomicRun {
 	// A Signal or Broadcast made holding a lock that every Wait on the condition held commutes
 	// with the other goroutines' operations on it: none of their Waits is enabled meanwhile,
 	// and a waiter it wakes cannot go on before the lock is released.
-	for i, j := range signals {
+	for i, j := range a.signals {
 		w := a.waitLocks[res.Events[j].Obj]
-		a.quietSignal[j] = slices.ContainsFunc(signalHeld[i], func(l rt.ObjID) bool { return slices.Contains(w, l) })
+		a.quietSignal[j] = slices.ContainsFunc(a.signalHeld[i], func(l rt.ObjID) bool { return slices.Contains(w, l) })
 	}
-	return a
 }
 
 func isAcquire(op rt.OpKind) bool {
@@ -216,7 +248,7 @@ func (a *atomicRun) conflict(g rt.GID, op rt.OpKind, objs []rt.ObjID, from, to i
 			if u.g == g || u.g < 0 && u.g != rt.ClockID {
 				continue
 			}
-			if !dependentOps(op, u.op) || !rt.Dependent(op, objs, u.op, u.objs) {
+			if !dependentOps(op, u.op) || op.ReadOnly() && u.op.ReadOnly() {
 				continue
 			}
 			if u.event >= from && u.event < to {
@@ -381,7 +413,8 @@ func (e *explorer) checkAtomicity(res *rt.Result) {
 	if len(res.Regions) == 0 || res.Verdict.Kind == rt.VerdictPruned || res.Verdict.Kind == rt.VerdictDiverged {
 		return
 	}
-	a := newAtomicRun(res)
+	a := &e.atomicRun
+	a.analyze(res)
 	for i := range res.Regions {
 		reg := &res.Regions[i]
 		key := reg.Func + " " + reg.Decl

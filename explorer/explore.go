@@ -237,6 +237,7 @@ type explorer struct {
 	// in the order met (atomic.go).
 	atomic      map[string]*atomicFunc
 	atomicOrder []*atomicFunc
+	atomicRun   atomicRun // the checkers' index of the current run, kept for its storage
 }
 
 func explore(r Runner, opts Options) *Report {
