@@ -84,6 +84,9 @@ const (
 
 var chkNames = [nChk]string{AtomicInd, AtomicMover, AtomicW}
 
+// A funcKey identifies an annotated function: its name and its declaration.
+type funcKey struct{ name, decl string }
+
 // An atomicFunc is what the exploration learned about one annotated function.
 type atomicFunc struct {
 	name, decl string
@@ -127,6 +130,7 @@ type atomicRun struct {
 	held       map[rt.GID][]rt.ObjID
 	signals    []int32
 	signalHeld [][]rt.ObjID
+	ts         []transition // classify's
 }
 
 // An objUse is an operation of a step on one of its objects.
@@ -286,13 +290,14 @@ func neutral(op rt.OpKind) bool {
 	return false
 }
 
-// classify returns the transitions of region reg.
+// classify returns the transitions of region reg, in storage that the next call reuses.
 func (a *atomicRun) classify(reg *rt.Region) []transition {
 	end := reg.Exit
 	if end < 0 {
 		end = int32(len(a.res.Events))
 	}
-	var out []transition
+	out := a.ts[:0]
+	defer func() { a.ts = out[:0] }()
 	k := 0
 	addAccesses := func(upTo int32) {
 		for ; k < len(reg.Accesses) && reg.Accesses[k].At <= upTo; k++ {
@@ -417,11 +422,11 @@ func (e *explorer) checkAtomicity(res *rt.Result) {
 	a.analyze(res)
 	for i := range res.Regions {
 		reg := &res.Regions[i]
-		key := reg.Func + " " + reg.Decl
+		key := funcKey{reg.Func, reg.Decl}
 		f := e.atomic[key]
 		if f == nil {
 			if e.atomic == nil {
-				e.atomic = map[string]*atomicFunc{}
+				e.atomic = map[funcKey]*atomicFunc{}
 			}
 			f = &atomicFunc{name: reg.Func, decl: reg.Decl}
 			e.atomic[key] = f

@@ -235,7 +235,7 @@ type explorer struct {
 	warnings map[string]*Warning
 	// atomic holds the atomicity checkers' findings by function, atomicOrder the functions
 	// in the order met (atomic.go).
-	atomic      map[string]*atomicFunc
+	atomic      map[funcKey]*atomicFunc
 	atomicOrder []*atomicFunc
 	atomicRun   atomicRun // the checkers' index of the current run, kept for its storage
 }
