@@ -131,6 +131,7 @@ type atomicRun struct {
 	signals    []int32
 	signalHeld [][]rt.ObjID
 	ts         []transition // classify's
+	start      int32        // the first event index of the region being classified
 }
 
 // An objUse is an operation of a step on one of its objects.
@@ -298,6 +299,18 @@ func (a *atomicRun) classify(reg *rt.Region) []transition {
 	}
 	out := a.ts[:0]
 	defer func() { a.ts = out[:0] }()
+	// The region's middle starts at its first transition: a new goroutine enters a region
+	// as it is created, before its first step.
+	a.start = end
+	if len(reg.Accesses) > 0 {
+		a.start = reg.Accesses[0].At
+	}
+	for j := reg.Enter; j < a.start; j++ {
+		if a.res.Events[j].G == reg.G {
+			a.start = j
+			break
+		}
+	}
 	k := 0
 	addAccesses := func(upTo int32) {
 		for ; k < len(reg.Accesses) && reg.Accesses[k].At <= upTo; k++ {
@@ -345,7 +358,7 @@ func (a *atomicRun) step(reg *rt.Region, j int32, e *rt.Event) transition {
 		return t
 	case isAcquire(e.Op) || e.Op == rt.OpOnce || e.Op == rt.OpWGWait:
 		t.mov, t.movW = right, right
-		t.other = a.conflict(e.G, e.Op, objs, reg.Enter, end)
+		t.other = a.conflict(e.G, e.Op, objs, a.start, end)
 		t.dep = t.other >= 0
 		if isAcquire(e.Op) && a.idle(e.Obj, e.G) {
 			t.movW, t.dep = both, false
@@ -359,7 +372,7 @@ func (a *atomicRun) step(reg *rt.Region, j int32, e *rt.Event) transition {
 	// Channel operations, atomics, WaitGroup.Add and Done, Signal, Broadcast, sync.Map,
 	// timers: both movers when no other goroutine's operation conflicts with them in the run
 	// (a goroutine-local channel, an atomic nobody else writes), non-movers otherwise.
-	t.other = a.conflict(e.G, e.Op, objs, reg.Enter, end)
+	t.other = a.conflict(e.G, e.Op, objs, a.start, end)
 	t.dep = t.other >= 0
 	t.mov = both
 	if t.dep {
