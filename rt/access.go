@@ -464,8 +464,8 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 // it last became exclusive, so a value handed over a channel, published by Once or collected
 // after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
-// shared-modified variable whose candidate lockset is empty is reported, once per run. It
-// returns the variable's index among the run's shadows.
+// shared-modified variable whose candidate lockset is empty is reported, once per run.
+// It returns the variable's index in the run.
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
 	a.goroutine(g)
 	now := stamp{g: g, c: a.hb.clock(g)[g]}
