@@ -70,8 +70,15 @@ type Options struct {
 	// once it ends (writing the schedule tree it received); the search stops early enough
 	// for it to fit in MaxTime.
 	ReportCost func() time.Duration
-	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses).
+	// IgnoreAccesses turns off the lockset check (rt.Config.IgnoreAccesses), and with it the
+	// accesses that the atomicity checkers classify.
 	IgnoreAccesses bool
+	// Atomicity is the checker whose verdict on //heddle:atomic functions makes a warning:
+	// one of AtomicCheckers, C (both MC-ind and MC-mover) if empty (atomic.go).
+	Atomicity string
+	// serial makes every run execute the //heddle:atomic functions serially: the search
+	// that tells whether a failure is one that no serial order gives (atomic.go).
+	serial bool
 }
 
 // Bug is a distinct bug found by an exploration.
@@ -119,8 +126,11 @@ type Report struct {
 	// counts them): heddle's limitation, such as uninstrumented code or map iteration order,
 	// not a bug of the program.
 	Divergence string
-	// Warnings are the findings of the lockset check, once each.
+	// Warnings are the findings of the lockset check and the atomicity checkers, once each.
 	Warnings []*Warning
+	// Atomicity is each //heddle:atomic function's count of executions and of those that
+	// each checker flagged (atomic.go), in the order the exploration met them.
+	Atomicity []*timeline.AtomicityCheck
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
@@ -168,6 +178,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	p.cur.StepAccesses = gd.footprints && !p.cur.IgnoreAccesses
 	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
+	p.cur.Serial = gd.Serial
 	if p.body == nil {
 		p.body = p.runBody
 	}
@@ -232,6 +243,11 @@ type explorer struct {
 	member string // the strategy making the current run, for Bug.Strategy
 	// warnings are the lockset check's findings by key.
 	warnings map[string]*Warning
+	// atomic holds the atomicity checkers' findings by function, atomicOrder the functions
+	// in the order met (atomic.go).
+	atomic      map[funcKey]*atomicFunc
+	atomicOrder []*atomicFunc
+	atomicRun   atomicRun // the checkers' index of the current run, kept for its storage
 }
 
 func explore(r Runner, opts Options) *Report {
@@ -359,6 +375,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		// Before the run too: a run that crashes the process leaves its guide.
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
+	gd.Serial = e.opts.serial
 	res := e.r.Run(gd, false)
 	other := elsewhere(gd, res)
 	if other {
@@ -382,6 +399,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	s.Runs++
 	s.Steps += res.Steps
 	e.addWarnings(res)
+	e.checkAtomicity(res)
 	e.maxLen = max(e.maxLen, gd.steps)
 	switch {
 	case res.Verdict.Kind == rt.VerdictPruned:
@@ -666,6 +684,11 @@ func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
 	if res.Verdict.Kind != rt.VerdictDiverged && len(res.Decisions) < len(names) {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: fmt.Sprintf("the run ended after %d decisions, but the schedule has %d", len(res.Decisions), len(names))}
 	}
+	if v := s.Verdict; v != nil && v.Atomicity != nil && v.Atomicity.Failure != "" && string(res.Verdict.Kind) == v.Atomicity.Failure {
+		// The failure that the exploration's serial search showed no serial order gives.
+		res.Verdict = rt.Verdict{Kind: rt.VerdictAtomicity, Message: v.Message, Goroutines: res.Verdict.Goroutines,
+			Atomicity: &rt.AtomicFunc{Func: v.Atomicity.Func, Decl: v.Atomicity.Decl.String(), Failure: res.Verdict.Kind}}
+	}
 	return res, nil
 }
 
@@ -687,6 +710,7 @@ func (e *explorer) finish() {
 		}
 		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
 	}
+	e.serialCheck(over)
 	if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
 		// The first run shows the program's lock trees. A long one costs seconds to replay
 		// in detail, so past the budget the trees are those of its beginning.
@@ -697,6 +721,7 @@ func (e *explorer) finish() {
 		e.rep.LockTrees = lockTrees(e.rep.First)
 	}
 	e.nameLocks(over)
+	e.atomicWarnings(over)
 	e.rep.Stats.Elapsed = time.Since(e.start)
 }
 

@@ -45,6 +45,8 @@ type Guide struct {
 	// Watch lists the positions of accesses whose order the run records (rt.Config.Watch),
 	// for the race window.
 	Watch []string
+	// Serial runs the executions of //heddle:atomic functions serially (rt.Config.Serial).
+	Serial bool
 
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool

@@ -32,6 +32,8 @@ type Warning struct {
 	raw      rt.Warning
 	gnames   map[rt.GID]string
 	schedule []rt.Decision
+	// atomicity names the function of an "atomicity" warning.
+	atomicity *timeline.Atomicity
 }
 
 // addWarnings files the warnings of run res.
@@ -146,7 +148,7 @@ func WireWarnings(ws []*Warning) []*timeline.Warning {
 	out := make([]*timeline.Warning, len(ws))
 	for i, w := range ws {
 		out[i] = &timeline.Warning{Kind: w.Kind, Key: w.Key, Message: w.Message, Hits: w.Hits, Strategy: w.Strategy,
-			Run: w.Run, Goroutines: w.Goroutines, Confirmed: w.Confirmed}
+			Run: w.Run, Goroutines: w.Goroutines, Confirmed: w.Confirmed, Atomicity: w.atomicity}
 	}
 	return out
 }

@@ -64,7 +64,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			}})
 		}
 	}
-	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings)})
+	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity})
 }
 
 // lockPath shows a lock tree's path by the locks' names.

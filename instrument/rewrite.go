@@ -171,6 +171,8 @@ func (r *rewriter) fail(n ast.Node, format string, args ...any) {
 // visited: their edits are applied when the outer renderer copies them.
 func (r *rewriter) visit(n ast.Node) bool {
 	switch n := n.(type) {
+	case *ast.FuncDecl:
+		r.atomicFunc(n)
 	case *ast.GoStmt:
 		r.add(n, func(w *writer) { r.goStmt(w, n) })
 	case *ast.SendStmt:

@@ -185,8 +185,9 @@ type shadow struct {
 	state uint8
 	// wrote is set once the variable was written since it last became exclusive.
 	wrote bool
-	// warned is set once the variable was reported in this run.
-	warned bool
+	// warned is set once the variable was reported in this run; racy once it broke the
+	// discipline, reported or not (an atomic region's access to it is not a mover).
+	warned, racy bool
 	// locks is the candidate lockset: the locks held at every access since the variable
 	// became shared. Read-held locks protect reads only.
 	locks []heldLock
@@ -457,6 +458,7 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	if r.cfg.StepAccesses {
 		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})
 	}
+	r.regionAccess(g, v, write, pos)
 }
 
 // A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of
@@ -540,6 +542,9 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 	}
 	if v.state != exclusive && (write || v.wrote) {
 		v.state = sharedModified
+	}
+	if v.state == sharedModified && len(v.locks) == 0 {
+		v.racy = true
 	}
 	if v.state == sharedModified && len(v.locks) == 0 && !v.warned && conflict != nil && (write || conflict.Write) && !a.partial {
 		v.warned = true

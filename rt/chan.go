@@ -195,6 +195,7 @@ func (r *run) parkOn(g *goroutine) {
 	} else if g.op.ch == nil {
 		e.Obj = NoObj
 	}
+	r.atomicWait(g, r.waitName(g.op.kind, e.Obj, "parks until another goroutine completes it"))
 	r.park(g)
 }
 

@@ -79,6 +79,9 @@ type Config struct {
 	// IgnoreAccesses turns off the lockset check: the plain memory accesses that instrumented
 	// code reports cost only a test of this flag.
 	IgnoreAccesses bool
+	// Serial runs the executions of //heddle:atomic functions serially: a goroutine inside
+	// one is not preempted while it can go on (region.go).
+	Serial bool
 	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
 	// Result.Watched: the race window confirms a race by the order of its two accesses.
 	Watch []string
@@ -178,6 +181,10 @@ type goroutine struct {
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
 	// of the same object right after it changes nothing, so it polls.
 	lastLoad ObjID
+	// atomicDepth counts the executions of //heddle:atomic functions g is in; region is the
+	// index of the outermost one in run.regions while atomicDepth > 0.
+	atomicDepth int32
+	region      int32
 }
 
 type run struct {
@@ -239,6 +246,8 @@ type run struct {
 	// checking is set while the running goroutine checks it (CheckHistory).
 	history  history
 	checking atomic.Bool
+	// regions are the executions of //heddle:atomic functions (region.go).
+	regions []Region
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
 	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
 	// decisions' alternatives, and the steps' first partners with their objects.
@@ -363,6 +372,7 @@ func (r *run) reset(cfg Config) {
 		partnerObjs:   r.partnerObjs[:0],
 		stepAccs:      r.stepAccs[:0],
 		waiting:       r.waiting,
+		regions:       r.regions[:0],
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
@@ -712,6 +722,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	if yielded {
 		alts, curIdx = r.fair(alts, curIdx)
 	}
+	if r.cfg.Serial && curIdx >= 0 && cur.atomicDepth > 0 {
+		alts, curIdx = alts[curIdx:curIdx+1], 0
+	}
 	r.alts = alts
 	if len(alts) == 0 {
 		r.end()
@@ -1017,6 +1030,7 @@ func (r *run) finish() {
 	if len(r.early) > 0 && r.verdict.Kind.Bug() {
 		r.verdict.Timing = r.timing()
 	}
+	r.atomicEnd()
 	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind.Bug() {
 		r.cfg.Bug = nil
 		bug(&r.verdict)

@@ -268,6 +268,9 @@ func (wg *WaitGroup) Wait() {
 	if fresh {
 		wg.count = 0
 	}
+	if wg.count > 0 {
+		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
+	}
 	g.op = op{kind: OpWGWait, obj: id, wg: wg}
 	r.yield(g)
 	r.acquire(r.record(g, OpWGWait, id), id)
@@ -317,6 +320,7 @@ func (c *Cond) Wait() {
 		return
 	}
 	id := c.touch(r, g)
+	r.atomicWait(g, r.waitName(OpCondWait, id, "unlocks and waits for a Signal"))
 	c.waiters = append(c.waiters, g)
 	r.release(r.record(g, OpCondWait, id), id)
 	c.L.Unlock()

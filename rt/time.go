@@ -368,6 +368,7 @@ func Sleep(d time.Duration) {
 	r.timerEvent(g, OpSleep, id)
 	r.schedule(t, d)
 	g.op = op{kind: OpSleep, obj: id}
+	r.atomicWait(g, fmt.Sprintf("sleeps for %v", d))
 	r.park(g)
 }
 

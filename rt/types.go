@@ -361,6 +361,8 @@ type Verdict struct {
 	// History is the history of operations of a linearizability verdict, in the order of
 	// their calls.
 	History []Operation `json:",omitempty"`
+	// Atomicity names the function of an atomicity verdict.
+	Atomicity *AtomicFunc `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.
@@ -434,6 +436,8 @@ type Result struct {
 	Watched []string `json:",omitempty"`
 	// Accesses are the run's plain accesses, with Config.StepAccesses.
 	Accesses []VarAccess `json:",omitempty"`
+	// Regions are the executions of //heddle:atomic functions in the run.
+	Regions []Region `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -490,6 +494,10 @@ func (r *run) result() *Result {
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
+	res.Regions = r.regionsResult()
+	if !r.cfg.Reuse {
+		res.Regions = cloneRegions(res.Regions)
+	}
 	// The infos are written field by field into the reused storage: most runs of an
 	// exploration have the same goroutines and objects as the previous one.
 	res.Goroutines = grow(res.Goroutines, len(r.gs))
@@ -532,6 +540,7 @@ func (res *Result) Clone() *Result {
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
 	c.Accesses = slices.Clone(res.Accesses)
+	c.Regions = cloneRegions(res.Regions)
 	return &c
 }
 

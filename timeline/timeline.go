@@ -161,6 +161,36 @@ type Atomicity struct {
 	Definite bool `json:"definite"`
 	// Checkers are the checkers that flagged it ("MC-ind", "MC-mover", "W").
 	Checkers []string `json:"checkers,omitempty"`
+	// Failure, for a definite verdict, is the kind of the run's failure ("panic", "fatal"…)
+	// when the failure is what shows the function not atomic: no serial order of the
+	// executions of annotated functions gives it. A replay that fails so has this verdict.
+	Failure string `json:"failure,omitempty"`
+	// Schedule, for a warning, is the schedule of the run whose execution of the function
+	// broke the first checker's pattern; Replay, once heddle test saved it, the command that
+	// replays it.
+	Schedule []Decision `json:"schedule,omitempty"`
+	Replay   string     `json:"replay,omitempty"`
+}
+
+// AtomicityCheck is what the atomicity checkers found of one //heddle:atomic function over an
+// exploration (docs/atomicity.md): how many executions they checked, and how many of them each
+// checker flagged ("MC-ind", "MC-mover", and "W" for W's movers alone).
+type AtomicityCheck struct {
+	Func       string         `json:"func"`
+	Decl       Pos            `json:"decl"`
+	Executions int            `json:"executions"`
+	Flagged    map[string]int `json:"flagged,omitempty"`
+}
+
+// DeclPos converts the file:line of a //heddle:atomic function's declaration, as rt records
+// it, to a Pos.
+func DeclPos(decl string) Pos {
+	i := strings.LastIndexByte(decl, ':')
+	if i < 0 {
+		return Pos{File: decl}
+	}
+	line, _ := strconv.Atoi(decl[i+1:])
+	return Pos{File: decl[:i], Line: line}
 }
 
 // Operation is an operation of a history checked for linearizability: goroutine G called it
@@ -300,6 +330,9 @@ func verdict(res *rt.Result) Verdict {
 	}
 	if res.Verdict.Kind == rt.VerdictDeadlock {
 		v.Cycle = waitCycle(res)
+	}
+	if a := res.Verdict.Atomicity; a != nil {
+		v.Atomicity = &Atomicity{Func: a.Func, Decl: DeclPos(a.Decl), Definite: true, Failure: string(a.Failure)}
 	}
 	for _, op := range res.Verdict.History {
 		v.History = append(v.History, Operation{G: res.Name(op.G), Call: int(op.Call), Return: int(op.Return),

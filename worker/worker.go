@@ -45,6 +45,8 @@ type Options struct {
 	Part      int           `json:"part,omitempty"`
 	Parts     int           `json:"parts,omitempty"`
 	Time      rt.TimeModel  `json:"time,omitempty"`
+	// Atomicity is the atomicity checker (explorer.Options.Atomicity).
+	Atomicity string `json:"atomicity,omitempty"`
 }
 
 // Message is one line a worker writes.
@@ -65,6 +67,9 @@ type Message struct {
 	Divergence string `json:"divergence,omitempty"`
 	// Warnings, in a "done" message, are the checks' findings that are not bugs.
 	Warnings []*timeline.Warning `json:"warnings,omitempty"`
+	// Atomicity, in a "done" message, is what the atomicity checkers found of each
+	// //heddle:atomic function (explorer.Report.Atomicity).
+	Atomicity []*timeline.AtomicityCheck `json:"atomicity,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.
@@ -111,6 +116,8 @@ type Guide struct {
 	SplitFrom int `json:"splitFrom,omitempty"`
 	// Watch lists the positions of accesses whose order the run records (explorer.Guide.Watch).
 	Watch []string `json:"watch,omitempty"`
+	// Serial is explorer.Guide's.
+	Serial bool `json:"serial,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.

@@ -98,6 +98,13 @@ func TestKernels(t *testing.T) {
 					match = b
 				}
 			}
+			if kind == "none" {
+				// Only a warning: the test cannot fail.
+				for _, b := range bug.bugs {
+					t.Errorf("TestBug: %s: %s", b.Kind, b.Message)
+				}
+				match = &worker.Bug{Kind: kind}
+			}
 			if match == nil {
 				var kinds []string
 				for _, b := range bug.bugs {
@@ -110,11 +117,16 @@ func TestKernels(t *testing.T) {
 					t.Errorf("TestBug (time adversarial): no %s bug within 60s", kind)
 				}
 			}
-			report := goldenReport(match)
-			if wt.lockset {
-				if !slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Kind == "lockset" }) {
-					t.Errorf("TestBug: no lockset warning (%d runs)", bug.stats.Runs)
+			report := ""
+			if kind != "none" {
+				report = goldenReport(match)
+			}
+			for _, wk := range wt.warn {
+				if !slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Kind == wk }) {
+					t.Errorf("TestBug: no %s warning (%d runs)", wk, bug.stats.Runs)
 				}
+			}
+			if len(wt.warn) > 0 {
 				for _, w := range bug.warnings {
 					report += "warning: " + w.Message + "\n"
 					if w.Confirmed != "" {
@@ -126,8 +138,8 @@ func TestKernels(t *testing.T) {
 				t.Errorf("TestBug: a warning confirmed by the race window: %v, want %v", confirmed, wt.confirmed)
 			}
 			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), report)
-			s := match.Trace.Schedule()
-			for i := 0; i < replays; i++ {
+			for i := 0; i < replays && kind != "none"; i++ {
+				s := match.Trace.Schedule()
 				tr, err := remote.Replay(context.Background(), w, "TestBug", s, worker.Options{})
 				if err != nil {
 					t.Fatalf("replay %d: %v", i, err)
@@ -167,6 +179,9 @@ func TestKernels(t *testing.T) {
 //     a timer may fire at any step, must find too;
 //   - "warn: lockset": TestBug breaks Eraser's locking discipline, and must get the lockset
 //     warning (its message is in heddle.golden). A TestFixed never gets a warning;
+//   - "warn: atomicity": a //heddle:atomic function of TestBug is possibly not atomic, and it
+//     must get the atomicity warning (in heddle.golden). The kind "none" on the first line
+//     says that TestBug has no bug at all, only the warnings;
 //   - "warn: confirmed": the race window confirms TestBug's lockset warning with a failure.
 //     Without this line, no warning may be confirmed: the race is the whole bug.
 //
@@ -175,7 +190,7 @@ type kernelWant struct {
 	kind         string
 	synctestOnly bool
 	adversarial  bool
-	lockset      bool
+	warn         []string // the kinds of warning TestBug must get
 	confirmed    bool
 }
 
@@ -189,11 +204,13 @@ func parseWant(t testing.TB, s string) kernelWant {
 		case "also: adversarial":
 			w.adversarial = true
 		case "warn: lockset":
-			w.lockset = true
+			w.warn = append(w.warn, "lockset")
+		case "warn: atomicity":
+			w.warn = append(w.warn, "atomicity")
 		case "warn: confirmed":
 			w.confirmed = true
 		default:
-			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\", \"warn: lockset\" or \"warn: confirmed\")", l)
+			t.Fatalf("want.txt: unknown line %q (want \"time: synctest\", \"also: adversarial\", \"warn: lockset\", \"warn: atomicity\" or \"warn: confirmed\")", l)
 		}
 	}
 	return w
@@ -225,7 +242,11 @@ func BenchmarkKernelsFirstBug(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					d, ok := firstBug(bin, parseWant(b, string(want)).kind, rt.TimeSynctest, strategy, budget)
+					kind := parseWant(b, string(want)).kind
+					if kind == "none" {
+						continue
+					}
+					d, ok := firstBug(bin, kind, rt.TimeSynctest, strategy, budget)
 					if ok {
 						found++
 					}

@@ -184,6 +184,9 @@ func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
 		if w.Confirmed != "" {
 			line += "      " + w.Confirmed + "\n"
 		}
+		if a := w.Atomicity; a != nil && a.Replay != "" {
+			line += "      replay: " + a.Replay + "\n"
+		}
 		if r.enc == nil {
 			fmt.Fprint(r.w, line)
 			continue

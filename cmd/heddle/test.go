@@ -49,6 +49,7 @@ type testFlags struct {
 	race     bool
 	shard    shardFlag
 	group    bool
+	atomic   string
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -72,6 +73,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
+	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
@@ -182,6 +184,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
+	if !slices.Contains(explorer.AtomicCheckers, f.atomic) {
+		fmt.Fprintf(os.Stderr, "heddle: unknown -atomic checker %q (want one of %s)\n", f.atomic, strings.Join(explorer.AtomicCheckers, ", "))
+		return exitUsage
+	}
 	if !slices.Contains(explorer.Strategies, f.strategy) {
 		fmt.Fprintf(os.Stderr, "heddle: unknown -strategy %q (want one of %s)\n", f.strategy, strings.Join(explorer.Strategies, ", "))
 		return exitUsage
@@ -236,7 +242,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
 	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true}
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true, Atomicity: f.atomic}
 	if f.shard.total > 1 {
 		opts.Shard, opts.Shards = f.shard.index, f.shard.total
 	}
@@ -499,6 +505,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		}
 		saved = append(saved, sb)
 	}
+	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
 	for _, t := range trees {
@@ -649,4 +656,24 @@ func crashSummary(stderr string) string {
 		}
 	}
 	return tail
+}
+
+// saveWarningSchedules saves the schedule of the run that each atomicity warning names, and
+// sets the warning's replay command.
+func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, warnings []*timeline.Warning, fail func(error)) {
+	n := 0
+	for _, w := range warnings {
+		a := w.Atomicity
+		if a == nil || len(a.Schedule) == 0 {
+			continue
+		}
+		n++
+		path := filepath.Join(dir, fmt.Sprintf("warning-%s-%d.schedule.json", w.Kind, n))
+		s := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Program: prog, Decisions: a.Schedule, Time: tm}
+		if err := timeline.WriteFile(path, s); err != nil {
+			fail(err)
+			continue
+		}
+		a.Replay = self() + " replay " + path
+	}
 }

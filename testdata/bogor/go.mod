@@ -1,0 +1,3 @@
+module example.com/bogor
+
+go 1.26.0
