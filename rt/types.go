@@ -69,6 +69,7 @@ const (
 	OpBubbleWait // synctest.Wait
 	OpCall       // the call of an operation of a history checked for linearizability
 	OpReturn     // its return
+	OpWGDone     // WaitGroup.Done, an Add(-1) the program wrote as Done
 	opCount
 )
 
@@ -81,7 +82,7 @@ var opNames = [opCount]string{
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
 	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
-	OpCall: "lin.call", OpReturn: "lin.return",
+	OpCall: "lin.call", OpReturn: "lin.return", OpWGDone: "wg.done",
 }
 
 func (k OpKind) String() string {
@@ -222,7 +223,10 @@ type Event struct {
 	// before when it was picked. Decision is the index of the decision that picked it, or -1
 	// when it was the only alternative. Events without Start continue the previous step of
 	// their goroutine (a folded release, or a goroutine resumed by a partner).
-	Start    bool
+	Start bool
+	// Waits is, for a park, the operation that waits: OpSend, OpRecv or OpSelect. It sits
+	// beside Start, in what would be padding.
+	Waits    OpKind
 	Decision int32
 }
 
