@@ -92,20 +92,20 @@ test("the keyboard steps through the trace and the debugger is told", async () =
     await page.getByTestId("source-current").getByText(source).waitFor();
   };
   await page.keyboard.press("ArrowRight");
-  await expect(0, "G1", "lock", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
   await page.keyboard.press("j");
-  await expect(1, "G1", "unlock", 11, "a.mu.Unlock()");
+  await expect(1, "G1", "Unlock on G1#1", 11, "a.mu.Unlock()");
   await page.keyboard.press("End");
-  await expect(9, "G1.2", "lock", 17, "from.mu.Lock()");
+  await expect(9, "G1.2", "Lock on G1.2#1", 17, "from.mu.Lock()");
   await page.keyboard.press("ArrowLeft");
-  await expect(8, "G1.1", "lock", 17, "from.mu.Lock()");
+  await expect(8, "G1.1", "Lock on G1#1", 17, "from.mu.Lock()");
   assert.match(await text("step-after"), /step 1/);
   assert.match(await text("step-decision"), /goroutine: picked G1\.1 of G1\.1, G1\.2/);
   await page.keyboard.press("k");
-  await expect(7, "G1.2", "recv", 16, "<-start");
+  await expect(7, "G1.2", "chan receive on G1#3", 16, "<-start");
   await shot("timeline");
   await page.keyboard.press("Home");
-  await expect(0, "G1", "lock", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
   // Stepping quickly sends only where the user stopped.
   await waitFor(() => server.gotos.at(-1) === 0);
   assert.ok(!server.gotos.includes(9), `rapid steps were each sent: ${server.gotos}`);
@@ -125,12 +125,12 @@ test("a checkpoint from the debugger selects its step without echoing it", async
   server.publish({ type: "checkpoint", index: 2, step: 11, trace });
   await waitForStep(11);
   await page.getByTestId("verdict-kind").getByText("panic").waitFor();
-  assert.equal(await text("step-op"), "unlock");
+  assert.equal(await text("step-op"), "Unlock on G1.2#1");
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(server.gotos.length, before, "the checkpoint's step went back to the debugger");
   server.publish({ type: "checkpoint", index: 3, step: 12, trace });
   await waitForStep(12);
-  assert.equal(await text("step-op"), "panic");
+  assert.equal(await text("step-op"), "panics");
 });
 
 test("the lock trees show exactly one warning, L3/L4, and the gates", async () => {
