@@ -471,6 +471,10 @@ export class TimelineView {
 
   // callText says step e as Go code: from.mu.Lock(), <-done blocks.
   private callText(e: TraceEvent): string {
+    const op = this.trace?.verdict?.history?.find((o) => o.callStep === e.step || o.returnStep === e.step);
+    if (op && (e.op === "lin.call" || e.op === "lin.return")) {
+      return e.op === "lin.call" ? `call ${op.input}` : `return ${op.input} -> ${op.output ?? ""}`;
+    }
     const name = e.expr ?? (e.obj ? this.objects.get(e.obj)?.name : undefined);
     if (name || !e.obj || e.op === "sleep" || e.op === "timer") return call(e.op, e.waits, name);
     return `${call(e.op, e.waits)} on ${e.obj}`;

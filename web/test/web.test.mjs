@@ -243,7 +243,7 @@ test("a linearizability bug's timeline draws its history of overlapping calls", 
   // Clicking push(2) goes to its call's step; the operations in progress there are marked.
   await page.getByTestId("history-op").nth(1).click();
   await waitForStep(6);
-  assert.match(await text("step-detail"), /lin\.call/);
+  assert.match(await text("step-detail"), /call push\(2\)/);
   const active = await page.locator('[data-testid="history-op"].active').evaluateAll((els) => els.map((e) => e.dataset.label));
   assert.deepEqual(active, ["push(1) → ok", "push(2) → ok"]);
   await page.getByTestId("history").scrollIntoViewIfNeeded();
