@@ -495,8 +495,8 @@ func TestDeadlockThreads(t *testing.T) {
 		if th.ID == st.ThreadID {
 			continue
 		}
-		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked" || s.Text != "lock" {
-			t.Errorf("%s: its state at the deadlock is %+v, want blocked in lock", th.Name, s)
+		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked" || s.Text != "blocked in to.mu.Lock() at bank.go:15" {
+			t.Errorf("%s: its state at the deadlock is %+v, want blocked in to.mu.Lock() at bank.go:15", th.Name, s)
 		}
 	}
 	if inLock != 2 {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
 
@@ -175,6 +176,7 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		return nil
 	}
 	var out []ThreadState
+	var namer *timeline.Namer // read the sources only if a goroutine waits
 	for _, st := range last.Goroutines {
 		if st.ID == stopped || st.State == "running" {
 			continue
@@ -186,7 +188,21 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
 			state = "runnable"
 		}
-		out = append(out, ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op})
+		ts := ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op, Text: state}
+		if st.Op != "" {
+			expr := ""
+			if st.Pos != nil {
+				if namer == nil {
+					namer = timeline.NewNamer()
+				}
+				expr = namer.Expr(*st.Pos, st.Op)
+			}
+			ts.Text += " in " + timeline.Call(st.Op, "", expr)
+		}
+		if st.Pos != nil {
+			ts.Text += fmt.Sprintf(" at %s:%d", filepath.Base(st.Pos.File), st.Pos.Line)
+		}
+		out = append(out, ts)
 	}
 	return out
 }

@@ -36,6 +36,11 @@ func NameObjects(t *Trace) {
 			op = e.Waits
 		}
 		e.Expr = src.Expr(*e.Pos, op)
+		if e.Expr != "" && src.deferredAt(*e.Pos, op) {
+			// go func() { defer wg.Done(); … }(): the defer and the return share the line.
+			at := *e.Pos
+			e.Defer = &at
+		}
 		if e.Expr == "" {
 			if x, at, ok := src.Deferred(*e.Pos, op, last[use{e.G, e.Obj}]); ok {
 				e.Expr, e.Defer = x, &at
@@ -183,6 +188,16 @@ func (s *Namer) Deferred(p Pos, op, prefer string) (expr string, at Pos, ok bool
 	}
 	s.defers[k] = d
 	return d.expr, d.at, d.expr != ""
+}
+
+// deferredAt reports whether a defer statement at p's line defers operation op.
+func (s *Namer) deferredAt(p Pos, op string) bool {
+	for _, n := range s.lines(p.File)[p.Line] {
+		if d, ok := n.(*ast.DeferStmt); ok && opExpr(d.Call, op) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // lines returns the nodes of file path by the line they start on, outermost first.

@@ -66,13 +66,14 @@ func TestNameDeferred(t *testing.T) {
 			{G: "G1.1", Op: "wg.done", Obj: "G1#3", Pos: at(15)},
 			{G: "G1", Op: "wg.wait", Obj: "G1#3", Pos: at(16)},
 			{G: "G1.2", Op: "wg.done", Obj: "G1#3", Pos: at(22)},
+			{G: "G1.3", Op: "wg.done", Obj: "G1#3", Pos: at(28)},
 		},
 	}
 	NameObjects(tr)
 	for i, want := range []struct {
 		expr string
 		line int
-	}{{"from.mu", 0}, {"to.mu", 0}, {"to.mu", 7}, {"from.mu", 5}, {"", 0}, {"wg", 13}, {"wg", 0}, {"wg", 20}} {
+	}{{"from.mu", 0}, {"to.mu", 0}, {"to.mu", 7}, {"from.mu", 5}, {"", 0}, {"wg", 13}, {"wg", 0}, {"wg", 20}, {"wg", 28}} {
 		e := tr.Events[i]
 		line := 0
 		if e.Defer != nil {

@@ -367,12 +367,21 @@ func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 	var s string
 	switch g.State {
 	case "blocked":
-		s = "blocked in " + g.Op
+		// As Go's goroutine traces say it: blocked in from.mu.Lock(), in chan receive on
+		// s.done.
+		x := g.Expr
+		if x == "" && g.Obj != "" && t.Label(g.Obj) != g.Obj {
+			x = t.Label(g.Obj)
+		}
 		switch {
-		case g.Expr != "":
-			s += " on " + g.Expr
+		case x != "" && g.Op != "send" && g.Op != "recv":
+			s = "blocked in " + timeline.Call(g.Op, "", x)
+		case x != "":
+			s = "blocked in " + timeline.Call(g.Op, "", "") + " on " + x
 		case g.Obj != "":
-			s += " on " + t.Describe(g.Obj)
+			s = "blocked in " + timeline.Call(g.Op, "", "") + " on " + t.Describe(g.Obj)
+		default:
+			s = "blocked in " + timeline.Call(g.Op, "", "")
 		}
 	default:
 		s = g.State

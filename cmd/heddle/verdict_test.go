@@ -248,8 +248,8 @@ func normalizeEvents(t *testing.T, stdout string) string {
 }
 
 var (
-	durations    = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b|\d+m\d+(\.\d+)?s`)
-	runCounts    = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
+	durations = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b|\d+m\d+(\.\d+)?s`)
+	runCounts = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
 	// A table without decisions is the program's only interleaving, and stays.
 	interleaving = regexp.MustCompile(`(?s)(\n    interleaving \()[1-9][^\n]*\n.*?\(\* marks[^\n]*\n`)
 )
