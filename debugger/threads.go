@@ -197,7 +197,10 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 				}
 				expr = namer.Expr(*st.Pos, st.Op)
 			}
-			ts.Text += " in " + timeline.Call(st.Op, "", expr)
+			ts.Text = timeline.Blocked(st.Op, expr)
+			if state != "blocked" {
+				ts.Text = state + " before " + timeline.Call(st.Op, "", expr)
+			}
 		}
 		if st.Pos != nil {
 			ts.Text += fmt.Sprintf(" at %s:%d", filepath.Base(st.Pos.File), st.Pos.Line)

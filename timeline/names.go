@@ -395,3 +395,13 @@ func Call(op, waits, x string) string {
 	}
 	return strings.Replace(g.code, "%s", x, 1)
 }
+
+// Blocked says where a goroutine waits, as Go's goroutine traces do: blocked in
+// from.mu.Lock(), blocked in chan receive on s.done, blocked in select. x is the expression
+// or name of the object of operation op, or "" when none is known.
+func Blocked(op, x string) string {
+	if x != "" && (op == "send" || op == "recv") {
+		return "blocked in " + Call(op, "", "") + " on " + x
+	}
+	return "blocked in " + Call(op, "", x)
+}

@@ -107,6 +107,21 @@ func TestCall(t *testing.T) {
 	}
 }
 
+// TestBlocked checks how a blocked goroutine is said: as Go's goroutine traces do.
+func TestBlocked(t *testing.T) {
+	for _, tc := range []struct{ op, x, want string }{
+		{"lock", "to.mu", "blocked in to.mu.Lock()"},
+		{"recv", "s.done", "blocked in chan receive on s.done"},
+		{"send", "", "blocked in chan send"},
+		{"select", "", "blocked in select"},
+		{"wg.wait", "wg", "blocked in wg.Wait()"},
+	} {
+		if got := Blocked(tc.op, tc.x); got != tc.want {
+			t.Errorf("Blocked(%q, %q) = %q, want %q", tc.op, tc.x, got, tc.want)
+		}
+	}
+}
+
 // TestPortableDir checks that a trace file stores its package directory relative to itself,
 // so that the tree it sits in can move (another checkout) and replay still finds the package.
 func TestPortableDir(t *testing.T) {

@@ -373,15 +373,9 @@ func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 		if x == "" && g.Obj != "" && t.Label(g.Obj) != g.Obj {
 			x = t.Label(g.Obj)
 		}
-		switch {
-		case x != "" && g.Op != "send" && g.Op != "recv":
-			s = "blocked in " + timeline.Call(g.Op, "", x)
-		case x != "":
-			s = "blocked in " + timeline.Call(g.Op, "", "") + " on " + x
-		case g.Obj != "":
-			s = "blocked in " + timeline.Call(g.Op, "", "") + " on " + t.Describe(g.Obj)
-		default:
-			s = "blocked in " + timeline.Call(g.Op, "", "")
+		s = timeline.Blocked(g.Op, x)
+		if x == "" && g.Obj != "" {
+			s += " on " + t.Describe(g.Obj)
 		}
 	default:
 		s = g.State

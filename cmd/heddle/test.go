@@ -129,8 +129,8 @@ const testUsage = `usage: heddle test [build flags] [packages] [flags]
 
 Builds the tests of the packages (as go test does) with heddle's instrumentation, explores the
 goroutine interleavings of each test, and reports every concurrency bug found, with a schedule
-that heddle replay reproduces. Flags heddle does not know (-tags, -gcflags, ...) are build
-flags, passed to the go command.
+that heddle replay reproduces. The go command's build flags (-tags, -gcflags, ...) are passed
+to it.
 
 Flags:
 `

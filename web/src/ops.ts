@@ -74,3 +74,18 @@ export function call(op: string, waits?: string, x?: string): string {
 export function opLabel(op: string): string {
   return op === "park" ? "blocks" : call(op);
 }
+
+// blocked says where a goroutine waits, as Go's goroutine traces do (timeline.Blocked):
+// blocked in from.mu.Lock(), blocked in chan receive on s.done.
+export function blocked(op: string, x?: string): string {
+  if (x && (op === "send" || op === "recv")) return `blocked in ${call(op)} on ${x}`;
+  return `blocked in ${call(op, undefined, x)}`;
+}
+
+// stateText says what a goroutine of a verdict was doing when the run ended: blocked in
+// from.mu.Lock(), or its state (panicked, exited).
+export function stateText(g: { state?: string; op?: string; obj?: string; expr?: string }): string {
+  if (g.state !== "blocked" || !g.op) return g.state ?? "";
+  if (g.expr || !g.obj) return blocked(g.op, g.expr);
+  return `${blocked(g.op)} on ${g.obj}`;
+}

@@ -1,7 +1,7 @@
 import type { Api } from "./api";
 import { basename, clear, h, posText, s } from "./dom";
 import { HistoryView } from "./history";
-import { acquires, call, category, categoryColor, opLabel, releases } from "./ops";
+import { acquires, call, category, categoryColor, opLabel, releases, stateText } from "./ops";
 import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent, VerdictGoroutine } from "./types";
 
 // Steps are at least this far apart, and spread out to fill the width when
@@ -246,7 +246,7 @@ export class TimelineView {
       end.append(s("g", { class: "end-state" },
         s("rect", { x: x(n), y, width: BOX_W, height: BOX_H, rx: 3 }),
         s("text", { x: x(n) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, endLabel(vg)),
-        s("title", {}, `${vg.id} ${endText(vg)} ${posText(vg.pos)}`)));
+        s("title", {}, `${vg.id} ${stateText(vg)} ${posText(vg.pos)}`)));
     }
     svg.append(end);
 
@@ -365,7 +365,7 @@ export class TimelineView {
     this.verdict.append(
       h("p", {}, h("span", { class: `verdict-kind verdict-${v.kind}`, "data-testid": "verdict-kind" }, v.kind), " ", v.message ?? ""),
       h("ul", { class: "verdict-goroutines" }, ...(v.goroutines ?? []).map((g) =>
-        h("li", {}, h("b", {}, g.id), ` ${endText(g)} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
+        h("li", {}, h("b", {}, g.id), ` ${stateText(g)} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
     );
     if (v.kind === "deadlock" || v.kind === "lockcycle") this.renderWaitFor();
     if (v.history?.length) {
@@ -651,13 +651,6 @@ export class TimelineView {
 // run ended: the operation it was blocked in, or its state (panicked, exited).
 function endLabel(g: VerdictGoroutine): string {
   return g.state === "blocked" && g.op ? opLabel(g.op) : g.state ?? "?";
-}
-
-// endText says it in full: blocked in from.mu.Lock().
-function endText(g: VerdictGoroutine): string {
-  if (g.state !== "blocked" || !g.op) return g.state ?? "";
-  if (g.expr || !g.obj) return `blocked in ${call(g.op, undefined, g.expr)}`;
-  return `blocked in ${call(g.op)} on ${g.obj}`;
 }
 
 function legend(): HTMLElement {

@@ -159,7 +159,7 @@ test("the bugs list links each bug to its timeline", async () => {
   await rows.first().waitFor();
   assert.equal(await rows.count(), 2);
   assert.equal(await rows.nth(0).getByTestId("bug-kind").innerText(), "deadlock");
-  assert.match(await rows.nth(0).getByTestId("bug-goroutines").innerText(), /G1\.1 blocked lock G1\.2#1/);
+  assert.match(await rows.nth(0).getByTestId("bug-goroutines").innerText(), /G1\.1 blocked in Lock on G1\.2#1/);
   assert.match(await rows.nth(0).getByTestId("bug-where").innerText(), /bank\.go:18/);
   assert.equal(await rows.nth(0).getByTestId("bug-replay").innerText(), "heddle replay .heddle/bank/TestTransfer/bugs/deadlock-0.trace.json");
   await shot("bugs");
