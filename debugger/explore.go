@@ -210,7 +210,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 						if err := web.AddTrace(name, b.trace); err != nil {
 							d.errorf("web view: %v", err)
 						} else {
-							tb.Trace = name
+							tb.Trace, tb.Replay = name, b.Replay
 						}
 					}
 					publish(tb)
