@@ -482,13 +482,13 @@ func TestDeadlockThreads(t *testing.T) {
 			states[s.ThreadID] = s
 		}
 	}
-	name := regexp.MustCompile(`^G1(\.\d+)* \S+ [\w.]+\.go:\d+$`)
+	name := regexp.MustCompile(`^G1(\.\d+)* [\w.]+\.go:\d+ \S+$`)
 	inLock := 0
 	for _, th := range threads {
 		if !name.MatchString(th.Name) || len(th.Name) > 32 {
-			t.Errorf("thread %d is named %q, want its id, function and place, as G1.2 Transfer bank.go:15", th.ID, th.Name)
+			t.Errorf("thread %d is named %q, want its id, place and function, as G1.2 bank.go:15 Transfer", th.ID, th.Name)
 		}
-		if !strings.HasSuffix(th.Name, " Transfer bank.go:15") {
+		if !strings.HasSuffix(th.Name, " bank.go:15 Transfer") {
 			continue
 		}
 		inLock++
