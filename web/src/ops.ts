@@ -70,9 +70,12 @@ export function call(op: string, waits?: string, x?: string): string {
   return g[0].replace("%s", x);
 }
 
-// opLabel is the short name of an operation, for a box of the timeline.
+// opLabel is the short name of an operation, for a box of the timeline or an
+// edge of the schedule tree, whose colour says it is a channel operation.
+const shortLabels: Record<string, string> = { park: "blocks", send: "send", recv: "receive" };
+
 export function opLabel(op: string): string {
-  return op === "park" ? "blocks" : call(op);
+  return shortLabels[op] ?? call(op);
 }
 
 // blocked says where a goroutine waits, as Go's goroutine traces do (timeline.Blocked):

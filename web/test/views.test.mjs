@@ -94,7 +94,7 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.waitForFunction(() => window.heddle.treeStats().nodes === 21);
       await settle(page);
       const d = await assertLabelsClean(page, "opening view");
-      assert.ok(d.labels.some((l) => /^G1\.\d (recv|lock)/.test(l.text)), `no edge label among ${d.labels.map((l) => l.text)}`);
+      assert.ok(d.labels.some((l) => /^G1\.\d (receive|Lock)/.test(l.text)), `no edge label among ${d.labels.map((l) => l.text)}`);
       await shot("tree");
       await page.getByTestId("tree-fit").click();
       await settle(page);

@@ -44,7 +44,7 @@ test("the schedule tree shows every node, leaf and bug", async () => {
 test("clicking an inner node shows it, double-clicking folds it", async () => {
   const at = await page.evaluate(() => window.heddle.treeNodeAt(3));
   await page.mouse.click(at.x, at.y);
-  assert.match(await text("tree-detail-edge"), /G1\.2 recv bank\.go:16/);
+  assert.match(await text("tree-detail-edge"), /G1\.2 receive bank\.go:16/);
   await page.mouse.dblclick(at.x, at.y);
   await page.getByTestId("tree-toggle").getByText("Unfold 9 nodes").waitFor();
   await page.getByTestId("tree-toggle").click();
