@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -482,6 +483,10 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 			mark = "*"
 		}
 		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*width), cell)
+	}
+	// The legend ends with the decisions' line, where the transcript tests cut the table.
+	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
+		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
 	}
 	if len(t.Decisions) > 0 {
 		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
