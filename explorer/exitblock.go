@@ -35,12 +35,14 @@ import (
 // That explores a superset of the thesis's schedules.
 type exitBlock struct{}
 
-func (exitBlock) initial(n *node, res *rt.Result, at int) { exitBlockInitial(n, res, at) }
+func (exitBlock) initial(n *node, res *rt.Result, at int) { exitBlockInitial(n, res, at, false) }
 func (exitBlock) afterRun(*tree, *rt.Result)              {}
 func (exitBlock) sleeping() bool                          { return false }
 
-func exitBlockInitial(n *node, res *rt.Result, at int) {
-	if n.current < 0 || endedBlock(res, at, n.alts[n.current].G) {
+// With starts set, starting a goroutine ends a block too, as a thread start does in the
+// thesis (rt.Config.ThreadBlocks).
+func exitBlockInitial(n *node, res *rt.Result, at int, starts bool) {
+	if n.current < 0 || endedBlock(res, at, n.alts[n.current].G, starts) {
 		for i := range n.back {
 			n.back[i] = true
 		}
@@ -50,14 +52,14 @@ func exitBlockInitial(n *node, res *rt.Result, at int) {
 }
 
 // endedBlock reports whether goroutine g's last step before decision at ended an atomic block.
-func endedBlock(res *rt.Result, at int, g rt.GID) bool {
+func endedBlock(res *rt.Result, at int, g rt.GID, starts bool) bool {
 	end := int(res.Decisions[at].Step)
 	for j := end - 1; j >= 0; j-- {
 		e := &res.Events[j]
 		if e.G != g {
 			continue
 		}
-		if e.Op.Releases() {
+		if e.Op.Releases() || starts && e.Op == rt.OpGo {
 			return true
 		}
 		if e.Start {
@@ -117,8 +119,10 @@ func newExitBlockRW(dd bool) *exitBlockRW {
 	return &exitBlockRW{dd: dd, recorded: map[*node][]bool{}}
 }
 
-func (b *exitBlockRW) initial(n *node, res *rt.Result, at int) { exitBlockInitial(n, res, at) }
-func (b *exitBlockRW) sleeping() bool                          { return true }
+func (b *exitBlockRW) initial(n *node, res *rt.Result, at int) {
+	exitBlockInitial(n, res, at, b.thesisData)
+}
+func (b *exitBlockRW) sleeping() bool { return true }
 
 func (b *exitBlockRW) predict(res *rt.Result) []prediction {
 	if !b.dd {

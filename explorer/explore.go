@@ -165,6 +165,8 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	}
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
+	p.cur.StepAccesses = gd.footprints && !p.cur.IgnoreAccesses
+	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
 	if p.body == nil {
 		p.body = p.runBody
@@ -189,7 +191,9 @@ func Explore(body func(), opts Options) *Report { return ExploreWith(Body(body),
 
 // ExploreWith is Explore with a harness around every run.
 func ExploreWith(h Harness, opts Options) *Report {
-	return explore(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, IgnoreAccesses: opts.IgnoreAccesses}, reuse: true}, opts)
+	cfg := runConfig(opts)
+	cfg.IgnoreAccesses = opts.IgnoreAccesses
+	return explore(&inProcess{h: h, cfg: cfg, reuse: true}, opts)
 }
 
 // ExploreOn explores with the runs performed by r.
@@ -198,8 +202,14 @@ func ExploreOn(r Runner, opts Options) *Report { return explore(r, opts) }
 // RunGuided performs one run of h steered by gd, with the run limits of opts (MaxSteps, Hang,
 // Time), and returns its result; gd.Log then holds what the guide saw.
 func RunGuided(h Harness, gd *Guide, opts Options, detail bool) *rt.Result {
-	p := &inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}
+	p := &inProcess{h: h, cfg: runConfig(opts)}
 	return p.Run(gd, detail)
+}
+
+// runConfig is the configuration of the runs of opts: their limits, the model of time, and
+// the thesis's thread blocks for the strategy that measures as the thesis did.
+func runConfig(opts Options) rt.Config {
+	return rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, ThreadBlocks: opts.Strategy == "exitblock-rw-thesis"}
 }
 
 type explorer struct {
@@ -262,7 +272,7 @@ func explore(r Runner, opts Options) *Report {
 	case "exitblock-rw-thesis":
 		e.systematic(newExitBlockRWThesis(), -1)
 	case "stoller":
-		e.systematic(stoller{}, -1)
+		e.systematic(&stoller{}, -1)
 	case "bounded":
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.
@@ -619,6 +629,9 @@ func (e *explorer) leafBug(res *rt.Result) string {
 func outcome(res *rt.Result) string {
 	var parts []string
 	for _, g := range res.Pending {
+		if g.Op == rt.OpExit {
+			continue // its function returned; only its exit step was left (rt.Config.ThreadBlocks)
+		}
 		parts = append(parts, res.Name(g.ID)+":"+g.Op.String()+":"+res.ObjName(g.Obj))
 	}
 	slices.Sort(parts)
@@ -636,8 +649,12 @@ func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, erro
 	if s.Time != rt.TimeSynctest {
 		opts.Time = s.Time
 	}
-	return replay(&inProcess{h: h, cfg: rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}}, s)
+	opts.Strategy = s.Strategy
+	return replay(&inProcess{h: h, cfg: runConfig(opts)}, s)
 }
+
+// ReplayOn replays schedule s with the run performed by r, in detail mode.
+func ReplayOn(r Runner, s *timeline.Schedule) (*rt.Result, error) { return replay(r, s) }
 
 func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
 	kinds, names, err := s.Picks()

@@ -25,6 +25,7 @@ const (
 	genRecv                    // receive from channel Arg
 	genAdd                     // atomically add to the shared counter
 	genLoad                    // atomically load the shared counter
+	genRead                    // read x[Arg], the variable protected by mutex Arg
 )
 
 type genOp struct {
@@ -48,6 +49,8 @@ func (op genOp) String() string {
 		return "atomic.Add(&n)"
 	case genLoad:
 		return "atomic.Load(&n)"
+	case genRead:
+		return fmt.Sprintf("_ = x%d", op.Arg)
 	}
 	return "?"
 }
@@ -106,6 +109,7 @@ func generate(seed uint64) *genProgram {
 		if len(p.Chans) > 0 && rng.IntN(3) != 0 {
 			p.balance(rng)
 		}
+		p.readers(seed)
 		if p.interleavings() <= maxInterleavings {
 			return p
 		}
@@ -136,6 +140,21 @@ func (p *genProgram) action(rng *rand.Rand) []genOp {
 		return []genOp{{genSend, rng.IntN(len(p.Chans))}}
 	default:
 		return []genOp{{genRecv, rng.IntN(len(p.Chans))}}
+	}
+}
+
+// readers turns about half the critical sections on one mutex into readers of its variable,
+// so that two critical sections of a mutex can share no written data: Stoller's eq. (4) makes
+// them independent. The choice draws from a stream of its own, which leaves the rest of the
+// program what the seed made it before readers existed.
+func (p *genProgram) readers(seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 0x5eadbeef))
+	for _, ops := range p.Gs {
+		for i := 0; i+2 < len(ops); i++ {
+			if ops[i].Kind == genLock && ops[i+1].Kind == genWrite && ops[i+2].Kind == genUnlock && rng.IntN(2) == 0 {
+				ops[i+1].Kind = genRead
+			}
+		}
 	}
 }
 
@@ -172,7 +191,7 @@ func (p *genProgram) interleavings() float64 {
 	for _, ops := range p.Gs {
 		steps := 1
 		for _, op := range ops {
-			if op.Kind != genUnlock && op.Kind != genWrite {
+			if op.Kind != genUnlock && op.Kind != genWrite && op.Kind != genRead {
 				steps++
 			}
 		}
@@ -238,8 +257,10 @@ func (p *genProgram) body(last **genRun) func() {
 					case genUnlock:
 						mus[op.Arg].Unlock()
 					case genWrite:
-						acc = acc*5 + xs[op.Arg]
-						xs[op.Arg] = xs[op.Arg]*3 + int64(g+1)
+						// The accesses instrumented code reports (rt.Load, rt.Store), which
+						// Stoller's eq. (4) needs to keep critical sections dependent.
+						acc = acc*5 + *rt.Load(&xs[op.Arg], "x")
+						xs[op.Arg] = rt.Store(&xs[op.Arg], *rt.Load(&xs[op.Arg], "x")*3+int64(g+1), "x")
 					case genSend:
 						rt.Send(chans[op.Arg], int64(10*(g+1)+i))
 					case genRecv:
@@ -248,13 +269,21 @@ func (p *genProgram) body(last **genRun) func() {
 						acc = acc*11 + rt.AddInt64(&counter, int64(g+1))
 					case genLoad:
 						acc = acc*13 + rt.LoadInt64(&counter)
+					case genRead:
+						acc = acc*17 + *rt.Load(&xs[op.Arg], "x")
 					}
 				}
 				run.pcs[g] = len(ops)
-				results[g] = acc
+				results[g] = rt.Store(&results[g], acc, "results")
 			})
 		}
 		wg.Wait()
+		for i := range xs {
+			rt.Load(&xs[i], "x")
+		}
+		for i := range results {
+			rt.Load(&results[i], "results")
+		}
 		run.state = fmt.Sprintf("x=%v n=%d results=%v", xs, rt.LoadInt64(&counter), results)
 		if p.Assert {
 			h := fnv.New32a()

@@ -48,6 +48,12 @@ type Guide struct {
 
 	// noLog leaves the log empty, for strategies that do not build a tree from it.
 	noLog bool
+	// footprints asks for the run's plain accesses (rt.Config.StepAccesses), by which the
+	// sleepers that carry the footprint of their step are woken (stoller); recorded is set
+	// by the runner that recorded them.
+	footprints, recorded bool
+	// prefixObjs is the number of objects used before the last decision of the prefix.
+	prefixObjs int32
 
 	// Filled during the run.
 	log       []logged
@@ -55,6 +61,7 @@ type Guide struct {
 	pcg       *rand.PCG
 	rng       *rand.Rand
 	evSeen    int
+	accSeen   int
 	sleepOn   bool
 	sleep     []Sleeper
 	prios     map[rt.GID]int
@@ -79,6 +86,9 @@ type Sleeper struct {
 	G    rt.GID
 	Op   rt.OpKind
 	Objs []rt.ObjID
+	// foot, if not nil, is what the goroutine's step did when a run took it (stoller): the
+	// sleeper wakes by Stoller's relation on whole steps instead of rt.Dependent.
+	foot *footprint
 }
 
 // Policy is how a Guide chooses after its prefix.
@@ -104,12 +114,18 @@ type logged struct {
 	// planAt is the number of steps of the plan after Plan[0] performed before the decision,
 	// or -1 if the guide had no plan or abandoned it.
 	planAt int
+	// objs is the number of objects used before the decision (with footprints).
+	objs int32
 }
+
+// Begin prepares gd for a run that a Runner outside this package steers by calling Choose
+// itself (a process group's controller, which decides for several processes).
+func (gd *Guide) Begin() { gd.start() }
 
 func (gd *Guide) start() {
 	gd.log = gd.log[:0]
 	gd.diverged = ""
-	gd.evSeen = 0
+	gd.evSeen, gd.accSeen = 0, 0
 	gd.sleepOn = false
 	gd.sleep = nil
 	gd.steps = 0
@@ -156,7 +172,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 
 func (gd *Guide) choose(p *rt.Point) int {
 	if gd.sleepOn {
-		gd.updateSleep(p.Events())
+		gd.updateSleep(p)
 	}
 	if i, ok := gd.planned(p); ok {
 		return i
@@ -185,10 +201,13 @@ func (gd *Guide) choose(p *rt.Point) int {
 		if k == len(gd.Prefix)-1 && len(gd.Plan) > 0 {
 			gd.planPos, gd.planData = 1, gd.Plan[0].Data
 		}
+		if k == len(gd.Prefix)-1 && gd.recorded {
+			gd.prefixObjs = int32(p.Objects())
+		}
 		if k == len(gd.Prefix)-1 && len(gd.Sleep) > 0 {
 			gd.sleepOn = true
 			gd.sleep = append([]Sleeper(nil), gd.Sleep...)
-			gd.evSeen = len(p.Events())
+			gd.evSeen, gd.accSeen = len(p.Events()), len(p.Accesses())
 		}
 		return i
 	}
@@ -208,6 +227,9 @@ func (gd *Guide) choose(p *rt.Point) int {
 func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
 		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
+		if gd.recorded {
+			gd.log[len(gd.log)-1].objs = int32(p.Objects())
+		}
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
 		gd.preempted++
@@ -409,23 +431,73 @@ func (gd *Guide) asleep(g rt.GID) bool {
 }
 
 // updateSleep wakes every sleeper that a step performed since the last call depends on.
-func (gd *Guide) updateSleep(events []rt.Event) {
-	for _, e := range events[gd.evSeen:] {
-		gd.sleep = wake(gd.sleep, &e)
+func (gd *Guide) updateSleep(p *rt.Point) {
+	events := p.Events()
+	if gd.recorded {
+		gd.wakeSteps(events, p.Accesses())
+	} else {
+		for _, e := range events[gd.evSeen:] {
+			gd.sleep = wake(gd.sleep, &e)
+		}
 	}
 	gd.evSeen = len(events)
+}
+
+// wakeSteps wakes the sleepers dependent with the steps performed since the last decision,
+// step by step: a sleeper with a footprint by Stoller's relation on whole steps (eq. (4) needs
+// all of a step's operations on an object), the others by rt.Dependent on each event.
+func (gd *Guide) wakeSteps(events []rt.Event, accs []rt.VarAccess) {
+	var t *footprint
+	flush := func() {
+		if t != nil {
+			t.finish()
+			out := gd.sleep[:0]
+			for _, s := range gd.sleep {
+				if s.foot == nil || !t.dependent(s.foot) {
+					out = append(out, s)
+				}
+			}
+			gd.sleep = out
+		}
+	}
+	for i := gd.evSeen; i < len(events); i++ {
+		e := &events[i]
+		if e.Start || t == nil {
+			flush()
+			t = &footprint{g: e.G}
+		}
+		t.add(e, int32(i))
+		// The accesses made before the next event belong to this step; so do those made
+		// before the first event, between the last decision and the step.
+		for ; gd.accSeen < len(accs) && accs[gd.accSeen].Event <= int32(i)+1; gd.accSeen++ {
+			t.accs = append(t.accs, accs[gd.accSeen])
+		}
+		out := gd.sleep[:0]
+		for _, s := range gd.sleep {
+			if s.foot != nil || !wakes(&s, e) {
+				out = append(out, s)
+			}
+		}
+		gd.sleep = out
+	}
+	flush()
+	gd.accSeen = len(accs)
 }
 
 // wake removes from a sleep set the sleepers that event e is dependent with.
 func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
 	out := sleep[:0]
 	for _, s := range sleep {
-		if s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs) {
-			continue
+		if !wakes(&s, e) {
+			out = append(out, s)
 		}
-		out = append(out, s)
 	}
 	return out
+}
+
+// wakes reports whether event e is dependent with sleeper s's operation.
+func wakes(s *Sleeper, e *rt.Event) bool {
+	return s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs)
 }
 
 func eventObjs(e *rt.Event) []rt.ObjID {

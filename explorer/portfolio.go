@@ -161,8 +161,9 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
 	}
+	_, footprints := br.(*stoller)
 	return &search{e: e, t: t, br: br, pruned: e.rep.Stats.PrunedBound, prunedDepth: e.rep.Stats.PrunedDepth,
-		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base)}}
+		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base), footprints: footprints}}
 }
 
 // step performs the search's next run and returns its result, valid until the next run.

@@ -35,6 +35,8 @@ type node struct {
 	planAt  int
 	// at is the position of the path to the node in the split into shards.
 	at split
+	// foot holds the footprint of each alternative's step once a run took it (stoller).
+	foot []*footprint
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -87,6 +89,13 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	t.base = base
 	prefix := len(gd.Prefix)
 	t.decisions = prefix - base + len(gd.log)
+	st, _ := t.br.(*stoller)
+	if st != nil {
+		st.observe(gd, res)
+		if d := prefix - 1 - base; d >= 0 && d < len(t.stack) {
+			t.stack[d].setFoot(st.steps[prefix-1], gd.prefixObjs)
+		}
+	}
 	// The run's nodes and their flags are allocated at once: a long run makes many.
 	nodes := make([]node, len(gd.log))
 	nflags := 0
@@ -120,6 +129,9 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 			t.br.initial(n, res, at)
 		}
 		n.back[l.pick] = true
+		if st != nil {
+			n.setFoot(st.steps[at], l.objs)
+		}
 		t.stats.Decisions++
 		var parent *node
 		if len(t.stack) > 0 {
@@ -223,6 +235,7 @@ func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
 	gd := &Guide{Shard: t.shard, Shards: t.shards, Part: t.part, Parts: t.parts, sh: t.sh, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
+	_, gd.footprints = t.br.(*stoller)
 	if gd.Bound >= 0 {
 		used := n.preempts
 		if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {
@@ -247,7 +260,11 @@ func (t *tree) guide(d, i int) *Guide {
 			// runs that would stand for those it prunes.
 			for j, a := range n.alts {
 				if n.done[j] && j != i {
-					gd.Sleep = append(gd.Sleep, Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()})
+					s := Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()}
+					if n.foot != nil {
+						s.foot = n.foot[j]
+					}
+					gd.Sleep = append(gd.Sleep, s)
 				}
 			}
 		}
@@ -255,6 +272,19 @@ func (t *tree) guide(d, i int) *Guide {
 	n.done[i] = true
 	n.pick = i
 	return gd
+}
+
+// setFoot records the footprint of the step of n's pick; objs is the number of objects used
+// before the decision.
+func (n *node) setFoot(f *footprint, objs int32) {
+	if f == nil || n.kind != rt.DecideGoroutine {
+		return
+	}
+	if n.foot == nil {
+		n.foot = make([]*footprint, len(n.alts))
+	}
+	f.nobjs = objs
+	n.foot[n.pick] = f
 }
 
 func (n *node) skip(i int, why string) {
@@ -287,13 +317,5 @@ func (naive) sleeping() bool             { return false }
 
 // bounded is naive search under a preemption bound (CHESS).
 type bounded struct{ naive }
-
-// stoller is Stoller's invisible-first search with sleep sets (IF-SSS, paper 003 §4):
-// invisible steps never branch (rt runs them eagerly and folds releases into the preceding
-// step), every visible operation branches, and sleep sets with the independence relation of
-// Fig. 3 prune the orders of commuting operations.
-type stoller struct{ naive }
-
-func (stoller) sleeping() bool { return true }
 
 // exitBlock and its variants (ExitBlock-RW, -DD, -RWDD) live in exitblock.go.

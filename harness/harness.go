@@ -26,6 +26,7 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/rt/group"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
@@ -38,6 +39,9 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // RegisterMain records the main function of a program. When the process is a worker, it
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
+	if group.Member() {
+		os.Exit(group.Serve(func(run func(body func())) { run(main) }))
+	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		return
 	}
@@ -94,6 +98,18 @@ func checkChildren(name string) bool {
 
 // Worker serves the worker protocol for the registered tests. Outside heddle it skips.
 func Worker(t *testing.T) {
+	if group.Member() {
+		// A member of a process group runs one test, named by the controller.
+		name := os.Getenv(worker.EnvGroupTest)
+		test := tests[name]
+		if test == nil {
+			t.Fatalf("heddle: group member: no test %q in this package", name)
+		}
+		if group.Serve(func(run func(body func())) { runTest(t, name, test, &capture{}, run) }) != 0 {
+			t.FailNow()
+		}
+		return
+	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		if test := tests[os.Getenv(worker.EnvReexec)]; test != nil {
 			childStarted()

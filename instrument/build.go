@@ -291,6 +291,10 @@ func (b *builder) load() ([]root, error) {
 		return nil, b.loadError(msgs)
 	}
 
+	rootPaths := make(map[string]bool)
+	for _, r := range roots {
+		rootPaths[r.path] = true
+	}
 	var paths []string
 	seen := make(map[string]bool) // by ID: a test variant imports more than its package
 	listed := make(map[string]bool)
@@ -302,7 +306,8 @@ func (b *builder) load() ([]root, error) {
 		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			return true // loaded again below with the package it tests
 		}
-		if !listed[p.PkgPath] && b.instrumented(p) {
+		// A root of heddle's own runtime is loaded for its test functions, not rewritten.
+		if !listed[p.PkgPath] && (b.instrumented(p) || b.cfg.Test && rootPaths[p.PkgPath]) {
 			listed[p.PkgPath] = true
 			paths = append(paths, p.PkgPath)
 		}
@@ -317,10 +322,6 @@ func (b *builder) load() ([]root, error) {
 	pkgs, err := packages.Load(lcfg, paths...)
 	if err != nil {
 		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(paths, " "), err)
-	}
-	rootPaths := make(map[string]bool)
-	for _, r := range roots {
-		rootPaths[r.path] = true
 	}
 	done := make(map[string]bool)
 	tests := make(map[string][]*packages.Package) // root path → its test packages
@@ -347,6 +348,9 @@ func (b *builder) load() ([]root, error) {
 		}
 		if isTest {
 			tests[testOf] = append(tests[testOf], p)
+		}
+		if runtimePackage(p.PkgPath) {
+			continue
 		}
 		if usesCgo(p) {
 			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))

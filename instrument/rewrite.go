@@ -204,6 +204,9 @@ func (r *rewriter) visit(n ast.Node) bool {
 			r.add(n, func(w *writer) { w.insert(r.rt(n.Name)) })
 		}
 	case *ast.SelectorExpr:
+		if r.netGroupCall(n) {
+			return false
+		}
 		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isControlledFunc(obj) {
 			if id, ok := n.X.(*ast.Ident); ok {
 				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
@@ -918,7 +921,7 @@ func (r *rewriter) simple(e ast.Expr) bool {
 }
 
 // importEdits swaps the imports of shadowed standard packages, and blanks an
-// import of runtime or os whose every use has been rewritten.
+// import of runtime, os or net whose every use has been rewritten.
 func (r *rewriter) importEdits() {
 	for _, spec := range r.file.Imports {
 		path, err := strconv.Unquote(spec.Path.Value)
@@ -929,7 +932,7 @@ func (r *rewriter) importEdits() {
 			r.add(spec.Path, func(w *writer) { w.insert(quote(shadow)) })
 			continue
 		}
-		if controlledFuncs[path] == nil || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+		if controlledFuncs[path] == nil && path != "net" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
 			continue
 		}
 		pkgName := r.pkgNameOf(spec)

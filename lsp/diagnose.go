@@ -28,10 +28,25 @@ type fileDiagnostic struct {
 // that names no source position is reported to note.
 func diagnose(results []*result, src *sources, note func(string)) map[string][]protocol.Diagnostic {
 	out := map[string][]protocol.Diagnostic{}
+	// A function that a test found definitely not atomic is not also possibly not atomic.
+	type function struct{ test, decl string }
+	definite := map[function]bool{}
 	for _, r := range results {
+		if a := r.atomicity; a != nil && a.Definite && r.path != "" {
+			definite[function{r.test, a.Decl.String()}] = true
+		}
+	}
+	for _, r := range results {
+		if a := r.atomicity; a != nil && r.path == "" && definite[function{r.test, a.Decl.String()}] {
+			continue
+		}
 		ds := r.diagnostics(src)
 		if len(ds) == 0 {
-			note(fmt.Sprintf("heddle: %s: the %s bug of %s names no source position", r.path, r.kind, r.test))
+			if r.path == "" {
+				note(fmt.Sprintf("heddle: %s: the %s warning of %s on %s names no source position", r.exploration, r.kind, r.test, r.atomicity.Func))
+			} else {
+				note(fmt.Sprintf("heddle: %s: the %s bug of %s names no source position", r.path, r.kind, r.test))
+			}
 			continue
 		}
 		for _, d := range ds {
@@ -50,6 +65,11 @@ func diagnose(results []*result, src *sources, note func(string)) map[string][]p
 
 // diagnostics returns the diagnostics of one bug, each at a source line it concerns.
 func (r *result) diagnostics(src *sources) []fileDiagnostic {
+	if r.atomicity != nil {
+		if ds := r.notAtomic(src); len(ds) > 0 || r.trace == nil {
+			return ds
+		}
+	}
 	switch r.kind {
 	case "lockorder":
 		return r.lockOrder(src)
@@ -340,7 +360,7 @@ func (r *result) resolve(name string) string {
 		return filepath.Clean(name)
 	}
 	name = filepath.Clean(filepath.FromSlash(name))
-	dir := r.trace.Program.Dir
+	dir := r.dir
 	var found []string
 	for _, f := range r.files {
 		if strings.HasSuffix(f, string(filepath.Separator)+name) {

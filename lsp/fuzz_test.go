@@ -101,6 +101,10 @@ func FuzzResults(f *testing.F) {
 				if d.Source != Source || d.Message == "" || d.Code == "" || r.Start.Line != r.End.Line || r.End.Character < r.Start.Character {
 					t.Errorf("malformed diagnostic %+v", d)
 				}
+				// Only an atomicity warning, which has no schedule, has no trace to replay.
+				if d.Data == nil && d.Code == "atomicity" && d.Severity == protocol.DiagnosticSeverityWarning {
+					continue
+				}
 				if a, ok := d.Data.(ReplayArgs); !ok || a.Trace != tracePath {
 					t.Errorf("diagnostic data %v, want the trace %s", d.Data, tracePath)
 				}
@@ -156,6 +160,42 @@ func FuzzTestLenses(f *testing.F) {
 		}
 		if testLenses("/w/x.go", []byte(src)) != nil {
 			t.Errorf("lenses in a file that is not a test file")
+		}
+	})
+}
+
+// FuzzAtomicityLenses checks that any source yields "check atomicity" lenses only over
+// functions it declares, with ranges inside their lines.
+func FuzzAtomicityLenses(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join("testdata", "atomic", "*.go"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(src))
+	}
+	f.Add("package p\n//heddle:atomic\nfunc (*) F() {}\n")
+	f.Add("package p\n//heddle:atomic\nfunc (r *R[K, V]) F()\n")
+	f.Add("package p\r\n//heddle:atomic\r\nfunc 💸() {}\r\n")
+	f.Add("//heddle:atomic\nfunc NoPackage() {}\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "x.go")
+		read := func(p string) ([]byte, error) { return nil, fs.ErrNotExist }
+		for _, l := range atomicLenses(path, []byte(src), read) {
+			r := l.Range
+			text, ok := lineText(src, int(r.Start.Line)+1)
+			if !ok || r.End.Line != r.Start.Line || r.End.Character < r.Start.Character || int(r.End.Character) > utf16Len(text) {
+				t.Errorf("lens range %+v outside line %d %q", r, r.Start.Line+1, text)
+			}
+			args, ok := l.Command.Arguments[0].(AtomicityArgs)
+			if !ok || args.Package != dir || args.Func == "" || args.Tests == nil || l.Command.Command != CommandCheckAtomicity {
+				t.Fatalf("lens %+v", l.Command)
+			}
 		}
 	})
 }

@@ -19,6 +19,8 @@ const (
 	CommandExplore   = "heddle.explore"
 	CommandDebugTest = "heddle.debugTest"
 	CommandReplayBug = "heddle.replayBug"
+	// CommandCheckAtomicity explores the tests that reach a //heddle:atomic function.
+	CommandCheckAtomicity = "heddle.checkAtomicity"
 )
 
 // TestArgs is the argument of the heddle.explore and heddle.debugTest commands.
@@ -26,6 +28,17 @@ type TestArgs struct {
 	// Package is the directory of the test file.
 	Package string `json:"package"`
 	Test    string `json:"test"`
+}
+
+// AtomicityArgs is the argument of the heddle.checkAtomicity command.
+type AtomicityArgs struct {
+	// Package is the directory of the file that declares the function.
+	Package string `json:"package"`
+	// Func is the function as Go source names it: "Append", "(*Buffer).Append".
+	Func string `json:"func"`
+	// Tests are the tests of the package that reach the function. None means that no test
+	// of the package was found to reach it: then every test of the package runs.
+	Tests []string `json:"tests"`
 }
 
 // ReplayArgs is the argument of the heddle.replayBug command.

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -24,14 +25,20 @@ const (
 // this is not worth holding in an editor's memory.
 const maxTraceSize = 256 << 20
 
-// A result is one bug of the latest exploration of a test, with its trace.
+// A result is one bug of the latest exploration of a test, with its trace, or one
+// atomicity warning of the exploration, which has no trace.
 type result struct {
-	path    string          // absolute path of the trace file
+	path    string          // absolute path of the trace file; "" for a warning
 	test    string          // the test's name
 	kind    string          // the bug kind
 	message string          // the bug's message: the exploration's, else the verdict's
-	trace   *timeline.Trace // without its events
+	trace   *timeline.Trace // without its events; nil for a warning
 	files   []string        // the files the trace names
+	dir     string          // the directory of the test's package when it was explored
+	// atomicity is the //heddle:atomic function of an atomicity bug or warning.
+	atomicity *timeline.Atomicity
+	// exploration is the exploration file that lists a warning.
+	exploration string
 	// locks are the lock trees of the exploration, which locate a lock-order inversion: its
 	// trace is a run that did not deadlock.
 	locks *locktree.Report
@@ -165,6 +172,9 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 			}
 		}
 		out = append(out, l.dir(dir, exp, td.traces, td.ents, seen, warn)...)
+		if exp != nil {
+			out = append(out, atomicityWarnings(filepath.Join(dir, explorationFile), exp)...)
+		}
 	}
 	l.cache = seen
 	return out
@@ -196,7 +206,8 @@ func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ent
 			continue
 		}
 		tr := c.trace
-		r := &result{path: path, trace: tr, files: c.files, test: tr.Program.Test, message: tr.Verdict.Message}
+		r := &result{path: path, trace: tr, files: c.files, dir: tr.Program.Dir, test: tr.Program.Test,
+			message: tr.Verdict.Message, atomicity: tr.Verdict.Atomicity}
 		// The kind of a bug is the exploration's, else the file name's (kind-N.trace.json),
 		// else the verdict's: a predicted bug (lockorder, lockcycle) has the trace of a run
 		// that ended well.
@@ -217,6 +228,25 @@ func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ent
 		}
 		if r.test == "" {
 			r.test = filepath.Base(dir)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// atomicityWarnings returns the atomicity warnings of an exploration: the //heddle:atomic
+// functions possibly not atomic. They have no trace; a warning of another kind, or one that
+// does not name its function, has no place in the editor.
+func atomicityWarnings(path string, exp *timeline.Exploration) []*result {
+	var out []*result
+	for _, w := range exp.Warnings {
+		if w.Kind != "atomicity" || w.Atomicity == nil {
+			continue
+		}
+		r := &result{exploration: path, kind: w.Kind, message: w.Message, dir: exp.Program.Dir,
+			test: cmp.Or(exp.Program.Test, filepath.Base(filepath.Dir(path))), atomicity: w.Atomicity}
+		if f := w.Atomicity.Decl.File; filepath.IsAbs(f) {
+			r.files = []string{filepath.Clean(f)}
 		}
 		out = append(out, r)
 	}
@@ -245,6 +275,9 @@ func tracedFiles(t *timeline.Trace) []string {
 		if e.Pos != nil {
 			add(e.Pos.File)
 		}
+	}
+	if a := t.Verdict.Atomicity; a != nil {
+		add(a.Decl.File)
 	}
 	for _, g := range t.Verdict.Goroutines {
 		if g.Pos != nil {

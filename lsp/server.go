@@ -243,7 +243,7 @@ func (s *lspServer) dispatch(ctx context.Context, req jsonrpc2.Request) (any, er
 		// The commands of the lenses and actions belong to the editor extension. The server
 		// never runs a program on behalf of a message.
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, m+": heddle lsp executes no commands; the editor runs "+
-			strings.Join([]string{CommandExplore, CommandDebugTest, CommandReplayBug}, ", "))
+			strings.Join([]string{CommandExplore, CommandDebugTest, CommandReplayBug, CommandCheckAtomicity}, ", "))
 	}
 	if isCall {
 		return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by heddle lsp", m))
@@ -412,13 +412,7 @@ func (s *lspServer) docText(u protocol.DocumentURI) (path string, text []byte, e
 	if path, err = pathOf(u); err != nil {
 		return "", nil, err
 	}
-	s.mu.Lock()
-	t, open := s.docs[path]
-	s.mu.Unlock()
-	if open {
-		return path, []byte(t), nil
-	}
-	text, err = readSmallFile(path, maxSourceSize)
+	text, err = s.fileText(path)
 	return path, text, err
 }
 
@@ -427,18 +421,30 @@ func (s *lspServer) codeLens(req jsonrpc2.Request) (any, error) {
 	if err := decode(req, &p); err != nil {
 		return nil, err
 	}
-	if !strings.HasSuffix(string(p.TextDocument.URI), "_test.go") {
+	if !strings.HasSuffix(string(p.TextDocument.URI), ".go") {
 		return []protocol.CodeLens{}, nil
 	}
 	path, text, err := s.docText(p.TextDocument.URI)
 	if err != nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: %v", req.Method(), err))
 	}
-	lenses := testLenses(path, text)
+	lenses := append(testLenses(path, text), atomicLenses(path, text, s.fileText)...)
+	slices.SortStableFunc(lenses, func(a, b protocol.CodeLens) int { return cmp.Compare(a.Range.Start.Line, b.Range.Start.Line) })
 	if lenses == nil {
 		lenses = []protocol.CodeLens{}
 	}
 	return lenses, nil
+}
+
+// fileText returns the text of a file: the editor's if it is open, else the file's.
+func (s *lspServer) fileText(path string) ([]byte, error) {
+	s.mu.Lock()
+	t, open := s.docs[path]
+	s.mu.Unlock()
+	if open {
+		return []byte(t), nil
+	}
+	return readSmallFile(path, maxSourceSize)
 }
 
 // codeAction offers to replay the bug of each heddle diagnostic in the request.
@@ -488,8 +494,9 @@ func (s *lspServer) traceOf(path string, d protocol.Diagnostic) string {
 		}
 	}
 	for _, p := range s.published[path] {
-		if p.Range.Start.Line == d.Range.Start.Line && p.Message == d.Message {
-			return p.Data.(ReplayArgs).Trace
+		// A warning (possibly not atomic) has no trace to replay.
+		if a, ok := p.Data.(ReplayArgs); ok && p.Range.Start.Line == d.Range.Start.Line && p.Message == d.Message {
+			return a.Trace
 		}
 	}
 	return ""
@@ -637,7 +644,9 @@ func (s *lspServer) refresh(ctx context.Context, force bool) {
 
 	traces := map[string]bool{}
 	for _, r := range results {
-		traces[r.path] = true
+		if r.path != "" {
+			traces[r.path] = true
+		}
 	}
 	s.mu.Lock()
 	old := s.published

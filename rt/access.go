@@ -453,7 +453,21 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 		accessesUsed.Store(true)
 		a.partial = true
 	}
-	a.check(g.id, addr, write, pos)
+	v := a.check(g.id, addr, write, pos)
+	if r.cfg.StepAccesses {
+		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})
+	}
+}
+
+// A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of
+// events recorded before it, so it belongs to the step of event Event-1; Var numbers the
+// variable in the order of first access in the run, which is the same in every run that
+// shares the schedule up to that access; Locked tells whether the goroutine held a lock.
+type VarAccess struct {
+	Event  int32
+	Var    int32
+	Write  bool
+	Locked bool
 }
 
 // check runs Eraser's state machine on one access, with ownership that follows
@@ -463,7 +477,8 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 // after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
 // shared-modified variable whose candidate lockset is empty is reported, once per run.
-func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
+// It returns the variable's index in the run.
+func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
 	a.goroutine(g)
 	now := stamp{g: g, c: a.hb.clock(g)[g]}
 	held := a.held[g]
@@ -556,6 +571,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) {
 	if write {
 		s.atW, s.lastW, s.wrote = now, record(s.lastW.Locks, acc, held), true
 	}
+	return k
 }
 
 // others returns the goroutines, besides g1 and g2, that JPF's race window explores with them

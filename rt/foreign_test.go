@@ -85,3 +85,28 @@ func TestOutsideUnattended(t *testing.T) {
 		t.Fatalf("verdict %s: %s, want ok", res.Verdict.Kind, res.Verdict.Message)
 	}
 }
+
+// TestSyscallPastHang has the running goroutine wait for a child process for longer than the
+// hang limit: a system call, not a loop of the program's, so the run ends as unsupported,
+// naming the wait, and not as a hang. The check runs in a child process, which the wait
+// poisons.
+func TestSyscallPastHang(t *testing.T) {
+	if os.Getenv("HEDDLE_RT_CHILD") == "syscall" {
+		res := rt.Run(rt.Config{Hang: time.Second}, func() {
+			exec.Command("sleep", "3").Run()
+		})
+		fmt.Printf("%s: %s\n", res.Verdict.Kind, res.Verdict.Message)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestSyscallPastHang$")
+	cmd.Env = append(os.Environ(), "HEDDLE_RT_CHILD=syscall")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"unsupported: goroutine G1 has been in a system call for over 1s (", "foreign_test.go:"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

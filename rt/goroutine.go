@@ -19,6 +19,10 @@ func Go(f func()) {
 		go f()
 		return
 	}
+	if r.cfg.ThreadBlocks {
+		g.op = op{kind: OpGo, obj: NoObj}
+		r.yield(g)
+	}
 	e := r.record(g, OpGo, NoObj)
 	child := r.newG(g, f)
 	r.accessGo(g, child)

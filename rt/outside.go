@@ -40,14 +40,23 @@ func inRT(fn string) bool {
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
 // code rather than running or waiting inside heddle; it returns "" otherwise.
-func (r *run) blockedOutside() string {
+func (r *run) blockedOutside() string { return r.waitsOutside(false) }
+
+// inSyscall describes where the running goroutine is blocked in a system call, such as waiting
+// for a child process, if it is; it returns "" otherwise. Past the hang limit that is not a
+// loop of the program's but a wait that heddle cannot see the end of.
+func (r *run) inSyscall() string { return r.waitsOutside(true) }
+
+func (r *run) waitsOutside(syscall bool) string {
 	g := r.cur
 	if g == nil || g.goid == 0 || r.checking.Load() {
 		return ""
 	}
 	state, fns, files := stackOf(g.goid)
-	switch state {
-	case "running", "runnable", "syscall", "sleep", "":
+	switch {
+	case syscall && state != "syscall":
+		return ""
+	case !syscall && (state == "running" || state == "runnable" || state == "syscall" || state == "sleep" || state == ""):
 		// Busy, or waiting for something that ends by itself.
 		return ""
 	}
@@ -73,6 +82,9 @@ func (r *run) blockedOutside() string {
 		at := files[k]
 		if n := strings.LastIndex(at, " +0x"); n > 0 {
 			at = at[:n]
+		}
+		if syscall {
+			return fmt.Sprintf("goroutine %s has been in a system call for over %v (%s, called at %s)", r.gname(g), r.cfg.Hang, fns[max(k-1, 0)], at)
 		}
 		if k == 0 {
 			// Waiting on a channel or a lock of its own that heddle does not know of.

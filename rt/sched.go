@@ -34,6 +34,12 @@ type Config struct {
 	// Deadline, if not zero, stops a run still going at that time, with verdict stopped: one
 	// long run does not overrun the exploration's time budget.
 	Deadline time.Time
+	// ThreadBlocks makes starting a goroutine and a started goroutine's exit scheduling points
+	// of their own, and continues, at a decision, the goroutine that performed the last step:
+	// the atomic blocks of Bruening's thesis, where thread start and death end blocks and the
+	// Java main thread is live (Tables 4.1 and 4.2; docs/exitblock.md). The root's exit is
+	// not one: the JVM's main thread dies after every other thread has ended.
+	ThreadBlocks bool
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
 	Detail bool
@@ -76,6 +82,10 @@ type Config struct {
 	// Watch lists positions ("file:line:col") of plain accesses whose order the run records in
 	// Result.Watched: the race window confirms a race by the order of its two accesses.
 	Watch []string
+	// StepAccesses records every plain access in Result.Accesses (and Point.Accesses), so that
+	// a strategy can tell the variables each step read and wrote. It needs the lockset check
+	// (not IgnoreAccesses), which numbers the variables.
+	StepAccesses bool
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -238,6 +248,9 @@ type run struct {
 	partners    []Partner
 	partnerObjs []ObjID
 	shared      Result // the result of a run with cfg.Reuse
+
+	// stepAccs are the plain accesses, in order (Config.StepAccesses).
+	stepAccs []VarAccess
 }
 
 // DefaultMaxSteps is the step bound of a run. A million steps is an ordinary test (a loop of
@@ -348,6 +361,7 @@ func (r *run) reset(cfg Config) {
 		decAlts:       r.decAlts[:0],
 		partners:      r.partners[:0],
 		partnerObjs:   r.partnerObjs[:0],
+		stepAccs:      r.stepAccs[:0],
 		waiting:       r.waiting,
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
@@ -479,6 +493,10 @@ func (r *run) body(g *goroutine, f func()) {
 	returned := false
 	defer func() {
 		if returned {
+			if r.cfg.ThreadBlocks && g.parent != nil && !r.ended {
+				g.op = op{kind: OpExit, obj: NoObj}
+				r.yield(g)
+			}
 			r.exit(g)
 			return
 		}
@@ -661,6 +679,11 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
 		r.slice = 0
 		r.yieldToOthers(cur)
+	}
+	if n := len(r.events); r.cfg.ThreadBlocks && n > 0 && r.events[n-1].G >= 0 {
+		// The goroutine whose block just ended, not a child it started that ran on to its
+		// first scheduling point.
+		cur = r.gs[r.events[n-1].G]
 	}
 	for _, g := range r.gs {
 		if g.state == gParked && g.op.kind == OpSelect {

@@ -69,7 +69,15 @@ const (
 	OpBubbleWait // synctest.Wait
 	OpCall       // the call of an operation of a history checked for linearizability
 	OpReturn     // its return
-	OpWGDone     // WaitGroup.Done, an Add(-1) the program wrote as Done
+	// The operations on sockets between the processes of a group (package rt/group), which
+	// the group's controller performs: Stoller's communication objects.
+	OpListen
+	OpDial
+	OpAccept
+	OpRead
+	OpWrite
+	OpShut   // closing a socket or a listener
+	OpWGDone // WaitGroup.Done, an Add(-1) the program wrote as Done
 	opCount
 )
 
@@ -82,7 +90,9 @@ var opNames = [opCount]string{
 	OpSend: "send", OpRecv: "recv", OpClose: "close", OpLen: "len", OpSelect: "select",
 	OpSleep: "sleep", OpTimer: "timer", OpClock: "clock", OpChoose: "choose", OpYield: "yield",
 	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
-	OpCall: "lin.call", OpReturn: "lin.return", OpWGDone: "wg.done",
+	OpCall: "lin.call", OpReturn: "lin.return",
+	OpListen: "net.listen", OpDial: "net.dial", OpAccept: "net.accept", OpRead: "net.read",
+	OpWrite: "net.write", OpShut: "net.close", OpWGDone: "wg.done",
 }
 
 func (k OpKind) String() string {
@@ -176,15 +186,58 @@ type Point struct {
 	Index int
 	Step  int
 	run   *run
+	sys   System
+}
+
+// A System is a set of runs that one scheduler decides for as if they were one (the processes
+// of a group): its points are made by NewPoint.
+type System interface {
+	// Events returns the system's steps so far, numbered across its runs.
+	Events() []Event
+	// Name returns the logical id of goroutine id of the system.
+	Name(id GID) string
+	// Objects returns the number of the system's objects so far: the ObjIDs below it.
+	Objects() int
+}
+
+// NewPoint makes a decision point of system s, whose goroutines and objects the alternatives
+// name by the system's numbering.
+func NewPoint(s System, kind DecisionKind, alts []Alt, current, index, step int) *Point {
+	return &Point{Kind: kind, Alts: alts, Current: current, Index: index, Step: step, sys: s}
 }
 
 // Events returns the steps performed so far in this run.
-func (p *Point) Events() []Event { return p.run.events }
+func (p *Point) Events() []Event {
+	if p.sys != nil {
+		return p.sys.Events()
+	}
+	return p.run.events
+}
+
+// Accesses returns the plain accesses made so far in this run, with Config.StepAccesses. A
+// system's members keep their plain accesses to themselves: its points have none.
+func (p *Point) Accesses() []VarAccess {
+	if p.sys != nil {
+		return nil
+	}
+	return p.run.stepAccs
+}
+
+// Objects returns the number of objects used so far in this run: the ObjIDs below it.
+func (p *Point) Objects() int {
+	if p.sys != nil {
+		return p.sys.Objects()
+	}
+	return len(p.run.objs)
+}
 
 // Name returns the logical id (G1.2, or clock) of goroutine id.
 func (p *Point) Name(id GID) string {
 	if id == ClockID {
 		return "clock"
+	}
+	if p.sys != nil {
+		return p.sys.Name(id)
 	}
 	return p.run.gname(p.run.gs[id])
 }
@@ -349,9 +402,10 @@ const (
 	ObjChan
 	ObjTimer
 	ObjHistory // the history of a run's operations checked for linearizability
+	ObjSocket  // a socket or listener shared with other processes of a group
 )
 
-var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history"}
+var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history", "socket"}
 
 func (k ObjKind) String() string { return objKindNames[k] }
 
@@ -382,6 +436,8 @@ type Result struct {
 	Warnings []Warning `json:",omitempty"`
 	// Watched lists the positions of Config.Watch in the order the run first reached them.
 	Watched []string `json:",omitempty"`
+	// Accesses are the run's plain accesses, with Config.StepAccesses.
+	Accesses []VarAccess `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -430,6 +486,11 @@ func (r *run) result() *Result {
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
 	res.Warnings, res.Watched = nil, r.watched
+	if r.cfg.Reuse {
+		res.Accesses = r.stepAccs
+	} else {
+		res.Accesses = slices.Clone(r.stepAccs)
+	}
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
@@ -474,6 +535,7 @@ func (res *Result) Clone() *Result {
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
+	c.Accesses = slices.Clone(res.Accesses)
 	return &c
 }
 
@@ -571,6 +633,9 @@ func (id GID) index() int { return int(id) }
 // position of its pending operation in detail mode.
 func (p *Point) Goroutines() []GoroutineState {
 	var out []GoroutineState
+	if p.run == nil {
+		return nil // a system's point: its runs are in other processes
+	}
 	for _, g := range p.run.gs {
 		if g.state != gDone {
 			out = append(out, p.run.goroutineState(g))
@@ -581,7 +646,7 @@ func (p *Point) Goroutines() []GoroutineState {
 
 // ObjName returns the logical id of object o (G1#3).
 func (p *Point) ObjName(o ObjID) string {
-	if o < 0 || int(o) >= len(p.run.objs) {
+	if p.run == nil || o < 0 || int(o) >= len(p.run.objs) {
 		return ""
 	}
 	return p.run.objName(o)
@@ -589,7 +654,7 @@ func (p *Point) ObjName(o ObjID) string {
 
 // PC returns the position of goroutine id's pending operation (detail mode), or 0.
 func (p *Point) PC(id GID) uintptr {
-	if id < 0 || int(id) >= len(p.run.gs) {
+	if p.run == nil || id < 0 || int(id) >= len(p.run.gs) {
 		return 0
 	}
 	return p.run.gs[id].pc

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -252,6 +253,9 @@ func Parse(name string, data []byte) (any, error) {
 	if path, err := check(); err != nil {
 		return nil, &FileError{File: name, Path: path, Err: err}
 	}
+	if path, err := checkGroup(v, *head.Version); err != nil {
+		return nil, &FileError{File: name, Path: path, Err: err}
+	}
 	return v, nil
 }
 
@@ -442,5 +446,29 @@ func (n *Node) Check(ids, bugs map[int]bool) (string, error) {
 		}
 	}
 	ids[n.ID] = true
+	return "", nil
+}
+
+// checkGroup checks a process group's program: since version 3, at least two members.
+func checkGroup(v any, version int) (string, error) {
+	var p *Program
+	switch v := v.(type) {
+	case *Schedule:
+		p = &v.Program
+	case *Trace:
+		p = &v.Program
+	case *Exploration:
+		p = &v.Program
+	}
+	switch {
+	case p == nil || p.Group == "":
+		return "", nil
+	case version < 3:
+		return "program.group", fmt.Errorf("a process group needs version 3, the file says %d", version)
+	case len(p.Members()) < 2 || slices.Contains(p.Members(), ""):
+		return "program.group", fmt.Errorf("%q: want two or more import paths separated by commas", p.Group)
+	case p.Test != "group" && len(strings.Split(p.Test, ",")) != len(p.Members()):
+		return "program.test", fmt.Errorf("%q: want \"group\" or one test per member of the group, separated by commas", p.Test)
+	}
 	return "", nil
 }

@@ -3,14 +3,16 @@ package timeline
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/heddledbg/heddle/rt"
 )
 
 // Version is the version of the file formats this package writes: schedule, trace and
 // exploration. Parse reads every version from 1 up to it. Version 2 added the history of a
-// linearizability verdict (Verdict.History).
-const Version = 2
+// linearizability verdict (Verdict.History), version 3 the members of a process group
+// (Program.Group).
+const Version = 3
 
 // Program identifies what a schedule belongs to.
 type Program struct {
@@ -23,6 +25,20 @@ type Program struct {
 	// unless told otherwise. In a file it is relative to the file's directory (WriteFile),
 	// and the readers make it absolute again.
 	Dir string `json:"dir,omitempty"`
+	// Group lists the import paths of the programs of a process group, separated by commas,
+	// in the order of their processes P1, P2… (docs/processes.md); Package is then the first
+	// of them, and Test "group" for a group of programs, or the test each member runs,
+	// separated by commas, for a group of test binaries (since version 3). A string keeps
+	// Program comparable.
+	Group string `json:"group,omitempty"`
+}
+
+// Members returns the import paths of a process group's programs, nil if p is not a group.
+func (p Program) Members() []string {
+	if p.Group == "" {
+		return nil
+	}
+	return strings.Split(p.Group, ",")
 }
 
 // Pos is a position in the user's source.
@@ -358,4 +374,14 @@ func (s *Schedule) Picks() ([]rt.DecisionKind, []string, error) {
 		picks[i] = d.Pick
 	}
 	return kinds, picks, nil
+}
+
+// ProcessOf returns the process of a goroutine of a process group (P2 for P2:G1.2, P1 for
+// P1:clock), or "" for a goroutine of a single program.
+func ProcessOf(id string) string {
+	p, _, ok := strings.Cut(id, ":")
+	if !ok {
+		return ""
+	}
+	return p
 }

@@ -29,6 +29,11 @@ const (
 	EnvDAPTrace = "HEDDLE_DAP_TRACE"
 	// EnvDebugRuns is a file to which the explorer logs every run's events and decisions.
 	EnvDebugRuns = "HEDDLE_DEBUG_RUNS"
+	// EnvGroup, set to the member's name (P1, P2…), makes an instrumented program a member of
+	// a process group: it serves the group protocol of package rt/group on fd 3 and 4.
+	EnvGroup = "HEDDLE_GROUP"
+	// EnvGroupTest names the test that a test binary in a process group runs.
+	EnvGroupTest = "HEDDLE_GROUP_TEST"
 )
 
 // TestFunc is the test that the instrumenter adds to every test package: it serves the

@@ -16,6 +16,7 @@ func cmdReplay(args []string) int {
 	out := fs.String("o", "", "write the replayed trace to `file`")
 	dir := fs.String("C", "", "build the schedule's package in `dir` (default: where it was recorded)")
 	race := fs.Bool("race", true, raceFlagUsage)
+	count := fs.Int("count", 1, "replay `n` times and say how many replays reproduced the schedule's verdict")
 	// -v is accepted as in heddle test, where users type it out of habit; replay always
 	// prints the whole interleaving, so it changes nothing.
 	fs.Bool("v", false, "accepted for symmetry with heddle test; replay always prints the whole interleaving")
@@ -41,6 +42,10 @@ func cmdReplay(args []string) int {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
+	if *count < 1 {
+		fmt.Fprintf(os.Stderr, "heddle replay: -count %d: want 1 or more\n", *count)
+		return exitUsage
+	}
 	if s.Program.Package == "" || s.Program.Test == "" {
 		fmt.Fprintf(os.Stderr, "heddle: %s: \"program\" must name the package and the test to replay\n", path)
 		return exitUsage
@@ -52,6 +57,14 @@ func cmdReplay(args []string) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
+	if s.Program.Group != "" {
+		trs, err := replayGroup(ctx, *dir, s, *count)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heddle:", err)
+			return exitUsage
+		}
+		return reportReplay(s, trs, *out)
+	}
 	tests := s.Program.Test != "main"
 	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests, BuildFlags: withRace(nil, *race)})
 	if err != nil {
@@ -76,17 +89,47 @@ func cmdReplay(args []string) int {
 	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
 		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
 	}
-	tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+	var trs []*timeline.Trace
+	for range *count {
+		tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "heddle:", err)
+			return exitUsage
+		}
+		tr.Program = s.Program
+		trs = append(trs, tr)
 	}
-	tr.Program = s.Program
+	return reportReplay(s, trs, *out)
+}
+
+// reportReplay prints the first replay of schedule s, with its verdict, and how many of the
+// replays reproduced the schedule's verdict.
+func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
+	tr := trs[0]
+	if len(trs) > 1 {
+		same := 0
+		for _, t := range trs {
+			if t.Verdict.Kind == tr.Verdict.Kind && t.Verdict.Message == tr.Verdict.Message && len(t.Events) == len(tr.Events) {
+				same++
+			}
+		}
+		want := tr.Verdict.Kind
+		if s.Verdict != nil {
+			want = s.Verdict.Kind
+		}
+		reproduced := 0
+		for _, t := range trs {
+			if t.Verdict.Kind == want {
+				reproduced++
+			}
+		}
+		defer fmt.Printf("reproduced %d/%d (verdict %s), identical %d/%d\n", reproduced, len(trs), want, same, len(trs))
+	}
 	fmt.Printf("replaying %s %s (%d decisions)\n\n", s.Program.Package, s.Program.Test, len(s.Decisions))
 	printInterleaving(os.Stdout, tr, "")
 	fmt.Println()
-	if *out != "" {
-		if err := timeline.WriteFile(*out, tr); err != nil {
+	if out != "" {
+		if err := timeline.WriteFile(out, tr); err != nil {
 			fmt.Fprintln(os.Stderr, "heddle:", err)
 			return exitUsage
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -439,6 +440,17 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	for _, e := range t.Events {
 		add(e.G) // the clock
 	}
+	// A process group's columns are grouped by process, each under its process's name.
+	group := t.Program.Group != ""
+	if group {
+		slices.SortStableFunc(names, func(a, b string) int {
+			pa, pb := timeline.ProcessOf(a), timeline.ProcessOf(b)
+			return cmp.Or(cmp.Compare(len(pa), len(pb)), strings.Compare(pa, pb))
+		})
+		for i, n := range names {
+			cols[n] = i
+		}
+	}
 	// The calls and returns of a linearizability verdict's history are shown as operations,
 	// not as steps on the history object.
 	ops := map[int]string{}
@@ -449,6 +461,17 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 		}
 	}
 	const width = 30
+	if group {
+		fmt.Fprintf(w, "%s%5s  ", indent, "")
+		for i, n := range names {
+			p := timeline.ProcessOf(n)
+			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
+				p = ""
+			}
+			fmt.Fprintf(w, "%-*s", width, p)
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "%s%5s  ", indent, "step")
 	for _, n := range names {
 		fmt.Fprintf(w, "%-*s", width, n)

@@ -48,6 +48,7 @@ type testFlags struct {
 	time     rt.TimeModel
 	race     bool
 	shard    shardFlag
+	group    bool
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
@@ -70,6 +71,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
@@ -210,6 +212,14 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
+	if f.group {
+		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time}
+		if f.shard.total > 1 {
+			opts.Shard, opts.Shards = f.shard.index, f.shard.total
+		}
+		return runGroup(ctx, dir, pkgs, build, tests, runRE, f, opts)
+	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
@@ -606,7 +616,12 @@ func (c *collectTree) add(n timeline.Node) {
 // writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
 // share of the search it holds.
 func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
-	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: pkg, Test: test},
+	return writeProgramExploration(path, timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
+}
+
+// writeProgramExploration is writeExploration for any program, such as a process group.
+func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
+	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
 		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []timeline.Bug{}, Stats: *s}
 	for _, w := range ws {
 		e.Warnings = append(e.Warnings, *w)

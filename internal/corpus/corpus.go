@@ -6,7 +6,9 @@
 // can check both that the bug is found and that the fix makes the report clean.
 //
 // A program is written against heddle's runtime directly (rt.Go instead of go, rt.Mutex, rt.Send
-// and so on), as the instrumenter would rewrite it. A body runs thousands of times in one
+// and so on), as the instrumenter would rewrite it, down to the reports of its accesses to
+// shared plain memory (rt.Load, rt.Store, rt.MapRead, rt.MapWrite), which the lockset check and
+// the stoller strategy's dependency relation need. A body runs thousands of times in one
 // process, so it creates every object it uses.
 package corpus
 

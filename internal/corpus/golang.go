@@ -97,11 +97,11 @@ func selectCancel(bug bool) func() {
 				if i == 0 {
 					return
 				}
-				processed++
+				processed = rt.Store(&processed, *rt.Load(&processed, "processed")+1, "processed")
 			}
 		})
 		rt.Recv(done)
-		heddle.Assert(processed == 0, "%d job(s) processed after cancellation", processed)
+		heddle.Assert(*rt.Load(&processed, "processed") == 0, "%d job(s) processed after cancellation", processed)
 	}
 }
 
@@ -140,16 +140,16 @@ func recursiveRLock(bug bool) func() {
 				rw.RLock()
 				defer rw.RUnlock()
 			}
-			return len(m)
+			return len(rt.MapRead(m, "m"))
 		}
 		get := func() {
 			rw.RLock()
 			defer rw.RUnlock()
-			_ = m["a"] + size()
+			_ = rt.MapRead(m, "m")["a"] + size()
 		}
 		join(get, func() {
 			rw.Lock()
-			m["b"] = 2
+			rt.MapWrite(m, "m")["b"] = 2
 			rw.Unlock()
 		})
 	}
@@ -167,14 +167,14 @@ func lostSignal(bug bool) func() {
 			if bug {
 				cond.Wait()
 			} else {
-				for !ready {
+				for !*rt.Load(&ready, "ready") {
 					cond.Wait()
 				}
 			}
 			mu.Unlock()
 		}, func() {
 			mu.Lock()
-			ready = true
+			ready = rt.Store(&ready, true, "ready")
 			cond.Signal()
 			mu.Unlock()
 		})
@@ -216,7 +216,7 @@ func (c *cache) get(k string) (int, bool) {
 	if c.deferred {
 		defer c.mu.Unlock()
 	}
-	v, ok := c.m[k]
+	v, ok := rt.MapRead(c.m, "cache.m")[k]
 	if !ok {
 		return 0, false
 	}
@@ -229,7 +229,7 @@ func (c *cache) get(k string) (int, bool) {
 func (c *cache) put(k string, v int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m[k] = v
+	rt.MapWrite(c.m, "cache.m")[k] = v
 }
 
 // missingUnlock: if get runs before put, it misses and returns holding the lock, and put

@@ -59,13 +59,18 @@ func stollerMLD(bug bool) func() {
 func stollerComposition() {
 	var o0 rt.Mutex
 	var own [2]rt.Mutex
-	o := 7
+	// The objects are initialised before the threads start, as in the paper's s1.
+	var o int
+	o = rt.Store(&o, 7, "o")
 	var oi [2]int
+	for i := range oi {
+		oi[i] = rt.Store(&oi[i], 0, "oi")
+	}
 	theta := func(i int) func() {
 		return func() {
 			own[i].Lock()
 			o0.Lock()
-			oi[i] = o
+			oi[i] = rt.Store(&oi[i], *rt.Load(&o, "o"), "oi")
 			o0.Unlock()
 			own[i].Unlock()
 		}
@@ -120,7 +125,7 @@ type strBuf struct {
 func (b *strBuf) length() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return len(b.s)
+	return len(*rt.Load(&b.s, "strBuf.s"))
 }
 
 // getChars copies the first n characters; like Java's, it fails if there are fewer (slicing
@@ -128,22 +133,23 @@ func (b *strBuf) length() int {
 func (b *strBuf) getChars(n int) []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if n > len(b.s) {
-		panic(fmt.Sprintf("StringIndexOutOfBoundsException: srcEnd %d > length %d", n, len(b.s)))
+	s := *rt.Load(&b.s, "strBuf.s")
+	if n > len(s) {
+		panic(fmt.Sprintf("StringIndexOutOfBoundsException: srcEnd %d > length %d", n, len(s)))
 	}
-	return append([]byte(nil), b.s[:n]...)
+	return append([]byte(nil), s[:n]...)
 }
 
 func (b *strBuf) chars() []byte {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]byte(nil), b.s...)
+	return append([]byte(nil), *rt.Load(&b.s, "strBuf.s")...)
 }
 
 func (b *strBuf) setLength(n int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.s = b.s[:n]
+	b.s = rt.Store(&b.s, (*rt.Load(&b.s, "strBuf.s"))[:n], "strBuf.s")
 }
 
 // appendBuf is StringBuffer.append(StringBuffer sb) of Figure 1(a): it reads sb's length in
@@ -159,7 +165,7 @@ func (b *strBuf) appendBuf(sb *strBuf, split bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.s = append(b.s, cs...)
+	b.s = rt.Store(&b.s, append(*rt.Load(&b.s, "strBuf.s"), cs...), "strBuf.s")
 }
 
 func bogorAppend(bug bool) func() {

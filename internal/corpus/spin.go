@@ -31,7 +31,7 @@ func trySpin(backoff bool) func() {
 			for {
 				first.Lock()
 				if second.TryLock() {
-					n++
+					n = rt.Store(&n, *rt.Load(&n, "n")+1, "n")
 					second.Unlock()
 					first.Unlock()
 					return
@@ -44,14 +44,14 @@ func trySpin(backoff bool) func() {
 				for !second.TryLock() {
 					rt.Gosched()
 				}
-				n++
+				n = rt.Store(&n, *rt.Load(&n, "n")+1, "n")
 				second.Unlock()
 				first.Unlock()
 				return
 			}
 		}
 		join(func() { both(&a, &b) }, func() { both(&b, &a) })
-		heddle.Assert(n == 2, "%d of 2 goroutines got both locks", n)
+		heddle.Assert(*rt.Load(&n, "n") == 2, "%d of 2 goroutines got both locks", n)
 	}
 }
 

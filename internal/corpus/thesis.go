@@ -62,13 +62,13 @@ func splitSync(split bool) func() {
 		x := 0
 		inc := func() {
 			mu.Lock() // A
-			y := x
+			y := *rt.Load(&x, "SplitSync.x")
 			if split {
 				mu.Unlock()
 				mu.Lock() // B
 			}
-			heddle.Assert(x == y, "SplitSync.run: shared var was modified!")
-			x = y + 1
+			heddle.Assert(*rt.Load(&x, "SplitSync.x") == y, "SplitSync.run: shared var was modified!")
+			x = rt.Store(&x, y+1, "SplitSync.x")
 			mu.Unlock()
 		}
 		join(inc, inc)
@@ -176,7 +176,7 @@ func deadlockWait(bug bool) func() {
 				a.Lock()
 				a.Unlock()
 				b.Lock()
-				for !notified {
+				for !*rt.Load(&notified, "DeadlockWait.notified") {
 					cond.Wait()
 				}
 				b.Unlock()
@@ -186,7 +186,7 @@ func deadlockWait(bug bool) func() {
 			a.Lock()
 			a.Unlock()
 			b.Lock()
-			notified = true
+			notified = rt.Store(&notified, true, "DeadlockWait.notified")
 			cond.Signal()
 			b.Unlock()
 		})
@@ -211,7 +211,9 @@ func newBuffer(ifFull, notifyOne bool) *buffer {
 	return b
 }
 
-func (b *buffer) full() bool { return (b.last+1)%len(b.els) == b.first }
+func (b *buffer) full() bool {
+	return (*rt.Load(&b.last, "Buffer.last")+1)%len(b.els) == *rt.Load(&b.first, "Buffer.first")
+}
 
 func (b *buffer) notify() {
 	if b.notifyOne {
@@ -233,19 +235,21 @@ func (b *buffer) enq(x string) {
 		}
 	}
 	heddle.Assert(!b.full(), "Buffer.enq: buffer overflow!")
-	b.els[b.last] = x
-	b.last = (b.last + 1) % len(b.els)
+	last := *rt.Load(&b.last, "Buffer.last")
+	b.els[last] = rt.Store(&b.els[last], x, "Buffer.els")
+	b.last = rt.Store(&b.last, (last+1)%len(b.els), "Buffer.last")
 	b.notify()
 	b.mu.Unlock()
 }
 
 func (b *buffer) deq() string {
 	b.mu.Lock()
-	for b.first == b.last {
+	for *rt.Load(&b.first, "Buffer.first") == *rt.Load(&b.last, "Buffer.last") {
 		b.cond.Wait()
 	}
-	v := b.els[b.first]
-	b.first = (b.first + 1) % len(b.els)
+	first := *rt.Load(&b.first, "Buffer.first")
+	v := *rt.Load(&b.els[first], "Buffer.els")
+	b.first = rt.Store(&b.first, (first+1)%len(b.els), "Buffer.first")
 	b.notify()
 	b.mu.Unlock()
 	return v

@@ -5,7 +5,7 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import { replayConfiguration } from "./config";
 import { ExploreController } from "./explore";
-import { debugTestConfiguration, exploreArgs, isDirectoryRef, parseTestRef, parseTraceRef, replayBugConfiguration } from "./lens";
+import { atomicityArgs, debugTestConfiguration, exploreArgs, isDirectoryRef, parseAtomicityRef, parseTestRef, parseTraceRef, replayBugConfiguration } from "./lens";
 import { ExplorationsModel, bugPosition } from "./model";
 import { WebViewPanel } from "./panel";
 import { requests } from "./protocol";
@@ -111,25 +111,49 @@ async function revealBug(deps: Deps, node: unknown): Promise<void> {
 
 // The commands of heddle lsp's code lenses and code actions.
 
-async function lensExplore(args: unknown[]): Promise<void> {
-  const ref = parseTestRef(args);
-  const folder = folderFor(isDirectoryRef(ref.package) ? ref.package : undefined);
+// runHeddleTest runs heddle test as a task on a package given by directory or
+// import path; args makes its command line from the package as heddle test
+// should name it, run in the task's directory, and the settings.
+async function runHeddleTest(
+  name: string,
+  definition: vscode.TaskDefinition,
+  pkgRef: string,
+  args: (pkg: string, settings: { strategy?: string; budget?: string }) => string[],
+): Promise<void> {
+  const folder = folderFor(isDirectoryRef(pkgRef) ? pkgRef : undefined);
   let cwd = folder?.uri.fsPath;
-  let pkg = ref.package;
+  let pkg = pkgRef;
   if (isDirectoryRef(pkg)) {
     cwd = resolveIn(cwd, pkg);
     pkg = ".";
   }
   const task = new vscode.Task(
-    { type: "heddle", package: ref.package, test: ref.test },
+    definition,
     folder ?? vscode.TaskScope.Workspace,
-    `explore ${ref.test}`,
+    name,
     "heddle",
-    new vscode.ProcessExecution(heddlePath(folder?.uri), exploreArgs({ package: pkg, test: ref.test }, readSettings(folder?.uri)), cwd ? { cwd } : {}),
+    new vscode.ProcessExecution(heddlePath(folder?.uri), args(pkg, readSettings(folder?.uri)), cwd ? { cwd } : {}),
     [],
   );
   task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, panel: vscode.TaskPanelKind.Dedicated, clear: true };
   await vscode.tasks.executeTask(task);
+}
+
+async function lensExplore(args: unknown[]): Promise<void> {
+  const ref = parseTestRef(args);
+  await runHeddleTest(`explore ${ref.test}`, { type: "heddle", package: ref.package, test: ref.test }, ref.package, (pkg, settings) =>
+    exploreArgs({ package: pkg, test: ref.test }, settings),
+  );
+}
+
+// lensCheckAtomicity explores the tests that reach a //heddle:atomic function;
+// heddle checks the function in every run, and the language server shows what
+// it found on the function's declaration.
+async function lensCheckAtomicity(args: unknown[]): Promise<void> {
+  const ref = parseAtomicityRef(args);
+  await runHeddleTest(`check atomicity of ${ref.func}`, { type: "heddle", package: ref.package, func: ref.func, tests: ref.tests }, ref.package, (pkg, settings) =>
+    atomicityArgs({ ...ref, package: pkg }, settings),
+  );
 }
 
 // lensDebugTest debugs a test; when heddle has saved bugs of the test, it offers to replay
@@ -192,5 +216,6 @@ export function registerCommands(deps: Deps): vscode.Disposable[] {
     reg("heddle.explore", (...args) => lensExplore(args)),
     reg("heddle.debugTest", (...args) => lensDebugTest(args)),
     reg("heddle.replayBug", (...args) => lensReplayBug(args)),
+    reg("heddle.checkAtomicity", (...args) => lensCheckAtomicity(args)),
   ];
 }

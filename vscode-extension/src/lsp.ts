@@ -1,5 +1,6 @@
 // The language client of heddle lsp (code lenses and code actions on Go
-// tests that call heddle.explore, heddle.debugTest and heddle.replayBug).
+// tests and //heddle:atomic functions that call heddle.explore,
+// heddle.debugTest, heddle.replayBug and heddle.checkAtomicity).
 
 import * as vscode from "vscode";
 import { CloseAction, ErrorAction, LanguageClient, LanguageClientOptions, RevealOutputChannelOn, ServerOptions } from "vscode-languageclient/node";

@@ -92,6 +92,25 @@ describe("commands (with the vscode mock)", () => {
     assert.equal(t.definition.type, "heddle");
   });
 
+  test("lens heddle.checkAtomicity runs heddle test on the tests that reach the function", async () => {
+    const { run } = setup();
+    mock.settings = { "heddle.path": "/opt/heddle", "heddle.strategy": "dpor", "heddle.budget": "1m" };
+    await run("heddle.checkAtomicity", { package: "/w/buffer", func: "(*Buffer).Append", tests: ["TestAppend", "TestLen"] });
+    await run("heddle.checkAtomicity", { package: "./buffer", func: "Reset", tests: [] });
+    assert.equal(mock.messages.length, 0, JSON.stringify(mock.messages));
+    const [t, all] = mock.tasks as Task[];
+    assert.equal(t!.execution.process, "/opt/heddle");
+    assert.deepEqual(t!.execution.args, ["test", "-run", "^(TestAppend|TestLen)$", "-strategy", "dpor", "-budget", "1m", "."]);
+    assert.equal(t!.execution.options.cwd, "/w/buffer");
+    assert.equal(t!.name, "check atomicity of (*Buffer).Append");
+    assert.equal(t!.definition.type, "heddle");
+    assert.deepEqual(all!.execution.args, ["test", "-strategy", "dpor", "-budget", "1m", "."]);
+    assert.equal(all!.execution.options.cwd, "/w/buffer");
+    await run("heddle.checkAtomicity", { package: "/w/buffer", func: "Append" });
+    assert.equal(mock.messages[0]!.level, "error");
+    assert.equal(mock.tasks.length, 2);
+  });
+
   test("lens heddle.debugTest and heddle.replayBug start debug sessions", async () => {
     const { run } = setup();
     await run("heddle.debugTest", { package: "/w/bank", test: "TestTransfer" });

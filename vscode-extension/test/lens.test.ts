@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { debugTestConfiguration, exploreArgs, isDirectoryRef, parseTestRef, parseTraceRef, replayBugConfiguration } from "../src/lens";
+import { atomicityArgs, debugTestConfiguration, exploreArgs, isDirectoryRef, parseAtomicityRef, parseTestRef, parseTraceRef, replayBugConfiguration } from "../src/lens";
 
 describe("code lens arguments", () => {
   test("{package, test}, spread or in an array", () => {
@@ -16,6 +16,31 @@ describe("code lens arguments", () => {
   test("heddle.explore runs heddle test -run ^Test$ on the package", () => {
     assert.deepEqual(exploreArgs({ package: "example.com/bank", test: "TestTransfer" }), ["test", "-run", "^TestTransfer$", "example.com/bank"]);
     assert.deepEqual(exploreArgs({ package: ".", test: "TestX" }, { strategy: "pct", budget: "30s" }), ["test", "-run", "^TestX$", "-strategy", "pct", "-budget", "30s", "."]);
+  });
+
+  test("{package, func, tests} of heddle.checkAtomicity", () => {
+    const ref = { package: "/w/buffer", func: "(*Buffer).Append", tests: ["TestAppend", "TestÜber"] };
+    assert.deepEqual(parseAtomicityRef([ref]), ref);
+    assert.deepEqual(parseAtomicityRef([[{ ...ref, tests: [] }]]), { ...ref, tests: [] });
+    for (const bad of [
+      [{}],
+      [{ package: "/w", func: "Append" }],
+      [{ package: "", func: "Append", tests: [] }],
+      [{ package: "/w", func: "", tests: [] }],
+      [{ package: "/w", func: "Append; rm -rf /", tests: [] }],
+      [{ package: "/w", func: "Append", tests: ["TestX|.*"] }],
+      [{ package: "/w", func: "Append", tests: [7] }],
+      [{ package: "/w", func: "Append", tests: "TestX" }],
+    ]) {
+      assert.throws(() => parseAtomicityRef(bad), JSON.stringify(bad));
+    }
+  });
+
+  test("heddle.checkAtomicity runs heddle test on the tests that reach the function, or on all", () => {
+    const ref = { package: ".", func: "Append", tests: ["TestAppend", "TestLen"] };
+    assert.deepEqual(atomicityArgs(ref), ["test", "-run", "^(TestAppend|TestLen)$", "."]);
+    assert.deepEqual(atomicityArgs({ ...ref, tests: ["TestAppend"] }, { strategy: "dpor", budget: "1000" }), ["test", "-run", "^(TestAppend)$", "-strategy", "dpor", "-budget", "1000", "."]);
+    assert.deepEqual(atomicityArgs({ ...ref, tests: [] }), ["test", "."]);
   });
 
   test("directories and import paths", () => {

@@ -23,6 +23,16 @@ interface Lane {
   g: string;
   title: string;
   index: number;
+  // The lane's process in a process group's trace (P2 for P2:G1.2), "" otherwise, and the
+  // process's index among the trace's processes.
+  process: string;
+  processIndex: number;
+}
+
+// processOf returns the process of a goroutine of a process group (P2 for P2:G1.2), or "".
+function processOf(g: string): string {
+  const i = g.indexOf(":");
+  return i < 0 ? "" : g.slice(0, i);
 }
 
 // TimelineView shows one trace as swimlanes, one per goroutine, over step
@@ -152,10 +162,16 @@ export class TimelineView {
     }
     this.lanes = new Map();
     const addLane = (g: string, title: string): void => {
-      if (!this.lanes.has(g)) this.lanes.set(g, { g, title, index: this.lanes.size });
+      if (!this.lanes.has(g)) this.lanes.set(g, { g, title, index: this.lanes.size, process: "", processIndex: 0 });
     };
     for (const g of trace.goroutines ?? []) addLane(g.id, g.func ? `${g.func}${g.pos ? ` (${posText(g.pos)})` : ""}` : g.id);
     for (const e of this.events) addLane(e.g, e.g === "clock" ? "the virtual clock" : e.g);
+    if (trace.program.group) {
+      // A process group's lanes are grouped by process, in process order.
+      const procs = [...new Set([...this.lanes.keys()].map(processOf))].sort((a, b) => a.length - b.length || a.localeCompare(b));
+      const lanes = [...this.lanes.values()].sort((a, b) => procs.indexOf(processOf(a.g)) - procs.indexOf(processOf(b.g)) || a.index - b.index);
+      this.lanes = new Map(lanes.map((l, i) => [l.g, { ...l, index: i, process: processOf(l.g), processIndex: procs.indexOf(processOf(l.g)) }]));
+    }
 
     clear(this.head);
     const p = trace.program;
@@ -182,8 +198,17 @@ export class TimelineView {
       return;
     }
     this.lanesCol.append(h("div", { class: "lane-label ruler-label" }, "step"));
+    let prevProcess: string | null = null;
     for (const lane of this.lanes.values()) {
-      this.lanesCol.append(h("div", { class: "lane-label", title: lane.title, "data-testid": `lane-${lane.g}` }, lane.g));
+      if (lane.process === "") {
+        this.lanesCol.append(h("div", { class: "lane-label", title: lane.title, "data-testid": `lane-${lane.g}` }, lane.g));
+        continue;
+      }
+      // A process's first lane starts its group with the process's name.
+      const first = lane.process !== prevProcess;
+      prevProcess = lane.process;
+      this.lanesCol.append(h("div", { class: `lane-label process-lane process-${lane.processIndex % 4}${first ? " process-first" : ""}`, title: lane.title, "data-testid": `lane-${lane.g}` },
+        h("span", { class: "process-tag", "data-testid": first ? `process-${lane.process}` : undefined }, lane.process), lane.g.slice(lane.process.length + 1)));
     }
     const n = this.events.length;
     const ends = (this.trace!.verdict?.goroutines ?? []).map(endLabel);
@@ -222,7 +247,13 @@ export class TimelineView {
     const back = s("g", { class: "lane-back" });
     for (const lane of this.lanes.values()) {
       const y = laneY(lane.g);
-      back.append(s("rect", { x: 0, y, width, height: LANE_H, class: lane.index % 2 ? "lane-odd" : "lane-even" }));
+      back.append(s("rect", { x: 0, y, width, height: LANE_H, class: lane.process !== "" ? `lane-process-${lane.processIndex % 4}` : lane.index % 2 ? "lane-odd" : "lane-even" }));
+    }
+    // A rule between the lane groups of two processes.
+    let prev: Lane | null = null;
+    for (const lane of this.lanes.values()) {
+      if (prev && lane.process !== prev.process) back.append(s("line", { x1: 0, x2: width, y1: laneY(lane.g), y2: laneY(lane.g), class: "process-rule" }));
+      prev = lane;
     }
     const stepLabel = (i: number): string => (i < n ? String(this.events[i]!.step) : "the end");
     const life = this.lifetimes();

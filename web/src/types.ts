@@ -5,6 +5,8 @@ export interface Program {
   package?: string;
   test?: string;
   binary?: string;
+  // The import paths of a process group's programs, comma-separated, in process order.
+  group?: string;
 }
 
 export interface Position {

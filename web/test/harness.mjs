@@ -20,6 +20,7 @@ export const screenshotDir = join(webDir, "test", "screenshots");
 // source snippets can be served.
 const fixtureSourceRoot = "/src/";
 const fixtureKernelRoot = "/src/kernels/";
+const fixtureGroupRoot = "/src/groups/";
 
 let binary = "";
 
@@ -42,7 +43,8 @@ export function copyFixtures() {
   });
   for (const f of walk(dir).filter((p) => p.endsWith(".json"))) {
     const kernels = join(repoDir, "testdata", "kernels") + "/";
-    writeFileSync(f, readFileSync(f, "utf8").replaceAll(fixtureKernelRoot, kernels).replaceAll(fixtureSourceRoot, src));
+    const groups = join(repoDir, "testdata", "groups") + "/";
+    writeFileSync(f, readFileSync(f, "utf8").replaceAll(fixtureKernelRoot, kernels).replaceAll(fixtureGroupRoot, groups).replaceAll(fixtureSourceRoot, src));
   }
   return dir;
 }

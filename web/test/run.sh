@@ -26,3 +26,4 @@ node --test test/views.test.mjs
 node --test test/bigtree.test.mjs
 node --test test/real.test.mjs
 node --test test/live.test.mjs
+node --test test/group.test.mjs

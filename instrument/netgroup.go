@@ -1,0 +1,37 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/types"
+)
+
+// The one place where instrumented code's sockets meet process groups (docs/processes.md):
+// net.Listen and net.Dial become the functions of package rt/group of the same name, which
+// give the sockets of a group member to the group's controller and are the net package's
+// outside a group. When package rt/net shadows the whole net package, its hook for addresses
+// outside the process takes this rule's place.
+
+const groupPath = rtPath + "/group"
+
+// groupFuncs are the functions of package net that rt/group replaces.
+var groupFuncs = map[string]bool{"Listen": true, "Dial": true}
+
+// netGroupCall reports whether sel, a selector expression, names net.Listen or net.Dial
+// through the net package's name, and if so rewrites it.
+func (r *rewriter) netGroupCall(sel *ast.SelectorExpr) bool {
+	f, ok := r.info.Uses[sel.Sel].(*types.Func)
+	if !ok || f.Pkg() == nil || f.Pkg().Path() != "net" || !groupFuncs[f.Name()] || !isPkgFunc(f) {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if _, ok := r.info.Uses[id].(*types.PkgName); !ok {
+		return false
+	}
+	name := prefix + "group"
+	r.imports[groupPath] = name
+	r.add(sel, func(w *writer) { w.insert(name + "." + f.Name()) })
+	return true
+}

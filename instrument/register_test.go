@@ -1,0 +1,69 @@
+package instrument
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHarnessLinks checks that runtimePackage covers every package of heddle's module that
+// the harness links: one it missed would be instrumented, and its tests would not build under
+// heddle (an import cycle through the harness).
+func TestHarnessLinks(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", harnessPath).Output()
+	if err != nil {
+		t.Fatalf("go list -deps %s: %v", harnessPath, err)
+	}
+	var links []string
+	for _, p := range strings.Fields(string(out)) {
+		if p == modulePath || strings.HasPrefix(p, modulePath+"/") {
+			links = append(links, p)
+		}
+	}
+	if len(links) == 0 {
+		t.Fatalf("go list -deps %s lists no package of %s", harnessPath, modulePath)
+	}
+	for _, p := range links {
+		if !runtimePackage(p) {
+			t.Errorf("the harness links %s, which runtimePackage does not cover", p)
+		}
+	}
+}
+
+// TestBuildRuntimePackage builds the tests of a package that the harness links: its internal
+// tests are registered from the external test package, and the binary builds and lists the
+// worker test.
+func TestBuildRuntimePackage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with the go command")
+	}
+	res, err := Build(context.Background(), Config{Dir: "..", Packages: []string{"./locktree"}, Test: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	if len(res.Binaries) != 1 {
+		t.Fatalf("binaries %v, failed %v; want locktree's test", res.Binaries, res.Failed)
+	}
+	out, err := exec.Command(res.Binaries[0].Path, "-test.list", ".").Output()
+	if err != nil {
+		t.Fatalf("%s -test.list: %v", res.Binaries[0].Path, err)
+	}
+	if !strings.Contains(string(out), "TestHeddleWorker") {
+		t.Errorf("the test binary lists %q, without the worker test", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(res.WorkDir, "src", "*zz_heddle_register_x_test.go"))
+	if len(files) != 1 {
+		t.Fatalf("external registration files %v, want one", files)
+	}
+	src, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), `Register("TestFigure5", heddle__pkg.TestFigure5)`) {
+		t.Errorf("the registration does not register locktree's internal test TestFigure5:\n%s", src)
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/groups
+
+go 1.26.0
