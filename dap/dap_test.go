@@ -482,21 +482,21 @@ func TestDeadlockThreads(t *testing.T) {
 			states[s.ThreadID] = s
 		}
 	}
-	name := regexp.MustCompile(`^G1(\.\d+)* \S+ [\w.]+\.go:\d+$`)
+	name := regexp.MustCompile(`^G1(\.\d+)* [\w.]+\.go:\d+ \S+$`)
 	inLock := 0
 	for _, th := range threads {
 		if !name.MatchString(th.Name) || len(th.Name) > 32 {
-			t.Errorf("thread %d is named %q, want its id, function and place, as G1.2 Transfer bank.go:15", th.ID, th.Name)
+			t.Errorf("thread %d is named %q, want its id, place and function, as G1.2 bank.go:15 Transfer", th.ID, th.Name)
 		}
-		if !strings.HasSuffix(th.Name, " Transfer bank.go:15") {
+		if !strings.HasSuffix(th.Name, " bank.go:15 Transfer") {
 			continue
 		}
 		inLock++
 		if th.ID == st.ThreadID {
 			continue
 		}
-		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked" || s.Text != "lock" {
-			t.Errorf("%s: its state at the deadlock is %+v, want blocked in lock", th.Name, s)
+		if s, ok := states[th.ID]; !ok || s.Reason != "blocked" || s.Description != "blocked" || s.Text != "blocked in to.mu.Lock() at bank.go:15" {
+			t.Errorf("%s: its state at the deadlock is %+v, want blocked in to.mu.Lock() at bank.go:15", th.Name, s)
 		}
 	}
 	if inLock != 2 {

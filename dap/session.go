@@ -269,7 +269,7 @@ func (f front) Stopped(st debugger.Stop) {
 	// label is one word, which leaves the thread's name room in a narrow call stack.
 	for _, o := range st.Others {
 		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.State,
-			"text": o.Op, "preserveFocusHint": true, "allThreadsStopped": false})
+			"text": o.Text, "preserveFocusHint": true, "allThreadsStopped": false})
 	}
 	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
 }

@@ -55,6 +55,8 @@ type ThreadState struct {
 	// State is blocked or runnable, before operation Op.
 	State string
 	Op    string
+	// Text says it as Go code: blocked in to.mu.Lock() at bank.go:15.
+	Text string
 }
 
 // Config configures a Debugger.

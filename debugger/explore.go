@@ -184,7 +184,8 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 			case "found", "bug":
 				wb := msg.Bug
 				b := byKey[wb.Key]
-				if b == nil {
+				fresh := b == nil
+				if fresh {
 					b = &Bug{Kind: wb.Kind, Message: wb.Message, key: wb.Key}
 					e.mu.Lock()
 					e.bugs = append(e.bugs, b)
@@ -192,12 +193,27 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 					e.mu.Unlock()
 					byKey[wb.Key] = b
 					nbugs++
-					if web != nil {
-						publish(timeline.Bug{ID: b.ID, Kind: b.Kind, Message: b.Message, Preemptions: wb.Preemptions, Hits: wb.Hits})
-					}
 				}
+				traced := wb.Trace != nil && b.trace == nil
 				if wb.Trace != nil {
 					d.completeBug(prog, b, wb.Trace)
+				}
+				if web != nil && (fresh || traced) {
+					// The view shows a bug as soon as it is found, and its trace once it has
+					// one: the same bug again, naming the trace the server now holds.
+					tb := timeline.Bug{ID: b.ID, Kind: b.Kind, Message: b.Message, Preemptions: wb.Preemptions, Hits: wb.Hits}
+					if b.trace != nil {
+						name := b.Schedule
+						if name == "" {
+							name = fmt.Sprintf("exploration %d, bug %d", id, b.ID)
+						}
+						if err := web.AddTrace(name, b.trace); err != nil {
+							d.errorf("web view: %v", err)
+						} else {
+							tb.Trace, tb.Replay = name, b.Replay
+						}
+					}
+					publish(tb)
 				}
 				d.front.BugFound(id, b)
 			}

@@ -85,9 +85,23 @@ func (d *Debugger) Runnable() (gs []Runnable, redo bool, err error) {
 		return nil, false, err
 	}
 	gs = []Runnable{}
+	var namer *timeline.Namer
 	for _, a := range alts {
 		op := a.Op
-		if a.Obj != "" {
+		if op != "running" && !strings.HasPrefix(op, "start ") {
+			// The operation as Go code, from.mu.Lock(), when the source names its object.
+			x := ""
+			if a.Pos != nil {
+				if namer == nil {
+					namer = timeline.NewNamer()
+				}
+				x = namer.Expr(*a.Pos, a.Op)
+			}
+			op = timeline.Call(a.Op, "", x)
+			if x == "" && a.Obj != "" {
+				op += " on " + a.Obj
+			}
+		} else if a.Obj != "" {
 			op += " " + a.Obj
 		}
 		gs = append(gs, Runnable{ID: a.Name, Op: op, Position: a.Pos, Current: a.Name == current})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
 
@@ -87,7 +88,7 @@ type ThreadInfo struct {
 }
 
 // Threads lists the controlled goroutines of the current incarnation, named by logical id
-// and where they are, short enough for an editor's call stack: G1.2 Transfer bank.go:15.
+// and where they are, short enough for an editor's call stack: G1.2 bank.go:15 Transfer.
 // Their states go with the stop (Stop.Others). Goroutines heddle does not control are
 // listed only when there are no controlled ones (before the run starts), so that the user
 // can still see where the program is.
@@ -122,7 +123,8 @@ func (d *Debugger) Threads(ctx context.Context) ([]ThreadInfo, error) {
 const maxNamedFrames = 64
 
 // threadName names goroutine g (runtime id goid) by its logical id and its innermost frame
-// of the user's, when where is set: G1.2 Transfer bank.go:15. The names are kept until the
+// of the user's, when where is set: G1.2 bank.go:15 Transfer. The place comes before the
+// function, whose name can be long (TestTransfer.func2): a narrow call stack cuts the end. The names are kept until the
 // next stop: a client asks for the threads once per thread whose state a stop reports.
 func (d *Debugger) threadName(ctx context.Context, in *incarnation, g string, goid int64, where bool) string {
 	if !where {
@@ -141,7 +143,7 @@ func (d *Debugger) threadName(ctx context.Context, in *incarnation, g string, go
 	if frames, err := d.stack(ctx, in, goid, 50); err == nil {
 		for _, f := range frames {
 			if !f.hidden() {
-				name = fmt.Sprintf("%s %s %s:%d", g, shortFunc(f.Func), filepath.Base(f.File), f.Line)
+				name = fmt.Sprintf("%s %s:%d %s", g, filepath.Base(f.File), f.Line, shortFunc(f.Func))
 				break
 			}
 		}
@@ -175,6 +177,7 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		return nil
 	}
 	var out []ThreadState
+	var namer *timeline.Namer // read the sources only if a goroutine waits
 	for _, st := range last.Goroutines {
 		if st.ID == stopped || st.State == "running" {
 			continue
@@ -186,7 +189,24 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
 			state = "runnable"
 		}
-		out = append(out, ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op})
+		ts := ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op, Text: state}
+		if st.Op != "" {
+			expr := ""
+			if st.Pos != nil {
+				if namer == nil {
+					namer = timeline.NewNamer()
+				}
+				expr = namer.Expr(*st.Pos, st.Op)
+			}
+			ts.Text = timeline.Blocked(st.Op, expr)
+			if state != "blocked" {
+				ts.Text = state + " before " + timeline.Call(st.Op, "", expr)
+			}
+		}
+		if st.Pos != nil {
+			ts.Text += fmt.Sprintf(" at %s:%d", filepath.Base(st.Pos.File), st.Pos.Line)
+		}
+		out = append(out, ts)
 	}
 	return out
 }

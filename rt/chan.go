@@ -190,6 +190,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 func (r *run) parkOn(g *goroutine) {
 	r.raceParked(g)
 	e := r.record(g, OpPark, g.op.obj)
+	e.Waits = g.op.kind
 	if g.op.kind == OpSelect {
 		r.selectObjs(g.op.cases)
 	} else if g.op.ch == nil {

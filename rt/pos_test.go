@@ -61,3 +61,48 @@ func TestBlockedPositions(t *testing.T) {
 		})
 	}
 }
+
+// TestOpNames checks the operations a report names as the program wrote them: WaitGroup.Done
+// is its own operation, not the Add(-1) it performs, and a park says what waits.
+func TestOpNames(t *testing.T) {
+	var doneLine int
+	res := rt.Run(rt.Config{Detail: true}, func() {
+		var wg rt.WaitGroup
+		ch := rt.MakeChan[int](0)
+		wg.Add(1)
+		rt.Go(func() {
+			rt.Recv(ch)
+			doneLine = here()
+			wg.Done()
+		})
+		rt.Send(ch, 1)
+		wg.Wait()
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %+v", res.Verdict)
+	}
+	var ops []string
+	for _, e := range res.Events {
+		switch e.Op {
+		case rt.OpWGDone:
+			if _, line, _ := rt.Position(e.PC); line != doneLine {
+				t.Errorf("wg.done at line %d, want %d", line, doneLine)
+			}
+		case rt.OpPark:
+			ops = append(ops, "park "+e.Waits.String())
+			continue
+		}
+		ops = append(ops, e.Op.String())
+	}
+	// Whichever goroutine reaches the unbuffered channel first parks on it, and says how.
+	want := map[string]bool{"wg.add": true, "wg.done": true, "wg.wait": true, "park": true}
+	for _, op := range ops {
+		delete(want, op)
+		if op == "park send" || op == "park recv" {
+			delete(want, "park")
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("operations %v lack %v", ops, want)
+	}
+}

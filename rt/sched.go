@@ -1007,12 +1007,13 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 		if stack != nil {
 			// Where it failed, not its last operation.
 			gs.Stack, gs.PC = frames(stack), 0
-			switch kind {
-			case VerdictPanic, VerdictMisuse, VerdictAssert:
-				gs.State = "panicked"
-			case VerdictExit:
-				gs.State = "exited"
-			}
+		}
+		// What it did, not the state it was left in (a misuse stops g as it calls).
+		switch kind {
+		case VerdictPanic, VerdictMisuse, VerdictAssert:
+			gs.State, gs.Op, gs.Obj, gs.Objs = "panicked", OpNone, NoObj, nil
+		case VerdictExit:
+			gs.State, gs.Op, gs.Obj, gs.Objs = "exited", OpNone, NoObj, nil
 		}
 		r.verdict.Goroutines = append(r.verdict.Goroutines, gs)
 	}

@@ -221,7 +221,11 @@ type WaitGroup struct {
 
 // Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
 // zero, every goroutine blocked in Wait is released at once.
-func (wg *WaitGroup) Add(delta int) {
+func (wg *WaitGroup) Add(delta int) { wg.add(delta, OpWGAdd) }
+
+// add adds delta to the counter by operation kind, OpWGAdd or OpWGDone: the two differ
+// only in how a report names the call.
+func (wg *WaitGroup) add(delta int, kind OpKind) {
 	r, g := current()
 	if r == nil {
 		wg.fb.Add(delta)
@@ -231,9 +235,9 @@ func (wg *WaitGroup) Add(delta int) {
 	if fresh {
 		wg.count = 0
 	}
-	g.op = op{kind: OpWGAdd, obj: id}
+	g.op = op{kind: kind, obj: id}
 	r.yield(g)
-	e := r.record(g, OpWGAdd, id)
+	e := r.record(g, kind, id)
 	wg.count += delta
 	if wg.count < 0 {
 		wg.count = 0
@@ -255,7 +259,7 @@ func (wg *WaitGroup) Add(delta int) {
 }
 
 // Done decrements the counter by one.
-func (wg *WaitGroup) Done() { wg.Add(-1) }
+func (wg *WaitGroup) Done() { wg.add(-1, OpWGDone) }
 
 // Wait blocks until the counter is zero.
 func (wg *WaitGroup) Wait() {
@@ -567,7 +571,8 @@ func (m *Map) Clear()                            { m.step(); m.m.Clear() }
 // misuse ends the run with a misuse verdict for a fatal error that Go would not let the
 // program recover from, and stops g.
 func (r *run) misuse(g *goroutine, msg string) {
-	r.fail(VerdictMisuse, msg, g, nil)
+	_, stack := callers()
+	r.fail(VerdictMisuse, msg, g, stack)
 	r.block(g)
 }
 

@@ -76,7 +76,8 @@ const (
 	OpAccept
 	OpRead
 	OpWrite
-	OpShut // closing a socket or a listener
+	OpShut   // closing a socket or a listener
+	OpWGDone // WaitGroup.Done, an Add(-1) the program wrote as Done
 	opCount
 )
 
@@ -91,7 +92,7 @@ var opNames = [opCount]string{
 	OpLockWait: "lock.wait", OpPark: "park", OpBubble: "synctest.test", OpBubbleWait: "synctest.wait",
 	OpCall: "lin.call", OpReturn: "lin.return",
 	OpListen: "net.listen", OpDial: "net.dial", OpAccept: "net.accept", OpRead: "net.read",
-	OpWrite: "net.write", OpShut: "net.close",
+	OpWrite: "net.write", OpShut: "net.close", OpWGDone: "wg.done",
 }
 
 func (k OpKind) String() string {
@@ -275,7 +276,10 @@ type Event struct {
 	// before when it was picked. Decision is the index of the decision that picked it, or -1
 	// when it was the only alternative. Events without Start continue the previous step of
 	// their goroutine (a folded release, or a goroutine resumed by a partner).
-	Start    bool
+	Start bool
+	// Waits is, for a park, the operation that waits: OpSend, OpRecv or OpSelect. It sits
+	// beside Start, in what would be padding.
+	Waits    OpKind
 	Decision int32
 }
 

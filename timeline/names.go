@@ -20,13 +20,36 @@ func NameObjects(t *Trace) {
 	for i := range t.Objects {
 		byID[t.Objects[i].ID] = &t.Objects[i]
 	}
+	// The name by which each goroutine last called each object: of several deferred calls on
+	// one line (the closing brace), the one on that object under that name made the
+	// operation.
+	type use struct{ g, obj string }
+	last := map[use]string{}
 	src := NewNamer()
 	for i := range t.Events {
 		e := &t.Events[i]
 		if e.Obj == "" || e.Pos == nil {
 			continue
 		}
-		e.Expr = src.Expr(*e.Pos, e.Op)
+		op := e.Op
+		if e.Waits != "" {
+			op = e.Waits
+		}
+		e.Expr = src.Expr(*e.Pos, op)
+		if e.Expr != "" && src.deferredAt(*e.Pos, op) {
+			// go func() { defer wg.Done(); … }(): the defer and the return share the line.
+			at := *e.Pos
+			e.Defer = &at
+		}
+		if e.Expr == "" {
+			if x, at, ok := src.Deferred(*e.Pos, op, last[use{e.G, e.Obj}]); ok {
+				e.Expr, e.Defer = x, &at
+			}
+		}
+		if e.Expr == "" {
+			continue
+		}
+		last[use{e.G, e.Obj}] = e.Expr
 		if o := byID[e.Obj]; o != nil && o.Name == "" {
 			o.Name = e.Expr
 		}
@@ -72,9 +95,11 @@ func (t *Trace) object(id string) *Object {
 // the source files that positions name, each file read and indexed once. A long run makes the
 // same operations at the same lines many times over: each answer is kept.
 type Namer struct {
-	fset  *token.FileSet
-	files map[string]map[int][]ast.Node // by line, the nodes that start there; nil if unreadable
-	memo  map[exprKey]string
+	fset   *token.FileSet
+	files  map[string]map[int][]ast.Node // by line, the nodes that start there; nil if unreadable
+	bodies map[string][]*ast.BlockStmt   // the bodies of the functions of each file
+	memo   map[exprKey]string
+	defers map[deferKey]deferred
 }
 
 type exprKey struct {
@@ -82,9 +107,19 @@ type exprKey struct {
 	op  string
 }
 
+type deferKey struct {
+	exprKey
+	prefer string
+}
+
+type deferred struct {
+	expr string
+	at   Pos
+}
+
 // NewNamer returns a Namer with no file read yet.
 func NewNamer() *Namer {
-	return &Namer{fset: token.NewFileSet(), files: map[string]map[int][]ast.Node{}}
+	return &Namer{fset: token.NewFileSet(), files: map[string]map[int][]ast.Node{}, bodies: map[string][]*ast.BlockStmt{}}
 }
 
 // Expr returns the expression of the object of operation op (as rt.OpKind.String names it)
@@ -108,6 +143,63 @@ func (s *Namer) Expr(p Pos, op string) string {
 	return e
 }
 
+// Deferred returns the expression of the object of operation op made by a deferred call, as
+// its function returned at p (the closing brace or a return statement), and the position of
+// the defer statement. Go reports a deferred call at the line where it runs; the user wrote it
+// at the defer. Of several deferred calls of op in the function, it picks the one whose
+// object the program named prefer, and reports none if that leaves more than one.
+func (s *Namer) Deferred(p Pos, op, prefer string) (expr string, at Pos, ok bool) {
+	k := deferKey{exprKey{p, op}, prefer}
+	if d, seen := s.defers[k]; seen {
+		return d.expr, d.at, d.expr != ""
+	}
+	var d deferred
+	s.lines(p.File)
+	var body *ast.BlockStmt // the innermost function body around p
+	for _, b := range s.bodies[p.File] {
+		if s.fset.Position(b.Lbrace).Line <= p.Line && p.Line <= s.fset.Position(b.Rbrace).Line &&
+			(body == nil || b.Pos() > body.Pos()) {
+			body = b
+		}
+	}
+	var found []deferred
+	if body != nil {
+		ast.Inspect(body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false // its defers run when it returns, not when body does
+			case *ast.DeferStmt:
+				if x := opExpr(n.Call, op); x != nil {
+					at := s.fset.Position(n.Pos())
+					found = append(found, deferred{types.ExprString(x), Pos{File: p.File, Line: at.Line}})
+				}
+			}
+			return true
+		})
+	}
+	if len(found) > 1 {
+		found = slices.DeleteFunc(found, func(f deferred) bool { return f.expr != prefer })
+	}
+	if len(found) == 1 {
+		d = found[0]
+	}
+	if s.defers == nil {
+		s.defers = map[deferKey]deferred{}
+	}
+	s.defers[k] = d
+	return d.expr, d.at, d.expr != ""
+}
+
+// deferredAt reports whether a defer statement at p's line defers operation op.
+func (s *Namer) deferredAt(p Pos, op string) bool {
+	for _, n := range s.lines(p.File)[p.Line] {
+		if d, ok := n.(*ast.DeferStmt); ok && opExpr(d.Call, op) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // lines returns the nodes of file path by the line they start on, outermost first.
 func (s *Namer) lines(path string) map[int][]ast.Node {
 	idx, seen := s.files[path]
@@ -117,10 +209,18 @@ func (s *Namer) lines(path string) map[int][]ast.Node {
 	if f, err := parser.ParseFile(s.fset, path, nil, parser.SkipObjectResolution); err == nil {
 		idx = map[int][]ast.Node{}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if n != nil {
-				l := s.fset.Position(n.Pos()).Line
-				idx[l] = append(idx[l], n)
+			switch n := n.(type) {
+			case nil:
+				return true
+			case *ast.FuncDecl:
+				if n.Body != nil {
+					s.bodies[path] = append(s.bodies[path], n.Body)
+				}
+			case *ast.FuncLit:
+				s.bodies[path] = append(s.bodies[path], n.Body)
 			}
+			l := s.fset.Position(n.Pos()).Line
+			idx[l] = append(idx[l], n)
 			return true
 		})
 	}
@@ -137,7 +237,8 @@ var opMethods = map[string][]string{
 	"runlock":   {"RUnlock"},
 	"trylock":   {"TryLock"},
 	"tryrlock":  {"TryRLock"},
-	"wg.add":    {"Add", "Done", "Go"},
+	"wg.add":    {"Add", "Go"},
+	"wg.done":   {"Done"},
 	"wg.wait":   {"Wait"},
 	"cond.wait": {"Wait"},
 	"signal":    {"Signal"},
@@ -227,4 +328,80 @@ func (t *Trace) Holders(obj string) []Event {
 		}
 	}
 	return held
+}
+
+// goOps says each operation as Go does: the code that makes it, with %s for the expression of
+// its object, and the name it has without one (the words of Go's goroutine traces where Go
+// has no syntax for it: chan receive, select).
+var goOps = map[string]struct{ code, name string }{
+	"go":            {"go", "go"},
+	"exit":          {"returns", "returns"},
+	"panic":         {"panics", "panics"},
+	"lock":          {"%s.Lock()", "Lock"},
+	"unlock":        {"%s.Unlock()", "Unlock"},
+	"rlock":         {"%s.RLock()", "RLock"},
+	"runlock":       {"%s.RUnlock()", "RUnlock"},
+	"trylock":       {"%s.TryLock()", "TryLock"},
+	"tryrlock":      {"%s.TryRLock()", "TryRLock"},
+	"lock.wait":     {"%s.Lock() waits for readers", "Lock waits for readers"},
+	"wg.add":        {"%s.Add()", "Add"},
+	"wg.done":       {"%s.Done()", "Done"},
+	"wg.wait":       {"%s.Wait()", "Wait"},
+	"cond.wait":     {"%s.Wait()", "Wait"},
+	"signal":        {"%s.Signal()", "Signal"},
+	"broadcast":     {"%s.Broadcast()", "Broadcast"},
+	"once":          {"%s.Do()", "Do"},
+	"once.done":     {"%s.Do() returns", "Do returns"},
+	"map":           {"%s (sync.Map)", "sync.Map"},
+	"atomic.load":   {"atomic load of %s", "atomic load"},
+	"atomic.store":  {"atomic store to %s", "atomic store"},
+	"atomic.rmw":    {"atomic update of %s", "atomic update"},
+	"send":          {"%s <-", "chan send"},
+	"recv":          {"<-%s", "chan receive"},
+	"close":         {"close(%s)", "close"},
+	"len":           {"len(%s)", "len"},
+	"select":        {"select", "select"},
+	"sleep":         {"time.Sleep", "time.Sleep"},
+	"timer":         {"sets a timer", "sets a timer"},
+	"clock":         {"time advances", "time advances"},
+	"choose":        {"heddle.Choose", "heddle.Choose"},
+	"yield":         {"runtime.Gosched", "runtime.Gosched"},
+	"synctest.test": {"synctest.Test", "synctest.Test"},
+	"synctest.wait": {"synctest.Wait", "synctest.Wait"},
+	"lin.call":      {"call", "call"},
+	"lin.return":    {"return", "return"},
+}
+
+// Call says an operation as a Go programmer would: the code that makes it on the object the
+// program named x (from.mu.Lock(), wg.Done(), <-ch, close(ch)), or its name when x is ""
+// (Lock, chan receive). A park is the operation it waits in (waits, as Event.Waits) that
+// blocks: "<-ch blocks", "blocked in select".
+func Call(op, waits, x string) string {
+	if op == "park" {
+		switch {
+		case waits == "":
+			return "blocks"
+		case x != "" || waits == "select":
+			return Call(waits, "", x) + " blocks"
+		}
+		return "blocked in " + Call(waits, "", "")
+	}
+	g, ok := goOps[op]
+	switch {
+	case !ok:
+		return strings.TrimSpace(op + " " + x)
+	case x == "" || !strings.Contains(g.code, "%s"):
+		return g.name
+	}
+	return strings.Replace(g.code, "%s", x, 1)
+}
+
+// Blocked says where a goroutine waits, as Go's goroutine traces do: blocked in
+// from.mu.Lock(), blocked in chan receive on s.done, blocked in select. x is the expression
+// or name of the object of operation op, or "" when none is known.
+func Blocked(op, x string) string {
+	if x != "" && (op == "send" || op == "recv") {
+		return "blocked in " + Call(op, "", "") + " on " + x
+	}
+	return "blocked in " + Call(op, "", x)
 }

@@ -21,11 +21,11 @@ func TestNameObjects(t *testing.T) {
 		{7, "recv", "s.results"},
 		{8, "close", "s.done"},
 		{9, "recv", "s.jobs"},
-		{11, "wg.add", "wg"},
+		{11, "wg.done", "wg"},
 		{12, "atomic.rmw", "s.count"},
 		{13, "atomic.store", "b.busy"},
 		{15, "recv", "ctx.Done()"},
-		{4, "unlock", ""}, // no Unlock at that line
+		{4, "rlock", ""}, // no RLock at that line, nor deferred in the function
 	} {
 		tr := &Trace{
 			Objects: []Object{{ID: "G1#1", Kind: "mutex"}},
@@ -44,6 +44,80 @@ func TestNameObjects(t *testing.T) {
 		}
 		if got := tr.Describe("G1#1"); got != want {
 			t.Errorf("Describe: %q, want %q", got, want)
+		}
+	}
+}
+
+// TestNameDeferred checks that an operation made by a deferred call, which Go reports at the
+// line where its function returns, is named by the call and placed at the defer statement; of
+// several deferred calls of one operation, the one on the object under the name the goroutine
+// last called it by.
+func TestNameDeferred(t *testing.T) {
+	file, _ := filepath.Abs(filepath.Join("testdata", "names", "deferred.go.txt"))
+	at := func(line int) *Pos { return &Pos{File: file, Line: line} }
+	tr := &Trace{
+		Objects: []Object{{ID: "G1#1", Kind: "mutex"}, {ID: "G1#2", Kind: "mutex"}, {ID: "G1#3", Kind: "waitgroup"}},
+		Events: []Event{
+			{G: "G1", Op: "lock", Obj: "G1#1", Pos: at(4)},
+			{G: "G1", Op: "lock", Obj: "G1#2", Pos: at(6)},
+			{G: "G1", Op: "unlock", Obj: "G1#2", Pos: at(9)},
+			{G: "G1", Op: "unlock", Obj: "G1#1", Pos: at(9)},
+			{G: "G2", Op: "unlock", Obj: "G1#1", Pos: at(9)}, // no earlier name: two candidates
+			{G: "G1.1", Op: "wg.done", Obj: "G1#3", Pos: at(15)},
+			{G: "G1", Op: "wg.wait", Obj: "G1#3", Pos: at(16)},
+			{G: "G1.2", Op: "wg.done", Obj: "G1#3", Pos: at(22)},
+			{G: "G1.3", Op: "wg.done", Obj: "G1#3", Pos: at(28)},
+		},
+	}
+	NameObjects(tr)
+	for i, want := range []struct {
+		expr string
+		line int
+	}{{"from.mu", 0}, {"to.mu", 0}, {"to.mu", 7}, {"from.mu", 5}, {"", 0}, {"wg", 13}, {"wg", 0}, {"wg", 20}, {"wg", 28}} {
+		e := tr.Events[i]
+		line := 0
+		if e.Defer != nil {
+			line = e.Defer.Line
+		}
+		if e.Expr != want.expr || line != want.line {
+			t.Errorf("event %d (%s at line %d): %q deferred at line %d, want %q at line %d", i, e.Op, e.Pos.Line, e.Expr, line, want.expr, want.line)
+		}
+	}
+}
+
+// TestCall checks how operations are said in Go's terms.
+func TestCall(t *testing.T) {
+	for _, tc := range []struct{ op, waits, x, want string }{
+		{"lock", "", "from.mu", "from.mu.Lock()"},
+		{"lock", "", "", "Lock"},
+		{"wg.done", "", "wg", "wg.Done()"},
+		{"recv", "", "s.ch", "<-s.ch"},
+		{"send", "", "done", "done <-"},
+		{"close", "", "done", "close(done)"},
+		{"park", "recv", "done", "<-done blocks"},
+		{"park", "recv", "", "blocked in chan receive"},
+		{"park", "select", "", "select blocks"},
+		{"park", "", "", "blocks"},
+		{"exit", "", "", "returns"},
+		{"frobnicate", "", "x", "frobnicate x"},
+	} {
+		if got := Call(tc.op, tc.waits, tc.x); got != tc.want {
+			t.Errorf("Call(%q, %q, %q) = %q, want %q", tc.op, tc.waits, tc.x, got, tc.want)
+		}
+	}
+}
+
+// TestBlocked checks how a blocked goroutine is said: as Go's goroutine traces do.
+func TestBlocked(t *testing.T) {
+	for _, tc := range []struct{ op, x, want string }{
+		{"lock", "to.mu", "blocked in to.mu.Lock()"},
+		{"recv", "s.done", "blocked in chan receive on s.done"},
+		{"send", "", "blocked in chan send"},
+		{"select", "", "blocked in select"},
+		{"wg.wait", "wg", "blocked in wg.Wait()"},
+	} {
+		if got := Blocked(tc.op, tc.x); got != tc.want {
+			t.Errorf("Blocked(%q, %q) = %q, want %q", tc.op, tc.x, got, tc.want)
 		}
 	}
 }

@@ -107,7 +107,12 @@ type Event struct {
 	Child string `json:"child,omitempty"`
 	Pos   *Pos   `json:"pos,omitempty"`
 	// Expr is the expression by which the program named Obj at Pos (NameObjects).
-	Expr  string `json:"expr,omitempty"`
+	Expr string `json:"expr,omitempty"`
+	// Defer is the position of the defer statement whose call made the operation, which ran
+	// when its function returned at Pos (NameObjects).
+	Defer *Pos `json:"defer,omitempty"`
+	// Waits is, for a park, the operation that waits: send, recv or select.
+	Waits string `json:"waits,omitempty"`
 	After []int  `json:"after,omitempty"`
 	// Decision is the index of the decision that picked this step, if it started one.
 	Decision *int `json:"decision,omitempty"`
@@ -258,6 +263,9 @@ func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
 		}
 		if e.Child != rt.NoG {
 			te.Child = res.Name(e.Child)
+		}
+		if e.Op == rt.OpPark && e.Waits != rt.OpNone {
+			te.Waits = e.Waits.String()
 		}
 		for _, a := range e.After {
 			te.After = append(te.After, int(a))

@@ -172,6 +172,7 @@ func TestBadInput(t *testing.T) {
 		{"waits in Accept", "testdata/outside", []string{"test", "-run", "TestAccept", "."}, exitUsage,
 			"TestAccept: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (net.(*TCPListener).Accept, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":41; IO wait)"},
 		{"unknown command", demo, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{"unknown flag", demo, []string{"run", "-o", "out", "."}, exitUsage, "heddle run: flag provided but not defined: -o"},
 		{"corrupt schedule", demo, []string{"replay", "go.mod"}, exitUsage, "go.mod"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

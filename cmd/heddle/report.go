@@ -372,11 +372,14 @@ func describe(t *timeline.Trace, g timeline.GoroutineState) string {
 	var s string
 	switch g.State {
 	case "blocked":
-		s = "blocked in " + g.Op
-		switch {
-		case g.Expr != "":
-			s += " on " + g.Expr
-		case g.Obj != "":
+		// As Go's goroutine traces say it: blocked in from.mu.Lock(), in chan receive on
+		// s.done.
+		x := g.Expr
+		if x == "" && g.Obj != "" && t.Label(g.Obj) != g.Obj {
+			x = t.Label(g.Obj)
+		}
+		s = timeline.Blocked(g.Op, x)
+		if x == "" && g.Obj != "" {
 			s += " on " + t.Describe(g.Obj)
 		}
 	default:
@@ -478,26 +481,28 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 	}
 	fmt.Fprintln(w)
 	for _, e := range t.Events {
-		cell := e.Op
-		switch e.Op {
-		case "park":
-			cell = "blocks on" // a channel operation or select that must wait
-		case "exit":
-			cell = "returns"
-		}
+		var cell string
 		switch {
 		case ops[e.Step] != "":
-			cell += " " + ops[e.Step]
-		case e.Expr != "":
-			cell += " " + e.Expr
-		case e.Obj != "":
-			cell += " " + t.Label(e.Obj)
+			cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
+		case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
+			cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
+		case t.Label(e.Obj) != e.Obj:
+			// A name the object has at another operation: the unlock inside s.cond.Wait().
+			cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
+		default:
+			cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
 		}
 		if e.Child != "" {
 			cell += " " + e.Child
 		}
-		if e.Pos != nil {
-			cell += " " + short(*e.Pos)
+		pos := e.Pos
+		if e.Defer != nil {
+			// Go runs a deferred call where its function returns; the user wrote it at the defer.
+			cell, pos = "defer "+cell, e.Defer
+		}
+		if pos != nil {
+			cell += " " + short(*pos)
 		}
 		mark := " "
 		if e.Decision != nil {
@@ -505,7 +510,13 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 		}
 		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*width), cell)
 	}
-	fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
+	// The legend ends with the decisions' line, where the transcript tests cut the table.
+	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
+		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
+	}
+	if len(t.Decisions) > 0 {
+		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
+	}
 }
 
 // self is how to run this heddle again in a printed command: "heddle" when that is the

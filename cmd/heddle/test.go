@@ -77,12 +77,21 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 }
 
+// buildFlags are the go command's build flags (go help build), each with whether it takes a
+// value in the next argument.
+var buildFlags = map[string]bool{
+	"a": false, "n": false, "x": false, "msan": false, "asan": false, "cover": false, "work": false,
+	"linkshared": false, "modcacherw": false, "trimpath": false, "buildvcs": false,
+	"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "gccgoflags": true, "mod": true,
+	"modfile": true, "overlay": true, "p": true, "pgo": true, "covermode": true, "coverpkg": true,
+	"toolexec": true, "buildmode": true, "compiler": true, "installsuffix": true, "pkgdir": true,
+}
+
 // splitArgs separates heddle's flags from build flags and packages. A flag heddle does not
 // know is a build flag; a build flag that takes a value in the next argument is recognised by
-// name.
-func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
-	valued := map[string]bool{"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "mod": true,
-		"modfile": true, "overlay": true, "p": true, "pgo": true, "covermode": true, "coverpkg": true, "toolexec": true}
+// name. A flag that is neither is returned as unknown, rather than handed to the go command,
+// whose complaint would not name it.
+func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string, unknown string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if !strings.HasPrefix(a, "-") || a == "-" {
@@ -107,21 +116,25 @@ func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string) {
 			}
 			continue
 		}
+		valued, ok := buildFlags[name]
+		if !ok && unknown == "" {
+			unknown = a
+		}
 		build = append(build, a)
-		if valued[name] && !hasValue && i+1 < len(args) {
+		if valued && !hasValue && i+1 < len(args) {
 			i++
 			build = append(build, args[i])
 		}
 	}
-	return own, build, pkgs
+	return own, build, pkgs, unknown
 }
 
 const testUsage = `usage: heddle test [build flags] [packages] [flags]
 
 Builds the tests of the packages (as go test does) with heddle's instrumentation, explores the
 goroutine interleavings of each test, and reports every concurrency bug found, with a schedule
-that heddle replay reproduces. Flags heddle does not know (-tags, -gcflags, ...) are build
-flags, passed to the go command.
+that heddle replay reproduces. The go command's build flags (-tags, -gcflags, ...) are passed
+to it.
 
 Flags:
 `
@@ -155,11 +168,15 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		}
 		fs.PrintDefaults()
 	}
-	own, build, pkgs := splitArgs(fs, args)
+	own, build, pkgs, unknown := splitArgs(fs, args)
 	if slices.ContainsFunc(own, func(a string) bool { n := strings.TrimLeft(a, "-"); return n == "h" || n == "help" }) {
 		fs.SetOutput(os.Stdout)
 		fs.Usage()
 		return exitOK
+	}
+	if unknown != "" {
+		fmt.Fprintf(os.Stderr, "%s: flag provided but not defined: %s (neither heddle's nor a go build flag; %[1]s -h lists them)\n", fs.Name(), unknown)
+		return exitUsage
 	}
 	if err := fs.Parse(own); err != nil {
 		return exitUsage

@@ -1,4 +1,5 @@
 import { clear, h, posText } from "./dom";
+import { stateText } from "./ops";
 import type { BugSummary, TraceSummary } from "./types";
 
 export interface BugsEvents {
@@ -28,7 +29,7 @@ export class BugsView {
       const gs = h("td", { "data-testid": "bug-goroutines", "data-label": "goroutines" });
       if (b.goroutines.length) {
         for (const g of b.goroutines) {
-          gs.append(h("div", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""}`));
+          gs.append(h("div", {}, h("b", {}, g.id), ` ${stateText(g)}`));
           where.append(h("div", { title: g.pos?.file ?? "" }, posText(g.pos) || "–"));
         }
       } else {

@@ -208,7 +208,13 @@ class App {
     }
     let list: BugSummary[];
     if (src.id === LIVE) {
-      list = src.bugs.map((b) => ({ ...b, exploration: LIVE, traceLoaded: false, goroutines: [] }));
+      // A live bug's trace, once saved, says where its goroutines were, as a saved
+      // exploration's bugs do.
+      list = await Promise.all(src.bugs.map(async (b) => {
+        const trace = b.trace ? await this.api.trace({ path: b.trace }).catch(() => null) : null;
+        const goroutines = (trace?.verdict?.goroutines ?? []).map(({ stack: _, ...g }) => g);
+        return { ...b, exploration: LIVE, traceLoaded: trace !== null, goroutines };
+      }));
     } else {
       list = await this.api.bugs(src.id);
     }
@@ -289,10 +295,12 @@ class App {
       case "bug": {
         const src = this.liveSource();
         const { type: _, ...bug } = m;
-        if (!src.bugs.some((b) => b.id === bug.id)) {
-          src.bugs.push(bug);
-          if (src === this.current) void this.refreshBugs();
-        }
+        // A bug comes again once its trace is saved, naming it.
+        const known = src.bugs.find((b) => b.id === bug.id);
+        if (known && (known.trace || !bug.trace)) break;
+        if (known) Object.assign(known, bug);
+        else src.bugs.push(bug);
+        if (src === this.current) void this.refreshBugs();
         break;
       }
       case "progress":

@@ -6,8 +6,8 @@ export type Category = "goroutine" | "mutex" | "wait" | "channel" | "atomic" | "
 const categories: Record<string, Category> = {
   go: "goroutine", exit: "goroutine", panic: "goroutine", yield: "goroutine",
   lock: "mutex", unlock: "mutex", rlock: "mutex", runlock: "mutex", trylock: "mutex",
-  "wg.add": "wait", "wg.wait": "wait", "cond.wait": "wait", signal: "wait", broadcast: "wait", once: "wait",
-  send: "channel", recv: "channel", close: "channel", len: "channel", select: "channel",
+  "wg.add": "wait", "wg.done": "wait", "wg.wait": "wait", "cond.wait": "wait", signal: "wait", broadcast: "wait", once: "wait",
+  send: "channel", recv: "channel", close: "channel", len: "channel", select: "channel", park: "channel",
   "atomic.load": "atomic", "atomic.store": "atomic", "atomic.rmw": "atomic", map: "atomic",
   sleep: "time", timer: "time", clock: "time",
   choose: "choose",
@@ -33,3 +33,62 @@ export const categoryColor: Record<Category, string> = {
 // Ops that acquire or release a lock, for working out who holds what.
 export const acquires = new Set(["lock", "rlock", "trylock"]);
 export const releases = new Set(["unlock", "runlock"]);
+
+// How Go says each operation, as timeline.Call does in heddle: the code that
+// makes it, with %s for the expression of its object, and its name without one
+// (the words of Go's goroutine traces where Go has no syntax for it).
+const goOps: Record<string, [code: string, name: string]> = {
+  go: ["go", "go"], exit: ["returns", "returns"], panic: ["panics", "panics"],
+  lock: ["%s.Lock()", "Lock"], unlock: ["%s.Unlock()", "Unlock"], rlock: ["%s.RLock()", "RLock"],
+  runlock: ["%s.RUnlock()", "RUnlock"], trylock: ["%s.TryLock()", "TryLock"], tryrlock: ["%s.TryRLock()", "TryRLock"],
+  "lock.wait": ["%s.Lock() waits for readers", "Lock waits for readers"],
+  "wg.add": ["%s.Add()", "Add"], "wg.done": ["%s.Done()", "Done"], "wg.wait": ["%s.Wait()", "Wait"],
+  "cond.wait": ["%s.Wait()", "Wait"], signal: ["%s.Signal()", "Signal"], broadcast: ["%s.Broadcast()", "Broadcast"],
+  once: ["%s.Do()", "Do"], "once.done": ["%s.Do() returns", "Do returns"], map: ["%s (sync.Map)", "sync.Map"],
+  "atomic.load": ["atomic load of %s", "atomic load"], "atomic.store": ["atomic store to %s", "atomic store"],
+  "atomic.rmw": ["atomic update of %s", "atomic update"],
+  send: ["%s <-", "chan send"], recv: ["<-%s", "chan receive"], close: ["close(%s)", "close"], len: ["len(%s)", "len"],
+  select: ["select", "select"], sleep: ["time.Sleep", "time.Sleep"], timer: ["sets a timer", "sets a timer"],
+  clock: ["time advances", "time advances"], choose: ["heddle.Choose", "heddle.Choose"], yield: ["runtime.Gosched", "runtime.Gosched"],
+  "synctest.test": ["synctest.Test", "synctest.Test"], "synctest.wait": ["synctest.Wait", "synctest.Wait"],
+  "lin.call": ["call", "call"], "lin.return": ["return", "return"],
+};
+
+// call says an operation as a Go programmer would: the code that makes it on
+// the object the program named x (from.mu.Lock(), wg.Done(), <-ch), or its
+// name when x is not known (Lock, chan receive). A park is the operation it
+// waits in that blocks: "<-ch blocks", "blocked in select".
+export function call(op: string, waits?: string, x?: string): string {
+  if (op === "park") {
+    if (!waits) return "blocks";
+    if (x || waits === "select") return `${call(waits, undefined, x)} blocks`;
+    return `blocked in ${call(waits)}`;
+  }
+  const g = goOps[op];
+  if (!g) return x ? `${op} ${x}` : op;
+  if (!x || !g[0].includes("%s")) return g[1];
+  return g[0].replace("%s", x);
+}
+
+// opLabel is the short name of an operation, for a box of the timeline or an
+// edge of the schedule tree, whose colour says it is a channel operation.
+const shortLabels: Record<string, string> = { park: "blocks", send: "send", recv: "receive" };
+
+export function opLabel(op: string): string {
+  return shortLabels[op] ?? call(op);
+}
+
+// blocked says where a goroutine waits, as Go's goroutine traces do (timeline.Blocked):
+// blocked in from.mu.Lock(), blocked in chan receive on s.done.
+export function blocked(op: string, x?: string): string {
+  if (x && (op === "send" || op === "recv")) return `blocked in ${call(op)} on ${x}`;
+  return `blocked in ${call(op, undefined, x)}`;
+}
+
+// stateText says what a goroutine of a verdict was doing when the run ended: blocked in
+// from.mu.Lock(), or its state (panicked, exited).
+export function stateText(g: { state?: string; op?: string; obj?: string; expr?: string }): string {
+  if (g.state !== "blocked" || !g.op) return g.state ?? "";
+  if (g.expr || !g.obj) return blocked(g.op, g.expr);
+  return `${blocked(g.op)} on ${g.obj}`;
+}

@@ -1,8 +1,8 @@
 import type { Api } from "./api";
 import { basename, clear, h, posText, s } from "./dom";
 import { HistoryView } from "./history";
-import { acquires, category, categoryColor, releases } from "./ops";
-import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent } from "./types";
+import { acquires, call, category, categoryColor, opLabel, releases, stateText } from "./ops";
+import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent, VerdictGoroutine } from "./types";
 
 // Steps are at least this far apart, and spread out to fill the width when
 // a trace is short; a box is as wide as the longest operation's name.
@@ -211,8 +211,8 @@ export class TimelineView {
         h("span", { class: "process-tag", "data-testid": first ? `process-${lane.process}` : undefined }, lane.process), lane.g.slice(lane.process.length + 1)));
     }
     const n = this.events.length;
-    const ends = (this.trace!.verdict?.goroutines ?? []).map((g) => g.op ?? g.state ?? "?");
-    const longest = Math.max(4, ...this.events.map((e) => e.op.length), ...ends.map((o) => o.length));
+    const ends = (this.trace!.verdict?.goroutines ?? []).map(endLabel);
+    const longest = Math.max(4, ...this.events.map((e) => opLabel(e.op).length), ...ends.map((o) => o.length));
     this.boxW = Math.ceil(longest * CHAR_W) + 8;
     this.laidWidth = this.scroller.clientWidth;
     this.stepW = Math.max(this.boxW + MIN_GAP, Math.min(MAX_STEP_W, (this.laidWidth - 12) / (n + 1)));
@@ -276,8 +276,8 @@ export class TimelineView {
       const y = laneY(vg.id) + (LANE_H - BOX_H) / 2;
       end.append(s("g", { class: "end-state" },
         s("rect", { x: x(n), y, width: BOX_W, height: BOX_H, rx: 3 }),
-        s("text", { x: x(n) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, vg.op ?? vg.state ?? "?"),
-        s("title", {}, `${vg.id} ${vg.state ?? ""} ${vg.op ?? ""} ${vg.expr ?? vg.obj ?? ""} ${posText(vg.pos)}`)));
+        s("text", { x: x(n) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, endLabel(vg)),
+        s("title", {}, `${vg.id} ${stateText(vg)} ${posText(vg.pos)}`)));
     }
     svg.append(end);
 
@@ -313,8 +313,8 @@ export class TimelineView {
       const y = laneY(e.g) + (LANE_H - BOX_H) / 2;
       const g = s("g", { class: "step", "data-testid": `step-box-${e.step}`, "data-step": e.step },
         s("rect", { x: x(i), y, width: BOX_W, height: BOX_H, rx: 3, fill: categoryColor[category(e.op)] }),
-        s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, e.op),
-        s("title", {}, `step ${e.step}: ${e.g} ${e.op}${e.obj ? ` ${e.expr ?? e.obj}` : ""} ${posText(e.pos)}`));
+        s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, opLabel(e.op)),
+        s("title", {}, `step ${e.step}: ${e.g} ${this.callText(e)} ${posText(e.pos)}${e.defer ? `, deferred at line ${e.defer.line}` : ""}`));
       g.addEventListener("click", () => this.moveTo(i, true));
       boxes.append(g);
       this.boxes.push(g);
@@ -396,7 +396,7 @@ export class TimelineView {
     this.verdict.append(
       h("p", {}, h("span", { class: `verdict-kind verdict-${v.kind}`, "data-testid": "verdict-kind" }, v.kind), " ", v.message ?? ""),
       h("ul", { class: "verdict-goroutines" }, ...(v.goroutines ?? []).map((g) =>
-        h("li", {}, h("b", {}, g.id), ` ${g.state ?? ""} ${g.op ?? ""} ${g.expr ?? g.obj ?? ""} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
+        h("li", {}, h("b", {}, g.id), ` ${stateText(g)} `, h("span", { class: "pos", title: g.pos?.file ?? "" }, posText(g.pos))))),
     );
     if (v.kind === "deadlock" || v.kind === "lockcycle") this.renderWaitFor();
     if (v.history?.length) {
@@ -500,6 +500,17 @@ export class TimelineView {
     this.waitFor.append(h("h4", {}, "Wait-for graph at the end"), svg);
   }
 
+  // callText says step e as Go code: from.mu.Lock(), <-done blocks.
+  private callText(e: TraceEvent): string {
+    const op = this.trace?.verdict?.history?.find((o) => o.callStep === e.step || o.returnStep === e.step);
+    if (op && (e.op === "lin.call" || e.op === "lin.return")) {
+      return e.op === "lin.call" ? `call ${op.input}` : `return ${op.input} -> ${op.output ?? ""}`;
+    }
+    const name = e.expr ?? (e.obj ? this.objects.get(e.obj)?.name : undefined);
+    if (name || !e.obj || e.op === "sleep" || e.op === "timer") return call(e.op, e.waits, name);
+    return `${call(e.op, e.waits)} on ${e.obj}`;
+  }
+
   private renderDetail(): void {
     clear(this.detail);
     const n = this.events.length;
@@ -514,8 +525,9 @@ export class TimelineView {
     const dl = h("dl", {},
       h("dt", {}, "step"), h("dd", { "data-testid": "step-index" }, e.step),
       h("dt", {}, "goroutine"), h("dd", { "data-testid": "step-goroutine" }, e.g),
-      h("dt", {}, "op"), h("dd", { "data-testid": "step-op" }, h("span", { class: "op-chip", "data-cat": category(e.op) }, e.op)),
+      h("dt", {}, "op"), h("dd", { "data-testid": "step-op", title: e.op }, h("span", { class: "op-chip", "data-cat": category(e.op) }, this.callText(e))),
     );
+    if (e.defer) dl.append(h("dt", {}, "deferred"), h("dd", { "data-testid": "step-defer" }, `at line ${e.defer.line}, runs as the function returns`));
     if (e.obj) dl.append(h("dt", {}, "object"), h("dd", { "data-testid": "step-obj" }, e.expr ?? obj?.name ?? e.obj, obj ? ` (${obj.kind} ${e.obj}${obj.pos ? `, ${posText(obj.pos)}` : ""})` : ""));
     if (e.child) dl.append(h("dt", {}, "started"), h("dd", {}, e.child));
     if (e.with) dl.append(h("dt", {}, "with"), h("dd", {}, e.with));
@@ -666,6 +678,12 @@ export class TimelineView {
 }
 
 // legend explains the timeline's marks, drawn as they are drawn in the lanes.
+// endLabel is the short label of what a goroutine of the verdict was doing when the
+// run ended: the operation it was blocked in, or its state (panicked, exited).
+function endLabel(g: VerdictGoroutine): string {
+  return g.state === "blocked" && g.op ? opLabel(g.op) : g.state ?? "?";
+}
+
 function legend(): HTMLElement {
   const swatch = (...children: SVGElement[]): SVGSVGElement => s("svg", { width: 30, height: 16, viewBox: "0 0 30 16", class: "legend-swatch" }, ...children);
   const item = (id: string, sw: SVGSVGElement, text: string): HTMLElement => h("span", { class: "lg-item", "data-testid": `legend-${id}` }, sw, text);

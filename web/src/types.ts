@@ -88,6 +88,10 @@ export interface TraceEvent {
   pos?: Position;
   // The expression by which the program names obj at pos.
   expr?: string;
+  // The defer statement whose call made the operation as its function returned at pos.
+  defer?: Position;
+  // For a park: the operation that waits (send, recv, select).
+  waits?: string;
   after?: number[];
 }
 

@@ -211,3 +211,35 @@ test("the debug adapter's explore streams the tree to the page", async () => {
   ]);
   assert.ok(exited, `the adapter did not exit after disconnect:\n${stderr.join("\n")}`);
 });
+
+test("a bug found by the debug adapter's explore opens its trace from the Bugs tab", async () => {
+  const p = spawn(heddle, ["dap"], { stdio: ["pipe", "pipe", "pipe"] });
+  procs.push(p);
+  const dap = dapClient(p);
+  const dir = join(repoDir, "dap", "testdata", "bank");
+  await dap.request("initialize", { adapterID: "heddle", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+  await dap.request("launch", { mode: "test", program: dir, args: ["-test.run", "^TestTransfer$"] }, 180000);
+  await dap.event("initialized");
+  await dap.request("setBreakpoints", { source: { path: join(dir, "bank_test.go") }, breakpoints: [{ line: 11 }] });
+  await dap.request("configurationDone", {});
+  await dap.event("stopped", 120000);
+  const { url } = await dap.request("heddle/webview", {});
+  const { page, problems } = await openPage(url);
+  await page.waitForURL(/#\/timeline/);
+  const finished = dap.event("heddle/exploreDone", 120000);
+  await dap.request("heddle/explore", { strategy: "dpor", budget: "30s" });
+  const end = await finished;
+  assert.equal(end.body.error, undefined, `explore failed: ${end.body.error}`);
+  assert.ok(end.body.bugs >= 1, `the exploration found no bug: ${JSON.stringify(end.body)}`);
+  await page.getByTestId("tab-bugs").click();
+  const row = page.getByTestId("bug-row").filter({ hasText: "deadlock" }).first();
+  // The goroutines come from the bug's trace, which the server now holds.
+  await row.getByTestId("bug-goroutines").getByText(/G1\.1 blocked/).waitFor({ timeout: 30000 });
+  await page.screenshot({ path: join(screenshotDir, "live-dap-bugs.png") });
+  await row.getByTestId("bug-open").click();
+  await page.getByTestId("verdict-kind").getByText("deadlock").waitFor({ timeout: 30000 });
+  assert.ok(await page.getByTestId("lane-G1.2").isVisible(), "the bug's timeline has no lane for G1.2");
+  assert.deepEqual(problems, []);
+  await page.close();
+  await dap.request("disconnect", { terminateDebuggee: true }).catch(() => {});
+});

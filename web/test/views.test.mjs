@@ -94,7 +94,7 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.waitForFunction(() => window.heddle.treeStats().nodes === 21);
       await settle(page);
       const d = await assertLabelsClean(page, "opening view");
-      assert.ok(d.labels.some((l) => /^G1\.\d (recv|lock)/.test(l.text)), `no edge label among ${d.labels.map((l) => l.text)}`);
+      assert.ok(d.labels.some((l) => /^G1\.\d (receive|Lock)/.test(l.text)), `no edge label among ${d.labels.map((l) => l.text)}`);
       await shot("tree");
       await page.getByTestId("tree-fit").click();
       await settle(page);
@@ -133,8 +133,9 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.goto(server.url + "#/timeline?exploration=1&bug=0");
       await page.getByTestId("lane-G1.1").waitFor();
       const ops = await page.locator('[data-testid^="step-box-"] text').allTextContents();
-      assert.ok(ops.includes("unlock"), `step boxes: ${ops}`);
-      assert.ok(ops.includes("wg.add"), `step boxes: ${ops}`);
+      // Named as Go names them: the method, not heddle's internal op.
+      assert.ok(ops.includes("Unlock"), `step boxes: ${ops}`);
+      assert.ok(ops.includes("Add"), `step boxes: ${ops}`);
       for (const short of ["unl", "bcast", "cwait", "ld", "st"]) assert.ok(!ops.includes(short), `abbreviation ${short}`);
       // Every box holds its word.
       const tight = await page.locator('[data-testid^="step-box-"]').evaluateAll((gs) => gs.filter((g) => g.querySelector("text").getBBox().width > g.querySelector("rect").getBBox().width).map((g) => g.textContent));

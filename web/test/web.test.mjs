@@ -44,7 +44,7 @@ test("the schedule tree shows every node, leaf and bug", async () => {
 test("clicking an inner node shows it, double-clicking folds it", async () => {
   const at = await page.evaluate(() => window.heddle.treeNodeAt(3));
   await page.mouse.click(at.x, at.y);
-  assert.match(await text("tree-detail-edge"), /G1\.2 recv bank\.go:16/);
+  assert.match(await text("tree-detail-edge"), /G1\.2 receive bank\.go:16/);
   await page.mouse.dblclick(at.x, at.y);
   await page.getByTestId("tree-toggle").getByText("Unfold 9 nodes").waitFor();
   await page.getByTestId("tree-toggle").click();
@@ -92,20 +92,20 @@ test("the keyboard steps through the trace and the debugger is told", async () =
     await page.getByTestId("source-current").getByText(source).waitFor();
   };
   await page.keyboard.press("ArrowRight");
-  await expect(0, "G1", "lock", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
   await page.keyboard.press("j");
-  await expect(1, "G1", "unlock", 11, "a.mu.Unlock()");
+  await expect(1, "G1", "Unlock on G1#1", 11, "a.mu.Unlock()");
   await page.keyboard.press("End");
-  await expect(9, "G1.2", "lock", 17, "from.mu.Lock()");
+  await expect(9, "G1.2", "Lock on G1.2#1", 17, "from.mu.Lock()");
   await page.keyboard.press("ArrowLeft");
-  await expect(8, "G1.1", "lock", 17, "from.mu.Lock()");
+  await expect(8, "G1.1", "Lock on G1#1", 17, "from.mu.Lock()");
   assert.match(await text("step-after"), /step 1/);
   assert.match(await text("step-decision"), /goroutine: picked G1\.1 of G1\.1, G1\.2/);
   await page.keyboard.press("k");
-  await expect(7, "G1.2", "recv", 16, "<-start");
+  await expect(7, "G1.2", "chan receive on G1#3", 16, "<-start");
   await shot("timeline");
   await page.keyboard.press("Home");
-  await expect(0, "G1", "lock", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
   // Stepping quickly sends only where the user stopped.
   await waitFor(() => server.gotos.at(-1) === 0);
   assert.ok(!server.gotos.includes(9), `rapid steps were each sent: ${server.gotos}`);
@@ -125,12 +125,12 @@ test("a checkpoint from the debugger selects its step without echoing it", async
   server.publish({ type: "checkpoint", index: 2, step: 11, trace });
   await waitForStep(11);
   await page.getByTestId("verdict-kind").getByText("panic").waitFor();
-  assert.equal(await text("step-op"), "unlock");
+  assert.equal(await text("step-op"), "Unlock on G1.2#1");
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(server.gotos.length, before, "the checkpoint's step went back to the debugger");
   server.publish({ type: "checkpoint", index: 3, step: 12, trace });
   await waitForStep(12);
-  assert.equal(await text("step-op"), "panic");
+  assert.equal(await text("step-op"), "panics");
 });
 
 test("the lock trees show exactly one warning, L3/L4, and the gates", async () => {
@@ -159,7 +159,7 @@ test("the bugs list links each bug to its timeline", async () => {
   await rows.first().waitFor();
   assert.equal(await rows.count(), 2);
   assert.equal(await rows.nth(0).getByTestId("bug-kind").innerText(), "deadlock");
-  assert.match(await rows.nth(0).getByTestId("bug-goroutines").innerText(), /G1\.1 blocked lock G1\.2#1/);
+  assert.match(await rows.nth(0).getByTestId("bug-goroutines").innerText(), /G1\.1 blocked in Lock on G1\.2#1/);
   assert.match(await rows.nth(0).getByTestId("bug-where").innerText(), /bank\.go:18/);
   assert.equal(await rows.nth(0).getByTestId("bug-replay").innerText(), "heddle replay .heddle/bank/TestTransfer/bugs/deadlock-0.trace.json");
   await shot("bugs");
@@ -243,7 +243,7 @@ test("a linearizability bug's timeline draws its history of overlapping calls", 
   // Clicking push(2) goes to its call's step; the operations in progress there are marked.
   await page.getByTestId("history-op").nth(1).click();
   await waitForStep(6);
-  assert.match(await text("step-detail"), /lin\.call/);
+  assert.match(await text("step-detail"), /call push\(2\)/);
   const active = await page.locator('[data-testid="history-op"].active').evaluateAll((els) => els.map((e) => e.dataset.label));
   assert.deepEqual(active, ["push(1) → ok", "push(2) → ok"]);
   await page.getByTestId("history").scrollIntoViewIfNeeded();

@@ -144,7 +144,7 @@ describe('heddle dap, driven by DebugClient', function () {
       const f = await dc.top(th.id);
       assert.equal(f.source?.path, BANK_GO, `${th.name}: top frame ${JSON.stringify(f)}`);
       assert.equal(f.line, LOCK_TO, `${th.name}: top frame line`);
-      assert.match(th.name, new RegExp(`^G1\\.\\d+ Transfer bank\\.go:${LOCK_TO}$`), `${th.name}: named by id, function and place`);
+      assert.match(th.name, new RegExp(`^G1\\.\\d+ bank\\.go:${LOCK_TO} Transfer$`), `${th.name}: named by id, place and function`);
       if (th.id === stop.threadId) continue;
       // The other goroutine's state came with the stop, as a stopped event of its thread.
       const state = dc.threadStates.findLast((s) => s.threadId === th.id);

@@ -228,7 +228,7 @@ export class Adapter {
     return r.body.threads;
   }
 
-  /** The logical id of a thread (`G1.2` of `G1.2 Transfer bank.go:15`). */
+  /** The logical id of a thread (`G1.2` of `G1.2 bank.go:15 Transfer`). */
   async threadName(threadId) {
     const th = (await this.threads()).find((t) => t.id === threadId);
     assert.ok(th, `thread ${threadId} is not among the threads`);

@@ -1,5 +1,5 @@
 import { basename } from "../dom";
-import { category, categoryColor } from "../ops";
+import { category, categoryColor, opLabel } from "../ops";
 import type { PruneReason } from "../types";
 import { BREADTH_H, DEPTH_W, isBug, type TreeModel, type VNode } from "./model";
 
@@ -383,7 +383,7 @@ function cut(ctx: CanvasRenderingContext2D, font: string, text: string, room: nu
 export function edgeLabel(v: VNode): string {
   const n = v.node!;
   const where = n.pos ? ` ${basename(n.pos.file)}:${n.pos.line}` : "";
-  return `${n.g ?? ""} ${n.op ?? ""}${where}`;
+  return `${n.g ?? ""} ${n.op ? opLabel(n.op) : ""}${where}`;
 }
 
 function addDot(p: Path2D, x: number, y: number, r: number, small: boolean): void {
