@@ -126,7 +126,7 @@ func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
 		defer fmt.Printf("reproduced %d/%d (verdict %s), identical %d/%d\n", reproduced, len(trs), want, same, len(trs))
 	}
 	fmt.Printf("replaying %s %s (%d decisions)\n\n", s.Program.Package, s.Program.Test, len(s.Decisions))
-	printInterleaving(os.Stdout, tr, "")
+	printInterleaving(os.Stdout, tr, "", window{})
 	fmt.Println()
 	if out != "" {
 		if err := timeline.WriteFile(out, tr); err != nil {

@@ -348,7 +348,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 		fmt.Fprintf(w, "\n    interleaving: none, the run reached no scheduling point\n")
 	} else {
 		fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
-		printInterleaving(w, b.Trace, "    ")
+		printInterleaving(w, b.Trace, "    ", newWindow(b.Trace))
 	}
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
 }
@@ -423,11 +423,11 @@ func short(p timeline.Pos) string {
 }
 
 // printInterleaving prints a trace with one column per goroutine.
-func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
+func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window) {
 	// Columns in the order the goroutines were created, as the web view's timeline has them.
 	stepped := map[string]bool{}
 	for _, e := range t.Events {
-		stepped[e.G] = true
+		stepped[e.G] = win.column(e.G)
 	}
 	cols := map[string]int{}
 	var names []string
@@ -464,6 +464,9 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 		}
 	}
 	const width = 30
+	if win.note != "" {
+		fmt.Fprintf(w, "%s(%s)\n", indent, win.note)
+	}
 	if group {
 		fmt.Fprintf(w, "%s%5s  ", indent, "")
 		for i, n := range names {
@@ -480,7 +483,11 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string) {
 		fmt.Fprintf(w, "%-*s", width, n)
 	}
 	fmt.Fprintln(w)
-	for _, e := range t.Events {
+	for i := range t.Events {
+		if !win.shows(t, i) {
+			continue
+		}
+		e := &t.Events[i]
 		var cell string
 		switch {
 		case ops[e.Step] != "":

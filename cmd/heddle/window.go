@@ -84,17 +84,18 @@ func newWindow(t *timeline.Trace) window {
 	}
 	var left []string
 	if n := len(t.Events) - shown; n > 0 {
-		left = append(left, fmt.Sprintf("%s of %d", plural(n, "step"), len(t.Events)))
+		left = append(left, fmt.Sprintf("%d of %d steps", n, len(t.Events)))
 	}
 	if n := len(stepped) - len(chosen); n > 0 {
-		left = append(left, fmt.Sprintf("%s of %d", plural(n, "goroutine"), len(stepped)))
+		left = append(left, fmt.Sprintf("%d of %d goroutines", n, len(stepped)))
 	}
+	who := strings.Join(chosen, ", ")
 	if shown < total {
-		w.note = fmt.Sprintf("the last %d steps of %s", shown, strings.Join(chosen, ", "))
+		w.note = fmt.Sprintf("showing the last %d steps of %s", shown, who)
 	} else {
-		w.note = "the steps of " + strings.Join(chosen, ", ")
+		w.note = "showing the steps of " + who
 	}
-	w.note += "; " + strings.Join(left, " and ") + " not shown (heddle replay prints them all)"
+	w.note += ": " + strings.Join(left, " and ") + " left out; heddle replay prints them all"
 	return w
 }
 
