@@ -30,6 +30,9 @@ var shadows = map[string]string{
 	// The top-level functions draw from a source that the schedule seeds.
 	"math/rand":    rtPath + "/math/rand",
 	"math/rand/v2": rtPath + "/math/rand/v2",
+	// The virtual network (docs/network.md).
+	"net":               rtPath + "/net",
+	"net/http/httptest": rtPath + "/net/http/httptest",
 }
 
 // controlledFuncs are the functions, by package, that act on goroutines or on the process
@@ -194,6 +197,7 @@ func (r *rewriter) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		r.builtin(n)
 		r.testingCall(n)
+		r.httpMethodCall(n)
 	case *ast.SelectStmt:
 		r.add(n, func(w *writer) { r.selectStmt(w, n) })
 		r.visitSelect(n)
@@ -204,6 +208,14 @@ func (r *rewriter) visit(n ast.Node) bool {
 			r.add(n, func(w *writer) { w.insert(r.rt(n.Name)) })
 		}
 	case *ast.SelectorExpr:
+		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && httpFuncs[obj.Name()] && obj.Pkg() != nil && obj.Pkg().Path() == "net/http" && obj.Type().(*types.Signature).Recv() == nil {
+			if id, ok := n.X.(*ast.Ident); ok {
+				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+					r.add(n, func(w *writer) { w.insert(r.http() + "." + n.Sel.Name) })
+					return false
+				}
+			}
+		}
 		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isControlledFunc(obj) {
 			if id, ok := n.X.(*ast.Ident); ok {
 				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
@@ -362,6 +374,57 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		w.insert(",")
 		w.copy(call.Lparen+1, call.End())
 	})
+}
+
+// httpFuncs are net/http's functions that serve connections, and httpMethods the methods of
+// *http.Server that start or stop serving, with the names of the functions of rt/net/http that
+// replace them: net/http serves each connection on a goroutine it starts itself, which heddle
+// could not schedule, where rt/net/http serves them on controlled goroutines (docs/network.md).
+var (
+	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true}
+	httpMethods = map[string]string{"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"}
+)
+
+// httpMethodCall rewrites srv.Serve(l) into rt/net/http's ServerServe(srv, l), and so on for
+// httpMethods, for srv an http.Server or a pointer to one. Method values are left alone, and
+// so are the methods promoted from an embedded http.Server.
+func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
+	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	sel := r.info.Selections[se]
+	name := httpMethods[se.Sel.Name]
+	if sel == nil || sel.Kind() != types.MethodVal || name == "" || len(sel.Index()) != 1 {
+		return
+	}
+	n, ok := deref(sel.Recv()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" || n.Obj().Name() != "Server" {
+		return
+	}
+	_, isPtr := sel.Recv().Underlying().(*types.Pointer)
+	r.add(call, func(w *writer) {
+		w.insert(r.http() + "." + name + "(")
+		if !isPtr {
+			w.insert("&")
+		}
+		w.insert("(")
+		w.node(se.X)
+		w.insert(")")
+		if len(call.Args) == 0 {
+			w.insert(")")
+			return
+		}
+		w.insert(", ")
+		w.copy(call.Lparen+1, call.End())
+	})
+}
+
+// http returns the name under which the rewritten file imports rt/net/http.
+func (r *rewriter) http() string {
+	name := prefix + "http"
+	r.imports[rtPath+"/net/http"] = name
+	return name
 }
 
 // deref returns the type t points to, or t.

@@ -1,0 +1,188 @@
+package net
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// chunks is how many writes a direction of a connection buffers before Write blocks, as a
+// socket's send buffer.
+const chunks = 256
+
+// A pipe is one direction of a connection: the writes in flight, each a chunk on a channel of
+// the run, so that a Write is a send and a Read a receive, scheduling points whose order is a
+// decision, and the writer's close is the channel's close (the reader's EOF).
+type pipe struct {
+	data    chan []byte
+	wclosed bool // the writer closed its side: data is closed
+	rclosed bool // the reader closed its side: writes fail
+}
+
+// conn is one end of a connection of the virtual network.
+type conn struct {
+	in, out       *pipe
+	local, remote *net.TCPAddr
+	rest          []byte        // the unread part of the last chunk read
+	done          chan struct{} // closed by Close: wakes this end's Read and Write
+	closed        bool
+	rdl, wdl      time.Time // deadlines, on the virtual clock
+}
+
+// pair returns the two ends of a new connection.
+func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
+	up := &pipe{data: rt.MakeChan[[]byte](chunks)}
+	down := &pipe{data: rt.MakeChan[[]byte](chunks)}
+	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0)}
+	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0)}
+	return client, server
+}
+
+func (c *conn) LocalAddr() net.Addr  { return c.local }
+func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+func (c *conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+}
+
+// Read reads what the peer wrote, waiting for it until the peer closes its side (io.EOF),
+// this end is closed (net.ErrClosed) or the read deadline passes on the virtual clock
+// (os.ErrDeadlineExceeded, a net.Error whose Timeout is true).
+func (c *conn) Read(b []byte) (int, error) {
+	if c.closed {
+		return 0, c.opError("read", net.ErrClosed)
+	}
+	if len(c.rest) > 0 {
+		n := copy(b, c.rest)
+		c.rest = c.rest[n:]
+		return n, nil
+	}
+	if len(b) == 0 {
+		return 0, nil
+	}
+	cases := []rt.Case{rt.RecvCase(c.in.data), rt.RecvCase(c.done)}
+	t, expired := deadline(c.rdl)
+	if expired {
+		return 0, c.opError("read", os.ErrDeadlineExceeded)
+	}
+	if t != nil {
+		cases = append(cases, rt.RecvCase(t.C))
+		defer t.Stop()
+	}
+	i, v, ok := rt.Select(false, cases...)
+	switch i {
+	case 1:
+		return 0, c.opError("read", net.ErrClosed)
+	case 2:
+		return 0, c.opError("read", os.ErrDeadlineExceeded)
+	}
+	if !ok {
+		return 0, io.EOF
+	}
+	chunk := rt.Recvd(c.in.data, v)
+	n := copy(b, chunk)
+	c.rest = chunk[n:]
+	return n, nil
+}
+
+// Write sends a copy of b to the peer: one chunk, buffered, so it blocks only when the peer
+// has left chunks of writes unread. Writing to a peer that closed its end fails with EPIPE.
+func (c *conn) Write(b []byte) (int, error) {
+	switch {
+	case c.closed:
+		return 0, c.opError("write", net.ErrClosed)
+	case c.out.wclosed:
+		return 0, c.opError("write", syscall.EPIPE)
+	case c.out.rclosed:
+		return 0, c.opError("write", syscall.EPIPE)
+	case len(b) == 0:
+		return 0, nil
+	}
+	chunk := append([]byte(nil), b...)
+	cases := []rt.Case{rt.SendCase(c.out.data, chunk), rt.RecvCase(c.done)}
+	t, expired := deadline(c.wdl)
+	if expired {
+		return 0, c.opError("write", os.ErrDeadlineExceeded)
+	}
+	if t != nil {
+		cases = append(cases, rt.RecvCase(t.C))
+		defer t.Stop()
+	}
+	switch i, _, _ := rt.Select(false, cases...); i {
+	case 1:
+		return 0, c.opError("write", net.ErrClosed)
+	case 2:
+		return 0, c.opError("write", os.ErrDeadlineExceeded)
+	}
+	if c.out.rclosed {
+		// The peer closed while the write waited.
+		return 0, c.opError("write", syscall.EPIPE)
+	}
+	return len(b), nil
+}
+
+// deadline returns a timer on the virtual clock that fires at d, or whether d has passed.
+// A deadline of the real clock (code that heddle does not instrument reads time.Now) lies
+// far in the virtual future and never passes; time.Time{} is no deadline.
+func deadline(d time.Time) (*rt.Timer, bool) {
+	if d.IsZero() {
+		return nil, false
+	}
+	left := d.Sub(rt.Now())
+	if left <= 0 {
+		return nil, true
+	}
+	return rt.NewTimer(left), false
+}
+
+// Close closes this end: its blocked Read and Write return net.ErrClosed, the peer reads
+// what was written and then io.EOF, and the peer's writes fail.
+func (c *conn) Close() error {
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.closed = true
+	rt.Close(c.done)
+	c.closeWrite()
+	c.in.rclosed = true
+	return nil
+}
+
+func (c *conn) closeWrite() {
+	if !c.out.wclosed {
+		c.out.wclosed = true
+		rt.Close(c.out.data)
+	}
+}
+
+// CloseWrite shuts down the writing side: the peer reads io.EOF after what was written.
+func (c *conn) CloseWrite() error {
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.closeWrite()
+	return nil
+}
+
+// CloseRead shuts down the reading side: the peer's writes fail.
+func (c *conn) CloseRead() error {
+	if c.closed {
+		return c.opError("close", net.ErrClosed)
+	}
+	c.in.rclosed = true
+	return nil
+}
+
+// SetDeadline sets both deadlines. Deadlines are times of the virtual clock: a Read or Write
+// that waits past one fails with os.ErrDeadlineExceeded, at once in real time.
+func (c *conn) SetDeadline(t time.Time) error {
+	c.rdl, c.wdl = t, t
+	return nil
+}
+
+func (c *conn) SetReadDeadline(t time.Time) error  { c.rdl = t; return nil }
+func (c *conn) SetWriteDeadline(t time.Time) error { c.wdl = t; return nil }
