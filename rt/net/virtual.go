@@ -70,7 +70,7 @@ func Listen(network, address string) (net.Listener, error) {
 		port = p
 	}
 	key := strconv.Itoa(port)
-	if _, taken := ls[key]; taken {
+	if old := ls[key]; old != nil && !old.closed {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: tcpAddr(host, port), Err: fmt.Errorf("bind: address already in use")}
 	}
 	l := &listener{
@@ -126,6 +126,10 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 		}
 		rt.Fail(rt.VerdictUnsupported, fmt.Sprintf("cannot be explored: dials %s outside the process (no listener of the test has that address)", address), true)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%s is outside the process", address)}
+	}
+	if l.closed {
+		// The port was the process's: nobody listens there any more.
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: l.addr, Err: errRefused}
 	}
 	client, server := pair(l.addr, clientAddr(l))
 	// Queuing the connection is the dial's scheduling point; the listener's Accept takes it.
@@ -215,9 +219,6 @@ func (l *listener) Close() error {
 	}
 	l.closed = true
 	rt.Close(l.done)
-	if ls := listeners(); ls[strconv.Itoa(l.addr.Port)] == l {
-		delete(ls, strconv.Itoa(l.addr.Port))
-	}
 	for {
 		i, v, _ := rt.Select(true, rt.RecvCase(l.pending))
 		if i < 0 {
