@@ -389,27 +389,17 @@ var (
 // httpMethods, for srv an http.Server or a pointer to one. Method values are left alone, and
 // so are the methods promoted from an embedded http.Server.
 func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
-	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if !ok {
+	name, recv, isPtr := r.httpMethod(call)
+	if name == "" {
 		return
 	}
-	sel := r.info.Selections[se]
-	name := httpMethods[se.Sel.Name]
-	if sel == nil || sel.Kind() != types.MethodVal || name == "" || len(sel.Index()) != 1 {
-		return
-	}
-	n, ok := deref(sel.Recv()).(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" || n.Obj().Name() != "Server" {
-		return
-	}
-	_, isPtr := sel.Recv().Underlying().(*types.Pointer)
 	r.add(call, func(w *writer) {
 		w.insert(r.http() + "." + name + "(")
 		if !isPtr {
 			w.insert("&")
 		}
 		w.insert("(")
-		w.node(se.X)
+		w.node(recv)
 		w.insert(")")
 		if len(call.Args) == 0 {
 			w.insert(")")
@@ -418,6 +408,26 @@ func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
 		w.insert(", ")
 		w.copy(call.Lparen+1, call.End())
 	})
+}
+
+// httpMethod returns, for a call of one of httpMethods on an http.Server, the rt/net/http
+// function that replaces it, the receiver, and whether the receiver is a pointer.
+func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, isPtr bool) {
+	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", nil, false
+	}
+	sel := r.info.Selections[se]
+	name = httpMethods[se.Sel.Name]
+	if sel == nil || sel.Kind() != types.MethodVal || name == "" || len(sel.Index()) != 1 {
+		return "", nil, false
+	}
+	n, ok := deref(sel.Recv()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" || n.Obj().Name() != "Server" {
+		return "", nil, false
+	}
+	_, isPtr = sel.Recv().Underlying().(*types.Pointer)
+	return name, se.X, isPtr
 }
 
 // http returns the name under which the rewritten file imports rt/net/http.
@@ -652,7 +662,16 @@ func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
 	}
 
 	fun := value{expr: call.Fun}
-	if !isBuiltin && !r.static(call.Fun) {
+	// go srv.Serve(l) on an http.Server: the receiver is evaluated now, and the goroutine
+	// calls rt/net/http's ServerServe(srv, l).
+	httpName, httpRecv, httpPtr := r.httpMethod(call)
+	if httpName != "" {
+		conv := ""
+		if !httpPtr {
+			conv = "&"
+		}
+		fun.temp = hoist(httpRecv, conv)
+	} else if !isBuiltin && !r.static(call.Fun) {
 		fun.temp = hoist(call.Fun, "")
 	}
 	var args []value
@@ -695,7 +714,12 @@ func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
 	}
 	w.at(s.Pos())
 	w.insert(r.rt("Go") + "(func() { ")
-	if fun.temp != "" {
+	if httpName != "" {
+		w.insert(r.http() + "." + httpName + "(" + fun.temp)
+		if len(args) > 0 {
+			w.insert(", ")
+		}
+	} else if fun.temp != "" {
 		w.insert(fun.temp)
 		w.insert("(")
 	} else if r.isBuiltin(call.Fun, "close") {

@@ -41,7 +41,7 @@ var shadowSpecs = []shadowSpec{
 	{"math/rand/v2", merge(methodsOf("RandV2()", "ExpFloat64", "Float32", "Float64", "Int", "Int32", "Int32N", "Int64",
 		"Int64N", "IntN", "NormFloat64", "Perm", "Shuffle", "Uint", "Uint32", "Uint32N", "Uint64", "Uint64N", "UintN"),
 		map[string]string{"N": "RandN"})},
-	{"net", names("Listen", "Dial", "DialTimeout")},
+	{"net", names("Listen", "Dial", "DialTimeout", "Dialer")},
 	{"net/http/httptest", names("Server", "NewServer", "NewUnstartedServer", "NewTLSServer")},
 }
 

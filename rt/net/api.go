@@ -40,8 +40,6 @@ func DialUnix(network string, laddr *UnixAddr, raddr *UnixAddr) (*UnixConn, erro
 	return net.DialUnix(network, laddr, raddr)
 }
 
-type Dialer = net.Dialer
-
 var ErrClosed = net.ErrClosed
 
 var ErrWriteToConnected = net.ErrWriteToConnected

@@ -125,7 +125,7 @@ func TestConn(t *testing.T) {
 		{"dial outside", func() string {
 			rtnet.Dial("tcp", "192.0.2.1:80")
 			return "Dial of an address outside the process returned"
-		}, rt.VerdictUnsupported, "cannot be explored: dials 192.0.2.1:80 outside the process"},
+		}, rt.VerdictUnsupported, "dials 192.0.2.1:80 outside the process"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrong string

@@ -124,7 +124,7 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 		if Outside != nil {
 			return Outside(ctx, network, address)
 		}
-		rt.Fail(rt.VerdictUnsupported, fmt.Sprintf("cannot be explored: dials %s outside the process (no listener of the test has that address)", address), true)
+		rt.Fail(rt.VerdictUnsupported, fmt.Sprintf("dials %s outside the process (no listener of the test has that address)", address), true)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%s is outside the process", address)}
 	}
 	if l.closed {
@@ -273,6 +273,6 @@ func refuse(ln net.Listener, port int) {
 			return
 		}
 		c.Close()
-		rt.Unsupported(fmt.Sprintf("cannot be explored: code that heddle does not instrument connected to 127.0.0.1:%d, a listener of the test, over a real socket (a client of a dependency, such as a websocket dialer; instrument it with -instrument)", port))
+		rt.Unsupported(fmt.Sprintf("code that heddle does not instrument connected to 127.0.0.1:%d, a listener of the test, over a real socket (a client of a dependency, such as a websocket dialer; instrument it with -instrument)", port))
 	}
 }

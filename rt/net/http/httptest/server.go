@@ -72,7 +72,7 @@ func (s *Server) Start() {
 // StartTLS would start the server with TLS, which heddle's virtual network does not carry: the
 // run ends as unsupported.
 func (s *Server) StartTLS() {
-	rt.Fail(rt.VerdictUnsupported, "cannot be explored: httptest's TLS server is not available on heddle's virtual network (plain HTTP only)", true)
+	rt.Fail(rt.VerdictUnsupported, "httptest's TLS server is not available on heddle's virtual network (plain HTTP only)", true)
 	panic("httptest: StartTLS under heddle")
 }
 
