@@ -20,7 +20,10 @@ const chunks = 256
 type pipe struct {
 	data    chan []byte
 	wclosed bool // the writer closed its side: data is closed
-	rclosed bool // the reader closed its side: writes fail
+	// gone is closed when the reader closes its side: writes fail. A write selects on it, so
+	// that the reader's Close and the write are dependent operations of the run.
+	gone    chan struct{}
+	rclosed bool
 }
 
 // conn is one end of a connection of the virtual network.
@@ -35,8 +38,8 @@ type conn struct {
 
 // pair returns the two ends of a new connection.
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
-	up := &pipe{data: rt.MakeChan[[]byte](chunks)}
-	down := &pipe{data: rt.MakeChan[[]byte](chunks)}
+	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
+	down := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
 	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0)}
 	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0)}
 	return client, server
@@ -90,20 +93,19 @@ func (c *conn) Read(b []byte) (int, error) {
 }
 
 // Write sends a copy of b to the peer: one chunk, buffered, so it blocks only when the peer
-// has left chunks of writes unread. Writing to a peer that closed its end fails with EPIPE.
+// has left chunks of writes unread. Writing to a peer that has closed its end fails with EPIPE;
+// a write racing with that close may also succeed (its data is lost), as on a socket.
 func (c *conn) Write(b []byte) (int, error) {
 	switch {
 	case c.closed:
 		return 0, c.opError("write", net.ErrClosed)
 	case c.out.wclosed:
 		return 0, c.opError("write", syscall.EPIPE)
-	case c.out.rclosed:
-		return 0, c.opError("write", syscall.EPIPE)
 	case len(b) == 0:
 		return 0, nil
 	}
 	chunk := append([]byte(nil), b...)
-	cases := []rt.Case{rt.SendCase(c.out.data, chunk), rt.RecvCase(c.done)}
+	cases := []rt.Case{rt.SendCase(c.out.data, chunk), rt.RecvCase(c.done), rt.RecvCase(c.out.gone)}
 	t, expired := deadline(c.wdl)
 	if expired {
 		return 0, c.opError("write", os.ErrDeadlineExceeded)
@@ -116,11 +118,9 @@ func (c *conn) Write(b []byte) (int, error) {
 	case 1:
 		return 0, c.opError("write", net.ErrClosed)
 	case 2:
-		return 0, c.opError("write", os.ErrDeadlineExceeded)
-	}
-	if c.out.rclosed {
-		// The peer closed while the write waited.
 		return 0, c.opError("write", syscall.EPIPE)
+	case 3:
+		return 0, c.opError("write", os.ErrDeadlineExceeded)
 	}
 	return len(b), nil
 }
@@ -148,7 +148,7 @@ func (c *conn) Close() error {
 	c.closed = true
 	rt.Close(c.done)
 	c.closeWrite()
-	c.in.rclosed = true
+	c.closeRead()
 	return nil
 }
 
@@ -173,8 +173,15 @@ func (c *conn) CloseRead() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
 	}
-	c.in.rclosed = true
+	c.closeRead()
 	return nil
+}
+
+func (c *conn) closeRead() {
+	if !c.in.rclosed {
+		c.in.rclosed = true
+		rt.Close(c.in.gone)
+	}
 }
 
 // SetDeadline sets both deadlines. Deadlines are times of the virtual clock: a Read or Write
