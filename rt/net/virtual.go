@@ -28,6 +28,10 @@ var (
 // backlog.
 const backlog = 128
 
+// registry is locked around every look at the network's listeners, so that a Listen and a Dial
+// of its port are dependent operations of the run: which comes first is explored.
+var registry rt.Mutex
+
 // network is the run's virtual network: its listeners by address. It belongs to one run
 // (epoch) and is discarded when another begins; only the running goroutine touches it.
 var network struct {
@@ -61,6 +65,8 @@ func Listen(network, address string) (net.Listener, error) {
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Err: err}
 	}
+	registry.Lock()
+	defer registry.Unlock()
 	ls := listeners()
 	if port == 0 {
 		p, err := reserve(networkSlot())
@@ -119,7 +125,9 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
+	registry.Lock()
 	l := listeners()[strconv.Itoa(port)]
+	registry.Unlock()
 	if l == nil || !loopback(address) {
 		if Outside != nil {
 			return Outside(ctx, network, address)
