@@ -172,26 +172,37 @@ func TestShutdown(t *testing.T) {
 	}
 }
 
-// BenchmarkRun measures a run that starts a server, makes one request and closes it.
+// exchange starts a server, makes one request and closes the server: under rt.Run on the
+// virtual network, outside a run on the real one.
+func exchange() {
+	url, stop := serve(&http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	})})
+	resp, err := http.Get(url)
+	if err != nil {
+		panic(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	stop()
+}
+
+// BenchmarkRun measures a run of exchange under heddle.
 func BenchmarkRun(b *testing.B) {
 	steps := 0
 	for b.Loop() {
-		res := rt.Run(rt.Config{Reuse: true}, func() {
-			url, stop := serve(&http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				io.WriteString(w, "ok")
-			})})
-			resp, err := http.Get(url)
-			if err != nil {
-				panic(err)
-			}
-			io.ReadAll(resp.Body)
-			resp.Body.Close()
-			stop()
-		})
+		res := rt.Run(rt.Config{Reuse: true}, exchange)
 		if res.Verdict.Kind != rt.VerdictOK {
 			b.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
 		}
 		steps = res.Steps
 	}
 	b.ReportMetric(float64(steps), "steps/run")
+}
+
+// BenchmarkReal measures exchange outside a run: net/http on loopback sockets.
+func BenchmarkReal(b *testing.B) {
+	for b.Loop() {
+		exchange()
+	}
 }
