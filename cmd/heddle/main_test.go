@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
@@ -270,5 +271,20 @@ func TestHelp(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNetwork explores a test on heddle's virtual network whose read deadline passes with
+// nobody writing: the search completes with the test clean, the deadline having passed on
+// the virtual clock (the test checks the error and the time it waited), in less real time
+// than the deadline.
+func TestNetwork(t *testing.T) {
+	start := time.Now()
+	out, errOut, code := heddle(t, "testdata/network", "test", "-budget", "runs=100", ".")
+	if code != exitOK || !strings.Contains(out, "TestReadDeadline: clean") || !strings.Contains(out, "search complete") {
+		t.Fatalf("exit %d, want TestReadDeadline clean and the search complete\n%s\n%s", code, out, errOut)
+	}
+	if real := time.Since(start); real >= time.Minute {
+		t.Errorf("heddle took %v, as long as the deadline", real)
 	}
 }
