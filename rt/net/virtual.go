@@ -32,34 +32,32 @@ const backlog = 128
 // of its port are dependent operations of the run: which comes first is explored.
 var registry rt.Mutex
 
-// network is the run's virtual network: its listeners by address. It belongs to one run
-// (epoch) and is discarded when another begins; only the running goroutine touches it.
-var network struct {
+// vnet is the run's virtual network: its listeners by port. It belongs to one run (epoch) and
+// is discarded when another begins; only the running goroutine touches it.
+var vnet struct {
 	epoch     uint64
 	listeners map[string]*listener
 	slot      int // listeners opened on port 0, numbering their reserved ports
 }
 
-// current returns the run's listeners, discarding another run's.
+// listeners returns the run's listeners, discarding another run's.
 func listeners() map[string]*listener {
-	if e := rt.RunEpoch(); network.epoch != e || network.listeners == nil {
-		network.epoch, network.listeners, network.slot = e, make(map[string]*listener), 0
+	if e := rt.RunEpoch(); vnet.epoch != e || vnet.listeners == nil {
+		vnet.epoch, vnet.listeners, vnet.slot = e, make(map[string]*listener), 0
 	}
-	return network.listeners
+	return vnet.listeners
 }
 
-// Listen announces on the virtual network of the run (outside a run, on the real one). Every
+// Listen announces on the virtual network of the run (outside a run, and for networks other
+// than tcp, tcp4 and tcp6, on the real one). Every
 // host is the process's own: a listener on ":0", "127.0.0.1:0" or "localhost:8080" is found
 // by a dial of any loopback name with its port. Port 0 takes a port reserved on the real
 // loopback interface, so that addresses are unique and an uninstrumented client that dials it
 // over a real socket is noticed (the run cannot be explored) instead of reaching some other
 // program.
 func Listen(network, address string) (net.Listener, error) {
-	if !rt.Running() {
+	if !rt.Running() || !stream(network) {
 		return net.Listen(network, address)
-	}
-	if !stream(network) {
-		return nil, &net.OpError{Op: "listen", Net: network, Err: fmt.Errorf("network %q is not one of heddle's virtual network (tcp, tcp4, tcp6)", network)}
 	}
 	host, port, err := splitAddr(address)
 	if err != nil {
@@ -69,7 +67,7 @@ func Listen(network, address string) (net.Listener, error) {
 	defer registry.Unlock()
 	ls := listeners()
 	if port == 0 {
-		p, err := reserve(networkSlot())
+		p, err := reserve(nextSlot())
 		if err != nil {
 			return nil, &net.OpError{Op: "listen", Net: network, Err: err}
 		}
@@ -91,13 +89,14 @@ func Listen(network, address string) (net.Listener, error) {
 	return l, nil
 }
 
-func networkSlot() int {
-	network.slot++
-	return network.slot - 1
+// nextSlot numbers the run's listeners on port 0.
+func nextSlot() int {
+	vnet.slot++
+	return vnet.slot - 1
 }
 
-// Dial connects to address on the virtual network of the run (outside a run, on the real
-// one). Connecting is a scheduling point, and so is the listener's Accept: which of several
+// Dial connects to address on the virtual network of the run (outside a run, and for networks
+// other than tcp, tcp4 and tcp6, on the real one). Connecting is a scheduling point, and so is the listener's Accept: which of several
 // pending connections a server accepts first is a decision.
 func Dial(network, address string) (net.Conn, error) {
 	return dial(context.Background(), network, address, 0)
@@ -114,12 +113,9 @@ func DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 func dial(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
-	if !rt.Running() {
+	if !rt.Running() || !stream(network) {
 		d := net.Dialer{Timeout: timeout}
 		return d.DialContext(ctx, network, address)
-	}
-	if !stream(network) {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("network %q is not one of heddle's virtual network (tcp, tcp4, tcp6)", network)}
 	}
 	_, port, err := splitAddr(address)
 	if err != nil {

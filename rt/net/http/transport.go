@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -36,9 +37,11 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return fb.RoundTrip(req)
 	}
-	if req.URL == nil || req.URL.Scheme != "http" {
+	if req.URL.Scheme != "http" {
 		closeBody(req)
-		return nil, fmt.Errorf("heddle's virtual network carries plain HTTP only, not %q (%s)", req.URL.Scheme, req.URL)
+		msg := fmt.Sprintf("requests %s, but heddle's virtual network carries plain HTTP only", req.URL.Redacted())
+		rt.Fail(rt.VerdictUnsupported, msg, true)
+		return nil, errors.New(msg)
 	}
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
