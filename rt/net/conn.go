@@ -34,14 +34,18 @@ type conn struct {
 	done          chan struct{} // closed by Close: wakes this end's Read and Write
 	closed        bool
 	rdl, wdl      time.Time // deadlines, on the virtual clock
+	// rwake is closed (and replaced) when the read deadline changes while a Read waits
+	// (rwaiting), so that the Read takes the new deadline.
+	rwake    chan struct{}
+	rwaiting bool
 }
 
 // pair returns the two ends of a new connection.
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
 	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
 	down := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
-	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0)}
-	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0)}
+	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
+	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
 	return client, server
 }
 
@@ -67,21 +71,35 @@ func (c *conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	cases := []rt.Case{rt.RecvCase(c.in.data), rt.RecvCase(c.done)}
-	t, expired := deadline(c.rdl)
-	if expired {
-		return 0, c.opError("read", os.ErrDeadlineExceeded)
-	}
-	if t != nil {
-		cases = append(cases, rt.RecvCase(t.C))
-		defer t.Stop()
-	}
-	i, v, ok := rt.Select(false, cases...)
-	switch i {
-	case 1:
-		return 0, c.opError("read", net.ErrClosed)
-	case 2:
-		return 0, c.opError("read", os.ErrDeadlineExceeded)
+	var i int
+	var v any
+	var ok bool
+	for {
+		t, expired := deadline(c.rdl)
+		if expired {
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		cases := []rt.Case{rt.RecvCase(c.in.data), rt.RecvCase(c.done), rt.RecvCase(c.rwake)}
+		if t != nil {
+			cases = append(cases, rt.RecvCase(t.C))
+		}
+		c.rwaiting = true
+		i, v, ok = rt.Select(false, cases...)
+		c.rwaiting = false
+		if t != nil {
+			t.Stop()
+		}
+		switch i {
+		case 1:
+			return 0, c.opError("read", net.ErrClosed)
+		case 3:
+			return 0, c.opError("read", os.ErrDeadlineExceeded)
+		}
+		if i == 0 {
+			break
+		}
+		// The read deadline changed while the read waited (SetReadDeadline(aLongTimeAgo) is
+		// how net/http and others abort a read): wait again under the new one.
 	}
 	if !ok {
 		return 0, io.EOF
@@ -185,11 +203,22 @@ func (c *conn) closeRead() {
 }
 
 // SetDeadline sets both deadlines. Deadlines are times of the virtual clock: a Read or Write
-// that waits past one fails with os.ErrDeadlineExceeded, at once in real time.
+// that waits past one fails with os.ErrDeadlineExceeded, at once in real time. A write
+// deadline applies from the next Write.
 func (c *conn) SetDeadline(t time.Time) error {
-	c.rdl, c.wdl = t, t
+	c.SetReadDeadline(t)
+	c.wdl = t
 	return nil
 }
 
-func (c *conn) SetReadDeadline(t time.Time) error  { c.rdl = t; return nil }
+// SetReadDeadline sets the read deadline, for a Read that waits now too.
+func (c *conn) SetReadDeadline(t time.Time) error {
+	c.rdl = t
+	if c.rwaiting {
+		rt.Close(c.rwake)
+		c.rwake = rt.MakeChan[struct{}](0)
+	}
+	return nil
+}
+
 func (c *conn) SetWriteDeadline(t time.Time) error { c.wdl = t; return nil }

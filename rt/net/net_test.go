@@ -119,6 +119,29 @@ func TestConn(t *testing.T) {
 			l.Close()
 			return ""
 		}, rt.VerdictOK, ""},
+		{"deadline moved while reading", func() string {
+			l, _ := rtnet.Listen("tcp", ":0")
+			rt.Go(func() {
+				c, _ := l.Accept()
+				io.Copy(io.Discard, c)
+				c.Close()
+			})
+			c, _ := rtnet.Dial("tcp", l.Addr().String())
+			done := rt.MakeChan[error](1)
+			rt.Go(func() {
+				_, err := c.Read(make([]byte, 1))
+				rt.Send(done, err)
+			})
+			rt.Sleep(time.Second) // the reader waits
+			c.SetReadDeadline(time.Unix(1, 0))
+			err := rt.Recv(done)
+			c.Close()
+			l.Close()
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return "Read aborted by a deadline in the past: " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
 		{"dial outside", func() string {
 			rtnet.Dial("tcp", "192.0.2.1:80")
 			return "Dial of an address outside the process returned"
