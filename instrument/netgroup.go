@@ -7,9 +7,9 @@ import (
 
 // The one place where instrumented code's sockets meet process groups (docs/processes.md):
 // net.Listen and net.Dial become the functions of package rt/group of the same name, which
-// give the sockets of a group member to the group's controller and are the net package's
-// outside a group. When package rt/net shadows the whole net package, its hook for addresses
-// outside the process takes this rule's place.
+// give the sockets of a group member to the group's controller and are rt/net's, the network
+// inside one process, outside a group. rt/net shadows the rest of package net; a dial that no
+// listener of a member answers reaches the group through rt/net's Outside hook.
 
 const groupPath = rtPath + "/group"
 

@@ -30,6 +30,9 @@ var shadows = map[string]string{
 	// The top-level functions draw from a source that the schedule seeds.
 	"math/rand":    rtPath + "/math/rand",
 	"math/rand/v2": rtPath + "/math/rand/v2",
+	// The virtual network (docs/network.md).
+	"net":               rtPath + "/net",
+	"net/http/httptest": rtPath + "/net/http/httptest",
 }
 
 // controlledFuncs are the functions, by package, that act on goroutines or on the process
@@ -196,6 +199,7 @@ func (r *rewriter) visit(n ast.Node) bool {
 	case *ast.CallExpr:
 		r.builtin(n)
 		r.testingCall(n)
+		r.httpMethodCall(n)
 	case *ast.SelectStmt:
 		r.add(n, func(w *writer) { r.selectStmt(w, n) })
 		r.visitSelect(n)
@@ -208,6 +212,14 @@ func (r *rewriter) visit(n ast.Node) bool {
 	case *ast.SelectorExpr:
 		if r.netGroupCall(n) {
 			return false
+		}
+		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && httpFuncs[obj.Name()] && obj.Pkg() != nil && obj.Pkg().Path() == "net/http" && obj.Type().(*types.Signature).Recv() == nil {
+			if id, ok := n.X.(*ast.Ident); ok {
+				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
+					r.add(n, func(w *writer) { w.insert(r.http() + "." + n.Sel.Name) })
+					return false
+				}
+			}
 		}
 		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isControlledFunc(obj) {
 			if id, ok := n.X.(*ast.Ident); ok {
@@ -367,6 +379,67 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		w.insert(",")
 		w.copy(call.Lparen+1, call.End())
 	})
+}
+
+// httpFuncs are net/http's functions that serve connections, and httpMethods the methods of
+// *http.Server that start or stop serving, with the names of the functions of rt/net/http that
+// replace them: net/http serves each connection on a goroutine it starts itself, which heddle
+// could not schedule, where rt/net/http serves them on controlled goroutines (docs/network.md).
+var (
+	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true}
+	httpMethods = map[string]string{"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"}
+)
+
+// httpMethodCall rewrites srv.Serve(l) into rt/net/http's ServerServe(srv, l), and so on for
+// httpMethods, for srv an http.Server or a pointer to one. Method values are left alone, and
+// so are the methods promoted from an embedded http.Server.
+func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
+	name, recv, isPtr := r.httpMethod(call)
+	if name == "" {
+		return
+	}
+	r.add(call, func(w *writer) {
+		w.insert(r.http() + "." + name + "(")
+		if !isPtr {
+			w.insert("&")
+		}
+		w.insert("(")
+		w.node(recv)
+		w.insert(")")
+		if len(call.Args) == 0 {
+			w.insert(")")
+			return
+		}
+		w.insert(", ")
+		w.copy(call.Lparen+1, call.End())
+	})
+}
+
+// httpMethod returns, for a call of one of httpMethods on an http.Server, the rt/net/http
+// function that replaces it, the receiver, and whether the receiver is a pointer.
+func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, isPtr bool) {
+	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		return "", nil, false
+	}
+	sel := r.info.Selections[se]
+	name = httpMethods[se.Sel.Name]
+	if sel == nil || sel.Kind() != types.MethodVal || name == "" || len(sel.Index()) != 1 {
+		return "", nil, false
+	}
+	n, ok := deref(sel.Recv()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" || n.Obj().Name() != "Server" {
+		return "", nil, false
+	}
+	_, isPtr = sel.Recv().Underlying().(*types.Pointer)
+	return name, se.X, isPtr
+}
+
+// http returns the name under which the rewritten file imports rt/net/http.
+func (r *rewriter) http() string {
+	name := prefix + "http"
+	r.imports[rtPath+"/net/http"] = name
+	return name
 }
 
 // deref returns the type t points to, or t.
@@ -594,7 +667,16 @@ func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
 	}
 
 	fun := value{expr: call.Fun}
-	if !isBuiltin && !r.static(call.Fun) {
+	// go srv.Serve(l) on an http.Server: the receiver is evaluated now, and the goroutine
+	// calls rt/net/http's ServerServe(srv, l).
+	httpName, httpRecv, httpPtr := r.httpMethod(call)
+	if httpName != "" {
+		conv := ""
+		if !httpPtr {
+			conv = "&"
+		}
+		fun.temp = hoist(httpRecv, conv)
+	} else if !isBuiltin && !r.static(call.Fun) {
 		fun.temp = hoist(call.Fun, "")
 	}
 	var args []value
@@ -637,7 +719,12 @@ func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
 	}
 	w.at(s.Pos())
 	w.insert(r.rt("Go") + "(func() { ")
-	if fun.temp != "" {
+	if httpName != "" {
+		w.insert(r.http() + "." + httpName + "(" + fun.temp)
+		if len(args) > 0 {
+			w.insert(", ")
+		}
+	} else if fun.temp != "" {
 		w.insert(fun.temp)
 		w.insert("(")
 	} else if r.isBuiltin(call.Fun, "close") {
@@ -930,15 +1017,24 @@ func (r *rewriter) importEdits() {
 		if err != nil {
 			continue
 		}
-		if shadow, ok := shadows[path]; ok {
-			r.add(spec.Path, func(w *writer) { w.insert(quote(shadow)) })
-			continue
+		quoted := spec.Path.Value
+		shadow, shadowed := shadows[path]
+		if shadowed {
+			quoted = quote(shadow)
 		}
+		swap := func() {
+			if shadowed {
+				r.add(spec.Path, func(w *writer) { w.insert(quoted) })
+			}
+		}
+		// net is shadowed, and its Listen and Dial may have been rewritten to rt/group's.
 		if controlledFuncs[path] == nil && path != "net" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+			swap()
 			continue
 		}
 		pkgName := r.pkgNameOf(spec)
 		if pkgName == nil {
+			swap()
 			continue
 		}
 		uses, rewritten := 0, 0
@@ -951,12 +1047,14 @@ func (r *rewriter) importEdits() {
 				rewritten++
 			}
 		}
-		if uses > 0 && uses == rewritten {
-			if spec.Name != nil {
-				r.add(spec.Name, func(w *writer) { w.insert("_") })
-			} else {
-				r.add(spec.Path, func(w *writer) { w.insert("_ " + spec.Path.Value) })
-			}
+		switch {
+		case uses == 0 || uses != rewritten:
+			swap()
+		case spec.Name != nil:
+			r.add(spec.Name, func(w *writer) { w.insert("_") })
+			swap()
+		default:
+			r.add(spec.Path, func(w *writer) { w.insert("_ " + quoted) })
 		}
 	}
 }

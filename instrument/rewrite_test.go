@@ -163,7 +163,7 @@ func identPositions(t *testing.T, src []byte, adjusted bool) map[string]int {
 		if _, ok := n.(*ast.ImportSpec); ok {
 			return false
 		}
-		if sel, ok := n.(*ast.SelectorExpr); ok && controlled(sel.Sel.Name) {
+		if sel, ok := n.(*ast.SelectorExpr); ok && (controlled(sel.Sel.Name) || httpFuncs[sel.Sel.Name] || httpMethods[sel.Sel.Name] != "") {
 			return false
 		}
 		if id, ok := n.(*ast.Ident); ok && !strings.HasPrefix(id.Name, prefix) && !rewrittenBuiltins[id.Name] {

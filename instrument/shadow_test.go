@@ -24,6 +24,10 @@ type shadowSpec struct {
 	controlled map[string]string // std name → rt name; nil means all
 }
 
+// localShadows are the shadow packages whose controlled names are declared by hand in the
+// shadow package itself (the virtual network's), not forwarded to rt.
+var localShadows = map[string]bool{"net": true, "net/http/httptest": true}
+
 var shadowSpecs = []shadowSpec{
 	{"sync", names("Mutex", "RWMutex", "WaitGroup", "Cond", "Once", "Map",
 		"NewCond", "OnceFunc", "OnceValue", "OnceValues")},
@@ -37,6 +41,8 @@ var shadowSpecs = []shadowSpec{
 	{"math/rand/v2", merge(methodsOf("RandV2()", "ExpFloat64", "Float32", "Float64", "Int", "Int32", "Int32N", "Int64",
 		"Int64N", "IntN", "NormFloat64", "Perm", "Shuffle", "Uint", "Uint32", "Uint32N", "Uint64", "Uint64N", "UintN"),
 		map[string]string{"N": "RandN"})},
+	{"net", names("Listen", "Dial", "DialTimeout", "Dialer")},
+	{"net/http/httptest", names("Server", "NewServer", "NewUnstartedServer", "NewTLSServer")},
 }
 
 // methodsOf maps each name to the method of that name of the value that rt's expression recv
@@ -94,6 +100,9 @@ func (s shadowSpec) generate(std *types.Package) ([]byte, error) {
 			continue
 		}
 		rtName, controlled := s.rtName(name)
+		if controlled && localShadows[s.std] {
+			continue
+		}
 		from := std.Name()
 		if !controlled {
 			rtName = name

@@ -17,7 +17,9 @@
 //
 // The instrumenter rewrites user code onto this package (go statements, channel operations and
 // select) and onto the shadow packages rt/sync, rt/sync/atomic, rt/time and rt/context, which
-// alias the types defined here. Outside a run (package initialisation, TestMain) every
+// alias the types defined here, and rt/net and rt/net/http/httptest, the virtual network, built
+// on this package's channels and timers (with rt/net/http, which serves HTTP on controlled
+// goroutines). Outside a run (package initialisation, TestMain) every
 // operation behaves like its standard counterpart.
 //
 // rt has no dependencies outside the standard library: it is compiled into every program under

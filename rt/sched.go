@@ -1190,3 +1190,24 @@ func (r *run) callFrom() {
 		": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
 	r.foreign.CompareAndSwap(nil, &msg)
 }
+
+// RunEpoch numbers the run that the caller belongs to, 0 outside a run. Packages beyond rt that
+// keep state for a run (the virtual network's listeners, rt/net) discard it when another run
+// begins.
+func RunEpoch() uint64 {
+	r, _ := current()
+	if r == nil {
+		return 0
+	}
+	return r.epoch
+}
+
+// Unsupported ends the run in progress as one heddle cannot explore, with msg saying why, at
+// its next step. Unlike the other functions of rt, any goroutine may call it: a goroutine of
+// heddle's own that notices something outside the run's control (a real connection to one of
+// the run's listeners) reports it so.
+func Unsupported(msg string) {
+	if r := active; r != nil {
+		r.foreign.CompareAndSwap(nil, &msg)
+	}
+}

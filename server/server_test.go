@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -162,7 +163,11 @@ func dial(t *testing.T, s *Server, token, origin string) (*websocket.Conn, *http
 	if token != "" {
 		u += "?token=" + token
 	}
-	c, resp, err := websocket.DefaultDialer.Dial(u, h)
+	// The dialer's connections come from package net's Dialer, as the default dialer's do,
+	// named here so that under heddle they are connections of its virtual network: the
+	// websocket package itself is not instrumented.
+	d := websocket.Dialer{Proxy: http.ProxyFromEnvironment, HandshakeTimeout: 45 * time.Second, NetDialContext: (&net.Dialer{}).DialContext}
+	c, resp, err := d.Dial(u, h)
 	if c != nil {
 		t.Cleanup(func() { c.Close() })
 	}

@@ -2,13 +2,16 @@ package group
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	heddlenet "github.com/heddledbg/heddle/rt/net"
 	"github.com/heddledbg/heddle/worker"
 )
 
@@ -42,6 +45,9 @@ func Serve(h func(run func(body func()))) int {
 	}
 	w := bufio.NewWriter(out)
 	ctl = &link{dec: json.NewDecoder(bufio.NewReader(in)), out: w, enc: json.NewEncoder(w)}
+	// A dial that no listener of this process answers, through a net.Dialer or another way
+	// than net.Dial, is one to another member.
+	heddlenet.Outside = func(_ context.Context, network, addr string) (net.Conn, error) { return Dial(network, addr) }
 	for {
 		var c Command
 		if err := ctl.dec.Decode(&c); err != nil {

@@ -8,15 +8,16 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	heddlenet "github.com/heddledbg/heddle/rt/net"
 )
 
 // Listen and Dial are net.Listen and net.Dial for the code of a group member: on tcp they
 // give sockets whose operations the group's controller schedules and performs. Outside a
-// group they are net.Listen and net.Dial. Instrumented code calls them instead of the net
-// package's (instrument/netgroup.go).
+// group they are rt/net's, the network inside one process (docs/network.md). Instrumented
+// code calls them instead of the net package's (instrument/netgroup.go).
 func Listen(network, address string) (net.Listener, error) {
 	if !Member() || ctl == nil || !rt.Running() || !tcp(network) {
-		return net.Listen(network, address)
+		return heddlenet.Listen(network, address)
 	}
 	s := &rt.Socket{Key: ListenerPrefix + address}
 	s.Op(rt.OpListen)
@@ -31,7 +32,7 @@ func Listen(network, address string) (net.Listener, error) {
 // order in which heddle starts the members is not the program's.
 func Dial(network, address string) (net.Conn, error) {
 	if !Member() || ctl == nil || !rt.Running() || !tcp(network) {
-		return net.Dial(network, address)
+		return heddlenet.Dial(network, address)
 	}
 	s := &rt.Socket{Key: ListenerPrefix + address}
 	s.Op(rt.OpDial)

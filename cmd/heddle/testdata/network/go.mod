@@ -1,0 +1,3 @@
+module example.com/network
+
+go 1.26

@@ -1,0 +1,429 @@
+// Package http serves and fetches HTTP/1.1 on heddle's virtual network (package rt/net) with
+// goroutines that heddle controls.
+//
+// net/http serves each connection on a goroutine of its own and runs its client's
+// connections on two more, all started by code heddle does not instrument, so their
+// operations could not be scheduled. The instrumenter rewrites the calls that start a
+// server (http.Serve, http.ListenAndServe, and the Serve, ListenAndServe, Close and Shutdown
+// methods of *http.Server) into this package's functions, which serve each connection on a
+// controlled goroutine with net/http's own parser (http.ReadRequest) and call the handler
+// there. Its Transport, which replaces http.DefaultTransport in an instrumented program,
+// writes a request and reads its response on the calling goroutine. Both speak real
+// HTTP/1.1 over connections whose reads and writes are scheduling points.
+//
+// Outside a run every function is net/http's.
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+	rtnet "github.com/heddledbg/heddle/rt/net"
+)
+
+// served is what the run knows of a server it serves: its listeners and connections, which
+// Close and Shutdown end.
+type served struct {
+	epoch     uint64
+	listeners []net.Listener
+	conns     map[net.Conn]*connState
+	closed    bool
+	// idle receives when a connection's request ends or a connection goes, for Shutdown.
+	changed chan struct{}
+}
+
+type connState struct{ active bool }
+
+// servers maps each *http.Server of the run to its state; only the running goroutine
+// touches it.
+var servers = map[*http.Server]*served{}
+
+func stateOf(srv *http.Server) *served {
+	e := rt.RunEpoch()
+	s := servers[srv]
+	if s == nil || s.epoch != e {
+		for k, old := range servers {
+			if old.epoch != e {
+				delete(servers, k)
+			}
+		}
+		s = &served{epoch: e, conns: make(map[net.Conn]*connState), changed: rt.MakeChan[struct{}](1)}
+		servers[srv] = s
+	}
+	return s
+}
+
+// Serve is http.Serve.
+func Serve(l net.Listener, h http.Handler) error {
+	return ServerServe(&http.Server{Handler: h}, l)
+}
+
+// ListenAndServe is http.ListenAndServe.
+func ListenAndServe(addr string, h http.Handler) error {
+	return ServerListenAndServe(&http.Server{Addr: addr, Handler: h})
+}
+
+// ServerListenAndServe is srv.ListenAndServe().
+func ServerListenAndServe(srv *http.Server) error {
+	if !rt.Running() {
+		return srv.ListenAndServe()
+	}
+	addr := srv.Addr
+	if addr == "" {
+		addr = ":http"
+	}
+	if strings.HasSuffix(addr, ":http") {
+		addr = strings.TrimSuffix(addr, "http") + "80"
+	}
+	l, err := rtnet.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return ServerServe(srv, l)
+}
+
+// ServerServe is srv.Serve(l): it accepts connections on l and serves each on a controlled
+// goroutine of its own, until l fails or srv is closed (http.ErrServerClosed).
+func ServerServe(srv *http.Server, l net.Listener) error {
+	if !rt.Running() {
+		return srv.Serve(l)
+	}
+	s := stateOf(srv)
+	if s.closed {
+		return http.ErrServerClosed
+	}
+	s.listeners = append(s.listeners, l)
+	base := context.Background()
+	if srv.BaseContext != nil {
+		base = srv.BaseContext(l)
+	}
+	base = context.WithValue(base, http.ServerContextKey, srv)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if s.closed {
+				return http.ErrServerClosed
+			}
+			return err
+		}
+		ctx := context.WithValue(base, http.LocalAddrContextKey, c.LocalAddr())
+		if srv.ConnContext != nil {
+			ctx = srv.ConnContext(ctx, c)
+		}
+		st := &connState{}
+		s.conns[c] = st
+		hook(srv, c, http.StateNew)
+		rt.Go(func() { serveConn(srv, s, st, c, ctx) })
+	}
+}
+
+func hook(srv *http.Server, c net.Conn, state http.ConnState) {
+	if srv.ConnState != nil {
+		srv.ConnState(c, state)
+	}
+}
+
+// ServerClose is srv.Close(): it closes the listeners and every connection at once.
+func ServerClose(srv *http.Server) error {
+	if !rt.Running() {
+		return srv.Close()
+	}
+	s := stateOf(srv)
+	s.closed = true
+	err := s.closeListeners()
+	for c := range s.conns {
+		c.Close()
+		delete(s.conns, c)
+	}
+	return err
+}
+
+func (s *served) closeListeners() error {
+	var err error
+	for _, l := range s.listeners {
+		if e := l.Close(); e != nil && !errors.Is(e, net.ErrClosed) && err == nil {
+			err = e
+		}
+	}
+	s.listeners = nil
+	return err
+}
+
+// ServerShutdown is srv.Shutdown(ctx): it closes the listeners and the connections that wait
+// for a request, then waits until the others have finished theirs, or ctx is done.
+func ServerShutdown(srv *http.Server, ctx context.Context) error {
+	if !rt.Running() {
+		return srv.Shutdown(ctx)
+	}
+	s := stateOf(srv)
+	s.closed = true
+	err := s.closeListeners()
+	for {
+		for c, st := range s.conns {
+			if !st.active {
+				c.Close()
+				delete(s.conns, c)
+			}
+		}
+		if len(s.conns) == 0 {
+			return err
+		}
+		if i, _, _ := rt.Select(false, rt.RecvCase(s.changed), rt.RecvCase(ctx.Done())); i == 1 {
+			return ctx.Err()
+		}
+	}
+}
+
+// notify tells a Shutdown in progress that a connection changed state.
+func (s *served) notify() {
+	rt.Select(true, rt.SendCase(s.changed, struct{}{}))
+}
+
+// serveConn serves the requests of one connection in turn, as net/http's conn.serve does.
+func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx context.Context) {
+	hijacked := false
+	defer func() {
+		if hijacked {
+			return
+		}
+		c.Close()
+		delete(s.conns, c)
+		hook(srv, c, http.StateClosed)
+		s.notify()
+	}()
+	br := bufio.NewReader(c)
+	for {
+		if d := readTimeout(srv); d > 0 {
+			c.SetReadDeadline(rt.Now().Add(d))
+		}
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			if err != io.EOF && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				var ne net.Error
+				if !errors.As(err, &ne) || !ne.Timeout() {
+					io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n400 Bad Request")
+				}
+			}
+			return
+		}
+		c.SetReadDeadline(time.Time{})
+		st.active = true
+		hook(srv, c, http.StateActive)
+		rctx, cancel := rt.WithCancel(ctx)
+		req = req.WithContext(rctx)
+		req.RemoteAddr = c.RemoteAddr().String()
+		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header)}
+		handle(srv, w, req)
+		cancel()
+		if w.hijacked {
+			hijacked = true
+			delete(s.conns, c)
+			hook(srv, c, http.StateHijacked)
+			s.notify()
+			return
+		}
+		keep := w.finish()
+		st.active = false
+		s.notify()
+		if !keep || s.closed {
+			return
+		}
+		hook(srv, c, http.StateIdle)
+	}
+}
+
+func readTimeout(srv *http.Server) time.Duration {
+	if srv.ReadHeaderTimeout > 0 {
+		return srv.ReadHeaderTimeout
+	}
+	return srv.ReadTimeout
+}
+
+// handle calls the handler. As net/http does, it recovers a panic in it (but
+// http.ErrAbortHandler's) and logs it: the connection ends, the server goes on.
+func handle(srv *http.Server, w *response, req *http.Request) {
+	defer func() {
+		if p := recover(); p != nil {
+			w.aborted = true
+			if p != http.ErrAbortHandler {
+				buf := make([]byte, 64<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				logf(srv, "http: panic serving %s: %v\n%s", req.RemoteAddr, p, buf)
+			}
+		}
+	}()
+	h := srv.Handler
+	if h == nil {
+		h = http.DefaultServeMux
+	}
+	if req.RequestURI == "*" && req.Method == "OPTIONS" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "0")
+		})
+	}
+	h.ServeHTTP(w, req)
+}
+
+func logf(srv *http.Server, format string, args ...any) {
+	if srv.ErrorLog != nil {
+		srv.ErrorLog.Printf(format, args...)
+		return
+	}
+	log.Printf(format, args...)
+}
+
+// response is the http.ResponseWriter of one request. It keeps the body and writes the
+// response when the handler returns, with its length; after a Flush it streams the body in
+// chunks.
+type response struct {
+	conn    net.Conn
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	req     *http.Request
+	header  http.Header
+	status  int
+	body    bytes.Buffer
+	chunked io.WriteCloser // after the first Flush
+	// hijacked: the handler took the connection; aborted: it panicked.
+	hijacked, aborted bool
+}
+
+func (w *response) Header() http.Header { return w.header }
+
+func (w *response) WriteHeader(code int) {
+	if w.hijacked || w.status != 0 {
+		return
+	}
+	if code < 100 || code > 999 {
+		panic(fmt.Sprintf("invalid WriteHeader code %v", code))
+	}
+	if code >= 100 && code < 200 && code != http.StatusSwitchingProtocols {
+		// An informational response goes out at once; the handler writes the final one later.
+		fmt.Fprintf(w.bw, "HTTP/1.1 %d %s\r\n", code, http.StatusText(code))
+		w.header.Write(w.bw)
+		w.bw.WriteString("\r\n")
+		w.bw.Flush()
+		return
+	}
+	w.status = code
+}
+
+func (w *response) Write(b []byte) (int, error) {
+	if w.hijacked {
+		return 0, http.ErrHijacked
+	}
+	if w.status == 0 {
+		w.WriteHeader(http.StatusOK)
+	}
+	if !bodyAllowed(w.status) {
+		return 0, http.ErrBodyNotAllowed
+	}
+	if w.chunked != nil {
+		n, err := w.chunked.Write(b)
+		return n, err
+	}
+	return w.body.Write(b)
+}
+
+// Flush sends the header and the body so far, and streams the rest of the body in chunks.
+func (w *response) Flush() {
+	if w.hijacked {
+		return
+	}
+	if w.chunked == nil {
+		if w.status == 0 {
+			w.WriteHeader(http.StatusOK)
+		}
+		w.sniff(w.body.Bytes())
+		w.header.Del("Content-Length")
+		if bodyAllowed(w.status) && w.req.Method != "HEAD" {
+			w.header.Set("Transfer-Encoding", "chunked")
+		}
+		fmt.Fprintf(w.bw, "HTTP/1.1 %d %s\r\n", w.status, http.StatusText(w.status))
+		w.header.Write(w.bw)
+		w.bw.WriteString("\r\n")
+		w.chunked = httputil.NewChunkedWriter(w.bw)
+		if w.body.Len() > 0 {
+			w.chunked.Write(w.body.Bytes())
+			w.body.Reset()
+		}
+	}
+	w.bw.Flush()
+}
+
+// Hijack hands the connection to the handler, as http.Hijacker.
+func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	if w.hijacked {
+		return nil, nil, http.ErrHijacked
+	}
+	w.hijacked = true
+	w.bw.Flush()
+	return w.conn, bufio.NewReadWriter(w.br, bufio.NewWriter(w.conn)), nil
+}
+
+func (w *response) sniff(b []byte) {
+	if _, ok := w.header["Content-Type"]; !ok && len(b) > 0 && w.header.Get("Transfer-Encoding") == "" {
+		w.header.Set("Content-Type", http.DetectContentType(b))
+	}
+}
+
+func bodyAllowed(status int) bool {
+	return !(status >= 100 && status <= 199 || status == http.StatusNoContent || status == http.StatusNotModified)
+}
+
+// finish writes the response once the handler has returned, and reports whether the
+// connection may carry another request.
+func (w *response) finish() bool {
+	if w.aborted {
+		return false
+	}
+	keep := !w.req.Close && w.req.ProtoAtLeast(1, 1)
+	if w.chunked != nil {
+		w.chunked.Close()
+		w.bw.WriteString("\r\n")
+		w.bw.Flush()
+		return keep
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.sniff(w.body.Bytes())
+	resp := &http.Response{
+		StatusCode: w.status,
+		ProtoMajor: 1, ProtoMinor: 1,
+		Request:       w.req,
+		Header:        w.header,
+		ContentLength: int64(w.body.Len()),
+		Body:          io.NopCloser(&w.body),
+		Close:         !keep,
+	}
+	if !bodyAllowed(w.status) {
+		resp.ContentLength, resp.Body = 0, nil
+		w.header.Del("Content-Length")
+	}
+	if err := resp.Write(w.bw); err != nil {
+		return false
+	}
+	return w.bw.Flush() == nil && keep
+}
+
+// CloseConns closes the connections of srv, as httptest.Server.CloseClientConnections.
+func CloseConns(srv *http.Server) {
+	s := stateOf(srv)
+	for c := range s.conns {
+		c.Close()
+		delete(s.conns, c)
+	}
+}

@@ -1,0 +1,208 @@
+package http_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+	rtnet "github.com/heddledbg/heddle/rt/net"
+	rthttp "github.com/heddledbg/heddle/rt/net/http"
+)
+
+// serve starts srv on a listener of the virtual network and returns its base URL and a
+// function that closes it and waits for Serve to return.
+func serve(srv *http.Server) (string, func()) {
+	l, err := rtnet.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	served := rt.MakeChan[error](1)
+	rt.Go(func() { rt.Send(served, rthttp.ServerServe(srv, l)) })
+	return "http://" + l.Addr().String(), func() {
+		rthttp.ServerClose(srv)
+		if err := rt.Recv(served); err != http.ErrServerClosed {
+			panic("Serve returned " + err.Error())
+		}
+	}
+}
+
+// TestExchange: requests and responses as net/http's clients and handlers see them.
+func TestExchange(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		do      func(url string) (*http.Response, error)
+		status  int
+		body    string
+		header  map[string]string
+	}{
+		{"get", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "<html>"+r.URL.Query().Get("q"))
+		}, func(url string) (*http.Response, error) { return http.Get(url + "/?q=hi") },
+			200, "<html>hi", map[string]string{"Content-Type": "text/html; charset=utf-8", "Content-Length": "8"}},
+		{"post", func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusCreated)
+			w.Write(append(b, '!'))
+		}, func(url string) (*http.Response, error) {
+			return http.Post(url, "text/plain", strings.NewReader("body"))
+		}, 201, "body!", map[string]string{"Content-Type": "text/plain"}},
+		{"streamed", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "one ")
+			w.(http.Flusher).Flush()
+			io.WriteString(w, "two")
+		}, func(url string) (*http.Response, error) { return http.Get(url) },
+			200, "one two", map[string]string{"Content-Length": ""}},
+		{"panic", func(w http.ResponseWriter, r *http.Request) {
+			panic(http.ErrAbortHandler)
+		}, func(url string) (*http.Response, error) { return http.Get(url) },
+			0, "", nil},
+		{"not found", http.NotFound, func(url string) (*http.Response, error) { return http.Get(url) },
+			404, "404 page not found\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var resp *http.Response
+			var body []byte
+			var err error
+			res := rt.Run(rt.Config{}, func() {
+				url, stop := serve(&http.Server{Handler: tc.handler})
+				defer stop()
+				if resp, err = tc.do(url); err == nil {
+					body, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if tc.status == 0 {
+				if err == nil {
+					t.Errorf("a handler that aborted: %s, want an error", resp.Status)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status || string(body) != tc.body {
+				t.Errorf("%s %q, want %d %q", resp.Status, body, tc.status, tc.body)
+			}
+			for k, v := range tc.header {
+				if got := resp.Header.Get(k); got != v {
+					t.Errorf("header %s: %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+// TestHijack: a handler that takes the connection talks on it as it likes.
+func TestHijack(t *testing.T) {
+	var got string
+	res := rt.Run(rt.Config{}, func() {
+		url, stop := serve(&http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, rw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\n\r\n")
+			rw.Flush()
+			line, _ := rw.ReadString('\n')
+			io.WriteString(c, "echo "+line)
+			c.Close()
+		})})
+		defer stop()
+		c, err := rtnet.Dial("tcp", strings.TrimPrefix(url, "http://"))
+		if err != nil {
+			panic(err)
+		}
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		br := bufio.NewReader(c)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			panic("no upgrade")
+		}
+		io.WriteString(c, "ping\n")
+		b, _ := io.ReadAll(br)
+		got = string(b)
+		c.Close()
+	})
+	if res.Verdict.Kind != rt.VerdictOK || got != "echo ping\n" {
+		t.Errorf("verdict %s %s, read %q, want echo ping", res.Verdict.Kind, res.Verdict.Message, got)
+	}
+}
+
+// TestShutdown: Shutdown waits for the request in progress, and the client gets its response.
+func TestShutdown(t *testing.T) {
+	var body string
+	res := rt.Run(rt.Config{}, func() {
+		entered, release := rt.MakeChan[struct{}](0), rt.MakeChan[struct{}](0)
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rt.Send(entered, struct{}{})
+			rt.Recv(release)
+			io.WriteString(w, "done")
+		})}
+		l, _ := rtnet.Listen("tcp", ":0")
+		rt.Go(func() { rthttp.ServerServe(srv, l) })
+		got := rt.MakeChan[string](1)
+		rt.Go(func() {
+			resp, err := http.Get("http://" + l.Addr().String())
+			if err != nil {
+				rt.Send(got, err.Error())
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			rt.Send(got, string(b))
+		})
+		rt.Recv(entered)
+		rt.Go(func() { rt.Send(release, struct{}{}) })
+		if err := rthttp.ServerShutdown(srv, context.Background()); err != nil {
+			panic(err)
+		}
+		body = rt.Recv(got)
+	})
+	if res.Verdict.Kind != rt.VerdictOK || body != "done" {
+		t.Errorf("verdict %s %s, body %q, want done", res.Verdict.Kind, res.Verdict.Message, body)
+	}
+}
+
+// exchange starts a server, makes one request and closes the server: under rt.Run on the
+// virtual network, outside a run on the real one.
+func exchange() {
+	url, stop := serve(&http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok")
+	})})
+	resp, err := http.Get(url)
+	if err != nil {
+		panic(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	stop()
+}
+
+// BenchmarkRun measures a run of exchange under heddle.
+func BenchmarkRun(b *testing.B) {
+	steps := 0
+	for b.Loop() {
+		res := rt.Run(rt.Config{Reuse: true}, exchange)
+		if res.Verdict.Kind != rt.VerdictOK {
+			b.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+		}
+		steps = res.Steps
+	}
+	b.ReportMetric(float64(steps), "steps/run")
+}
+
+// BenchmarkReal measures exchange outside a run: net/http on loopback sockets.
+func BenchmarkReal(b *testing.B) {
+	for b.Loop() {
+		exchange()
+	}
+}

@@ -1,0 +1,86 @@
+package http
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+
+	"github.com/heddledbg/heddle/rt"
+	rtnet "github.com/heddledbg/heddle/rt/net"
+)
+
+// Transport is an http.RoundTripper over the virtual network: each request dials a connection
+// of its own, writes the request and reads the response on the calling goroutine, and asks the
+// server to close the connection after it (Connection: close), so that no goroutine of either
+// side outlives the exchange. Outside a run it is Fallback.
+type Transport struct {
+	// Fallback carries the requests made outside a run.
+	Fallback http.RoundTripper
+}
+
+func init() {
+	// http.DefaultClient, http.Get and every client without a Transport of its own use
+	// http.DefaultTransport, whose connections net/http serves on goroutines heddle does not
+	// control.
+	http.DefaultTransport = &Transport{Fallback: http.DefaultTransport}
+}
+
+// RoundTrip performs one HTTP/1.1 exchange.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !rt.Running() {
+		fb := t.Fallback
+		if fb == nil {
+			fb = &http.Transport{}
+		}
+		return fb.RoundTrip(req)
+	}
+	if req.URL.Scheme != "http" {
+		closeBody(req)
+		msg := fmt.Sprintf("requests %s, but heddle's virtual network carries plain HTTP only", req.URL.Redacted())
+		rt.Fail(rt.VerdictUnsupported, msg, true)
+		return nil, errors.New(msg)
+	}
+	addr := req.URL.Host
+	if req.URL.Port() == "" {
+		addr = net.JoinHostPort(req.URL.Hostname(), "80")
+	}
+	c, err := rtnet.DialContext(req.Context(), "tcp", addr)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.Close = true
+	if err := out.Write(c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), req)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	resp.Body = &body{ReadCloser: resp.Body, conn: c}
+	return resp, nil
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// body closes the connection with the response's body.
+type body struct {
+	io.ReadCloser
+	conn net.Conn
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.conn.Close()
+	return err
+}

@@ -1,0 +1,237 @@
+package net_test
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+	rtnet "github.com/heddledbg/heddle/rt/net"
+)
+
+type first struct{}
+
+func (first) Choose(p *rt.Point) int { return 0 }
+
+type last struct{}
+
+func (last) Choose(p *rt.Point) int { return len(p.Alts) - 1 }
+
+// TestReadDeadline: a read whose deadline passes with nobody writing fails with
+// os.ErrDeadlineExceeded, a net.Error that is a timeout, once the virtual clock reaches the
+// deadline: an hour of virtual time, and no real wait.
+func TestReadDeadline(t *testing.T) {
+	var err error
+	var waited time.Duration
+	start := time.Now()
+	res := rt.Run(rt.Config{}, func() {
+		l, _ := rtnet.Listen("tcp", "127.0.0.1:0")
+		defer l.Close()
+		rt.Go(func() {
+			c, err := l.Accept()
+			if err == nil {
+				defer c.Close()
+				io.Copy(io.Discard, c) // reads, never writes
+			}
+		})
+		c, _ := rtnet.Dial("tcp", l.Addr().String())
+		defer c.Close()
+		t0 := rt.Now()
+		c.SetReadDeadline(t0.Add(time.Hour))
+		_, err = c.Read(make([]byte, 1))
+		waited = rt.Now().Sub(t0)
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	var ne net.Error
+	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
+		t.Errorf("Read past the deadline: %v, want a timeout with os.ErrDeadlineExceeded", err)
+	}
+	if waited != time.Hour {
+		t.Errorf("Read returned after %v of virtual time, want 1h", waited)
+	}
+	if real := time.Since(start); real > time.Minute {
+		t.Errorf("the run took %v of real time", real)
+	}
+}
+
+// TestConn: what a connection carries, and how its ends close.
+func TestConn(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func() string // returns what went wrong, or ""
+		want rt.VerdictKind
+		msg  string // in the verdict's message
+	}{
+		{"echo", func() string {
+			l, _ := rtnet.Listen("tcp", "localhost:8080")
+			rt.Go(func() {
+				c, _ := l.Accept()
+				io.Copy(c, c)
+				c.Close()
+			})
+			c, err := rtnet.Dial("tcp", "127.0.0.1:8080")
+			if err != nil {
+				return err.Error()
+			}
+			io.WriteString(c, "hello, ")
+			io.WriteString(c, "world")
+			c.(interface{ CloseWrite() error }).CloseWrite()
+			b, err := io.ReadAll(c)
+			if string(b) != "hello, world" || err != nil {
+				return "echoed " + string(b)
+			}
+			c.Close()
+			l.Close()
+			return ""
+		}, rt.VerdictOK, ""},
+		{"closed listener", func() string {
+			l, _ := rtnet.Listen("tcp", ":0")
+			addr := l.Addr().String()
+			l.Close()
+			if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+				return "Accept after Close: " + errString(err)
+			}
+			if _, err := rtnet.Dial("tcp", addr); err == nil || !strings.Contains(err.Error(), "connection refused") {
+				return "Dial of a closed listener: " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
+		{"write to closed peer", func() string {
+			l, _ := rtnet.Listen("tcp", ":0")
+			rt.Go(func() {
+				c, _ := l.Accept()
+				c.Close()
+			})
+			c, _ := rtnet.Dial("tcp", l.Addr().String())
+			if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+				return "Read from a closed peer: " + errString(err)
+			}
+			c.Close()
+			if _, err := c.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+				return "Read after Close: " + errString(err)
+			}
+			l.Close()
+			return ""
+		}, rt.VerdictOK, ""},
+		{"deadline moved while reading", func() string {
+			l, _ := rtnet.Listen("tcp", ":0")
+			rt.Go(func() {
+				c, _ := l.Accept()
+				io.Copy(io.Discard, c)
+				c.Close()
+			})
+			c, _ := rtnet.Dial("tcp", l.Addr().String())
+			done := rt.MakeChan[error](1)
+			rt.Go(func() {
+				_, err := c.Read(make([]byte, 1))
+				rt.Send(done, err)
+			})
+			rt.Sleep(time.Second) // the reader waits
+			c.SetReadDeadline(time.Unix(1, 0))
+			err := rt.Recv(done)
+			c.Close()
+			l.Close()
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return "Read aborted by a deadline in the past: " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
+		{"dial outside", func() string {
+			rtnet.Dial("tcp", "192.0.2.1:80")
+			return "Dial of an address outside the process returned"
+		}, rt.VerdictUnsupported, "dials 192.0.2.1:80 outside the process"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var wrong string
+			res := rt.Run(rt.Config{}, func() { wrong = tc.body() })
+			if wrong != "" {
+				t.Error(wrong)
+			}
+			if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.msg) {
+				t.Errorf("verdict %s: %q, want %s with %q", res.Verdict.Kind, res.Verdict.Message, tc.want, tc.msg)
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "no error"
+	}
+	return err.Error()
+}
+
+// TestAcceptOrder: which of two pending connections a server accepts first is a decision.
+func TestAcceptOrder(t *testing.T) {
+	seen := map[string]bool{}
+	for _, ch := range []rt.Chooser{first{}, last{}} {
+		var got string
+		res := rt.Run(rt.Config{Chooser: ch}, func() {
+			l, _ := rtnet.Listen("tcp", ":0")
+			done := rt.MakeChan[struct{}](2)
+			for _, name := range []string{"a", "b"} {
+				rt.Go(func() {
+					c, _ := rtnet.Dial("tcp", l.Addr().String())
+					io.WriteString(c, name)
+					c.Close()
+					rt.Send(done, struct{}{})
+				})
+			}
+			c, _ := l.Accept()
+			b, _ := io.ReadAll(c)
+			got = string(b)
+			c.Close()
+			c, _ = l.Accept()
+			io.ReadAll(c)
+			c.Close()
+			rt.Recv(done)
+			rt.Recv(done)
+			l.Close()
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+		}
+		seen[got] = true
+	}
+	if !seen["a"] || !seen["b"] {
+		t.Errorf("first accepted: %v, want both a and b under some schedule", seen)
+	}
+}
+
+// TestWriteAfterPeerClose: a write racing with the peer's close either is buffered and lost or
+// fails with EPIPE, as on a socket; which is a decision, so both are explored.
+func TestWriteAfterPeerClose(t *testing.T) {
+	seen := map[string]bool{}
+	for _, ch := range []rt.Chooser{first{}, last{}} {
+		res := rt.Run(rt.Config{Chooser: ch}, func() {
+			l, _ := rtnet.Listen("tcp", ":0")
+			rt.Go(func() {
+				c, _ := l.Accept()
+				c.Close()
+			})
+			c, _ := rtnet.Dial("tcp", l.Addr().String())
+			io.ReadAll(c)
+			_, err := c.Write([]byte("x"))
+			seen[errString(err)] = true
+			c.Close()
+			l.Close()
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+		}
+	}
+	if !seen["no error"] || len(seen) != 2 {
+		t.Errorf("outcomes of the write: %v, want no error and broken pipe", seen)
+	}
+	for out := range seen {
+		if out != "no error" && !strings.Contains(out, "broken pipe") {
+			t.Errorf("write to a closed peer: %s, want broken pipe", out)
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package net
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// The hooks by which connections leave the process. The process-group work sets them; by
+// default both are nil, and the network ends at the process's edge.
+var (
+	// Outside dials addr when no listener of the tested process has it. Nil means the run
+	// ends as unsupported: "cannot be explored: dials addr outside the process".
+	Outside func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Listening is told of every listener a run opens, with deliver, which queues a
+	// connection made from outside the process for the listener's Accept. The connection
+	// must be a communication object of heddle's (its operations scheduling points), or the
+	// run is not under control.
+	Listening func(l net.Listener, deliver func(net.Conn) error)
+)
+
+// backlog is how many connections a listener queues before Dial blocks, as a kernel's listen
+// backlog.
+const backlog = 128
+
+// registry is locked around every look at the network's listeners, so that a Listen and a Dial
+// of its port are dependent operations of the run: which comes first is explored.
+var registry rt.Mutex
+
+// vnet is the run's virtual network: its listeners by port. It belongs to one run (epoch) and
+// is discarded when another begins; only the running goroutine touches it.
+var vnet struct {
+	epoch     uint64
+	listeners map[string]*listener
+	slot      int // listeners opened on port 0, numbering their reserved ports
+}
+
+// listeners returns the run's listeners, discarding another run's.
+func listeners() map[string]*listener {
+	if e := rt.RunEpoch(); vnet.epoch != e || vnet.listeners == nil {
+		vnet.epoch, vnet.listeners, vnet.slot = e, make(map[string]*listener), 0
+	}
+	return vnet.listeners
+}
+
+// Listen announces on the virtual network of the run (outside a run, and for networks other
+// than tcp, tcp4 and tcp6, on the real one). Every
+// host is the process's own: a listener on ":0", "127.0.0.1:0" or "localhost:8080" is found
+// by a dial of any loopback name with its port. Port 0 takes a port reserved on the real
+// loopback interface, so that addresses are unique and an uninstrumented client that dials it
+// over a real socket is noticed (the run cannot be explored) instead of reaching some other
+// program.
+func Listen(network, address string) (net.Listener, error) {
+	if !rt.Running() || !stream(network) {
+		return net.Listen(network, address)
+	}
+	host, port, err := splitAddr(address)
+	if err != nil {
+		return nil, &net.OpError{Op: "listen", Net: network, Err: err}
+	}
+	registry.Lock()
+	defer registry.Unlock()
+	ls := listeners()
+	if port == 0 {
+		p, err := reserve(nextSlot())
+		if err != nil {
+			return nil, &net.OpError{Op: "listen", Net: network, Err: err}
+		}
+		port = p
+	}
+	key := strconv.Itoa(port)
+	if old := ls[key]; old != nil && !old.closed {
+		return nil, &net.OpError{Op: "listen", Net: network, Addr: tcpAddr(host, port), Err: fmt.Errorf("bind: address already in use")}
+	}
+	l := &listener{
+		addr:    tcpAddr(host, port),
+		pending: rt.MakeChan[*conn](backlog),
+		done:    rt.MakeChan[struct{}](0),
+	}
+	ls[key] = l
+	if Listening != nil {
+		Listening(l, l.deliver)
+	}
+	return l, nil
+}
+
+// nextSlot numbers the run's listeners on port 0.
+func nextSlot() int {
+	vnet.slot++
+	return vnet.slot - 1
+}
+
+// Dial connects to address on the virtual network of the run (outside a run, and for networks
+// other than tcp, tcp4 and tcp6, on the real one). Connecting is a scheduling point, and so is the listener's Accept: which of several
+// pending connections a server accepts first is a decision.
+func Dial(network, address string) (net.Conn, error) {
+	return dial(context.Background(), network, address, 0)
+}
+
+// DialTimeout is Dial with a timeout on the virtual clock.
+func DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	return dial(context.Background(), network, address, timeout)
+}
+
+// DialContext dials as a net.Dialer would with ctx: http.Transport's DialContext.
+func DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	return dial(ctx, network, address, 0)
+}
+
+func dial(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
+	if !rt.Running() || !stream(network) {
+		d := net.Dialer{Timeout: timeout}
+		return d.DialContext(ctx, network, address)
+	}
+	_, port, err := splitAddr(address)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	registry.Lock()
+	l := listeners()[strconv.Itoa(port)]
+	registry.Unlock()
+	if l == nil || !loopback(address) {
+		if Outside != nil {
+			return Outside(ctx, network, address)
+		}
+		rt.Fail(rt.VerdictUnsupported, fmt.Sprintf("dials %s outside the process (no listener of the test has that address)", address), true)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%s is outside the process", address)}
+	}
+	if l.closed {
+		// The port was the process's: nobody listens there any more.
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: l.addr, Err: errRefused}
+	}
+	client, server := pair(l.addr, clientAddr(l))
+	// Queuing the connection is the dial's scheduling point; the listener's Accept takes it.
+	i, _, _ := rt.Select(false, rt.SendCase(l.pending, server), rt.RecvCase(l.done))
+	if i == 1 {
+		return nil, &net.OpError{Op: "dial", Net: network, Addr: l.addr, Err: errRefused}
+	}
+	return client, nil
+}
+
+var errRefused = fmt.Errorf("connect: connection refused")
+
+// clientAddr numbers the client ends of the connections to l, as ephemeral ports.
+func clientAddr(l *listener) *net.TCPAddr {
+	l.clients++
+	return tcpAddr("127.0.0.1", 50000+l.clients)
+}
+
+func stream(network string) bool {
+	switch network {
+	case "tcp", "tcp4", "tcp6":
+		return true
+	}
+	return false
+}
+
+func splitAddr(address string) (host string, port int, err error) {
+	h, p, err := net.SplitHostPort(address)
+	if err != nil {
+		return "", 0, err
+	}
+	if p == "" {
+		return h, 0, nil
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("invalid port %q in %q", p, address)
+	}
+	return h, port, nil
+}
+
+// loopback reports whether address names this machine: the process's listeners are reached
+// under any loopback name.
+func loopback(address string) bool {
+	h, _, _ := net.SplitHostPort(address)
+	switch h {
+	case "", "localhost", "0.0.0.0", "::":
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func tcpAddr(host string, port int) *net.TCPAddr {
+	ip := net.ParseIP(host)
+	if ip == nil || ip.IsUnspecified() || host == "localhost" {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return &net.TCPAddr{IP: ip, Port: port}
+}
+
+// A listener of the virtual network.
+type listener struct {
+	addr    *net.TCPAddr
+	pending chan *conn    // connections dialed and not yet accepted
+	done    chan struct{} // closed by Close
+	closed  bool
+	clients int
+}
+
+func (l *listener) Addr() net.Addr { return l.addr }
+
+// Accept waits for the next connection: a scheduling point.
+func (l *listener) Accept() (net.Conn, error) {
+	i, v, _ := rt.Select(false, rt.RecvCase(l.pending), rt.RecvCase(l.done))
+	if i == 1 {
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+	}
+	return rt.Recvd(l.pending, v), nil
+}
+
+// Close stops the listener: its Accept returns net.ErrClosed, and the connections dialed but
+// not accepted are reset, as a kernel resets its backlog.
+func (l *listener) Close() error {
+	if l.closed {
+		return &net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+	}
+	l.closed = true
+	rt.Close(l.done)
+	for {
+		i, v, _ := rt.Select(true, rt.RecvCase(l.pending))
+		if i < 0 {
+			return nil
+		}
+		rt.Recvd(l.pending, v).Close()
+	}
+}
+
+// deliver queues c, a connection from outside the process, for Accept.
+func (l *listener) deliver(c net.Conn) error {
+	vc, ok := c.(*conn)
+	if !ok {
+		return fmt.Errorf("heddle: a connection delivered to %s must be one of the virtual network's, not a %T", l.addr, c)
+	}
+	i, _, _ := rt.Select(false, rt.SendCase(l.pending, vc), rt.RecvCase(l.done))
+	if i == 1 {
+		return errRefused
+	}
+	return nil
+}
+
+// reserved holds the real loopback listeners whose ports the virtual listeners on port 0 take,
+// by slot: the n-th such listener of every run has the same port, so runs and replays in a
+// process print the same addresses. A connection to one over a real socket comes from code
+// heddle does not control (an uninstrumented client): the run cannot be explored, and the
+// connection is closed at once so that the client does not wait.
+var reserved struct {
+	sync.Mutex
+	ports []int
+}
+
+func reserve(slot int) (int, error) {
+	reserved.Lock()
+	defer reserved.Unlock()
+	for len(reserved.ports) <= slot {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("reserving a loopback port: %w", err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		reserved.ports = append(reserved.ports, port)
+		go refuse(ln, port)
+	}
+	return reserved.ports[slot], nil
+}
+
+func refuse(ln net.Listener, port int) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		c.Close()
+		rt.Unsupported(fmt.Sprintf("code that heddle does not instrument connected to 127.0.0.1:%d, a listener of the test, over a real socket (a client of a dependency, such as a websocket dialer; instrument it with -instrument)", port))
+	}
+}
