@@ -179,11 +179,10 @@ func (d *Debugger) route(in *incarnation, ev Event) {
 		}
 		if ev.Kind == Continued {
 			d.front.Forward(ev.Native, d.threadOf(in))
-			return
 		}
-		if ev.Native != nil {
-			d.front.Forward(ev.Native, d.threadOf(in))
-		}
+		// Delve's exited and terminated are not passed on: the session outlives a
+		// debuggee (the stop at the end of the run is shown in a new one), and it ends
+		// when the debugger says so (Front.Terminated), for a debuggee killed mid-run too.
 	case Output:
 		if in != d.current() {
 			in.keepOutput(ev.Text)

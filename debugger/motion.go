@@ -295,8 +295,13 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 					return
 				}
 				if h != nil {
-					// Something else stopped the debuggee first.
+					// Something else stopped the debuggee first, or its run ended.
 					done(nil)
+					if h.ended {
+						in.release(sink)
+						d.stopAtEnd(id, in)
+						return
+					}
 					d.settle(id, in, sink)
 					d.present(in, *h, -1)
 					return
