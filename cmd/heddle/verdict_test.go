@@ -2,14 +2,17 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -249,10 +252,21 @@ func normalizeEvents(t *testing.T, stdout string) string {
 
 var (
 	durations = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b|\d+m\d+(\.\d+)?s`)
-	runCounts = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
+	// The lines of Go's sources change with the toolchain.
+	gorootLines = regexp.MustCompile(`(\$GOROOT/src/[^:\s]+):\d+`)
+	runCounts   = regexp.MustCompile(`\d+ (runs?|decisions?|preemptions?)\b`)
 	// A table without decisions is the program's only interleaving, and stays.
 	interleaving = regexp.MustCompile(`(?s)(\n    interleaving \()[1-9][^\n]*\n.*?\(\* marks[^\n]*\n`)
 )
+
+// goroot is the GOROOT of the go command that builds the tests' binaries.
+var goroot = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		return runtime.GOROOT()
+	}
+	return string(bytes.TrimSpace(out))
+})
 
 // normalize replaces what changes from run to run, or with the scheduler's choices: times,
 // counts of runs, the interleaving tables that have decisions and the directories.
@@ -260,6 +274,7 @@ func normalize(s, out, dir string) string {
 	s = strings.ReplaceAll(s, heddleBin, "heddle")
 	s = strings.ReplaceAll(s, out, "$OUT")
 	s = strings.ReplaceAll(s, dir, "$DIR")
+	s = gorootLines.ReplaceAllString(strings.ReplaceAll(s, goroot(), "$GOROOT"), "${1}:N")
 	s = interleaving.ReplaceAllString(s, "${1}…)\n")
 	s = runCounts.ReplaceAllString(s, "N $1")
 	return durations.ReplaceAllString(s, "T")

@@ -11,8 +11,9 @@ import (
 // A bug report's interleaving table shows a long run in part: a run of thousands of steps and
 // a hundred goroutines is a table no one reads. heddle replay prints the whole run.
 const (
-	windowColumns = 8  // goroutines shown
-	windowRows    = 60 // steps shown
+	windowColumns = 12  // goroutines shown
+	windowRows    = 60  // steps shown
+	wholeRows     = 120 // a run of at most this many steps, and windowColumns goroutines, is shown whole
 )
 
 // window is the part of a run that a bug report's table shows: the goroutines the bug is
@@ -30,7 +31,7 @@ func newWindow(t *timeline.Trace) window {
 	for _, e := range t.Events {
 		stepped[e.G] = true
 	}
-	if len(t.Events) <= windowRows && len(stepped) <= windowColumns {
+	if len(t.Events) <= wholeRows && len(stepped) <= windowColumns {
 		return window{}
 	}
 	var chosen []string
