@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/heddledbg/heddle/timeline"
 	"go.lsp.dev/protocol"
 )
 
@@ -138,14 +139,11 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// atomicDirective marks a function whose every execution should be atomic.
-const atomicDirective = "//heddle:atomic"
-
 // atomicLenses returns the "check atomicity" lenses of a Go file: one over each function
 // whose doc comment has //heddle:atomic. Its command runs the tests of the file's package
 // that reach the function; read returns the text of another file of the package.
 func atomicLenses(path string, src []byte, read func(path string) ([]byte, error)) []protocol.CodeLens {
-	if !bytes.Contains(src, []byte(atomicDirective)) {
+	if !bytes.Contains(src, []byte(timeline.AtomicDirective)) {
 		return nil
 	}
 	fset := token.NewFileSet()
@@ -157,7 +155,7 @@ func atomicLenses(path string, src []byte, read func(path string) ([]byte, error
 	}
 	var atomic []*ast.FuncDecl
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && named(fset, src, fd) && hasAtomicDirective(fd.Doc) {
+		if fd, ok := d.(*ast.FuncDecl); ok && named(fset, src, fd) && timeline.IsAtomic(fd.Doc) {
 			atomic = append(atomic, fd)
 		}
 	}
@@ -168,7 +166,7 @@ func atomicLenses(path string, src []byte, read func(path string) ([]byte, error
 	pkg := loadPackage(dir, path, f, read)
 	var lenses []protocol.CodeLens
 	for _, fd := range atomic {
-		args := AtomicityArgs{Package: dir, Func: funcName(fd), Tests: pkg.testsReaching(fd.Name.Name)}
+		args := AtomicityArgs{Package: dir, Func: timeline.FuncName(fd), Tests: pkg.testsReaching(fd.Name.Name)}
 		lenses = append(lenses, protocol.CodeLens{
 			Range:   protocol.Range{Start: position(fset, src, fd.Pos()), End: position(fset, src, fd.Name.End())},
 			Command: &protocol.Command{Title: "check atomicity", Command: CommandCheckAtomicity, Arguments: []any{args}},
@@ -185,46 +183,6 @@ func named(fset *token.FileSet, src []byte, fd *ast.FuncDecl) bool {
 	}
 	p := fset.Position(fd.Name.Pos())
 	return p.Line > 0 && p.Offset+len(fd.Name.Name) <= len(src) && string(src[p.Offset:p.Offset+len(fd.Name.Name)]) == fd.Name.Name
-}
-
-// hasAtomicDirective reports whether a doc comment has the //heddle:atomic directive.
-func hasAtomicDirective(doc *ast.CommentGroup) bool {
-	if doc == nil {
-		return false
-	}
-	for _, c := range doc.List {
-		if rest, ok := strings.CutPrefix(c.Text, atomicDirective); ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
-			return true
-		}
-	}
-	return false
-}
-
-// funcName returns the name of a function declaration as Go source names it in a method
-// expression: "Append", "(*Buffer).Append", "Buffer.Len", without type parameters.
-func funcName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	star := false
-	if s, ok := t.(*ast.StarExpr); ok {
-		star, t = true, s.X
-	}
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t = x.X
-	case *ast.IndexListExpr:
-		t = x.X
-	}
-	id, ok := t.(*ast.Ident)
-	if !ok {
-		return fd.Name.Name
-	}
-	if star {
-		return "(*" + id.Name + ")." + fd.Name.Name
-	}
-	return id.Name + "." + fd.Name.Name
 }
 
 // A goPackage is what the lenses need of the Go files of a directory: the names each

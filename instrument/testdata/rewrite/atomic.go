@@ -33,3 +33,11 @@ func Reset(b *Buffer) {
 
 // heddle:atomic is not the directive.
 func Plain() {}
+
+// Like Go's directives, the directive may carry text after a space.
+//
+//heddle:atomic callers rely on it
+func Noted() {}
+
+//heddle:atomically is another word.
+func Other() {}
