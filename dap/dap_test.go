@@ -376,9 +376,9 @@ func (c *client) threadName(id int) string {
 	return ""
 }
 
-// replayDeadlock explores testdata/bank's TestTransfer for its deadlock and replays it,
-// returning the stop at the deadlock.
-func replayDeadlock(t *testing.T) (*client, string, stopped) {
+// exploreDeadlock stops testdata/bank's TestTransfer at a breakpoint and explores from there
+// until the transfer deadlock is found and the exploration is done.
+func exploreDeadlock(t *testing.T) (*client, string, bugFound) {
 	t.Helper()
 	c, src := launchBank(t, 15, nil)
 	c.stopped(time.Minute)
@@ -388,6 +388,14 @@ func replayDeadlock(t *testing.T) (*client, string, stopped) {
 		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
 	}
 	c.event("heddle/exploreDone", time.Minute)
+	return c, src, found
+}
+
+// replayDeadlock explores testdata/bank's TestTransfer for its deadlock and replays it,
+// returning the stop at the deadlock.
+func replayDeadlock(t *testing.T) (*client, string, stopped) {
+	t.Helper()
+	c, src, found := exploreDeadlock(t)
 	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
 	st := c.stopped(time.Minute)
 	if st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {

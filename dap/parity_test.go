@@ -200,20 +200,9 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
-	var w struct {
-		URL string `json:"url"`
-	}
-	c.decode(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
-	u, err := url.Parse(w.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := u.Query().Get("token")
-	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, u := c.webViewStream()
 	defer ws.Close()
+	token := u.Query().Get("token")
 	checkpoint := func(want int) {
 		t.Helper()
 		ws.SetReadDeadline(time.Now().Add(time.Minute))
@@ -484,29 +473,11 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 // The web view opened after an exploration shows its schedule tree and its bug, and after
 // the bug's replay the run replayed.
 func TestWebViewAfterExploreAndReplay(t *testing.T) {
-	c, _ := launchBank(t, 15, nil)
-	c.stopped(time.Minute)
-	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dpor", "budget": "20s"}), 10*time.Second)
-	var found bugFound
-	for found.Bug.Kind != "deadlock" || found.Bug.Schedule == "" {
-		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
-	}
-	c.event("heddle/exploreDone", time.Minute)
+	c, _, found := exploreDeadlock(t)
 
-	var w struct {
-		URL string `json:"url"`
-	}
-	c.decode(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
-	u, err := url.Parse(w.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	token := u.Query().Get("token")
-	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, u := c.webViewStream()
 	defer ws.Close()
+	token := u.Query().Get("token")
 	type streamed struct {
 		Type  string `json:"type"`
 		Kind  string `json:"kind"`
@@ -561,4 +532,23 @@ func TestWebViewAfterExploreAndReplay(t *testing.T) {
 	if err := json.NewDecoder(resp.Body).Decode(&tr); err != nil || tr.Verdict.Kind != "deadlock" {
 		t.Errorf("the web view's trace %q after the replay: verdict %q (%v), want the deadlock", after.Trace, tr.Verdict.Kind, err)
 	}
+}
+
+// webViewStream opens the session's web view and subscribes to its live stream with the
+// page's token. It returns the stream and the page's address, which carries the token.
+func (c *client) webViewStream() (*websocket.Conn, *url.URL) {
+	c.t.Helper()
+	var w struct {
+		URL string `json:"url"`
+	}
+	c.decode(c.response(c.custom("heddle/webview", nil), 30*time.Second).Body, &w)
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+u.Query().Get("token"), nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return ws, u
 }

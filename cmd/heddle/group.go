@@ -184,15 +184,9 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	if err := writeProgramExploration(filepath.Join(dirOut, timeline.ExplorationFile), timeline.Program{Package: pkg, Test: prog.Test, Group: prog.Group}, opts.Strategy, shard, &stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
 		rep.note(pkg, test, err.Error())
 	}
-	o := testOutcome{verdict: verdictClean, bugs: len(saved)}
+	o := searched(len(saved), stats.Cut)
 	if opts.StopOnBug && len(saved) > 0 {
 		o.ended = "the first bug (-stop)"
-	}
-	switch {
-	case len(saved) > 0:
-		o.verdict = verdictBug
-	case stats.Cut > 0:
-		o.verdict = verdictCut
 	}
 	rep.bugs(pkg, test, saved)
 	rep.verdict(pkg, test, &stats, start, o)

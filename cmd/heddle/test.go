@@ -400,6 +400,19 @@ type testOutcome struct {
 	ended string
 }
 
+// searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
+// step bound: a bug, else cut, else clean.
+func searched(bugs, cut int) testOutcome {
+	o := testOutcome{verdict: verdictClean, bugs: bugs}
+	switch {
+	case bugs > 0:
+		o.verdict = verdictBug
+	case cut > 0:
+		o.verdict = verdictCut
+	}
+	return o
+}
+
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
 // whatever happens to the workers.
 func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter) testOutcome {
@@ -539,19 +552,13 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			rep.note(pkg, test, "web view: "+err.Error())
 		}
 	}
-	o := testOutcome{verdict: verdictClean, bugs: len(order)}
+	o := searched(len(order), total.Cut)
 	if we != nil {
 		o.ended = "the test process's " + we.Status
 	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
 		o.ended = "the hang"
 	} else if opts.StopOnBug && len(order) > 0 {
 		o.ended = "the first bug (-stop)"
-	}
-	switch {
-	case len(order) > 0:
-		o.verdict = verdictBug
-	case total.Cut > 0:
-		o.verdict = verdictCut
 	}
 	rep.bugs(pkg, test, saved)
 	rep.warnings(pkg, test, warnings)
