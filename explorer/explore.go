@@ -647,9 +647,6 @@ func (e *explorer) leafBug(res *rt.Result) string {
 func outcome(res *rt.Result) string {
 	var parts []string
 	for _, g := range res.Pending {
-		if g.Op == rt.OpExit {
-			continue // its function returned; only its exit step was left (rt.Config.ThreadBlocks)
-		}
 		parts = append(parts, res.Name(g.ID)+":"+g.Op.String()+":"+res.ObjName(g.Obj))
 	}
 	slices.Sort(parts)

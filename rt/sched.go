@@ -690,10 +690,12 @@ func (r *run) decide(cur *goroutine) *goroutine {
 		r.slice = 0
 		r.yieldToOthers(cur)
 	}
-	if n := len(r.events); r.cfg.ThreadBlocks && n > 0 && r.events[n-1].G >= 0 {
+	if r.cfg.ThreadBlocks {
 		// The goroutine whose block just ended, not a child it started that ran on to its
 		// first scheduling point.
-		cur = r.gs[r.events[n-1].G]
+		if n := len(r.events); n > 0 && r.events[n-1].G >= 0 {
+			cur = r.gs[r.events[n-1].G]
+		}
 	}
 	for _, g := range r.gs {
 		if g.state == gParked && g.op.kind == OpSelect {
@@ -1039,7 +1041,8 @@ func (r *run) finish() {
 	r.ended = true
 	// What every goroutine and the clock were about to do, before teardown ends them.
 	for _, g := range r.gs {
-		if g.state == gPending || g.state == gParked {
+		// A goroutine stopped before its exit step (Config.ThreadBlocks) has returned.
+		if (g.state == gPending || g.state == gParked) && g.op.kind != OpExit {
 			r.pending = append(r.pending, r.goroutineState(g))
 		}
 	}
