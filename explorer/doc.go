@@ -4,8 +4,9 @@
 //
 // The systematic strategies are stateless depth-first searches over the tree of decisions:
 // naive exhaustive search ("dfs", the ground truth), ExitBlock ("exitblock", Bruening's thesis
-// §2.3), Stoller's invisible-first search with sleep sets ("stoller") and dynamic partial-order
-// reduction with sleep sets ("dpor", the default; Flanagan and Godefroid 2005). Preemption
+// §2.3), Stoller's invisible-first search with sleep sets ("stoller", and "stoller-ps" with
+// persistent sets by Algorithm 2-MLD) and dynamic partial-order reduction ("dpor", optimal
+// DPOR after Abdulla et al. 2014, and "dpor-sleep", Flanagan and Godefroid 2005). Preemption
 // bounding ("bounded", CHESS) deepens the bound iteratively. PCT ("pct", Burckhardt et al.
 // 2010) and uniform random sampling ("random") serve programs too large to exhaust.
 //

@@ -50,6 +50,7 @@ var equivalences = []equivalence{
 	{strategy: "dpor"},
 	{strategy: "dpor-sleep"},
 	{strategy: "stoller"},
+	{strategy: "stoller-ps"},
 	{strategy: "bounded", every: 4},
 	{strategy: "exitblock", missesLockCycles: true},
 	{strategy: "exitblock-rw", missesLockCycles: true},
@@ -60,8 +61,8 @@ var equivalences = []equivalence{
 
 // genResult is what an exploration of a generated program found.
 type genResult struct {
-	complete bool
-	runs     int
+	complete      bool
+	runs, aborted int
 	// outcomes are the keys of Report.Outcomes with object names removed (see outcomeShape).
 	outcomes map[string]bool
 	bugs     map[string]bool
@@ -90,7 +91,7 @@ func exploreGen(p *genProgram, strategy string) genResult {
 		opts.Bound = 1000
 	}
 	rep := explorer.Explore(p.body(&last), opts)
-	r.complete, r.runs = rep.Stats.Complete, rep.Stats.Runs
+	r.complete, r.runs, r.aborted = rep.Stats.Complete, rep.Stats.Runs, rep.Stats.Aborted
 	for o := range rep.Outcomes {
 		r.outcomes[outcomeShape(o)] = true
 	}
@@ -138,20 +139,21 @@ func TestEquiv(t *testing.T) {
 			// A broken reduction can fail on many seeds; the first few, in full, say enough.
 			const shown = 3
 			var failed []uint64
-			checked := 0
+			checked, complete, aborted, truth := 0, 0, 0, 0
 			for i, p := range progs {
 				if e.every > 1 && i%e.every != 0 || e.visibleDataOnly && p.writes() {
 					continue
 				}
 				checked++
 				got := exploreGen(p, e.strategy)
+				complete, aborted, truth = complete+got.runs-got.aborted, aborted+got.aborted, truth+truths[i].runs
 				if msg := e.compare(truths[i], got); msg != "" {
 					if failed = append(failed, p.Seed); len(failed) <= shown {
 						t.Errorf("differs from dfs (%d runs, dfs %d):\n%s%s", got.runs, truths[i].runs, p, msg)
 					}
 				}
 			}
-			t.Logf("%d of %d seeds checked", checked, len(progs))
+			t.Logf("%d of %d seeds checked: %d complete and %d abandoned runs (dfs %d)", checked, len(progs), complete, aborted, truth)
 			// Few generated programs share no written data (visibleDataOnly): about one in
 			// ten, 3 of the 40 of -short.
 			if checked < len(progs)/20 {

@@ -26,7 +26,7 @@ var debugRuns = func() io.Writer {
 }()
 
 // Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "exitblock-rw-thesis", "stoller", "bounded", "pct", "random"}
+var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "exitblock-rw-thesis", "stoller", "stoller-ps", "bounded", "pct", "random"}
 
 // Options configure an exploration.
 type Options struct {
@@ -176,6 +176,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	p.cur.Reuse = p.reuse && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
 	p.cur.StepAccesses = gd.footprints && !p.cur.IgnoreAccesses
+	p.cur.Persistent = gd.persistent
 	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
 	p.cur.Serial = gd.Serial
@@ -289,6 +290,8 @@ func explore(r Runner, opts Options) *Report {
 		e.systematic(newExitBlockRWThesis(), -1)
 	case "stoller":
 		e.systematic(&stoller{}, -1)
+	case "stoller-ps":
+		e.systematic(&stoller{persistent: true}, -1)
 	case "bounded":
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.

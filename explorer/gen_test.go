@@ -243,6 +243,28 @@ func (p *genProgram) body(last **genRun) func() {
 		results := make([]int64, len(p.Gs))
 		var wg rt.WaitGroup
 		wg.Add(len(p.Gs))
+		// bound is what goroutine g may still do from operation i on, as a static analysis of
+		// its code at that point would give it (Stoller's allowedOps, for stoller-ps).
+		bound := func(g, i int) rt.Bound {
+			b := rt.Bound{}.Sync(&wg).Writes(&results[g])
+			for _, op := range p.Gs[g][i:] {
+				switch op.Kind {
+				case genLock, genUnlock:
+					b = b.Sync(&mus[op.Arg])
+				case genWrite:
+					b = b.Writes(&xs[op.Arg])
+				case genRead:
+					b = b.Reads(&xs[op.Arg])
+				case genSend, genRecv:
+					b = b.Sync(chans[op.Arg])
+				case genAdd:
+					b = b.Atomic(&counter)
+				case genLoad:
+					b = b.Atomic(&counter).Polls() // a load that repeats the previous one polls
+				}
+			}
+			return b
+		}
 		for g, ops := range p.Gs {
 			rt.Go(func() {
 				defer wg.Done()
@@ -251,6 +273,7 @@ func (p *genProgram) body(last **genRun) func() {
 				acc := int64(g + 1)
 				for i, op := range ops {
 					run.pcs[g] = i
+					rt.Declare(bound(g, i))
 					switch op.Kind {
 					case genLock:
 						mus[op.Arg].Lock()
@@ -274,9 +297,18 @@ func (p *genProgram) body(last **genRun) func() {
 					}
 				}
 				run.pcs[g] = len(ops)
+				rt.Declare(bound(g, len(ops)))
 				results[g] = rt.Store(&results[g], acc, "results")
 			})
 		}
+		root := rt.Bound{}.Sync(&wg).Atomic(&counter)
+		for i := range xs {
+			root = root.Reads(&xs[i])
+		}
+		for i := range results {
+			root = root.Reads(&results[i])
+		}
+		rt.Declare(root)
 		wg.Wait()
 		for i := range xs {
 			rt.Load(&xs[i], "x")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,9 @@ type Guide struct {
 	// sleepers that carry the footprint of their step are woken (stoller); recorded is set
 	// by the runner that recorded them.
 	footprints, recorded bool
+	// persistent asks rt for persistent sets (rt.Config.Persistent), within which the guide
+	// picks after its prefix (stoller-ps).
+	persistent bool
 	// prefixObjs is the number of objects used before the last decision of the prefix.
 	prefixObjs int32
 
@@ -118,6 +122,8 @@ type logged struct {
 	planAt int
 	// objs is the number of objects used before the decision (with footprints).
 	objs int32
+	// persist is the decision's persistent set (rt.Point.Persistent), or nil.
+	persist []bool
 }
 
 // Begin prepares gd for a run that a Runner outside this package steers by calling Choose
@@ -231,6 +237,9 @@ func (gd *Guide) logPoint(p *rt.Point, i int) {
 		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
 		if gd.recorded {
 			gd.log[len(gd.log)-1].objs = int32(p.Objects())
+		}
+		if p.Persistent != nil {
+			gd.log[len(gd.log)-1].persist = slices.Clone(p.Persistent)
 		}
 	}
 	if p.Kind == rt.DecideGoroutine && p.Current >= 0 && i != p.Current {
@@ -350,7 +359,9 @@ func (gd *Guide) extend(p *rt.Point) int {
 		return gd.rng.IntN(len(p.Alts))
 	}
 	gd.steps++
-	awake := func(i int) bool { return !gd.asleep(p.Alts[i].G) }
+	// Outside a persistent set, a goroutine is as good as asleep: its step need not be
+	// explored here.
+	awake := func(i int) bool { return (p.Persistent == nil || p.Persistent[i]) && !gd.asleep(p.Alts[i].G) }
 	bounded := gd.Bound >= 0 && gd.preempted >= gd.Bound && p.Current >= 0
 	switch {
 	case bounded:

@@ -161,9 +161,10 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
 	}
-	_, footprints := br.(*stoller)
+	st, footprints := br.(*stoller)
+	persistent := footprints && st.persistent
 	return &search{e: e, t: t, br: br, pruned: e.rep.Stats.PrunedBound, prunedDepth: e.rep.Stats.PrunedDepth,
-		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base), footprints: footprints}}
+		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base), footprints: footprints, persistent: persistent}}
 }
 
 // step performs the search's next run and returns its result, valid until the next run.

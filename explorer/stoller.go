@@ -10,16 +10,28 @@ import (
 // (IF-SSS, §4) with the conditional dependency relation of Fig. 3 in Go form and eq. (4) of §7,
 // evaluated on what each step did (Fig. 4's DFSc). rt folds a step's invisible operations and
 // releases into it, so a step is a transition of the composed system C(S) of §5, and the search
-// is SSS on C(S). Persistent sets by Algorithm 2-MLD (§8) are not used: see docs/stoller.md.
+// is SSS on C(S). With persistent, the "stoller-ps" strategy, each node explores only the
+// persistent set that rt computed by Algorithm 2-MLD (§8, rt/persistent.go), less its sleep
+// set: Fig. 1's SSS with both reductions.
 
-// stoller is the brancher of the "stoller" strategy. Between runs it keeps the footprints of
-// the steps of the last run, by decision index.
+// stoller is the brancher of the "stoller" and "stoller-ps" strategies. Between runs it keeps
+// the footprints of the steps of the last run, by decision index.
 type stoller struct {
 	naive
-	steps map[int]*footprint
+	persistent bool
+	steps      map[int]*footprint
 }
 
 func (*stoller) sleeping() bool { return true }
+
+// initial marks the node's persistent set, or every alternative without one.
+func (s *stoller) initial(n *node, res *rt.Result, at int) {
+	if !s.persistent || n.persist == nil {
+		s.naive.initial(n, res, at)
+		return
+	}
+	copy(n.back, n.persist)
+}
 
 // observe computes the footprints of the steps a run picked at its decisions, from the last
 // decision of its prefix on, for the sleep sets of the next runs. Without the run's accesses

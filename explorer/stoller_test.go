@@ -15,7 +15,9 @@ import (
 // are reported as instrumented code reports them (rt.Load, rt.Store); the root initialises
 // them before starting the threads, as in s1, and does not join them, as the paper's example
 // does not. order records the order of the o0 critical sections for the test: it is the
-// test's probe, not the program's data, so it is not reported.
+// test's probe, not the program's data, so it is not reported. Each thread declares its
+// allowedOps (rt.Declare), as a static analysis of its code would give them, for Algorithm
+// 2-MLD.
 func stollerComposition(order *[]string) func() {
 	return func() {
 		*order = (*order)[:0]
@@ -29,6 +31,7 @@ func stollerComposition(order *[]string) func() {
 		}
 		for i := range 2 {
 			rt.Go(func() {
+				rt.Declare(rt.Bound{}.Sync(&own[i], &o0).Reads(&o).Writes(&oi[i]))
 				own[i].Lock()
 				o0.Lock()
 				oi[i] = rt.Store(&oi[i], *rt.Load(&o, "o"), "oi")
@@ -48,41 +51,47 @@ func stollerComposition(order *[]string) func() {
 // and a release of o0 and their accesses only share the read of o. The stoller strategy is
 // SSS on C(S): one complete run (heddle's depth-first order runs θ2 first, the symmetric
 // variant). Its sleep sets abandon the two runs that start the other orders (the other thread
-// first at s1, and at s2), which the paper's "optimal" persistent sets would not start;
-// heddle has no persistent sets (docs/stoller.md).
+// first at s1, and at s2). With persistent sets by Algorithm 2-MLD (stoller-ps), s1 and s2
+// each have a persistent set of one thread (its own lock and unshared data), and only the run
+// that starts the other order at s3 is abandoned: 2-MLD relates operations, and the two
+// acquisitions of o0 are dependent in s3 (Fig. 3), so the paper's "optimal" set {w1} is what
+// eq. (4) on whole steps gives, through the sleep set.
 func TestStollerComposition(t *testing.T) {
 	var order []string
 	orders := map[string]int{}
-	aborted := 0
-	rep := explorer.Explore(stollerComposition(&order), explorer.Options{Strategy: "stoller", Progress: func(s *timeline.Stats) {
-		if s.Aborted > aborted {
-			aborted = s.Aborted
-			return
+	explore := func(opts explorer.Options) *explorer.Report {
+		clear(orders)
+		aborted := 0
+		opts.Progress = func(s *timeline.Stats) {
+			if s.Aborted > aborted {
+				aborted = s.Aborted
+				return
+			}
+			orders[strings.Join(order, " ")]++
 		}
-		orders[strings.Join(order, " ")]++
-	}})
-	if !rep.Stats.Complete {
-		t.Fatal("stoller did not complete")
+		rep := explorer.Explore(stollerComposition(&order), opts)
+		if !rep.Stats.Complete {
+			t.Fatalf("%s did not complete", opts.Strategy)
+		}
+		t.Logf("%s: %d runs (%d aborted, %d pruned by persistent sets), orders of the o0 sections %v", opts.Strategy, rep.Stats.Runs, rep.Stats.Aborted, rep.Stats.PrunedPersistent, orders)
+		return rep
 	}
-	t.Logf("stoller: %d runs (%d aborted), orders of the o0 sections %v", rep.Stats.Runs, rep.Stats.Aborted, orders)
-	if len(orders) != 1 || rep.Stats.Runs-rep.Stats.Aborted != 1 {
-		t.Errorf("orders of the o0 critical sections %v, want one order, once (SSS on C(S), Stoller §6)", orders)
-	}
-	if rep.Stats.Aborted != 2 {
-		t.Errorf("%d aborted runs, want 2: θ2 first at s1 and at s2, with θ1 asleep", rep.Stats.Aborted)
+	for _, tc := range []struct {
+		strategy string
+		aborted  int
+	}{{"stoller", 2}, {"stoller-ps", 1}} {
+		rep := explore(explorer.Options{Strategy: tc.strategy})
+		if len(orders) != 1 || rep.Stats.Runs-rep.Stats.Aborted != 1 {
+			t.Errorf("%s: orders of the o0 critical sections %v, want one order, once (SSS on C(S), Stoller §6)", tc.strategy, orders)
+		}
+		if rep.Stats.Aborted != tc.aborted {
+			t.Errorf("%s: %d aborted runs, want %d", tc.strategy, rep.Stats.Aborted, tc.aborted)
+		}
 	}
 
 	// Without the accesses (the lockset check off), the stoller search has no footprints and
 	// is IF-SSS with rt.Dependent: both orders, as the paper says of IF-SSS.
-	clear(orders)
-	aborted = 0
-	rep = explorer.Explore(stollerComposition(&order), explorer.Options{Strategy: "stoller", IgnoreAccesses: true, Progress: func(s *timeline.Stats) {
-		if s.Aborted > aborted {
-			aborted = s.Aborted
-			return
-		}
-		orders[strings.Join(order, " ")]++
-	}})
+	explore(explorer.Options{Strategy: "stoller", IgnoreAccesses: true})
 	if len(orders) != 2 || orders["θ1 θ2"] == 0 || orders["θ2 θ1"] == 0 {
 		t.Errorf("IF-SSS: orders of the o0 critical sections %v, want θ1 θ2 and θ2 θ1 (Stoller §6)", orders)
 	}
@@ -100,10 +109,12 @@ func stollerHold(bug bool) func() {
 		c := rt.MakeChan[int](0)
 		var x int
 		rt.Go(func() {
+			rt.Declare(rt.Bound{}.Sync(&l, c))
 			l.Lock()
 			l.Unlock()
 			rt.Send(c, 1)
 		})
+		rt.Declare(rt.Bound{}.Sync(&l, c).Writes(&x))
 		l.Lock()
 		if bug {
 			x = rt.Store(&x, rt.Recv(c), "x")
@@ -116,14 +127,16 @@ func stollerHold(bug bool) func() {
 }
 
 func TestStollerHold(t *testing.T) {
-	for _, bug := range []bool{true, false} {
-		rep := explorer.Explore(stollerHold(bug), explorer.Options{Strategy: "stoller"})
-		found := false
-		for _, b := range rep.Bugs {
-			found = found || b.Kind == rt.VerdictDeadlock
-		}
-		if !rep.Stats.Complete || found != bug {
-			t.Errorf("bug=%v: deadlock found %v in %d runs (complete=%v)", bug, found, rep.Stats.Runs, rep.Stats.Complete)
+	for _, strategy := range []string{"stoller", "stoller-ps"} {
+		for _, bug := range []bool{true, false} {
+			rep := explorer.Explore(stollerHold(bug), explorer.Options{Strategy: strategy})
+			found := false
+			for _, b := range rep.Bugs {
+				found = found || b.Kind == rt.VerdictDeadlock
+			}
+			if !rep.Stats.Complete || found != bug {
+				t.Errorf("%s, bug=%v: deadlock found %v in %d runs (complete=%v)", strategy, bug, found, rep.Stats.Runs, rep.Stats.Complete)
+			}
 		}
 	}
 }

@@ -37,6 +37,8 @@ type node struct {
 	at split
 	// foot holds the footprint of each alternative's step once a run took it (stoller).
 	foot []*footprint
+	// persist marks the alternatives of the persistent set rt computed (stoller-ps), or is nil.
+	persist []bool
 }
 
 // brancher decides a node's initial backtrack set and updates backtrack sets after a run.
@@ -106,7 +108,7 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 	for i, l := range gd.log {
 		at := prefix + i
 		n := &nodes[i]
-		*n = node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep, planAt: l.planAt}
+		*n = node{kind: l.kind, alts: l.alts, current: l.current, pick: l.pick, sleep: l.sleep, planAt: l.planAt, persist: l.persist}
 		k := len(l.alts)
 		n.back, n.done, flags = flags[:k:k], flags[k:2*k:2*k], flags[2*k:]
 		n.done[l.pick] = true
@@ -235,7 +237,8 @@ func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
 	gd := &Guide{Shard: t.shard, Shards: t.shards, Part: t.part, Parts: t.parts, sh: t.sh, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
-	_, gd.footprints = t.br.(*stoller)
+	st, ok := t.br.(*stoller)
+	gd.footprints, gd.persistent = ok, ok && st.persistent
 	if gd.Bound >= 0 {
 		used := n.preempts
 		if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {

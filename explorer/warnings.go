@@ -43,7 +43,7 @@ func (e *explorer) addWarnings(res *rt.Result) {
 		key := rw.Key()
 		if w := e.warnings[key]; w != nil {
 			w.Hits++
-			if e.opts.Strategy == "stoller" && e.warnings["mld "+key] != nil {
+			if stollerSearch(e.opts.Strategy) && e.warnings["mld "+key] != nil {
 				e.warnings["mld "+key].Hits++
 			}
 			continue
@@ -56,11 +56,14 @@ func (e *explorer) addWarnings(res *rt.Result) {
 		}
 		e.warnings[key] = w
 		e.rep.Warnings = append(e.rep.Warnings, w)
-		if e.opts.Strategy == "stoller" {
+		if stollerSearch(e.opts.Strategy) {
 			e.addMLD(res, rw)
 		}
 	}
 }
+
+// stollerSearch reports whether strategy s is one of Stoller's reductions, which assume MLD.
+func stollerSearch(s string) bool { return s == "stoller" || s == "stoller-ps" }
 
 // addMLD files, in a stoller search, the violation of the locking discipline that Stoller's
 // reduction assumes (MLD′, "Model-checking multi-threaded distributed Java programs", §9): a

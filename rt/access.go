@@ -454,6 +454,9 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 		accessesUsed.Store(true)
 		a.partial = true
 	}
+	if g.bound != nil {
+		r.checkBoundAccess(g, addr, write)
+	}
 	v := a.check(g.id, addr, write, pos)
 	if r.cfg.StepAccesses {
 		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})

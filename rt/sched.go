@@ -89,6 +89,10 @@ type Config struct {
 	// a strategy can tell the variables each step read and wrote. It needs the lockset check
 	// (not IgnoreAccesses), which numbers the variables.
 	StepAccesses bool
+	// Persistent computes, at each decision between goroutines, a persistent set by Stoller's
+	// Algorithm 2-MLD from the goroutines' bounds (Declare) and the lockset check's modes,
+	// and offers it in Point.Persistent (persistent.go).
+	Persistent bool
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -178,6 +182,8 @@ type goroutine struct {
 	// does work between polls (a loop that checks ctx.Done with a select default, then
 	// locks, sends, or calls a method that does) is not spinning however often it polls.
 	spinning, quiet, wasQuiet bool
+	// bound is what g declared it may still do (Declare), or nil.
+	bound *Bound
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
 	// of the same object right after it changes nothing, so it polls.
 	lastLoad ObjID
@@ -238,6 +244,8 @@ type run struct {
 	// lastRelease maps an object to the step of its last release-like operation, for the
 	// happens-before arrows of the trace (detail mode).
 	lastRelease map[ObjID]int32
+	// heldKnown tells whether the lockset check follows the locks held from the run's start.
+	heldKnown bool
 	// early lists the timers that the adversarial clock fired while goroutines could still
 	// run (detail mode); bubble is the synctest bubble in progress, or nil.
 	early  []earlyFire
@@ -389,6 +397,11 @@ func (r *run) reset(cfg Config) {
 	if cfg.Detail {
 		r.lastRelease = make(map[ObjID]int32)
 	}
+	if cfg.Persistent {
+		// 2-MLD needs the locks each goroutine holds from the first step on.
+		accessesUsed.Store(true)
+	}
+	r.heldKnown = accessesUsed.Load() && !cfg.IgnoreAccesses
 }
 
 // wait blocks the driver until the run ends, or until the watchdog finds that the running
@@ -469,6 +482,9 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		waitFor:    ng.waitFor[:0],
 		lastStep:   -1,
 		lastLoad:   NoObj,
+	}
+	if parent != nil {
+		ng.bound = parent.bound
 	}
 	if parent != nil {
 		if ng.bubble = parent.bubble; ng.bubble != nil {
@@ -754,6 +770,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 // anyone, and a yield there would take away schedules of its bugs, which the partial-order
 // reductions, whose independence relation knows nothing of fairness, would not restore.
 func (r *run) poll(g *goroutine) {
+	if g.bound != nil {
+		r.checkBoundPoll(g)
+	}
 	again := g.polledBefore
 	g.polledBefore = true
 	g.spinning = again && g.wasQuiet
@@ -844,6 +863,10 @@ func offered(alts []Alt, id GID) bool {
 func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	p := &r.point
 	p.Kind, p.Alts, p.Current, p.Index, p.Step, p.run = kind, alts, cur, len(r.decisions), r.steps, r
+	p.Persistent = nil
+	if kind == DecideGoroutine && r.cfg.Persistent && len(alts) > 1 {
+		p.Persistent = r.persistent(alts, cur)
+	}
 	i := 0
 	if r.cfg.Chooser != nil {
 		i = r.cfg.Chooser.Choose(p)
@@ -964,6 +987,9 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	// are not zero are written, without building a whole Event aside.
 	e := &r.events[n]
 	e.Step, e.G, e.Op, e.Obj = int32(n), g.id, kind, obj
+	if g.bound != nil {
+		r.checkBound(g, kind, obj)
+	}
 	e.With, e.Child, e.Decision = NoG, NoG, -1
 	if g.id == r.startG {
 		e.Start, e.Decision = true, r.startD

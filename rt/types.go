@@ -185,8 +185,12 @@ type Point struct {
 	// Index is the decision's index in the schedule; Step the index of the step it precedes.
 	Index int
 	Step  int
-	run   *run
-	sys   System
+	// Persistent, with Config.Persistent, marks the alternatives of a goroutine decision that
+	// form a persistent set (Algorithm 2-MLD): exploring them alone from here loses no
+	// terminal state. nil means every alternative.
+	Persistent []bool
+	run        *run
+	sys        System
 }
 
 // A System is a set of runs that one scheduler decides for as if they were one (the processes

@@ -276,6 +276,9 @@ func normalize(s, out, dir string) string {
 	s = strings.ReplaceAll(s, dir, "$DIR")
 	s = gorootLines.ReplaceAllString(strings.ReplaceAll(s, goroot(), "$GOROOT"), "${1}:N")
 	s = interleaving.ReplaceAllString(s, "${1}…)\n")
-	s = runCounts.ReplaceAllString(s, "N ${1}s") // a count may be 1 on one machine and 2 on another
-	return durations.ReplaceAllString(s, "T")
+	return durations.ReplaceAllString(counted(s), "T")
 }
+
+// counted replaces the counts of runs, decisions and preemptions with N, in the plural: a
+// count may be 1 on one machine and 2 on another.
+func counted(s string) string { return runCounts.ReplaceAllString(s, "N ${1}s") }

@@ -62,3 +62,20 @@ func join(fs ...func()) {
 	}
 	wg.Wait()
 }
+
+// joinBounded is join whose goroutines declare their bounds (rt.Declare), as a static analysis
+// of their code would give them, for Algorithm 2-MLD (stoller-ps); after bounds what the root
+// does once join returns.
+func joinBounded(after rt.Bound, bounds []rt.Bound, fs ...func()) {
+	var wg rt.WaitGroup
+	wg.Add(len(fs))
+	for i, f := range fs {
+		rt.Go(func() {
+			rt.Declare(bounds[i].Sync(&wg))
+			defer wg.Done()
+			f()
+		})
+	}
+	rt.Declare(after.Sync(&wg))
+	wg.Wait()
+}

@@ -75,7 +75,8 @@ func stollerComposition() {
 			own[i].Unlock()
 		}
 	}
-	join(theta(0), theta(1))
+	bound := func(i int) rt.Bound { return rt.Bound{}.Sync(&own[i], &o0).Reads(&o).Writes(&oi[i]) }
+	joinBounded(rt.Bound{}, []rt.Bound{bound(0), bound(1)}, theta(0), theta(1))
 }
 
 // jpfFigure5 is the two-thread program of Figure 5, whose lock trees (Figure 6) show one

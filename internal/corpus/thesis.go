@@ -34,7 +34,8 @@ var thesis = []Program{
 
 // Performance is the program of the thesis's Figure 4.1: k goroutines each lock and unlock n
 // mutexes in turn, with no data shared between them. Like the Java program, the root does not
-// wait for its goroutines. Its numbers of schedules are in Tables 4.1 and 4.2.
+// wait for its goroutines. Its numbers of schedules are in Tables 4.1 and 4.2. Before each
+// Lock a goroutine declares the mutexes it has left (rt.Declare), for Algorithm 2-MLD.
 func Performance(k, n int) Program {
 	return Program{
 		Name:   fmt.Sprintf("Performance(%d,%d)", k, n),
@@ -44,6 +45,7 @@ func Performance(k, n int) Program {
 			for range k {
 				rt.Go(func() {
 					for i := range locks {
+						rt.Declare(mutexes(locks[i:]))
 						locks[i].Lock()
 						locks[i].Unlock()
 					}
@@ -51,6 +53,14 @@ func Performance(k, n int) Program {
 			}
 		},
 	}
+}
+
+func mutexes(ms []rt.Mutex) rt.Bound {
+	var b rt.Bound
+	for i := range ms {
+		b = b.Sync(&ms[i])
+	}
+	return b
 }
 
 // splitSync: two goroutines increment x, the read and the write in two critical sections

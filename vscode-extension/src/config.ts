@@ -39,6 +39,7 @@ export const strategies = [
   "exitblock-rwdd",
   "exitblock-rw-thesis",
   "stoller",
+  "stoller-ps",
   "bounded",
   "pct",
   "random",
