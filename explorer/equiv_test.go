@@ -202,6 +202,19 @@ func TestEquivRegressions(t *testing.T) {
 				{{genAdd, 0}},
 			}},
 		},
+		{
+			// G1.1's third load is a second poll: it waits until G1.2 has stepped (rt's
+			// fairness), which the reductions' dependency relation did not say, so they
+			// skipped orders of G1.2's critical sections around it (rt.FairObj). Seed 871,
+			// found with HEDDLE_SOAK=1000.
+			name: "a poll that yields",
+			p: &genProgram{Mutexes: 2, Assert: true, Gs: [][]genOp{
+				{{genLock, 0}, {genRead, 0}, {genUnlock, 0}, {genLoad, 0}, {genLoad, 0}, {genLoad, 0}, {genAdd, 0}},
+				{{genLock, 0}, {genWrite, 0}, {genLock, 1}, {genRead, 1}, {genUnlock, 1}, {genUnlock, 0},
+					{genLock, 1}, {genWrite, 1}, {genUnlock, 1}, {genLoad, 0},
+					{genLock, 0}, {genWrite, 0}, {genLock, 1}, {genWrite, 1}, {genUnlock, 1}, {genUnlock, 0}, {genAdd, 0}},
+			}},
+		},
 	} {
 		truth := exploreGen(tc.p, "dfs")
 		for _, e := range equivalences {

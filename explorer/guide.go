@@ -92,6 +92,8 @@ type Sleeper struct {
 	G    rt.GID
 	Op   rt.OpKind
 	Objs []rt.ObjID
+	// Yields tells that the goroutine's step may be a poll that yields (rt.Alt.Yields).
+	Yields bool
 	// foot, if not nil, is what the goroutine's step did when a run took it (stoller): the
 	// sleeper wakes by Stoller's relation on whole steps instead of rt.Dependent.
 	foot *footprint
@@ -510,7 +512,7 @@ func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
 
 // wakes reports whether event e is dependent with sleeper s's operation.
 func wakes(s *Sleeper, e *rt.Event) bool {
-	return s.G == e.G || e.With == s.G || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs)
+	return s.G == e.G || e.With == s.G || e.Yields || s.Yields || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs)
 }
 
 func eventObjs(e *rt.Event) []rt.ObjID {

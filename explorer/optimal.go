@@ -88,7 +88,18 @@ func pickBranch(n *node) {
 
 // altStep is the step an alternative is about to take, as far as its node knows it.
 func altStep(a *rt.Alt) *wstep {
-	return &wstep{g: a.G, accs: []waccess{{g: a.G, op: a.Op, objs: a.Objects()}}}
+	return pendingStep(a.G, a.Op, a.Objects(), a.Yields)
+}
+
+// pendingStep is the step of goroutine g stopped before operation op on objs, with its access
+// to rt.FairObj: a write if it may be a poll that yields, else a read, which conflicts only
+// with a yielding step.
+func pendingStep(g rt.GID, op rt.OpKind, objs []rt.ObjID, yields bool) *wstep {
+	fair := rt.OpAtomicLoad
+	if yields {
+		fair = rt.OpYield
+	}
+	return &wstep{g: g, accs: []waccess{{g: g, op: op, objs: objs}, {g: g, op: fair, objs: fairObjs}}}
 }
 
 func (o *optimal) nextAlt(n *node) (int, []PlanStep) {
@@ -145,6 +156,8 @@ func (rs *runSteps) step(res *rt.Result, k int) *wstep {
 	for j := int(rs.first[k]); j < end; j++ {
 		e := &evs[j]
 		s.accs = append(s.accs, waccess{g: e.G, op: e.Op, objs: eventObjs(e)})
+		// Every step accesses rt.FairObj, as the pending steps it is compared with do.
+		s.accs = append(s.accs, waccess{g: e.G, op: fairAccess(e), objs: fairObjs})
 		for _, pt := range e.Partners {
 			s.accs = append(s.accs, waccess{g: pt.G, op: pt.Op, objs: pt.Objs})
 		}
@@ -308,7 +321,7 @@ func notDep(res *rt.Result, rs *runSteps, e, end int) []*wstep {
 func sleepers(n *node) []*wstep {
 	var out []*wstep
 	for _, s := range n.sleep {
-		out = append(out, &wstep{g: s.G, accs: []waccess{{g: s.G, op: s.Op, objs: s.Objs}}})
+		out = append(out, pendingStep(s.G, s.Op, s.Objs, s.Yields))
 	}
 	for i := range n.alts {
 		if n.done[i] && i != n.pick && !asleepIn(n.sleep, n.alts[i].G) {

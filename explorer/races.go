@@ -76,6 +76,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	}
 	rf.count = make([]int32, rf.n)
 	rf.objs = rf.objs[:0]
+	fair := yields(evs)
 	for j := range evs {
 		e := &evs[j]
 		p := rf.slot(e.G)
@@ -85,6 +86,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 			objs = rf.one[:]
 		}
 		rf.check(j, p, e.Op, objs, rf.vc[p], f)
+		if fair {
+			rf.check(j, p, fairAccess(e), fairObjs, rf.vc[p], f)
+		}
 		for _, pt := range e.Partners {
 			rf.check(j, rf.slot(pt.G), pt.Op, pt.Objs, rf.vc[rf.slot(pt.G)], f)
 		}
@@ -94,6 +98,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 			f(race{early: j, late: j, g: rt.ClockID})
 		}
 		rf.apply(j, p, e.Op, objs)
+		if fair {
+			rf.apply(j, p, fairAccess(e), fairObjs)
+		}
 		for _, pt := range e.Partners {
 			q := rf.slot(pt.G)
 			join(rf.vc[q], rf.vc[p])
@@ -212,8 +219,27 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 	}
 }
 
-// objBase offsets object ids in raceFinder.objs, for the pseudo-object rt.ClockObj.
-const objBase = -int(rt.ClockObj)
+// objBase offsets object ids in raceFinder.objs, for the pseudo-objects rt.ClockObj and
+// rt.FairObj.
+const objBase = -int(rt.FairObj)
+
+// fairObjs is rt.FairObj as an access's objects.
+var fairObjs = []rt.ObjID{rt.FairObj}
+
+// fairAccess returns the access of event e to rt.FairObj, in a run with a poll that yields: a
+// write for the poll, a read for every other step.
+func fairAccess(e *rt.Event) rt.OpKind {
+	if e.Yields {
+		return rt.OpYield
+	}
+	return rt.OpAtomicLoad
+}
+
+// yields reports whether a run has a poll that yields: only then do its steps access
+// rt.FairObj, since reads alone never race.
+func yields(evs []rt.Event) bool {
+	return slices.ContainsFunc(evs, func(e rt.Event) bool { return e.Yields })
+}
 
 func (rf *raceFinder) obj(o rt.ObjID) *objAccesses {
 	if i := int(o) + objBase; i >= 0 && i < len(rf.objs) {

@@ -88,6 +88,9 @@ type footprint struct {
 	accs []rt.VarAccess // as recorded; finish sums them up in vars
 	vars []varUse
 	gs   []rt.GID
+	// yields tells that the step is a poll that yields (rt.FairObj): it depends on every step
+	// of another goroutine.
+	yields bool
 	// nobjs and nvars are the numbers of objects and variables known before the step. Ids
 	// are given in order of first use, so an id below them names the same object or variable
 	// in every run that shares the schedule up to the step; an id at or above them was first
@@ -111,6 +114,7 @@ type varUse struct {
 
 // add adds the operations of event e, at index at of the run, to the step.
 func (f *footprint) add(e *rt.Event, at int32) {
+	f.yields = f.yields || e.Yields
 	for _, o := range eventObjs(e) {
 		f.ops = append(f.ops, objOp{o, e.Op, at})
 	}
@@ -190,7 +194,7 @@ func (f *footprint) paired(o rt.ObjID) bool {
 // §7 with Fig. 3's relation on synchronization objects, eq. (4), and read/write conflicts on
 // variables.
 func (t *footprint) dependent(s *footprint) bool {
-	if t.g == s.g || slices.Contains(t.gs, s.g) || slices.Contains(s.gs, t.g) {
+	if t.g == s.g || t.yields || s.yields || slices.Contains(t.gs, s.g) || slices.Contains(s.gs, t.g) {
 		return true
 	}
 	eq4 := false

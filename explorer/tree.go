@@ -263,7 +263,7 @@ func (t *tree) guide(d, i int) *Guide {
 			// runs that would stand for those it prunes.
 			for j, a := range n.alts {
 				if n.done[j] && j != i {
-					s := Sleeper{G: a.G, Op: a.Op, Objs: a.Objects()}
+					s := Sleeper{G: a.G, Op: a.Op, Objs: a.Objects(), Yields: a.Yields}
 					if n.foot != nil {
 						s.foot = n.foot[j]
 					}

@@ -41,7 +41,7 @@ func GuideOf(w *worker.Guide) *Guide {
 func wireSleep(ss []Sleeper) []worker.Sleeper {
 	var out []worker.Sleeper
 	for _, s := range ss {
-		out = append(out, worker.Sleeper{G: s.G, Op: s.Op, Objs: s.Objs})
+		out = append(out, worker.Sleeper{G: s.G, Op: s.Op, Objs: s.Objs, Yields: s.Yields})
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func wireSleep(ss []Sleeper) []worker.Sleeper {
 func sleepOf(ws []worker.Sleeper) []Sleeper {
 	var out []Sleeper
 	for _, s := range ws {
-		out = append(out, Sleeper{G: s.G, Op: s.Op, Objs: s.Objs})
+		out = append(out, Sleeper{G: s.G, Op: s.Op, Objs: s.Objs, Yields: s.Yields})
 	}
 	return out
 }

@@ -784,6 +784,9 @@ func (r *run) poll(g *goroutine) {
 	if !again {
 		return
 	}
+	if n := len(r.events); n > 0 && r.events[n-1].G == g.id {
+		r.events[n-1].Yields = true
+	}
 	r.yieldToOthers(g)
 }
 

@@ -29,6 +29,14 @@ const NoObj ObjID = -1
 // sets a timer touch it, since setting a timer changes what the clock's next step fires.
 const ClockObj ObjID = -2
 
+// FairObj is the fair scheduler's state seen as an object (rt/sched.go, poll): a poll that
+// yields writes it, since it makes its goroutine wait for every other goroutine enabled then,
+// and every other step reads it, since stepping ends a wait. A step is thus dependent with a
+// yielding poll of another goroutine in either order, and steps that do not yield are not
+// made dependent with each other. Event.Yields and Alt.Yields mark the yielding polls; the
+// reductions add these accesses to the ones of the operations.
+const FairObj ObjID = -3
+
 // OpKind is the kind of a visible operation.
 type OpKind uint8
 
@@ -162,6 +170,9 @@ type Alt struct {
 	Objs []ObjID
 	// Case is the select case index (select decisions) or the value (choose decisions).
 	Case int
+	// Yields tells that the step may be a poll that yields (FairObj): the goroutine polled
+	// before, and its operation polls.
+	Yields bool
 }
 
 // Objects returns the objects the alternative's operation may touch: Objs, or Obj alone.
@@ -281,6 +292,8 @@ type Event struct {
 	// when it was the only alternative. Events without Start continue the previous step of
 	// their goroutine (a folded release, or a goroutine resumed by a partner).
 	Start bool
+	// Yields marks a poll that yields (FairObj).
+	Yields bool
 	// Waits is, for a park, the operation that waits: OpSend, OpRecv or OpSelect. It sits
 	// beside Start, in what would be padding.
 	Waits    OpKind

@@ -125,6 +125,8 @@ type Sleeper struct {
 	G    rt.GID     `json:"g"`
 	Op   rt.OpKind  `json:"op"`
 	Objs []rt.ObjID `json:"objs,omitempty"`
+	// Yields: the sleeper's step may be a poll that yields (rt.FairObj).
+	Yields bool `json:"yields,omitempty"`
 }
 
 // PlanStep is one step of a guide's plan.
