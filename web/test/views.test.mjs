@@ -189,6 +189,9 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.goto(server.url + "#/locks");
       await selectExploration(page, "longnames", 21);
       await page.getByTestId("view-locks").waitFor();
+      // The view of the exploration shown before may still be on the page: wait for this one's.
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="lock-node"] title')]
+        .some((t) => /registry\.lockForUpdate/.test(t.textContent ?? "")));
       const nodes = await page.locator('[data-testid="lock-node"], [data-testid="lock-graph-node"]').evaluateAll((gs) => gs.map((g) => ({
         label: g.querySelector("text").textContent,
         width: g.querySelector("text").getBBox().width,
