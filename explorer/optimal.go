@@ -92,14 +92,9 @@ func altStep(a *rt.Alt) *wstep {
 }
 
 // pendingStep is the step of goroutine g stopped before operation op on objs, with its access
-// to rt.FairObj: a write if it may be a poll that yields, else a read, which conflicts only
-// with a yielding step.
+// to rt.FairObj.
 func pendingStep(g rt.GID, op rt.OpKind, objs []rt.ObjID, yields bool) *wstep {
-	fair := rt.OpAtomicLoad
-	if yields {
-		fair = rt.OpYield
-	}
-	return &wstep{g: g, accs: []waccess{{g: g, op: op, objs: objs}, {g: g, op: fair, objs: fairObjs}}}
+	return &wstep{g: g, accs: []waccess{{g: g, op: op, objs: objs}, {g: g, op: fairAccess(yields), objs: fairObjs}}}
 }
 
 func (o *optimal) nextAlt(n *node) (int, []PlanStep) {
@@ -157,7 +152,7 @@ func (rs *runSteps) step(res *rt.Result, k int) *wstep {
 		e := &evs[j]
 		s.accs = append(s.accs, waccess{g: e.G, op: e.Op, objs: eventObjs(e)})
 		// Every step accesses rt.FairObj, as the pending steps it is compared with do.
-		s.accs = append(s.accs, waccess{g: e.G, op: fairAccess(e), objs: fairObjs})
+		s.accs = append(s.accs, waccess{g: e.G, op: fairAccess(e.Yields), objs: fairObjs})
 		for _, pt := range e.Partners {
 			s.accs = append(s.accs, waccess{g: pt.G, op: pt.Op, objs: pt.Objs})
 		}

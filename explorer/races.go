@@ -87,7 +87,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		}
 		rf.check(j, p, e.Op, objs, rf.vc[p], f)
 		if fair {
-			rf.check(j, p, fairAccess(e), fairObjs, rf.vc[p], f)
+			rf.check(j, p, fairAccess(e.Yields), fairObjs, rf.vc[p], f)
 		}
 		for _, pt := range e.Partners {
 			rf.check(j, rf.slot(pt.G), pt.Op, pt.Objs, rf.vc[rf.slot(pt.G)], f)
@@ -99,7 +99,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		}
 		rf.apply(j, p, e.Op, objs)
 		if fair {
-			rf.apply(j, p, fairAccess(e), fairObjs)
+			rf.apply(j, p, fairAccess(e.Yields), fairObjs)
 		}
 		for _, pt := range e.Partners {
 			q := rf.slot(pt.G)
@@ -226,10 +226,10 @@ const objBase = -int(rt.FairObj)
 // fairObjs is rt.FairObj as an access's objects.
 var fairObjs = []rt.ObjID{rt.FairObj}
 
-// fairAccess returns the access of event e to rt.FairObj, in a run with a poll that yields: a
-// write for the poll, a read for every other step.
-func fairAccess(e *rt.Event) rt.OpKind {
-	if e.Yields {
+// fairAccess returns a step's access to rt.FairObj: a write for a poll that yields, a read
+// for every other step, which conflicts only with such a write.
+func fairAccess(yields bool) rt.OpKind {
+	if yields {
 		return rt.OpYield
 	}
 	return rt.OpAtomicLoad
