@@ -161,8 +161,7 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
 	}
-	st, footprints := br.(*stoller)
-	persistent := footprints && st.persistent
+	footprints, persistent := stollerRuns(br)
 	return &search{e: e, t: t, br: br, pruned: e.rep.Stats.PrunedBound, prunedDepth: e.rep.Stats.PrunedDepth,
 		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base), footprints: footprints, persistent: persistent}}
 }

@@ -24,6 +24,13 @@ type stoller struct {
 
 func (*stoller) sleeping() bool { return true }
 
+// stollerRuns tells what the runs of a search by br record for it: footprints for Stoller's
+// relation, and persistent sets for stoller-ps.
+func stollerRuns(br brancher) (footprints, persistent bool) {
+	st, ok := br.(*stoller)
+	return ok, ok && st.persistent
+}
+
 // initial marks the node's persistent set, or every alternative without one.
 func (s *stoller) initial(n *node, res *rt.Result, at int) {
 	if !s.persistent || n.persist == nil {

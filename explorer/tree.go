@@ -237,8 +237,7 @@ func (t *tree) guide(d, i int) *Guide {
 	n := t.stack[d]
 	gd := &Guide{Shard: t.shard, Shards: t.shards, Part: t.part, Parts: t.parts, sh: t.sh, SplitFrom: t.base, log: make([]logged, 0, max(0, t.decisions-d-1))}
 	gd.Bound = t.bound
-	st, ok := t.br.(*stoller)
-	gd.footprints, gd.persistent = ok, ok && st.persistent
+	gd.footprints, gd.persistent = stollerRuns(t.br)
 	if gd.Bound >= 0 {
 		used := n.preempts
 		if n.kind == rt.DecideGoroutine && n.current >= 0 && i != n.current {

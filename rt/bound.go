@@ -31,7 +31,7 @@ type Bound struct {
 func (b Bound) Sync(objs ...any) Bound {
 	b.objs = slices.Clone(b.objs)
 	for _, o := range objs {
-		b.objs = append(b.objs, boundObj{st: stateOfObject(o), midStep: midStep(o)})
+		b.objs = append(b.objs, boundObjOf(o))
 	}
 	return b
 }
@@ -99,14 +99,6 @@ type boundObj struct {
 	midStep bool
 }
 
-func midStep(o any) bool {
-	switch o.(type) {
-	case *Cond, *Once:
-		return true
-	}
-	return false
-}
-
 func pointer(p any) unsafe.Pointer {
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
@@ -115,20 +107,20 @@ func pointer(p any) unsafe.Pointer {
 	return v.UnsafePointer()
 }
 
-func stateOfObject(o any) *objState {
+func boundObjOf(o any) boundObj {
 	switch o := o.(type) {
 	case *Mutex:
-		return &o.st
+		return boundObj{st: &o.st}
 	case *RWMutex:
-		return &o.st
+		return boundObj{st: &o.st}
 	case *WaitGroup:
-		return &o.st
+		return boundObj{st: &o.st}
 	case *Cond:
-		return &o.st
+		return boundObj{st: &o.st, midStep: true}
 	case *Once:
-		return &o.st
+		return boundObj{st: &o.st, midStep: true}
 	case *Map:
-		return &o.st
+		return boundObj{st: &o.st}
 	}
 	v := reflect.ValueOf(o)
 	if v.Kind() != reflect.Chan || v.IsNil() {
@@ -142,7 +134,7 @@ func stateOfObject(o any) *objState {
 	if st == nil {
 		panic("rt.Bound: a channel not made by rt.MakeChan")
 	}
-	return &st.obj
+	return boundObj{st: &st.obj}
 }
 
 // covers reports whether every entry of c is in b.
@@ -176,12 +168,15 @@ func (b *Bound) hasObj(r *run, id ObjID) bool {
 	return false
 }
 
-// pollKind reports whether an operation of kind k may poll (rt's fairness then makes the
-// goroutine wait for the others, which every other step affects).
-func pollKind(k OpKind) bool {
-	switch k {
-	case OpYield, OpTryLock, OpTryRLock, OpSelect, OpAtomicLoad:
+// mayPoll reports whether g's pending operation may be a poll (rt's fairness then may make
+// g wait for the others, which every other step affects): Gosched, TryLock, a select (with a
+// default), or an atomic load that repeats g's previous step.
+func (g *goroutine) mayPoll() bool {
+	switch g.op.kind {
+	case OpYield, OpTryLock, OpTryRLock, OpSelect:
 		return true
+	case OpAtomicLoad:
+		return g.lastLoad == g.op.obj
 	}
 	return false
 }

@@ -83,8 +83,7 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 	alts = append(alts, Alt{})
 	a := &alts[len(alts)-1]
 	a.G, a.Op, a.Obj, a.Case = g.id, g.op.kind, g.op.obj, -1
-	// Only a second poll yields; an atomic load polls when it repeats the previous one.
-	a.Yields = g.polledBefore && pollKind(g.op.kind) && (g.op.kind != OpAtomicLoad || g.lastLoad == g.op.obj)
+	a.Yields = g.polledBefore && g.mayPoll() // only a second poll yields
 	switch g.op.kind {
 	case OpSelect:
 		start := len(r.altObjs)

@@ -142,7 +142,7 @@ func (r *run) persistent(alts []Alt, cur int) []bool {
 func (m *mldG) pending(r *run, a *accesses, key func(ObjID) uintptr) {
 	g := m.g
 	o := &g.op
-	m.poll = pollKind(o.kind) && (o.kind != OpAtomicLoad || g.lastLoad == o.obj)
+	m.poll = g.mayPoll()
 	if o.obj >= 0 {
 		m.objs = append(m.objs, key(o.obj))
 	}

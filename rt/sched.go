@@ -485,8 +485,6 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 	}
 	if parent != nil {
 		ng.bound = parent.bound
-	}
-	if parent != nil {
 		if ng.bubble = parent.bubble; ng.bubble != nil {
 			ng.bubble.live++
 		}
@@ -767,8 +765,8 @@ func (r *run) decide(cur *goroutine) *goroutine {
 // it waits for run under every strategy, and a loop that polls now and then (a worker that
 // checks a done channel with a select default between batches) lets the others run. The
 // first poll does not yield: a select with default in straight-line code is not waiting for
-// anyone, and a yield there would take away schedules of its bugs, which the partial-order
-// reductions, whose independence relation knows nothing of fairness, would not restore.
+// anyone, and a yield there would take away schedules of its bugs from every strategy. A poll
+// that yields is marked (Event.Yields): the reductions count it as a write of FairObj.
 func (r *run) poll(g *goroutine) {
 	if g.bound != nil {
 		r.checkBoundPoll(g)

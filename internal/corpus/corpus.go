@@ -51,31 +51,25 @@ func Lookup(name string) (Program, bool) {
 // join runs each function in its own goroutine and waits for all of them, as a Go test waits
 // for the goroutines it starts. A program whose goroutines block forever therefore ends in a
 // deadlock (the root waits too) rather than in a leak.
-func join(fs ...func()) {
-	var wg rt.WaitGroup
-	wg.Add(len(fs))
-	for _, f := range fs {
-		rt.Go(func() {
-			defer wg.Done()
-			f()
-		})
-	}
-	wg.Wait()
-}
+func join(fs ...func()) { joinBounded(nil, nil, fs...) }
 
-// joinBounded is join whose goroutines declare their bounds (rt.Declare), as a static analysis
-// of their code would give them, for Algorithm 2-MLD (stoller-ps); after bounds what the root
-// does once join returns.
-func joinBounded(after rt.Bound, bounds []rt.Bound, fs ...func()) {
+// joinBounded is join whose goroutines, if bounds is not nil, declare their bounds
+// (rt.Declare), as a static analysis of their code would give them, for Algorithm 2-MLD
+// (stoller-ps); after bounds what the root does once join returns.
+func joinBounded(after *rt.Bound, bounds []rt.Bound, fs ...func()) {
 	var wg rt.WaitGroup
 	wg.Add(len(fs))
 	for i, f := range fs {
 		rt.Go(func() {
-			rt.Declare(bounds[i].Sync(&wg))
+			if bounds != nil {
+				rt.Declare(bounds[i].Sync(&wg))
+			}
 			defer wg.Done()
 			f()
 		})
 	}
-	rt.Declare(after.Sync(&wg))
+	if after != nil {
+		rt.Declare(after.Sync(&wg))
+	}
 	wg.Wait()
 }

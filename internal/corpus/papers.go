@@ -76,7 +76,7 @@ func stollerComposition() {
 		}
 	}
 	bound := func(i int) rt.Bound { return rt.Bound{}.Sync(&own[i], &o0).Reads(&o).Writes(&oi[i]) }
-	joinBounded(rt.Bound{}, []rt.Bound{bound(0), bound(1)}, theta(0), theta(1))
+	joinBounded(&rt.Bound{}, []rt.Bound{bound(0), bound(1)}, theta(0), theta(1))
 }
 
 // jpfFigure5 is the two-thread program of Figure 5, whose lock trees (Figure 6) show one
