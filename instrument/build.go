@@ -148,6 +148,9 @@ type builder struct {
 	pending    []pendingFile     // rewritten files, written by writeOverlay
 	warnings   []string
 	failed     []*BuildError // with KeepGoing: packages to build that did not
+	// plain are the packages of the main module that the tests of heddle's runtime import:
+	// rewritten, they would import rt, and rt's own tests would import themselves.
+	plain map[string]bool
 }
 
 // fail records that the package to build at path does not build, with
@@ -261,6 +264,7 @@ func (b *builder) load() ([]root, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(b.cfg.Packages, " "), err)
 	}
+	b.plain = runtimeTestDeps(graph)
 	var roots []root
 	var msgs []string
 	for _, p := range graph {
@@ -349,7 +353,7 @@ func (b *builder) load() ([]root, error) {
 		if isTest {
 			tests[testOf] = append(tests[testOf], p)
 		}
-		if runtimePackage(p.PkgPath) {
+		if Runtime(p.PkgPath) || b.plain[p.PkgPath] {
 			continue
 		}
 		if usesCgo(p) {
@@ -437,9 +441,30 @@ func pkgDir(p *packages.Package) string {
 	return p.Dir
 }
 
+// runtimeTestDeps returns the packages that the tests of a package of heddle's runtime in
+// graph import, directly or not.
+func runtimeTestDeps(graph []*packages.Package) map[string]bool {
+	deps := make(map[string]bool)
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		for _, imp := range p.Imports {
+			if !deps[imp.PkgPath] {
+				deps[imp.PkgPath] = true
+				visit(imp)
+			}
+		}
+	}
+	for _, p := range graph {
+		if testOf, isTest := testVariant(p); isTest && Runtime(testOf) {
+			visit(p)
+		}
+	}
+	return deps
+}
+
 // instrumented reports whether p is to be rewritten.
 func (b *builder) instrumented(p *packages.Package) bool {
-	if runtimePackage(p.PkgPath) {
+	if Runtime(p.PkgPath) || b.plain[p.PkgPath] {
 		return false
 	}
 	if matchAny(b.cfg.Skip, p.PkgPath) {
@@ -451,11 +476,11 @@ func (b *builder) instrumented(p *packages.Package) bool {
 	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
 }
 
-// runtimePackage reports whether pkgPath is part of heddle's runtime, which is linked into
-// every program under test and must never be instrumented: the root package, rt and its
-// subpackages, the worker harness, and the packages it runs (explorer, worker, timeline,
-// locktree).
-func runtimePackage(pkgPath string) bool {
+// Runtime reports whether pkgPath is part of heddle's runtime, which is linked into every
+// program under test and never instrumented: the root package, rt and its subpackages, the
+// worker harness, and the packages it runs (explorer, worker, timeline, locktree). The tests
+// of such a package run outside heddle's control.
+func Runtime(pkgPath string) bool {
 	if pkgPath == modulePath || pkgPath == rtPath || strings.HasPrefix(pkgPath, rtPath+"/") {
 		return true
 	}

@@ -29,7 +29,7 @@ func (b *builder) register(r root, tests []*packages.Package) {
 		}
 	}
 	internalTests := internal != nil && hasTestFiles(internal)
-	if runtimePackage(r.path) {
+	if Runtime(r.path) {
 		// The harness may link this package, so its internal tests cannot import the harness
 		// (an import cycle in the test). The external test package can: it imports the
 		// package's test variant, whose internal test functions are exported names.

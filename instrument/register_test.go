@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestHarnessLinks checks that runtimePackage covers every package of heddle's module that
+// TestHarnessLinks checks that Runtime covers every package of heddle's module that
 // the harness links: one it missed would be instrumented, and its tests would not build under
 // heddle (an import cycle through the harness).
 func TestHarnessLinks(t *testing.T) {
@@ -27,8 +27,8 @@ func TestHarnessLinks(t *testing.T) {
 		t.Fatalf("go list -deps %s lists no package of %s", harnessPath, modulePath)
 	}
 	for _, p := range links {
-		if !runtimePackage(p) {
-			t.Errorf("the harness links %s, which runtimePackage does not cover", p)
+		if !Runtime(p) {
+			t.Errorf("the harness links %s, which Runtime does not cover", p)
 		}
 	}
 }

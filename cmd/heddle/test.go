@@ -304,7 +304,14 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			}
 			matched++
 			pkgMatched++
-			o := exploreTest(ctx, w, bin.Package, test, opts, f, rep)
+			var o testOutcome
+			if instrument.Runtime(bin.Package) {
+				rep.begin(bin.Package, test)
+				o = rep.verdict(bin.Package, test, &timeline.Stats{}, time.Now(), testOutcome{verdict: verdictUnexplorable,
+					reason: fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", bin.Package)})
+			} else {
+				o = exploreTest(ctx, w, bin.Package, test, opts, f, rep)
+			}
 			bugs += o.bugs
 			switch o.verdict {
 			case verdictBug:

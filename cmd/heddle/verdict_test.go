@@ -107,6 +107,34 @@ func TestOneReportPerBug(t *testing.T) {
 	}
 }
 
+// TestRuntimeTests runs heddle on the tests of its own runtime, which it does not instrument:
+// they build (an internal test of rt imports a package of heddle's module that, rewritten,
+// would import rt) and each says why heddle cannot explore it.
+func TestRuntimeTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds heddle's runtime for its tests")
+	}
+	stdout, stderr, code := heddle(t, "../..", "test", "-json", "-out", t.TempDir(), "-run", "^TestAtomicMirrors$", "./rt")
+	if code != exitUsage {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitUsage, stdout, stderr)
+	}
+	var skipped int
+	for _, e := range events(t, stdout) {
+		if e.FailedBuild != "" {
+			t.Errorf("%s does not build", e.FailedBuild)
+		}
+		if e.Action == "skip" && e.Test == "TestAtomicMirrors" {
+			skipped++
+			if e.Verdict != verdictUnexplorable || !strings.Contains(e.Reason, "rt is part of heddle's runtime") {
+				t.Errorf("verdict %s: %s; want unexplorable, as part of heddle's runtime", e.Verdict, e.Reason)
+			}
+		}
+	}
+	if skipped != 1 {
+		t.Errorf("%d verdicts for TestAtomicMirrors, want 1\n%s", skipped, stdout)
+	}
+}
+
 // TestBudget checks that a test with more schedules than its budget allows reports no more
 // time than the budget, replays and files included, and says the search was not complete.
 func TestBudget(t *testing.T) {
