@@ -476,21 +476,15 @@ func (b *builder) instrumented(p *packages.Package) bool {
 	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
 }
 
-// Runtime reports whether pkgPath is part of heddle's runtime, which is linked into every
-// program under test and never instrumented: the root package, rt and its subpackages, the
-// worker harness, and the packages it runs (explorer, worker, timeline, locktree). The tests
-// of such a package run outside heddle's control.
-func Runtime(pkgPath string) bool {
-	if pkgPath == modulePath || pkgPath == rtPath || strings.HasPrefix(pkgPath, rtPath+"/") {
-		return true
-	}
-	for _, p := range []string{"harness", "explorer", "worker", "timeline", "locktree"} {
-		if pkgPath == modulePath+"/"+p {
-			return true
-		}
-	}
-	return false
-}
+// runtimePatterns are the go command's patterns for heddle's runtime, which is linked into
+// every program under test and never instrumented: the root package, rt and its subpackages,
+// the worker harness, and the packages it runs.
+var runtimePatterns = []string{modulePath, rtPath + "/...", modulePath + "/harness", modulePath + "/explorer",
+	modulePath + "/worker", modulePath + "/timeline", modulePath + "/locktree"}
+
+// Runtime reports whether pkgPath is part of heddle's runtime (runtimePatterns). The tests of
+// such a package run outside heddle's control.
+func Runtime(pkgPath string) bool { return matchAny(runtimePatterns, pkgPath) }
 
 func matchAny(patterns []string, pkgPath string) bool {
 	for _, pat := range patterns {
