@@ -64,7 +64,7 @@ type Guide struct {
 	// Filled during the run.
 	log       []logged
 	diverged  string
-	pcg       *rand.PCG
+	pcg       *pcg
 	rng       *rand.Rand
 	evSeen    int
 	accSeen   int
@@ -148,7 +148,8 @@ func (gd *Guide) start() {
 	gd.at = splitStart
 	if gd.Policy != PolicyFirst {
 		if gd.rng == nil {
-			gd.pcg = rand.NewPCG(gd.Seed, 0x5eed)
+			gd.pcg = &pcg{}
+			gd.pcg.Seed(gd.Seed, 0x5eed)
 			gd.rng = rand.New(gd.pcg)
 		} else {
 			gd.pcg.Seed(gd.Seed, 0x5eed)
@@ -172,6 +173,8 @@ func (gd *Guide) start() {
 }
 
 // Choose implements rt.Chooser.
+//
+//go:norace
 func (gd *Guide) Choose(p *rt.Point) int {
 	i := gd.choose(p)
 	if len(gd.sh) > 0 && i >= 0 && len(p.Alts) > 1 && p.Index >= gd.SplitFrom {
@@ -180,6 +183,7 @@ func (gd *Guide) Choose(p *rt.Point) int {
 	return i
 }
 
+//go:norace
 func (gd *Guide) choose(p *rt.Point) int {
 	if gd.sleepOn {
 		gd.updateSleep(p)
@@ -234,6 +238,8 @@ func (gd *Guide) choose(p *rt.Point) int {
 }
 
 // logPoint records decision p, decided i, after the prefix.
+//
+//go:norace
 func (gd *Guide) logPoint(p *rt.Point, i int) {
 	if !gd.noLog {
 		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
@@ -250,6 +256,8 @@ func (gd *Guide) logPoint(p *rt.Point, i int) {
 }
 
 // planned follows the plan after the prefix: it returns the pick it prescribes, if any.
+//
+//go:norace
 func (gd *Guide) planned(p *rt.Point) (int, bool) {
 	if gd.planPos < 0 || p.Index < len(gd.Prefix) {
 		return 0, false
@@ -343,6 +351,7 @@ func (gd *Guide) findName(p *rt.Point, name string) int {
 	return -1
 }
 
+//go:norace
 func (gd *Guide) find(p *rt.Point, v int32) int {
 	for i, a := range p.Alts {
 		if int32(altValue(p.Kind, a)) == v {
@@ -353,6 +362,8 @@ func (gd *Guide) find(p *rt.Point, v int32) int {
 }
 
 // extend chooses after the prefix.
+//
+//go:norace
 func (gd *Guide) extend(p *rt.Point) int {
 	if p.Kind != rt.DecideGoroutine {
 		if gd.Policy == PolicyFirst {
@@ -446,6 +457,8 @@ func (gd *Guide) asleep(g rt.GID) bool {
 }
 
 // updateSleep wakes every sleeper that a step performed since the last call depends on.
+//
+//go:norace
 func (gd *Guide) updateSleep(p *rt.Point) {
 	events := p.Events()
 	if gd.recorded {
@@ -500,6 +513,8 @@ func (gd *Guide) wakeSteps(events []rt.Event, accs []rt.VarAccess) {
 }
 
 // wake removes from a sleep set the sleepers that event e is dependent with.
+//
+//go:norace
 func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
 	out := sleep[:0]
 	for _, s := range sleep {
@@ -527,6 +542,8 @@ func eventObjs(e *rt.Event) []rt.ObjID {
 
 // cloneAlts copies a point's alternatives into storage shared by the run's log: the nodes
 // made from the log keep them, so the storage is never reused, only carved up.
+//
+//go:norace
 func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
 	if len(gd.altBuf)+len(alts) > cap(gd.altBuf) {
 		gd.altBuf = make([]rt.Alt, 0, max(256, 4*len(alts)))

@@ -287,6 +287,8 @@ func (c *clocks) reset() {
 }
 
 // goroutine makes g known: its clocks and its lockset.
+//
+//go:norace
 func (a *accesses) goroutine(g GID) {
 	for int(g) >= len(a.held) {
 		a.held = append(a.held, nil)
@@ -295,6 +297,7 @@ func (a *accesses) goroutine(g GID) {
 	a.full.clock(g)
 }
 
+//go:norace
 func (c *clocks) clock(g GID) []uint32 {
 	for int(g) >= len(c.vc) {
 		c.vc = append(c.vc, nil)
@@ -307,6 +310,8 @@ func (c *clocks) clock(g GID) []uint32 {
 }
 
 // join makes g's clock at least o.
+//
+//go:norace
 func (c *clocks) join(g GID, o []uint32) {
 	vc := c.clock(g)
 	if len(vc) < len(o) {
@@ -319,6 +324,8 @@ func (c *clocks) join(g GID, o []uint32) {
 }
 
 // release merges g's clock into object id's.
+//
+//go:norace
 func (c *clocks) release(g GID, id ObjID) {
 	vc := c.clock(g)
 	for int(id) >= len(c.objs) {
@@ -335,6 +342,8 @@ func (c *clocks) release(g GID, id ObjID) {
 }
 
 // acquire makes g's clock at least object id's.
+//
+//go:norace
 func (c *clocks) acquire(g GID, id ObjID) {
 	if int(id) < len(c.objs) && len(c.objs[id]) > 0 {
 		c.join(g, c.objs[id])
@@ -342,12 +351,16 @@ func (c *clocks) acquire(g GID, id ObjID) {
 }
 
 // before reports whether e happens before g's present.
+//
+//go:norace
 func (c *clocks) before(e stamp, g GID) bool {
 	vc := c.clock(g)
 	return int(e.g) < len(vc) && vc[e.g] >= e.c
 }
 
 // tick starts a new epoch of g: what g does next is not ordered before what it released.
+//
+//go:norace
 func (a *accesses) tick(g GID) {
 	a.hb.clock(g)[g]++
 	a.full.clock(g)[g]++
@@ -414,6 +427,8 @@ func (r *run) accessGo(parent, child *goroutine) {
 
 // accessResume orders a rendezvous both ways, as raceResume does for the race detector: w,
 // parked in a channel operation, is completed by the running goroutine.
+//
+//go:norace
 func (r *run) accessResume(w *goroutine) {
 	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cur == nil || r.cur.id < 0 || w.id < 0 {
 		return
@@ -483,6 +498,8 @@ type VarAccess struct {
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
 // shared-modified variable whose candidate lockset is empty is reported, once per run.
 // It returns the variable's index in the run.
+//
+//go:norace
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
 	a.goroutine(g)
 	now := stamp{g: g, c: a.hb.clock(g)[g]}

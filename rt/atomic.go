@@ -9,6 +9,7 @@ import (
 // atomic_mirrors.go, generated from sync/atomic, makes each of its functions and methods call
 // atomicOp before doing the real operation.
 
+//go:norace
 func atomicOp(addr unsafe.Pointer, kind OpKind) {
 	r, g := current()
 	if r == nil {

@@ -65,6 +65,8 @@ func (c *carrier) loop() {
 // pool. It does so before its goroutine is counted out of the run, so that once a run is torn
 // down, its carriers are in the pool, and a later go statement of the same run can take it
 // while it finishes.
+//
+//go:norace
 func (c *carrier) carry() bool {
 	raceHide()
 	<-c.wake

@@ -187,6 +187,8 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 
 // parkOn parks g on the channel operation g.op, which could not complete: the park is a step
 // touching the channels involved.
+//
+//go:norace
 func (r *run) parkOn(g *goroutine) {
 	r.raceParked(g)
 	e := r.record(g, OpPark, g.op.obj)
@@ -280,6 +282,8 @@ func waitsOn(w *goroutine, st *chanState) (int, bool) {
 }
 
 // parked finds the goroutine parked longest to send (send true) or receive on st.
+//
+//go:norace
 func (r *run) parked(st *chanState, send bool) (*goroutine, int) {
 	if st == nil {
 		return nil, 0
@@ -312,6 +316,8 @@ func (r *run) parked(st *chanState, send bool) (*goroutine, int) {
 }
 
 // sendReady and recvReady tell whether a send or receive on st would complete now.
+//
+//go:norace
 func (r *run) sendReady(st *chanState) bool {
 	if st == nil {
 		return false
@@ -337,6 +343,8 @@ func (r *run) recvReady(st *chanState) bool {
 // trySend performs g's send of v on st if it can complete now; c is the select case index or
 // -1. A send on a foreign channel that nobody heddle controls is waiting for is tried on the
 // real channel.
+//
+//go:norace
 func (r *run) trySend(g *goroutine, st *chanState, v any, c int) bool {
 	if st == nil {
 		return false
@@ -364,6 +372,8 @@ func (r *run) trySend(g *goroutine, st *chanState, v any, c int) bool {
 }
 
 // tryRecv performs g's receive from st if it can complete now.
+//
+//go:norace
 func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
 	if st == nil {
 		return nil, false, false

@@ -25,6 +25,8 @@ type objState struct {
 
 // touch returns the object's id in run r, registering it (and reporting fresh) on its first use
 // in this run.
+//
+//go:norace
 func (r *run) touch(s *objState, kind ObjKind, g *goroutine) (ObjID, bool) {
 	if s.epoch == r.epoch {
 		return s.id, false
@@ -34,6 +36,7 @@ func (r *run) touch(s *objState, kind ObjKind, g *goroutine) (ObjID, bool) {
 	return s.id, true
 }
 
+//go:norace
 func (r *run) newObj(kind ObjKind, g *goroutine) ObjID {
 	id := ObjID(len(r.objs))
 	g.nobj++
@@ -46,6 +49,8 @@ func (r *run) newObj(kind ObjKind, g *goroutine) ObjID {
 }
 
 // enabled reports whether g's pending operation can be performed now.
+//
+//go:norace
 func (r *run) enabled(g *goroutine) bool {
 	o := &g.op
 	switch o.kind {
@@ -79,6 +84,8 @@ func (r *run) enabled(g *goroutine) bool {
 // appendAlt appends g's pending operation to alts as a decision alternative. It fills the
 // fields of the new element in place: a composite literal of a struct with pointers would be
 // built aside and copied.
+//
+//go:norace
 func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 	alts = append(alts, Alt{})
 	a := &alts[len(alts)-1]
@@ -107,6 +114,8 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 // step's event records that (its partners); the alternative, which the strategies compare
 // with other steps before it runs, must say it too. The objects go to r.altObjs, without
 // allocating, and stay there only if a select adds one.
+//
+//go:norace
 func (r *run) addCompletedSelects(a *Alt) {
 	start := len(r.altObjs)
 	if a.Objs != nil {

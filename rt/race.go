@@ -73,6 +73,8 @@ func (r *run) raceParked(g *goroutine) { runtime.RaceRelease(raceGAddr(g)) }
 // rendezvous orders both ways: the receive of an unbuffered channel happens before the send
 // completes, as does the kth receive of a buffered one before the (k+C)th send. A close is not
 // ordered after the receivers it completes.
+//
+//go:norace
 func (r *run) raceResume(w *goroutine) {
 	id := w.op.obj
 	if w.op.kind == OpSelect && w.selected >= 0 && w.selected < len(w.op.cases) {
@@ -103,6 +105,8 @@ func raceStartAfter(g *goroutine, id ObjID) {
 }
 
 // raceWoken is called by g when it resumes after a hand-off.
+//
+//go:norace
 func raceWoken(g *goroutine) {
 	i := int(g.id) % len(raceWake)
 	if k := raceWake[i]; k != 0 {
@@ -158,6 +162,8 @@ func (r *run) raceStart() {
 }
 
 // raceStep is called at every scheduling point with the goroutine that has run up to it.
+//
+//go:norace
 func (r *run) raceStep(g *goroutine) {
 	seen := raceReports.seen
 	if k := len(raceSteps); k > 0 {

@@ -457,6 +457,8 @@ func (r *run) teardown() {
 }
 
 // newG creates a controlled goroutine that will run f once it is first resumed.
+//
+//go:norace
 func (r *run) newG(parent *goroutine, f func()) *goroutine {
 	id := len(r.gs)
 	var ng *goroutine
@@ -554,6 +556,8 @@ func (r *run) retire() {
 }
 
 // exit retires g and passes control on.
+//
+//go:norace
 func (r *run) exit(g *goroutine) {
 	g.state = gDone
 	g.exited = int32(r.steps)
@@ -575,6 +579,8 @@ func (r *run) exit(g *goroutine) {
 
 // yield stops the current goroutine g before its pending operation g.op. It returns when g has
 // been chosen to perform the operation, or when another goroutine completed it (g.done).
+//
+//go:norace
 func (r *run) yield(g *goroutine) {
 	if r.aborted {
 		runtime.Goexit()
@@ -620,6 +626,8 @@ func (r *run) resumed(g *goroutine, isNew bool) {
 
 // park blocks g (whose operation another goroutine or the clock will complete) until it is
 // resumed.
+//
+//go:norace
 func (r *run) park(g *goroutine) {
 	g.state = gParked
 	r.nsince++
@@ -641,6 +649,8 @@ func (r *run) park(g *goroutine) {
 // next decides who runs after the current goroutine cur stopped (pending, parked or exited).
 // It first drains the resume queue: goroutines whose operation was completed by someone else
 // run to their next scheduling point before any decision. It returns nil when the run ended.
+//
+//go:norace
 func (r *run) next(cur *goroutine) *goroutine {
 	if raceEnabled {
 		raceHide() // the scheduler's own state and counters order nothing of the program's
@@ -667,6 +677,8 @@ func (r *run) next(cur *goroutine) *goroutine {
 }
 
 // takeResumed removes the first goroutine of the resume queue and returns it.
+//
+//go:norace
 func (r *run) takeResumed() *goroutine {
 	n := r.resume[0]
 	r.resume = r.resume[:copy(r.resume, r.resume[1:])]
@@ -694,6 +706,8 @@ var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
 
 // decide collects the enabled alternatives and asks the chooser. It returns nil, after ending
 // the run, when nothing can run.
+//
+//go:norace
 func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
@@ -767,6 +781,8 @@ func (r *run) decide(cur *goroutine) *goroutine {
 // first poll does not yield: a select with default in straight-line code is not waiting for
 // anyone, and a yield there would take away schedules of its bugs from every strategy. A poll
 // that yields is marked (Event.Yields): the reductions count it as a write of FairObj.
+//
+//go:norace
 func (r *run) poll(g *goroutine) {
 	if g.bound != nil {
 		r.checkBoundPoll(g)
@@ -798,6 +814,8 @@ const sliceSteps = 10_000
 
 // yieldToOthers makes g wait until every other goroutine that can run now, and the clock if a
 // timer is set, has stepped or is no longer offered.
+//
+//go:norace
 func (r *run) yieldToOthers(g *goroutine) {
 	g.polled = int32(r.steps)
 	g.waitFor = g.waitFor[:0]
@@ -814,6 +832,8 @@ func (r *run) yieldToOthers(g *goroutine) {
 // fair removes from alts the goroutines that yielded and must still let another alternative
 // step first, and returns the index of cur among the rest (-1 if it was removed: running
 // another goroutine then is no preemption).
+//
+//go:norace
 func (r *run) fair(alts []Alt, cur int) ([]Alt, int) {
 	// Decide every alternative against the whole set before removing any.
 	r.waiting = r.waiting[:0]
@@ -839,6 +859,8 @@ func (r *run) fair(alts []Alt, cur int) ([]Alt, int) {
 // enabled when g polled if a timer was set. Alternatives that stepped or were not offered
 // leave g.waitFor for good. Waiting is acyclic (a goroutine that waits for h polled after
 // h's last step, and the clock waits for no one), so some alternative never waits.
+//
+//go:norace
 func (r *run) waits(g *goroutine, alts []Alt) bool {
 	w := g.waitFor[:0]
 	for _, id := range g.waitFor {
@@ -861,6 +883,8 @@ func offered(alts []Alt, id GID) bool {
 
 // choose records a decision among alts and returns the chosen index, or -1 after ending the run
 // when the chooser abandoned it.
+//
+//go:norace
 func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	p := &r.point
 	p.Kind, p.Alts, p.Current, p.Index, p.Step, p.run = kind, alts, cur, len(r.decisions), r.steps, r
@@ -919,6 +943,8 @@ func (r *run) rootDone() bool { return r.root.state == gDone }
 // resumeG queues g, whose operation was completed by the current step, to run to its next
 // scheduling point before the next decision. The completed operation is recorded on the step's
 // event as a partner's: it belongs to g's program order.
+//
+//go:norace
 func (r *run) resumeG(g *goroutine) {
 	if n := len(r.events); n > 0 && g.op.kind != OpNone {
 		e := &r.events[n-1]
@@ -956,6 +982,8 @@ func (r *run) resumeG(g *goroutine) {
 
 // record appends the event of the step the current goroutine g performs and enforces the step
 // bound.
+//
+//go:norace
 func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.steps++
 	if g == r.sliceG {
@@ -1159,6 +1187,8 @@ func Poisoned() error { return poisoned }
 // that is neither is a goroutine heddle does not control (an http.Handler that net/http
 // runs, a callback of an uninstrumented package). Its operations cannot be scheduled: it
 // proceeds as outside a run, and the run ends as unsupported at its next step.
+//
+//go:norace
 func current() (*run, *goroutine) {
 	r := active
 	if r == nil {
@@ -1177,6 +1207,8 @@ func current() (*run, *goroutine) {
 
 // foreignCaller reports whether the caller is neither g, the running goroutine, nor one of the
 // run's goroutines being torn down.
+//
+//go:norace
 func (r *run) foreignCaller(g *goroutine) bool {
 	gp := getg()
 	if gp == 0 {
@@ -1188,6 +1220,8 @@ func (r *run) foreignCaller(g *goroutine) bool {
 
 // controls reports whether gp carries one of the run's goroutines. It reads the run's
 // goroutines without a lock, so only during teardown, when they do not change.
+//
+//go:norace
 func (r *run) controls(gp uintptr) bool {
 	for _, g := range r.gs {
 		if g.gp == gp && g.state != gDone {

@@ -162,6 +162,7 @@ func (r *run) pollParked() bool {
 	return any
 }
 
+//go:norace
 func (r *run) onForeign(w *goroutine) bool {
 	switch w.op.kind {
 	case OpSend, OpRecv:

@@ -225,6 +225,8 @@ func (wg *WaitGroup) Add(delta int) { wg.add(delta, OpWGAdd) }
 
 // add adds delta to the counter by operation kind, OpWGAdd or OpWGDone: the two differ
 // only in how a report names the call.
+//
+//go:norace
 func (wg *WaitGroup) add(delta int, kind OpKind) {
 	r, g := current()
 	if r == nil {
@@ -584,6 +586,8 @@ func (r *run) block(g *goroutine) {
 
 // acquire and release maintain the happens-before arrows of the trace in detail mode, and
 // give them to the race detector.
+//
+//go:norace
 func (r *run) acquire(e *Event, id ObjID) {
 	raceAcquire(id)
 	r.accessAcquire(e, id)
@@ -595,6 +599,7 @@ func (r *run) acquire(e *Event, id ObjID) {
 	}
 }
 
+//go:norace
 func (r *run) release(e *Event, id ObjID) {
 	raceRelease(id)
 	r.accessRelease(e, id)

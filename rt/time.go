@@ -78,6 +78,8 @@ func (m *TimeModel) UnmarshalText(b []byte) error {
 // hang on them; but outside a bubble real time passes while they spin, and the test
 // terminates under go test. So the clock may advance while every goroutine that can run is
 // spinning, to any pending timer: fairness then makes the spinners let it step.
+//
+//go:norace
 func (r *run) clockEnabled(others, working bool) bool {
 	if !r.clock.pending() || r.rootDone() && r.afterRoot >= r.cfg.AfterRootClock || r.bubbleStopped() {
 		return false
@@ -97,6 +99,8 @@ func (r *run) clockEnabled(others, working bool) bool {
 // clockWakes reports whether some timer, when it fires, unblocks a goroutine: synctest's time
 // advances only "to the next time that will unblock at least one goroutine". Without one (a
 // ticker nobody reads), the goroutines are blocked for ever.
+//
+//go:norace
 func (r *run) clockWakes() bool {
 	for _, t := range r.clock.timers {
 		switch t.kind {
@@ -208,22 +212,31 @@ type clock struct {
 	timers timerHeap
 }
 
+//go:norace
 func (c *clock) pending() bool { return len(c.timers) > 0 }
 
 type timerHeap []*timer
 
 func (h timerHeap) Len() int { return len(h) }
+
+//go:norace
 func (h timerHeap) Less(i, j int) bool {
 	if h[i].when != h[j].when {
 		return h[i].when < h[j].when
 	}
 	return h[i].seq < h[j].seq
 }
+
+//go:norace
 func (h timerHeap) Swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].index, h[j].index = i, j
 }
+
+//go:norace
 func (h *timerHeap) Push(x any) { t := x.(*timer); t.index = len(*h); *h = append(*h, t) }
+
+//go:norace
 func (h *timerHeap) Pop() any {
 	old := *h
 	t := old[len(old)-1]
@@ -232,6 +245,7 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
+//go:norace
 func (r *run) schedule(t *timer, d time.Duration) {
 	raceRelease(t.obj.id) // setting a timer happens before it fires
 	if d < 0 {
@@ -255,6 +269,8 @@ func (r *run) unschedule(t *timer) bool {
 
 // clockObjs lists the objects touched by the clock's next step: the timers due at the next
 // deadline and their channels.
+//
+//go:norace
 func (r *run) clockObjs() []ObjID {
 	start := len(r.altObjs)
 	r.altObjs = append(r.altObjs, ClockObj)
@@ -272,6 +288,8 @@ func (r *run) clockObjs() []ObjID {
 
 // fireClock performs the clock's step: time advances to the next deadline and every timer due
 // then fires, in the order the timers were set.
+//
+//go:norace
 func (r *run) fireClock() {
 	if r.rootDone() {
 		r.afterRoot++
@@ -530,6 +548,8 @@ func (t *Ticker) Reset(d time.Duration) {
 }
 
 // timerEvent records a step that sets or stops a timer: it touches the timer and the clock.
+//
+//go:norace
 func (r *run) timerEvent(g *goroutine, kind OpKind, id ObjID) {
 	e := r.record(g, kind, id)
 	e.Objs = append(e.Objs, id, ClockObj)

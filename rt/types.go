@@ -624,6 +624,7 @@ type objName struct {
 	name  string
 }
 
+//go:norace
 func (r *run) objName(o ObjID) string {
 	ob := r.objs[o]
 	owner := r.gname(r.gs[ob.g])
