@@ -295,7 +295,8 @@ func (r *run) fireClock() {
 		r.afterRoot++
 	}
 	next := r.clock.timers[0].when
-	r.clock.now = next
+	// Readings of the clock may have moved it past the deadline: timers are late, never early.
+	r.clock.now = max(r.clock.now, next)
 	e := r.record(clockG, OpClock, NoObj)
 	e.Objs = append(e.Objs, ClockObj)
 	early := r.cfg.Time == TimeAdversarial && r.cfg.Detail && len(r.alts) > 1
@@ -350,13 +351,24 @@ func (r *run) deliverTick(t *timer) {
 	}
 }
 
+// readingTick is how far a reading of the clock outside a synctest bubble moves it: more than
+// a reading of the real clock and the work around it take.
+const readingTick = time.Microsecond
+
 // Now returns the current virtual time (the real time outside a run). In a synctest bubble,
-// time starts at midnight UTC 2000-01-01, as testing/synctest's does.
+// time starts at midnight UTC 2000-01-01, as testing/synctest's does, and stands still while
+// goroutines run. Outside a bubble, each call moves the clock on by readingTick: code written
+// for the real clock takes two readings to differ when work happened between them (a cache
+// whose touched entry must expire later than before, an entry with a nanosecond's lifetime
+// expired by the next look), and would fail on a clock that stands still, which no real machine
+// has. The clock is the run's, so time stays monotonic across goroutines, and a replay of the
+// same schedule reads the same times.
 func Now() time.Time {
 	if r := active; r != nil {
 		if b := r.cur.bubble; b != nil {
 			return synctestBase.Add(time.Duration(r.clock.now - b.start))
 		}
+		r.clock.now += int64(readingTick)
 		return clockBase.Add(time.Duration(r.clock.now))
 	}
 	return time.Now()

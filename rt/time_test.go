@@ -172,3 +172,41 @@ func TestForeignNotDurable(t *testing.T) {
 		})
 	}
 }
+
+// TestClockReadings checks the clock that code written for real time needs outside a bubble:
+// two readings differ, across goroutines too, an entry with a nanosecond's lifetime has expired
+// by the next reading, a timer set after a reading wakes no earlier than that reading plus its
+// duration, and inside a bubble time stands still while goroutines run, as synctest's does.
+func TestClockReadings(t *testing.T) {
+	var problems []string
+	check := func(ok bool, what string) {
+		if !ok {
+			problems = append(problems, what)
+		}
+	}
+	res := rt.Run(rt.Config{}, func() {
+		t1 := rt.Now()
+		t2 := rt.Now()
+		check(t2.After(t1), "a second reading is not later than the first")
+		expires := rt.Now().Add(time.Nanosecond)
+		check(rt.Now().After(expires), "an entry with a nanosecond's lifetime has not expired")
+		deadline := rt.Now().Add(time.Second)
+		rt.Sleep(time.Second)
+		check(!rt.Now().Before(deadline), "a sleep of a second woke before its deadline")
+		ch := rt.MakeChan[time.Time](0)
+		rt.Go(func() { rt.Send(ch, rt.Now()) })
+		other := rt.Recv(ch)
+		check(rt.Now().After(other), "a reading after a receive is not later than the sender's")
+		rt.Bubble(func() {
+			b1 := rt.Now()
+			b2 := rt.Now()
+			check(b1.Equal(b2), "time moved inside a bubble without a wait")
+		})
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	for _, p := range problems {
+		t.Error(p)
+	}
+}
