@@ -18,8 +18,8 @@ const (
 	harnessPath = modulePath + "/harness"
 )
 
-// shadows maps each standard package that instrumented code must not use
-// directly to the rt package that replaces it.
+// shadows maps each package that instrumented code must not use directly, all standard but
+// goleak, to the rt package that replaces it.
 var shadows = map[string]string{
 	"sync":        rtPath + "/sync",
 	"sync/atomic": rtPath + "/sync/atomic",
@@ -33,6 +33,9 @@ var shadows = map[string]string{
 	// The virtual network (docs/network.md).
 	"net":               rtPath + "/net",
 	"net/http/httptest": rtPath + "/net/http/httptest",
+	// Not a standard package: goleak lists every goroutine of the process, heddle's included,
+	// and heddle checks for leaks itself. Hand-written, with goleak v1.3.0's API.
+	"go.uber.org/goleak": rtPath + "/goleak",
 }
 
 // controlledFuncs are the functions, by package, that act on goroutines or on the process
@@ -1009,7 +1012,7 @@ func (r *rewriter) simple(e ast.Expr) bool {
 	return isVar
 }
 
-// importEdits swaps the imports of shadowed standard packages, and blanks an
+// importEdits swaps the imports of shadowed packages, and blanks an
 // import of runtime, os or net whose every use has been rewritten.
 func (r *rewriter) importEdits() {
 	for _, spec := range r.file.Imports {

@@ -154,7 +154,7 @@ func WithDeadlineCause(parent context.Context, d time.Time, cause error) (contex
 	}
 	c := newCancelCtx(parent)
 	c.deadline = d
-	if dur := Until(d); dur <= 0 {
+	if dur := d.Sub(Instant()); dur <= 0 {
 		c.cancel(context.DeadlineExceeded, cause)
 	} else if c.err == nil {
 		c.timer = AfterFunc(dur, func() { c.cancel(context.DeadlineExceeded, cause) })

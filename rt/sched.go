@@ -256,6 +256,8 @@ type run struct {
 	checking atomic.Bool
 	// regions are the executions of //heddle:atomic functions (region.go).
 	regions []Region
+	// ignore are the goroutines that the program's leak checks pass over (leak.go).
+	ignore leakIgnore
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
 	// maxCached each), and storage that result copies out unless cfg.Reuse is set: the
 	// decisions' alternatives, and the steps' first partners with their objects.
@@ -1127,7 +1129,7 @@ func (r *run) end() {
 	case r.rootDone():
 		var leaked []*goroutine
 		for _, g := range blocked {
-			if !r.waitsOnClock(g) {
+			if !r.waitsOnClock(g) && !r.ignoredLeak(g) {
 				leaked = append(leaked, g)
 			}
 		}

@@ -207,7 +207,12 @@ type timer struct {
 }
 
 type clock struct {
-	now    int64
+	now int64
+	// read is how far readings of the clock have moved it on (Now): it is added to what the
+	// program reads, not to the time timers fall due at, so timers set at one instant stay
+	// due together, and a timer still never fires before the reading it was set after plus
+	// its duration, since read only grows.
+	read   int64
 	seq    uint64
 	timers timerHeap
 }
@@ -295,8 +300,7 @@ func (r *run) fireClock() {
 		r.afterRoot++
 	}
 	next := r.clock.timers[0].when
-	// Readings of the clock may have moved it past the deadline: timers are late, never early.
-	r.clock.now = max(r.clock.now, next)
+	r.clock.now = next
 	e := r.record(clockG, OpClock, NoObj)
 	e.Objs = append(e.Objs, ClockObj)
 	early := r.cfg.Time == TimeAdversarial && r.cfg.Detail && len(r.alts) > 1
@@ -339,7 +343,7 @@ func (r *run) fireClock() {
 // deliverTick sends the current time on a timer's channel: to a waiting receiver directly, or
 // into the one-element buffer; a tick that finds the buffer full is dropped, as in Go.
 func (r *run) deliverTick(t *timer) {
-	now := clockBase.Add(time.Duration(r.clock.now))
+	now := clockBase.Add(time.Duration(r.clock.now + r.clock.read))
 	if w, wc := r.parked(t.st, false); w != nil {
 		w.recv, w.recvOK, w.selected = now, true, wc
 		r.resumeG(w)
@@ -362,14 +366,28 @@ const readingTick = time.Microsecond
 // whose touched entry must expire later than before, an entry with a nanosecond's lifetime
 // expired by the next look), and would fail on a clock that stands still, which no real machine
 // has. The clock is the run's, so time stays monotonic across goroutines, and a replay of the
-// same schedule reads the same times.
+// same schedule reads the same times. The readings do not move timers: two set at the same
+// instant for the same duration still fall due together, and race as they do in Go.
 func Now() time.Time {
 	if r := active; r != nil {
 		if b := r.cur.bubble; b != nil {
 			return synctestBase.Add(time.Duration(r.clock.now - b.start))
 		}
-		r.clock.now += int64(readingTick)
-		return clockBase.Add(time.Duration(r.clock.now))
+		r.clock.read += int64(readingTick)
+		return clockBase.Add(time.Duration(r.clock.now + r.clock.read))
+	}
+	return time.Now()
+}
+
+// Instant returns the virtual time as Now does, without moving the clock on: for heddle's own
+// arithmetic on the deadlines a program gives (a context's, a connection's), so that a timeout
+// of d sets a timer of exactly d, due with the program's other timers of d set then.
+func Instant() time.Time {
+	if r := active; r != nil {
+		if b := r.cur.bubble; b != nil {
+			return synctestBase.Add(time.Duration(r.clock.now - b.start))
+		}
+		return clockBase.Add(time.Duration(r.clock.now + r.clock.read))
 	}
 	return time.Now()
 }

@@ -150,7 +150,7 @@ func deadline(d time.Time) (*rt.Timer, bool) {
 	if d.IsZero() {
 		return nil, false
 	}
-	left := d.Sub(rt.Now())
+	left := d.Sub(rt.Instant())
 	if left <= 0 {
 		return nil, true
 	}
