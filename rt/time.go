@@ -355,9 +355,11 @@ func (r *run) deliverTick(t *timer) {
 	}
 }
 
-// readingTick is how far a reading of the clock outside a synctest bubble moves it: more than
-// a reading of the real clock and the work around it take.
-const readingTick = time.Microsecond
+// readingTick is how far a reading of the clock outside a synctest bubble moves it: about what
+// a reading of the real clock and a little work take. Much more would fail correct code that
+// bounds its own overhead (ratelimit's TestUnlimited: a thousand Takes, each reading the
+// clock, in under a millisecond).
+const readingTick = 100 * time.Nanosecond
 
 // Now returns the current virtual time (the real time outside a run). In a synctest bubble,
 // time starts at midnight UTC 2000-01-01, as testing/synctest's does, and stands still while

@@ -52,9 +52,9 @@ func TestReadDeadline(t *testing.T) {
 	if !errors.Is(err, os.ErrDeadlineExceeded) || !errors.As(err, &ne) || !ne.Timeout() {
 		t.Errorf("Read past the deadline: %v, want a timeout with os.ErrDeadlineExceeded", err)
 	}
-	// Each reading of the clock moves it on by a microsecond (rt.Now).
+	// Each reading of the clock moves it on by 100 ns (rt.Now).
 	if waited < time.Hour || waited > time.Hour+time.Millisecond {
-		t.Errorf("Read returned after %v of virtual time, want 1h and the readings' microseconds", waited)
+		t.Errorf("Read returned after %v of virtual time, want 1h and the readings' nanoseconds", waited)
 	}
 	if real := time.Since(start); real > time.Minute {
 		t.Errorf("the run took %v of real time", real)
