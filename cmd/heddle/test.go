@@ -510,6 +510,10 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			// Not the program's bug: heddle could not control the test.
 			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
 		}
+		if fn := heddleFrame(bugs[k].Message); fn != "" && bugs[k].Kind == string(rt.VerdictFatal) {
+			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable,
+				reason: fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn)})
+		}
 	}
 	if len(order) == 0 {
 		switch {
@@ -707,4 +711,18 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, wa
 		}
 		a.Replay = self() + " replay " + path
 	}
+}
+
+// heddleInternals matches a function of heddle's runtime in a stack the program printed.
+var heddleInternals = regexp.MustCompile(`github\.com/heddledbg/heddle/(?:rt|harness|explorer|worker)[./]\S*`)
+
+// heddleFrame returns the first function of heddle's runtime named in a failure's message, or
+// "": a test that failed on a stack showing heddle's goroutines failed on heddle, not on the
+// program.
+func heddleFrame(msg string) string {
+	fn := heddleInternals.FindString(msg)
+	if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+		fn = fn[:i] // the arguments of a traceback's line
+	}
+	return fn
 }
