@@ -148,6 +148,10 @@ type builder struct {
 	pending    []pendingFile     // rewritten files, written by writeOverlay
 	warnings   []string
 	failed     []*BuildError // with KeepGoing: packages to build that did not
+	// cached are the modules from the module cache that have instrumented packages, by path:
+	// the go command does not let an overlay replace files in the module cache, so the build
+	// uses a copy of each (writeOverlay).
+	cached map[string]*packages.Module
 	// plain are the packages of the main module that the tests of heddle's runtime import:
 	// rewritten, they would import rt, and rt's own tests would import themselves.
 	plain map[string]bool
@@ -360,6 +364,12 @@ func (b *builder) load() ([]root, error) {
 			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))
 			continue
 		}
+		if m := p.Module; m != nil && moduleCached(m) {
+			if b.cached == nil {
+				b.cached = make(map[string]*packages.Module)
+			}
+			b.cached[m.Path] = m
+		}
 		for i, f := range p.Syntax {
 			name := p.CompiledGoFiles[i]
 			if done[name] {
@@ -555,6 +565,10 @@ func (b *builder) writeOverlay() error {
 			return err
 		}
 	}
+	copies, err := b.copyCached()
+	if err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(struct{ Replace map[string]string }{b.overlay}, "", "\t")
 	if err != nil {
 		return err
@@ -579,6 +593,11 @@ func (b *builder) writeOverlay() error {
 	if err := mf.AddReplace(modulePath, "", b.runtime, ""); err != nil {
 		return err
 	}
+	for path, dir := range copies {
+		if err := mf.AddReplace(path, "", dir, ""); err != nil {
+			return err
+		}
+	}
 	// A module may not require a module with a later go version.
 	if mf.Go == nil || version.Compare("go"+mf.Go.Version, "go"+runtimeGo) < 0 {
 		old := "unset"
@@ -601,6 +620,71 @@ func (b *builder) writeOverlay() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(b.work, "go.sum"), sum, 0o666)
+}
+
+// moduleCached reports whether module m is read from the module cache: it has a version (a
+// module replaced by a directory has none).
+func moduleCached(m *packages.Module) bool {
+	if m.Replace != nil {
+		m = m.Replace
+	}
+	return m.Version != "" && m.Dir != ""
+}
+
+// copyCached copies each module of b.cached out of the module cache into the work directory,
+// moves the overlay's entries for its files onto the copy, and returns the copies' directories
+// by module path, for go.mod's replace directives.
+func (b *builder) copyCached() (map[string]string, error) {
+	if len(b.cached) == 0 || b.mainModule == modulePath {
+		return nil, nil
+	}
+	copies := make(map[string]string)
+	for path, m := range b.cached {
+		if m.Replace != nil {
+			m = m.Replace
+		}
+		dst := filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
+		if err := os.CopyFS(dst, os.DirFS(m.Dir)); err != nil {
+			return nil, fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
+		}
+		if err := raiseGo(filepath.Join(dst, "go.mod"), path); err != nil {
+			return nil, err
+		}
+		for name, rewritten := range b.overlay {
+			if rel, err := filepath.Rel(m.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+				delete(b.overlay, name)
+				b.overlay[filepath.Join(dst, rel)] = rewritten
+			}
+		}
+		copies[path] = dst
+	}
+	return copies, nil
+}
+
+// raiseGo sets the go version of the go.mod at file, of module path, to the runtime's if it is
+// older (the rewritten code calls generic functions) or missing, creating the file if needed.
+func raiseGo(file, path string) error {
+	data, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if os.IsNotExist(err) {
+		data = []byte("module " + path + "\n")
+	}
+	mf, err := modfile.Parse(file, data, nil)
+	if err != nil {
+		return fmt.Errorf("instrument: %w", err)
+	}
+	if mf.Go != nil && version.Compare("go"+mf.Go.Version, "go"+runtimeGo) >= 0 {
+		return nil
+	}
+	if err := mf.AddGoStmt(runtimeGo); err != nil {
+		return err
+	}
+	if data, err = mf.Format(); err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o666)
 }
 
 // vendored reports whether the main module vendors its dependencies and

@@ -377,3 +377,30 @@ func TestStollerKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestInstrumentCachedModule instruments a dependency that the go command reads from the module
+// cache, whose files an overlay may not replace: the build uses a copy of the module, and the
+// kernel built with it still finds its bug and passes its twin.
+func TestInstrumentCachedModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a kernel")
+	}
+	dir, _ := filepath.Abs("../../testdata/kernels")
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./goleakworker"}, Test: true,
+		Instrument: []string{"go.uber.org/goleak/..."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	if len(res.Binaries) != 1 || len(res.Failed) != 0 {
+		t.Fatalf("built %d binaries, %d failed: %v", len(res.Binaries), len(res.Failed), res.Failed)
+	}
+	bin := res.Binaries[0]
+	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package}}
+	if bug := explore(t, w, "TestBug", rt.TimeSynctest); len(bug.bugs) == 0 || bug.bugs[0].Kind != "leak" {
+		t.Errorf("TestBug: %d bugs, want a leak", len(bug.bugs))
+	}
+	if fixed := explore(t, w, "TestFixed", rt.TimeSynctest); len(fixed.bugs) != 0 {
+		t.Errorf("TestFixed: %s, want none", fixed.bugs[0].Kind)
+	}
+}
