@@ -148,10 +148,10 @@ type builder struct {
 	pending    []pendingFile     // rewritten files, written by writeOverlay
 	warnings   []string
 	failed     []*BuildError // with KeepGoing: packages to build that did not
-	// cached are the modules from the module cache that have instrumented packages, by path:
-	// the go command does not let an overlay replace files in the module cache, so the build
-	// uses a copy of each (writeOverlay).
-	cached map[string]*packages.Module
+	// cached are the directories in the module cache of the modules that have instrumented
+	// packages, by module path: the go command does not let an overlay replace files in the
+	// module cache, so the build uses a copy of each (writeOverlay).
+	cached map[string]string
 	// plain are the packages of the main module that the tests of heddle's runtime import:
 	// rewritten, they would import rt, and rt's own tests would import themselves.
 	plain map[string]bool
@@ -364,11 +364,11 @@ func (b *builder) load() ([]root, error) {
 			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))
 			continue
 		}
-		if m := p.Module; m != nil && moduleCached(m) {
+		if dir := cachedDir(p.Module); dir != "" {
 			if b.cached == nil {
-				b.cached = make(map[string]*packages.Module)
+				b.cached = make(map[string]string)
 			}
-			b.cached[m.Path] = m
+			b.cached[p.Module.Path] = dir
 		}
 		for i, f := range p.Syntax {
 			name := p.CompiledGoFiles[i]
@@ -622,13 +622,19 @@ func (b *builder) writeOverlay() error {
 	return os.WriteFile(filepath.Join(b.work, "go.sum"), sum, 0o666)
 }
 
-// moduleCached reports whether module m is read from the module cache: it has a version (a
-// module replaced by a directory has none).
-func moduleCached(m *packages.Module) bool {
+// cachedDir returns the directory of module m in the module cache, or "" if m is not read from
+// it: a module read from the cache has a version (one replaced by a directory has none).
+func cachedDir(m *packages.Module) string {
+	if m == nil {
+		return ""
+	}
 	if m.Replace != nil {
 		m = m.Replace
 	}
-	return m.Version != "" && m.Dir != ""
+	if m.Version == "" {
+		return ""
+	}
+	return m.Dir
 }
 
 // copyCached copies each module of b.cached out of the module cache into the work directory,
@@ -639,19 +645,16 @@ func (b *builder) copyCached() (map[string]string, error) {
 		return nil, nil
 	}
 	copies := make(map[string]string)
-	for path, m := range b.cached {
-		if m.Replace != nil {
-			m = m.Replace
-		}
+	for path, dir := range b.cached {
 		dst := filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
-		if err := os.CopyFS(dst, os.DirFS(m.Dir)); err != nil {
+		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
 			return nil, fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
 		}
 		if err := raiseGo(filepath.Join(dst, "go.mod"), path); err != nil {
 			return nil, err
 		}
 		for name, rewritten := range b.overlay {
-			if rel, err := filepath.Rel(m.Dir, name); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
 				delete(b.overlay, name)
 				b.overlay[filepath.Join(dst, rel)] = rewritten
 			}

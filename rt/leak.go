@@ -1,10 +1,8 @@
 package rt
 
 import (
-	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -67,7 +65,12 @@ func (r *run) ignoredLeak(g *goroutine) bool {
 		}
 	} else {
 		// Outside detail mode a step does not keep its stack: read the carrier's.
-		funcs = stackFuncs(g.goid)
+		_, fns, _ := stackOf(g.goid)
+		for _, fn := range fns {
+			if !internalFrame(fn) {
+				funcs = append(funcs, fn)
+			}
+		}
 	}
 	if f := runtime.FuncForPC(g.fn); f != nil {
 		funcs = append(funcs, f.Name())
@@ -76,42 +79,4 @@ func (r *run) ignoredLeak(g *goroutine) bool {
 		return true
 	}
 	return slices.ContainsFunc(funcs, func(f string) bool { return slices.Contains(any, f) })
-}
-
-// stackFuncs returns the functions of the program's code on the stack of the runtime's
-// goroutine goid, innermost first, from the runtime's traceback of all goroutines.
-func stackFuncs(goid int64) []string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	header := fmt.Sprintf("goroutine %d [", goid)
-	for _, block := range strings.Split(string(buf), "\n\n") {
-		if !strings.HasPrefix(block, header) {
-			continue
-		}
-		var funcs []string
-		for _, line := range strings.Split(block, "\n")[1:] {
-			if line == "" || line[0] == '\t' {
-				continue // a file:line
-			}
-			fn := line
-			if i := strings.LastIndexByte(fn, '('); i > 0 {
-				fn = fn[:i]
-			}
-			if strings.HasPrefix(fn, "created by ") {
-				break
-			}
-			if !internalFrame(fn) {
-				funcs = append(funcs, fn)
-			}
-		}
-		return funcs
-	}
-	return nil
 }

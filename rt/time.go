@@ -371,14 +371,10 @@ const readingTick = 100 * time.Nanosecond
 // same schedule reads the same times. The readings do not move timers: two set at the same
 // instant for the same duration still fall due together, and race as they do in Go.
 func Now() time.Time {
-	if r := active; r != nil {
-		if b := r.cur.bubble; b != nil {
-			return synctestBase.Add(time.Duration(r.clock.now - b.start))
-		}
+	if r := active; r != nil && r.cur.bubble == nil {
 		r.clock.read += int64(readingTick)
-		return clockBase.Add(time.Duration(r.clock.now + r.clock.read))
 	}
-	return time.Now()
+	return Instant()
 }
 
 // Instant returns the virtual time as Now does, without moving the clock on: for heddle's own

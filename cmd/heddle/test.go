@@ -713,16 +713,22 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, wa
 	}
 }
 
-// heddleInternals matches a function of heddle's runtime in a stack the program printed.
-var heddleInternals = regexp.MustCompile(`github\.com/heddledbg/heddle/(?:rt|harness|explorer|worker)[./]\S*`)
+// heddleNames matches a name under heddle's module path in a stack the program printed.
+var heddleNames = regexp.MustCompile(`github\.com/heddledbg/heddle[/.]\S*`)
 
-// heddleFrame returns the first function of heddle's runtime named in a failure's message, or
-// "": a test that failed on a stack showing heddle's goroutines failed on heddle, not on the
-// program.
+// heddleFrame returns the first function of heddle's runtime (instrument.Runtime) named in a
+// failure's message, or "": a test that failed on a stack showing heddle's goroutines failed
+// on heddle, not on the program.
 func heddleFrame(msg string) string {
-	fn := heddleInternals.FindString(msg)
-	if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
-		fn = fn[:i] // the arguments of a traceback's line
+	for _, fn := range heddleNames.FindAllString(msg, -1) {
+		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
+			fn = fn[:i] // the arguments of a traceback's line
+		}
+		slash := strings.LastIndexByte(fn, '/')
+		pkg, _, _ := strings.Cut(fn[slash+1:], ".")
+		if instrument.Runtime(fn[:slash+1] + pkg) {
+			return fn
+		}
 	}
-	return fn
+	return ""
 }
