@@ -329,8 +329,22 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 		t.Fatalf("runnable = %+v, want the other transfer goroutine", r.Goroutines)
 	}
 	seq = c.custom("heddle/scheduleNext", map[string]any{"goroutine": other})
+	// A client that does not know heddle's request asks for frames of the stop it saw last:
+	// the answer comes either from the stopped program or, once it runs, as an error not
+	// shown to the user.
+	crossing := c.custom("stackTrace", map[string]any{"threadId": st.ThreadID, "startFrame": 1, "levels": 19})
 	if r := c.response(seq, time.Minute); r.Command != "heddle/scheduleNext" {
 		t.Errorf("scheduleNext answered as %q", r.Command)
+	}
+	if r := c.responseAny(crossing, time.Minute); !r.Success && strings.Contains(string(r.Body), `"showUser":true`) {
+		t.Errorf("a stackTrace crossing scheduleNext failed with an error shown to the user: %s", r.Body)
+	}
+	// The client learns that the program runs before it stops again.
+	c.event("continued", time.Minute)
+	for _, m := range c.queue {
+		if m.Type == "event" && m.Event == "stopped" && !strings.Contains(string(m.Body), `"preserveFocusHint":true`) {
+			t.Errorf("a stop came before the continued event of scheduleNext: %s", m.Body)
+		}
 	}
 	next := c.stopped(time.Minute)
 	if name := c.threadName(next.ThreadID); name != other {

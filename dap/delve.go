@@ -256,6 +256,11 @@ func (d *delve) call(ctx context.Context, command string, args any) (*message, e
 			return nil, fmt.Errorf("%s: the debuggee's debugger has ended", command)
 		}
 		if !m.Success {
+			if responseID(m) == delveRunning {
+				// A request of the client's that crossed a motion the client did not ask for
+				// by a request of its own, such as heddle/scheduleNext.
+				return m, fmt.Errorf("%s: %w", command, debugger.ErrNotStopped)
+			}
 			return m, fmt.Errorf("%s: %s", command, responseError(m))
 		}
 		return m, nil
@@ -274,6 +279,23 @@ func (d *delve) decodeBody(ctx context.Context, command string, args any, v any)
 		return fmt.Errorf("%s: Delve's response: %v", command, err)
 	}
 	return nil
+}
+
+// delveRunning is the id of Delve's error for a request that needs the debuggee stopped
+// (service/dap's DebuggeeIsRunning).
+const delveRunning = 4000
+
+// responseID is the id of a failed response's error, or 0.
+func responseID(m *message) int {
+	var b struct {
+		Error struct {
+			ID int `json:"id"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(m.Body, &b) != nil {
+		return 0
+	}
+	return b.Error.ID
 }
 
 // responseError is the text of a failed response: Delve puts details in body.error.format.

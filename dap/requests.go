@@ -108,7 +108,17 @@ func (s *Session) scheduleNext(m *message, a scheduleNextArgs) {
 		s.fail(m, "%s: missing \"goroutine\"", m.Command)
 		return
 	}
-	s.dbg.ScheduleNext(a.Goroutine, s.answer(m))
+	s.dbg.ScheduleNext(a.Goroutine, func(err error) {
+		s.reply(m, nil, err)
+		if err == nil {
+			// The client learns that the program runs from the requests it knows, such as
+			// continue; this one is heddle's.
+			s.mu.Lock()
+			thread := s.thread
+			s.mu.Unlock()
+			s.event("continued", map[string]any{"threadId": thread, "allThreadsContinued": true})
+		}
+	})
 }
 
 func (s *Session) saveSchedule(m *message, a saveScheduleArgs) {

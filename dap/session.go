@@ -38,6 +38,8 @@ type Session struct {
 	// extra holds the client's launch attributes that Delve understands, passed through.
 	extra map[string]json.RawMessage
 	wg    sync.WaitGroup
+	// thread is the thread of the last stop shown.
+	thread int
 }
 
 // Serve runs a session on a client connection until the client disconnects or the
@@ -112,18 +114,23 @@ func (s *Session) respond(req *message, b any) {
 
 // fail answers req with an error response whose message the user sees.
 func (s *Session) fail(req *message, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
-		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": true}})})
+	s.failShown(req, fmt.Sprintf(format, args...), true)
 }
 
-// failErr answers req with err, named after the request unless it already is.
+func (s *Session) failShown(req *message, msg string, showUser bool) {
+	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
+		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": showUser}})})
+}
+
+// failErr answers req with err, named after the request unless it already is. A request
+// that needs a stopped program and met a running one is not shown to the user: the client
+// asked before it learned that the program runs, and the next stop brings a fresh answer.
 func (s *Session) failErr(req *message, err error) {
 	msg := err.Error()
 	if !strings.HasPrefix(msg, req.Command+":") {
 		msg = req.Command + ": " + msg
 	}
-	s.fail(req, "%s", msg)
+	s.failShown(req, msg, !errors.Is(err, debugger.ErrNotStopped))
 }
 
 // reply answers req with body b, or with err if it is not nil.
@@ -253,6 +260,9 @@ type front struct{ s *Session }
 
 func (f front) Stopped(st debugger.Stop) {
 	f.s.values.reset()
+	f.s.mu.Lock()
+	f.s.thread = st.Thread
+	f.s.mu.Unlock()
 	// The description is the label a client shows beside the thread: one word, rather than
 	// VS Code's "Paused on breakpoint", leaves the thread's name room in a narrow call stack.
 	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true, "description": st.Reason}

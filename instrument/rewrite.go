@@ -39,10 +39,12 @@ var shadows = map[string]string{
 }
 
 // controlledFuncs are the functions, by package, that act on goroutines or on the process
-// and so must go through the controlled scheduler: each becomes rt's function of that name.
-var controlledFuncs = map[string]map[string]bool{
-	"runtime": {"Gosched": true, "Goexit": true, "NumGoroutine": true},
-	"os":      {"Exit": true},
+// and so must go through the controlled scheduler, or that read goroutines' stacks, which
+// heddle's frames and goroutines must not show in: each becomes the rt function named.
+var controlledFuncs = map[string]map[string]string{
+	"runtime":       {"Gosched": "Gosched", "Goexit": "Goexit", "NumGoroutine": "NumGoroutine", "Stack": "Stack"},
+	"runtime/debug": {"Stack": "DebugStack", "PrintStack": "PrintStack"},
+	"os":            {"Exit": "Exit"},
 }
 
 // prefix starts every identifier that instrumentation introduces. User code
@@ -208,9 +210,9 @@ func (r *rewriter) visit(n ast.Node) bool {
 		r.visitSelect(n)
 		return false
 	case *ast.Ident:
-		if obj, ok := r.info.Uses[n].(*types.Func); ok && isControlledFunc(obj) {
+		if obj, ok := r.info.Uses[n].(*types.Func); ok && controlledFunc(obj) != "" {
 			// Dot-imported runtime.Gosched and friends, or os.Exit.
-			r.add(n, func(w *writer) { w.insert(r.rt(n.Name)) })
+			r.add(n, func(w *writer) { w.insert(r.rt(controlledFunc(obj))) })
 		}
 	case *ast.SelectorExpr:
 		if r.netGroupCall(n) {
@@ -224,10 +226,10 @@ func (r *rewriter) visit(n ast.Node) bool {
 				}
 			}
 		}
-		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && isControlledFunc(obj) {
+		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && controlledFunc(obj) != "" {
 			if id, ok := n.X.(*ast.Ident); ok {
 				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
-					r.add(n, func(w *writer) { w.insert(r.rt(n.Sel.Name)) })
+					r.add(n, func(w *writer) { w.insert(r.rt(controlledFunc(obj))) })
 					return false
 				}
 			}
@@ -260,9 +262,12 @@ func (r *rewriter) visitSelect(s *ast.SelectStmt) {
 	}
 }
 
-func isControlledFunc(f *types.Func) bool {
-	return f.Pkg() != nil && controlledFuncs[f.Pkg().Path()][f.Name()] &&
-		f.Type().(*types.Signature).Recv() == nil
+// controlledFunc returns the rt function that f becomes, or "".
+func controlledFunc(f *types.Func) string {
+	if f.Pkg() == nil || f.Type().(*types.Signature).Recv() != nil {
+		return ""
+	}
+	return controlledFuncs[f.Pkg().Path()][f.Name()]
 }
 
 // commaOK rewrites the receive in "v, ok = <-ch" and its := and var forms.

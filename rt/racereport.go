@@ -122,9 +122,10 @@ func (a *raceAccess) internal() bool {
 	return false
 }
 
-// heddleFunc reports whether fn is in heddle's code that runs in the program under test.
+// heddleFunc reports whether fn is in heddle's code that runs in the program under test: the
+// packages that runtime_embed.go embeds.
 func heddleFunc(fn string) bool {
-	for _, p := range []string{"rt.", "rt/", "harness.", "explorer.", "timeline.", "locktree."} {
+	for _, p := range []string{"rt.", "rt/", "harness.", "explorer.", "timeline.", "locktree.", "worker.", "lin."} {
 		if strings.HasPrefix(fn, "github.com/heddledbg/heddle/"+p) {
 			return true
 		}

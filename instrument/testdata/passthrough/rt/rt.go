@@ -11,6 +11,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,10 @@ func Gosched()          { runtime.Gosched() }
 func Goexit()           { runtime.Goexit() }
 func NumGoroutine() int { return runtime.NumGoroutine() }
 func Exit(code int)     { os.Exit(code) }
+
+func Stack(buf []byte, all bool) int { return runtime.Stack(buf, all) }
+func DebugStack() []byte             { return debug.Stack() }
+func PrintStack()                    { debug.PrintStack() }
 
 func MakeChan[T any](size int) chan T    { return make(chan T, size) }
 func Send[T any](ch chan<- T, v T)       { ch <- v }
