@@ -160,6 +160,10 @@ func (a *accessRewriter) findShared(n ast.Node, captured map[*types.Var]bool) bo
 // findContexts marks the expressions that are not read as values where they stand.
 func (a *accessRewriter) findContexts(n ast.Node) bool {
 	switch n := n.(type) {
+	case *ast.FuncDecl:
+		a.selfReturns(n.Type, n.Body)
+	case *ast.FuncLit:
+		a.selfReturns(n.Type, n.Body)
 	case *ast.AssignStmt:
 		for _, l := range n.Lhs {
 			a.noRead[ast.Unparen(l)] = true
@@ -234,6 +238,42 @@ func (a *accessRewriter) findContexts(n ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// selfReturns marks the operands of a "return x" whose x is the named result it assigns. The
+// compiler drops that assignment of a variable to itself, but not x = *rt.Load(&x, pos): the
+// rewritten return would write x, and the race detector would report the write against a
+// goroutine that reads x meanwhile (concurrent-map's snapshot, whose goroutines read the
+// result slice it returns).
+func (a *accessRewriter) selfReturns(ft *ast.FuncType, body *ast.BlockStmt) {
+	if body == nil || ft.Results == nil {
+		return
+	}
+	var results []types.Object
+	for _, f := range ft.Results.List {
+		for _, name := range f.Names {
+			results = append(results, a.info.Defs[name])
+		}
+	}
+	if len(results) == 0 {
+		return
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // its returns assign its own results
+		case *ast.ReturnStmt:
+			if len(n.Results) != len(results) {
+				return true
+			}
+			for i, e := range n.Results {
+				if id, ok := ast.Unparen(e).(*ast.Ident); ok && results[i] != nil && a.info.Uses[id] == results[i] {
+					a.noRead[ast.Unparen(e)] = true
+				}
+			}
+		}
+		return true
+	})
 }
 
 func (a *accessRewriter) typeOf(e ast.Expr) types.Type {

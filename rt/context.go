@@ -9,8 +9,9 @@ import (
 
 // Contexts made under control cancel on the virtual clock and close their Done channel with a
 // controlled close, so a select on ctx.Done() races the other cases under heddle's choice. A
-// parent context that heddle did not make (context.Background, t.Context()) is not watched:
-// its cancellation, which only happens after the test has returned, is not propagated.
+// parent context whose Done channel heddle did not make (context.Background, t.Context()) is
+// not watched: its cancellation, which only happens after the test has returned, is not
+// propagated. A parent of the program's own type whose Done channel heddle made is watched.
 
 type cancelCtx struct {
 	context.Context
@@ -87,8 +88,30 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 			p.children = append(p.children, c)
 			c.parent = p
 		}
+	} else if done := parent.Done(); done != nil && controlledChan(done) {
+		// A context type of the program's (a mock clock's timer context) whose Done channel
+		// heddle made: a goroutine watches it, as context's propagateCancel does for a parent
+		// it does not know. Like context's, it lasts until one of the two is cancelled; a
+		// leak of it is the program's contexts' and is not reported.
+		Go(func() {
+			_, g := current()
+			if g != nil {
+				g.noLeak = true
+			}
+			if i, _, _ := Select(false, RecvCase(done), RecvCase(c.done)); i == 0 {
+				c.cancel(parent.Err(), Cause(parent))
+			}
+		})
 	}
 	return c
+}
+
+// controlledChan reports whether ch was made under heddle's control (MakeChan).
+func controlledChan[T any](ch <-chan T) bool {
+	chansMu.Lock()
+	defer chansMu.Unlock()
+	_, ok := chans[chanPtr(ch)]
+	return ok
 }
 
 func (c *cancelCtx) cancel(err, cause error) {

@@ -63,3 +63,42 @@ func TestContextWithoutCancel(t *testing.T) {
 		t.Errorf("after cancelling the parent: child.Err() = %v, Cause = %v, AfterFunc ran = %v; want nil, nil, false", childErr, cause, ran)
 	}
 }
+
+// progCtx is a context type of the program's, as a mock clock's timer context is: its Done
+// channel is made under control and closed by the program.
+type progCtx struct {
+	context.Context
+	done chan struct{}
+	err  error
+}
+
+func (c *progCtx) Done() <-chan struct{} { return c.done }
+func (c *progCtx) Err() error            { return c.err }
+
+// TestContextProgramParent checks that a context derived from one of the program's own type
+// is cancelled when the parent's Done channel closes, as context's propagateCancel does with a
+// goroutine, and that the watcher, when neither is ever cancelled, is not reported as a leak.
+func TestContextProgramParent(t *testing.T) {
+	var err error
+	res := rt.Run(rt.Config{}, func() {
+		parent := &progCtx{Context: context.Background(), done: rt.MakeChan[struct{}](0)}
+		child, cancel := rt.WithCancel(parent)
+		defer cancel()
+		rt.Go(func() {
+			parent.err = context.DeadlineExceeded
+			rt.Close(parent.done)
+		})
+		rt.Recv(child.Done())
+		err = child.Err()
+	})
+	if res.Verdict.Kind != rt.VerdictOK || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("verdict %s (%s), child.Err() = %v; want ok and the parent's error", res.Verdict.Kind, res.Verdict.Message, err)
+	}
+	res = rt.Run(rt.Config{}, func() {
+		parent := &progCtx{Context: context.Background(), done: rt.MakeChan[struct{}](0)}
+		rt.WithCancel(parent)
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Errorf("a child never cancelled: verdict %s (%s), want ok", res.Verdict.Kind, res.Verdict.Message)
+	}
+}

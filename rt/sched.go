@@ -152,6 +152,7 @@ type goroutine struct {
 	created int32 // step that created it, -1 for the root
 	exited  int32
 	bubble  *bubble // the synctest bubble it belongs to, or nil
+	noLeak  bool    // heddle's own watcher, left out of the leak check
 	// Results of operations completed on g's behalf by another goroutine.
 	done     bool // op completed by a partner
 	recv     any
@@ -1129,7 +1130,7 @@ func (r *run) end() {
 	case r.rootDone():
 		var leaked []*goroutine
 		for _, g := range blocked {
-			if !r.waitsOnClock(g) && !r.ignoredLeak(g) {
+			if !r.waitsOnClock(g) && !g.noLeak && !r.ignoredLeak(g) {
 				leaked = append(leaked, g)
 			}
 		}

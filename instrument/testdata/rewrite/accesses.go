@@ -82,3 +82,22 @@ func capturedArray() [2]int {
 	<-done
 	return arr
 }
+
+// A named result returned as itself is not read where the return stands: the compiler drops
+// the assignment, which rewritten would write it while the goroutines read it. Swapped
+// results, and a function literal's return of a variable it captures, are reads.
+func namedResults() (chans []chan int, a, b int) {
+	chans = make([]chan int, 2)
+	for i := range chans {
+		go func() {
+			close(chans[i])
+			a, b = b, a
+		}()
+	}
+	f := func() []chan int { return chans }
+	_ = f
+	if len(chans) > 5 {
+		return chans, b, a
+	}
+	return chans, a, b
+}
