@@ -170,7 +170,8 @@ func TestLivelockOrCut(t *testing.T) {
 
 // TestFairSpinTimer checks that the clock takes part in fairness: a goroutine that spins until
 // a timer's function has run lets the clock step, under either time model: with synctest
-// time, a goroutine that only spins is not working, so time may pass while it spins.
+// time, a goroutine that has only spun for a thousand polls (rt's clockSpins) is not working,
+// so time may pass while it spins.
 func TestFairSpinTimer(t *testing.T) {
 	for _, c := range []rt.Chooser{greedy{}, nil} {
 		for _, m := range []rt.TimeModel{rt.TimeSynctest, rt.TimeAdversarial} {
@@ -181,9 +182,44 @@ func TestFairSpinTimer(t *testing.T) {
 					rt.Gosched()
 				}
 			})
-			if res.Verdict.Kind != rt.VerdictOK || res.Steps > 100 {
-				t.Errorf("%T, %s time: verdict %s (%s) after %d steps, want ok within 100", c, m, res.Verdict.Kind, res.Verdict.Message, res.Steps)
+			// Two steps per round (the load and the Gosched), a thousand rounds.
+			if res.Verdict.Kind != rt.VerdictOK || res.Steps > 2100 {
+				t.Errorf("%T, %s time: verdict %s (%s) after %d steps, want ok within 2100", c, m, res.Verdict.Kind, res.Verdict.Message, res.Steps)
 			}
+		}
+	}
+}
+
+// clockFirst advances the clock whenever it is offered.
+type clockFirst struct{}
+
+func (clockFirst) Choose(p *rt.Point) int {
+	for i, a := range p.Alts {
+		if a.G == rt.ClockID {
+			return i
+		}
+	}
+	return 0
+}
+
+// TestFewReadsAreNotAWait checks that time does not pass in the middle of a few reads of
+// shared state in a row, under synctest time, even when the clock is taken whenever offered:
+// eapache/go-resiliency's breaker test reads the breaker's state five times while its timer
+// is set, and expects it still open.
+func TestFewReadsAreNotAWait(t *testing.T) {
+	for _, reads := range []int{5, 100} {
+		fired := -1
+		res := rt.Run(rt.Config{Chooser: clockFirst{}, Time: rt.TimeSynctest}, func() {
+			var state int32
+			rt.AfterFunc(10*time.Millisecond, func() { rt.StoreInt32(&state, 1) })
+			for i := range reads {
+				if rt.LoadInt32(&state) != 0 && fired < 0 {
+					fired = i
+				}
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK || fired >= 0 {
+			t.Errorf("%d reads: verdict %s (%s), the timer fired before read %d", reads, res.Verdict.Kind, res.Verdict.Message, fired)
 		}
 	}
 }

@@ -183,6 +183,10 @@ type goroutine struct {
 	// does work between polls (a loop that checks ctx.Done with a select default, then
 	// locks, sends, or calls a method that does) is not spinning however often it polls.
 	spinning, quiet, wasQuiet bool
+	// spins counts g's polls in a row while spinning. Time passes for a goroutine that only
+	// spins once it has spun clockSpins times: a few reads of shared state in a row (a test
+	// that asks a circuit breaker's state five times while its timer is set) are not a wait.
+	spins int32
 	// bound is what g declared it may still do (Declare), or nil.
 	bound *Bound
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
@@ -734,7 +738,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 		}
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
-			working = working || !g.spinning
+			working = working || g.spins < clockSpins
 			if g == cur {
 				curIdx = len(alts)
 			}
@@ -795,6 +799,11 @@ func (r *run) poll(g *goroutine) {
 	g.spinning = again && g.wasQuiet
 	g.quiet = true
 	if g.spinning {
+		g.spins++
+	} else {
+		g.spins = 0
+	}
+	if g.spinning {
 		r.worked = r.prevWorked
 	}
 	g.waitFor = g.waitFor[:0]
@@ -806,6 +815,13 @@ func (r *run) poll(g *goroutine) {
 	}
 	r.yieldToOthers(g)
 }
+
+// clockSpins is how many polls in a row a goroutine spins before the clock may advance while
+// it can run. A loop that waits for time by polling shared state polls without end, and
+// reaches it; a bounded loop of reads (eapache's breaker test reads the state five times in
+// a row, its timer set to fire in 10 ms) does not, and time does not pass in the middle of it,
+// as under testing/synctest, where time passes only when every goroutine is blocked.
+const clockSpins = 1000
 
 // sliceSteps is the time slice: how many steps in a row a goroutine may take while others
 // can run before it yields to them, as poll makes it yield. Go's scheduler preempts a
