@@ -84,8 +84,11 @@ async function watchGrowth(page, running, shot) {
 }
 
 test("heddle test -serve streams the tree of a kernel's exploration to the page", async () => {
-  // pollworker's fixed twin polls in a loop: a depth-first search of it outlasts the budget.
-  const p = spawn(heddle, ["test", "-serve", "-strategy", "dfs", "-budget", "12s", "-run", "^TestFixed$", "-out", join(tmp, "out"), "./pollworker"],
+  // spinsend's fixed twin loops on every tick of a ticker: a depth-first search of it does not
+  // end within 20 s (53,658 runs on this machine), well past the budget, so the tree is still
+  // growing at the second look. (pollworker's, used before, ends in about 2 s: the second
+  // look came after it on a loaded machine.)
+  const p = spawn(heddle, ["test", "-serve", "-strategy", "dfs", "-budget", "12s", "-run", "^TestFixed$", "-out", join(tmp, "out"), "./spinsend"],
     { cwd: join(repoDir, "testdata", "kernels"), stdio: ["ignore", "pipe", "pipe"] });
   procs.push(p);
   const stderr = [];
