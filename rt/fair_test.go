@@ -190,18 +190,6 @@ func TestFairSpinTimer(t *testing.T) {
 	}
 }
 
-// clockFirst advances the clock whenever it is offered.
-type clockFirst struct{}
-
-func (clockFirst) Choose(p *rt.Point) int {
-	for i, a := range p.Alts {
-		if a.G == rt.ClockID {
-			return i
-		}
-	}
-	return 0
-}
-
 // TestFewReadsAreNotAWait checks that time does not pass in the middle of a few reads of
 // shared state in a row, under synctest time, even when the clock is taken whenever offered:
 // eapache/go-resiliency's breaker test reads the breaker's state five times while its timer
@@ -209,7 +197,7 @@ func (clockFirst) Choose(p *rt.Point) int {
 func TestFewReadsAreNotAWait(t *testing.T) {
 	for _, reads := range []int{5, 100} {
 		fired := -1
-		res := rt.Run(rt.Config{Chooser: clockFirst{}, Time: rt.TimeSynctest}, func() {
+		res := rt.Run(rt.Config{Chooser: firstClock{}, Time: rt.TimeSynctest}, func() {
 			var state int32
 			rt.AfterFunc(10*time.Millisecond, func() { rt.StoreInt32(&state, 1) })
 			for i := range reads {
