@@ -117,6 +117,7 @@ func (s *Session) fail(req *message, format string, args ...any) {
 	s.failShown(req, fmt.Sprintf(format, args...), true)
 }
 
+// failShown answers req with an error response; showUser says whether the client shows it.
 func (s *Session) failShown(req *message, msg string, showUser bool) {
 	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
 		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": showUser}})})
