@@ -22,7 +22,8 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 	if res.Verdict.Kind == rt.VerdictCut {
 		forEachStarved(t, res, func(n *node, i int) { n.back[i] = true })
 	}
-	var rf raceFinder
+	rf := raceFinder{deadline: t.deadline}
+	defer func() { t.late = t.late || rf.late }()
 	decision := stepDecisions(res.Events)
 	rf.forEachRace(res, func(r race) {
 		at, g := int(decision[r.early])-t.base, r.g

@@ -263,7 +263,7 @@ func explore(r Runner, opts Options) *Report {
 	}
 	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}, member: opts.Strategy}
 	if p, ok := r.(*inProcess); ok && opts.MaxTime > 0 {
-		p.deadline = e.start.Add(opts.MaxTime - opts.MaxTime/reportShare)
+		p.deadline = e.searchEnd()
 	}
 	for _, d := range opts.Prefix {
 		e.base = append(e.base, d.Pick)
@@ -368,6 +368,12 @@ func (e *explorer) reportCost() time.Duration {
 	return d
 }
 
+// searchEnd is when the search's runs stop, with a time budget: the budget less the share
+// kept for replaying the bugs found.
+func (e *explorer) searchEnd() time.Time {
+	return e.start.Add(e.opts.MaxTime - e.opts.MaxTime/reportShare)
+}
+
 // reportShare is the inverse of the share of a time budget kept for replaying the bugs in
 // detail mode when the exploration ends.
 const reportShare = 10
@@ -386,7 +392,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictPruned}
 	}
 	if e.rep.Stats.Runs == 0 {
-		e.first = res.Clone().Decisions
+		e.first = rt.CloneDecisions(res.Decisions)
 	}
 	if debugRuns != nil {
 		fmt.Fprintf(debugRuns, "run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)

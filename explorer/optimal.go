@@ -202,7 +202,8 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		})
 	}
 	rs := newRunSteps(res)
-	rf := raceFinder{immediate: true}
+	rf := raceFinder{immediate: true, deadline: t.deadline}
+	defer func() { t.late = t.late || rf.late }()
 	rf.forEachRace(res, func(r race) {
 		first := &res.Events[rs.first[rs.of[r.early]]]
 		at := int(first.Decision) - t.base

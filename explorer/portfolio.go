@@ -157,6 +157,9 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 	o := &e.opts
 	t := &tree{br: br, stats: &e.rep.Stats, bound: bound,
 		shard: o.Shard, shards: o.Shards, part: o.Part, parts: o.Parts, sh: sharesOf(o.Shard, o.Shards, o.Part, o.Parts)}
+	if o.MaxTime > 0 {
+		t.deadline = e.searchEnd()
+	}
 	if e.opts.OnNode != nil {
 		t.onNode = e.emitNode
 		t.onPop = e.emitPruned
@@ -198,6 +201,11 @@ func (s *search) step() *rt.Result {
 		}
 	}
 	t.absorbBase(s.gd, seen, len(e.base))
+	if t.late {
+		// The budget ran out while the run's races were being found: the search ends, as
+		// when it runs out during a run.
+		e.stopped, e.timedOut = true, true
+	}
 	if e.opts.OnNode != nil && res.Verdict.Kind != rt.VerdictPruned {
 		e.emitLeaf(t, res)
 	}

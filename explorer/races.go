@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"slices"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -50,6 +51,10 @@ type raceFinder struct {
 	cands     []*access
 	candSlot  []int
 	one       [1]rt.ObjID // an event's object as a slice, without allocating
+	// deadline, if not zero, stops forEachRace at that time, with late set: the races of a
+	// run of hundreds of thousands of steps take longer to find than the run took.
+	deadline time.Time
+	late     bool
 }
 
 func (rf *raceFinder) slot(g rt.GID) int {
@@ -78,6 +83,10 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	rf.objs = rf.objs[:0]
 	fair := yields(evs)
 	for j := range evs {
+		if j&(1<<10-1) == 0 && !rf.deadline.IsZero() && time.Now().After(rf.deadline) {
+			rf.late = true
+			return
+		}
 		e := &evs[j]
 		p := rf.slot(e.G)
 		objs := e.Objs

@@ -2,6 +2,7 @@ package explorer
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
@@ -71,10 +72,14 @@ type tree struct {
 	bound  int // preemption bound, -1 for none
 	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
 	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
-	depth  int
-	nextID int
-	onNode func(n, parent *node, res *rt.Result)
-	onPop  func(n *node, pruned []timeline.Pruned)
+	depth int
+	// deadline, if not zero, is the end of the search's time: the race analysis of a long
+	// run stops there, and sets late, which ends the search.
+	deadline time.Time
+	late     bool
+	nextID   int
+	onNode   func(n, parent *node, res *rt.Result)
+	onPop    func(n *node, pruned []timeline.Pruned)
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
@@ -153,6 +158,11 @@ func (t *tree) absorbBase(gd *Guide, res *rt.Result, base int) {
 			}
 			t.onNode(n, parent, res)
 		}
+	}
+	if res.Verdict.Kind == rt.VerdictStopped {
+		// The budget ran out during the run, which ends the search: the backtrack points its
+		// races would add are never explored, and finding them in a long run takes long.
+		return
 	}
 	t.br.afterRun(t, res)
 }

@@ -502,7 +502,7 @@ func (r *run) result() *Result {
 		res = &r.shared
 		res.Events, res.Decisions = r.events, r.decisions
 	} else {
-		res = &Result{Events: cloneEvents(r.events), Decisions: cloneDecisions(r.decisions)}
+		res = &Result{Events: cloneEvents(r.events), Decisions: CloneDecisions(r.decisions)}
 	}
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
 	res.Pending, res.Clock = r.pending, r.clockNext
@@ -556,7 +556,7 @@ func grow[S ~[]E, E any](s S, n int) S {
 func (res *Result) Clone() *Result {
 	c := *res
 	c.Events = cloneEvents(res.Events)
-	c.Decisions = cloneDecisions(res.Decisions)
+	c.Decisions = CloneDecisions(res.Decisions)
 	c.Goroutines = slices.Clone(res.Goroutines)
 	c.Objects = slices.Clone(res.Objects)
 	c.Warnings = slices.Clone(res.Warnings)
@@ -597,8 +597,9 @@ func cloneEvents(es []Event) []Event {
 	return out
 }
 
-// cloneDecisions copies decisions and their alternatives, which share one allocation.
-func cloneDecisions(ds []Decision) []Decision {
+// CloneDecisions copies decisions and their alternatives, which share one allocation: a
+// run's decisions kept without its events.
+func CloneDecisions(ds []Decision) []Decision {
 	if ds == nil {
 		return nil
 	}
