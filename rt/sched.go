@@ -233,6 +233,7 @@ type run struct {
 	afterRoot  int
 	pending    []GoroutineState
 	hasForeign bool // a foreign channel was seen: parked goroutines may need polling
+	connected  bool // a connection of the virtual network was made (Connected)
 	clockLast  bool // the last step was the clock's
 	clockNext  []ObjID
 	startG     GID   // the goroutine picked for the next step
@@ -764,6 +765,9 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	}
 	r.alts = alts
 	if len(alts) == 0 {
+		if r.connected && !r.allDone() {
+			r.graceConnected()
+		}
 		r.end()
 		return nil
 	}
@@ -1130,6 +1134,35 @@ func (r *run) finish() {
 }
 
 // end classifies a run in which nothing can run any more.
+// Connected records that the active run made a connection of the virtual network (rt/net).
+func Connected() {
+	if r := active; r != nil {
+		r.connected = true
+	}
+}
+
+// allDone reports whether every goroutine of the run has ended.
+func (r *run) allDone() bool {
+	for _, g := range r.gs {
+		if g.state != gDone {
+			return false
+		}
+	}
+	return true
+}
+
+// graceConnected gives a goroutine that heddle did not start a moment to call instrumented
+// code before a run that made a connection is judged blocked. Uninstrumented code may serve
+// the connection on a goroutine of its own (net/http's Serve, called through a method value):
+// the run is then not under heddle's control, and a deadlock reported before that goroutine
+// got to run would be a false alarm; one that calls in sets foreign, and the run ends as
+// unsupported. Without such a goroutine the run's verdict stands, 100 ms later.
+func (r *run) graceConnected() {
+	for i := 0; i < 100 && r.foreign.Load() == nil; i++ {
+		time.Sleep(time.Millisecond)
+	}
+}
+
 func (r *run) end() {
 	if r.ended {
 		return

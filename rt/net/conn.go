@@ -42,6 +42,7 @@ type conn struct {
 
 // pair returns the two ends of a new connection.
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
+	rt.Connected()
 	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
 	down := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
 	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
