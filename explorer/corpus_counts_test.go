@@ -13,7 +13,7 @@ import (
 	"github.com/heddledbg/heddle/internal/corpus"
 )
 
-var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS-counts.md)")
+var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS.md, "Schedule counts")")
 
 // absOp is an abstract operation of a program model: the step of goroutine g that touches obj.
 // Two operations are dependent if they belong to the same goroutine or touch the same object.
@@ -155,7 +155,7 @@ var thesisCounts = map[string]string{
 // TestCounts logs, as Markdown, the number of runs each systematic strategy needs to exhaust
 // the Performance programs and the thesis's error programs, next to the thesis's numbers and,
 // for Performance, the number of Mazurkiewicz traces. It only logs: the counts are a
-// benchmark, recorded in BENCHMARKS-counts.md.
+// benchmark, recorded in BENCHMARKS.md under "Schedule counts".
 func TestCounts(t *testing.T) {
 	if !*countsFlag && os.Getenv("HEDDLE_COUNTS") == "" {
 		t.Skip("schedule counts are logged with -counts or HEDDLE_COUNTS=1")

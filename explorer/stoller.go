@@ -6,7 +6,7 @@ import (
 	"github.com/heddledbg/heddle/rt"
 )
 
-// Stoller's reductions (paper 003; docs/stoller.md): invisible-first search with sleep sets
+// Stoller's reductions (Stoller, STTT 2002; docs/stoller.md): invisible-first search with sleep sets
 // (IF-SSS, §4) with the conditional dependency relation of Fig. 3 in Go form and eq. (4) of §7,
 // evaluated on what each step did (Fig. 4's DFSc). rt folds a step's invisible operations and
 // releases into it, so a step is a transition of the composed system C(S) of §5, and the search

@@ -9,7 +9,7 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// stollerComposition is the example of Stoller §6 (paper 003): from s1, where the objects are
+// stollerComposition is the example of Stoller §6 (STTT 2002): from s1, where the objects are
 // initialised and every lock is free, thread θi takes its own lock o'i (ti,1), then o0 (ti,2),
 // reads o and writes oi (ti,3), and releases o0 and o'i (ti,4, ti,5). The accesses to o and oi
 // are reported as instrumented code reports them (rt.Load, rt.Store); the root initialises

@@ -10,7 +10,7 @@ import (
 // A Bound is an upper bound of what a goroutine may still do: the synchronization objects it
 // may operate on, the variables it may read and write, and whether it may poll (Gosched, a
 // select, TryLock, an atomic load repeated). It covers the goroutines the goroutine starts
-// later, which inherit it. It is Stoller's allowedOps(θ) (paper 003, §8), which a static
+// later, which inherit it. It is Stoller's allowedOps(θ) (STTT 2002, §8), which a static
 // analysis of the goroutine's code gives; Algorithm 2-MLD computes persistent sets from it
 // (Config.Persistent). A goroutine that declared no bound may do anything.
 //

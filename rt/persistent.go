@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// Persistent sets by Algorithm 2-MLD (Stoller, paper 003, §8), after Overman's algorithm as
+// Persistent sets by Algorithm 2-MLD (Stoller, STTT 2002, §8), after Overman's algorithm as
 // Godefroid's Algorithm 2 gives it. A persistent set T of a state is a set of enabled steps such
 // that no sequence of steps of other goroutines from that state contains one dependent with a
 // step of T: exploring T alone loses no terminal state. 2-MLD starts from one goroutine and

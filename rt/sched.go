@@ -1133,7 +1133,6 @@ func (r *run) finish() {
 	}
 }
 
-// end classifies a run in which nothing can run any more.
 // Connected records that the active run made a connection of the virtual network (rt/net).
 func Connected() {
 	if r := active; r != nil {
@@ -1163,6 +1162,7 @@ func (r *run) graceConnected() {
 	}
 }
 
+// end classifies a run in which nothing can run any more.
 func (r *run) end() {
 	if r.ended {
 		return
