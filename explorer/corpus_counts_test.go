@@ -13,7 +13,7 @@ import (
 	"github.com/heddledbg/heddle/internal/corpus"
 )
 
-var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS.md, "Schedule counts")")
+var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS.md, Schedule counts)")
 
 // absOp is an abstract operation of a program model: the step of goroutine g that touches obj.
 // Two operations are dependent if they belong to the same goroutine or touch the same object.
