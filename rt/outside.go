@@ -40,24 +40,47 @@ func inRT(fn string) bool {
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
 // code rather than running or waiting inside heddle; it returns "" otherwise.
-func (r *run) blockedOutside() string { return r.waitsOutside(false) }
+func (r *run) blockedOutside() string { return r.waitsOutside(waitOutside) }
 
-// inSyscall describes where the running goroutine is blocked in a system call, such as waiting
-// for a child process, if it is; it returns "" otherwise. Past the hang limit that is not a
-// loop of the program's but a wait that heddle cannot see the end of.
-func (r *run) inSyscall() string { return r.waitsOutside(true) }
+// atLimit describes where the running goroutine waits, past heddle's hang limit, in a system
+// call or in uninstrumented code, whatever the process's other goroutines do; it returns ""
+// if it does not wait there (it loops).
+func (r *run) atLimit() string {
+	if s := r.waitsOutside(waitSyscall); s != "" {
+		return s
+	}
+	return r.waitsOutside(waitAtLimit)
+}
 
-func (r *run) waitsOutside(syscall bool) string {
+// The ways waitsOutside looks at the running goroutine.
+type waitMode uint8
+
+const (
+	waitOutside waitMode = iota // blocked in uninstrumented code, and no other goroutine works
+	waitSyscall                 // in a system call
+	waitAtLimit                 // blocked in uninstrumented code, at heddle's hang limit
+)
+
+// waitsOutside describes where the running goroutine waits outside heddle, looked at in mode,
+// or returns "". A goroutine in a system call past the hang limit (waiting for a child process)
+// is not a loop of the program's but a wait that heddle cannot see the end of.
+func (r *run) waitsOutside(mode waitMode) string {
 	g := r.cur
 	if g == nil || g.goid == 0 || r.checking.Load() {
 		return ""
 	}
-	state, fns, files := stackOf(g.goid)
+	all := allStacks()
+	state, fns, files := stackIn(all, g.goid)
+	syscall := mode == waitSyscall
 	switch {
 	case syscall && state != "syscall":
 		return ""
-	case !syscall && (state == "running" || state == "runnable" || state == "syscall" || state == "sleep" || state == ""):
-		// Busy, or waiting for something that ends by itself.
+	case !syscall && !blockingWait(state):
+		return ""
+	case mode == waitOutside && othersWork(all, g.goid, goid()):
+		// Busy, waiting for something that ends by itself, or for a goroutine that still
+		// works: on a loaded machine that may take any time, and is no sign of a wait heddle
+		// cannot see the end of.
 		return ""
 	}
 	for _, fn := range fns {
@@ -83,14 +106,18 @@ func (r *run) waitsOutside(syscall bool) string {
 		if n := strings.LastIndex(at, " +0x"); n > 0 {
 			at = at[:n]
 		}
+		limit := fmt.Sprint(r.outsideLimit())
+		if mode == waitAtLimit {
+			limit = fmt.Sprintf("%v, heddle's limit", r.cfg.Hang)
+		}
 		if syscall {
 			return fmt.Sprintf("goroutine %s has been in a system call for over %v (%s, called at %s)", r.gname(g), r.cfg.Hang, fns[max(k-1, 0)], at)
 		}
 		if k == 0 {
 			// Waiting on a channel or a lock of its own that heddle does not know of.
-			return fmt.Sprintf("goroutine %s has waited for over %v outside heddle's control (%s at %s)", r.gname(g), r.outsideLimit(), state, at)
+			return fmt.Sprintf("goroutine %s has waited for over %s outside heddle's control (%s at %s)", r.gname(g), limit, state, at)
 		}
-		return fmt.Sprintf("goroutine %s has waited for over %v in uninstrumented code (%s, called at %s; %s)", r.gname(g), r.outsideLimit(), fns[k-1], at, state)
+		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)", r.gname(g), limit, fns[k-1], at, state)
 	}
 	return ""
 }
@@ -98,9 +125,58 @@ func (r *run) waitsOutside(syscall bool) string {
 // stackOf reads the stack of the goroutine with runtime id goid from a dump of all the
 // process's goroutines: its state ("running", "chan receive", ...), and its function lines,
 // innermost first, each with its "file:line +0x.." line. The creator's frame is left out.
-func stackOf(goid int64) (state string, fns, files []string) {
+func stackOf(goid int64) (state string, fns, files []string) { return stackIn(allStacks(), goid) }
+
+// allStacks is the traceback of every goroutine of the process.
+func allStacks() string {
 	buf := make([]byte, 1<<20)
-	all := string(buf[:runtime.Stack(buf, true)])
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// blockingWait reports whether a goroutine in state, the runtime's wait reason as a traceback
+// prints it, waits for another goroutine or for the world outside the process. Every other
+// state is work or a wait that ends by itself: running, runnable, a system call, a sleep, and
+// the runtime's own waits such as "GC assist wait" or "preempted", which a loaded machine makes
+// long.
+func blockingWait(state string) bool {
+	switch strings.TrimSuffix(state, " (durable)") {
+	case "chan receive", "chan send", "chan receive (nil chan)", "chan send (nil chan)",
+		"select", "select (no cases)", "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock",
+		"sync.Cond.Wait", "sync.WaitGroup.Wait", "semacquire", "IO wait":
+		return true
+	}
+	return false
+}
+
+// othersWork reports whether a goroutine of the traceback all, other than wait and self, works
+// (its state is not a blocking wait): the goroutine that waits may be waiting for it. A
+// goroutine in a system call waits for the world outside, as the worker's reader of its
+// requests does, and so does not count.
+func othersWork(all string, wait, self int64) bool {
+	for _, block := range strings.Split(all, "\n\n") {
+		rest, ok := strings.CutPrefix(block, "goroutine ")
+		if !ok {
+			continue
+		}
+		id, rest, _ := strings.Cut(rest, " [")
+		state, _, _ := strings.Cut(rest, "]")
+		state, _, _ = strings.Cut(state, ",")
+		n, _ := strconv.ParseInt(id, 10, 64)
+		if n != wait && n != self && state != "syscall" && !blockingWait(state) {
+			return true
+		}
+	}
+	return false
+}
+
+// stackIn reads the stack of goroutine goid from all, as stackOf.
+func stackIn(all string, goid int64) (state string, fns, files []string) {
 	head := "goroutine " + strconv.FormatInt(goid, 10) + " ["
 	i := strings.Index(all, head)
 	if i < 0 {

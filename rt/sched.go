@@ -1150,14 +1150,20 @@ func (r *run) allDone() bool {
 	return true
 }
 
-// graceConnected gives a goroutine that heddle did not start a moment to call instrumented
-// code before a run that made a connection is judged blocked. Uninstrumented code may serve
-// the connection on a goroutine of its own (net/http's Serve, called through a method value):
-// the run is then not under heddle's control, and a deadlock reported before that goroutine
-// got to run would be a false alarm; one that calls in sets foreign, and the run ends as
-// unsupported. Without such a goroutine the run's verdict stands, 100 ms later.
+// graceConnected lets the goroutines that heddle did not start finish their work before a run
+// that made a connection is judged blocked. Uninstrumented code may serve the connection on a
+// goroutine of its own (net/http's Serve, called through a method value): the run is then not
+// under heddle's control, and a deadlock reported before that goroutine got to run would be a
+// false alarm; one that calls in sets foreign, and the run ends as unsupported. The wait ends
+// when every other goroutine of the process waits (blockingWait): how long that takes depends
+// on the machine's load, the verdict does not. The hang limit, or 10 s for a debuggee, whose
+// limit is a person's patience, bounds it.
 func (r *run) graceConnected() {
-	for i := 0; i < 100 && r.foreign.Load() == nil; i++ {
+	self, limit := goid(), min(r.cfg.Hang, 10*time.Second)
+	for start := time.Now(); r.foreign.Load() == nil && time.Since(start) < limit; {
+		if !othersWork(allStacks(), self, self) {
+			return
+		}
 		time.Sleep(time.Millisecond)
 	}
 }

@@ -68,7 +68,7 @@ func watchdog() {
 		case r != last || r.progress.Load() != steps:
 			last, steps, since = r, r.progress.Load(), time.Now()
 		case time.Since(since) >= r.cfg.Hang:
-			giveUp(r.inSyscall())
+			giveUp(r.atLimit())
 			last = nil
 		case watch.ch == r.done && time.Since(since) >= r.outsideLimit():
 			// Read while the run may go on: a stale answer only delays the verdict.
