@@ -146,7 +146,7 @@ func (c *cancelCtx) cancel(err, cause error) {
 
 // WithCancel is context.WithCancel under heddle's control.
 func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
-	if active == nil {
+	if !Running() {
 		return context.WithCancel(parent)
 	}
 	c := newCancelCtx(parent)
@@ -155,7 +155,7 @@ func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 
 // WithCancelCause is context.WithCancelCause under heddle's control.
 func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	if active == nil {
+	if !Running() {
 		return context.WithCancelCause(parent)
 	}
 	c := newCancelCtx(parent)
@@ -169,7 +169,7 @@ func WithDeadline(parent context.Context, d time.Time) (context.Context, context
 
 // WithDeadlineCause is context.WithDeadlineCause on the virtual clock.
 func WithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
-	if active == nil {
+	if !Running() {
 		return context.WithDeadlineCause(parent, d, cause)
 	}
 	if cur, ok := parent.Deadline(); ok && cur.Before(d) {
@@ -207,7 +207,7 @@ func Cause(ctx context.Context) error {
 // once ctx is done.
 func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	c := parentCancelCtx(ctx)
-	if active == nil || c == nil {
+	if c == nil || !Running() {
 		return context.AfterFunc(ctx, f)
 	}
 	return c.AfterFunc(f)
@@ -237,7 +237,7 @@ func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 // WithoutCancel is context.WithoutCancel, whose result must not lead back to the controlled
 // context it was made from: its children are not cancelled with that context.
 func WithoutCancel(parent context.Context) context.Context {
-	if active == nil {
+	if !Running() {
 		return context.WithoutCancel(parent)
 	}
 	return withoutCancelCtx{context.WithoutCancel(parent)}
@@ -258,7 +258,7 @@ func (c withoutCancelCtx) String() string { return fmt.Sprint(c.Context) }
 // uninstrumented code derives from it is cancelled with the controlled context it carries, as
 // by cancelCtx.AfterFunc, rather than by a goroutine heddle did not start.
 func WithValue(parent context.Context, key, val any) context.Context {
-	if active == nil {
+	if !Running() {
 		return context.WithValue(parent, key, val)
 	}
 	return valueCtx{context.WithValue(parent, key, val)}

@@ -1,6 +1,7 @@
 package rt_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -108,5 +109,44 @@ func TestSyscallPastHang(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestForeignTimers has a goroutine heddle did not start (one that package initialisation
+// started) make timers and contexts while a run is active: rt behaves as the standard
+// primitive for it rather than crashing, and the run ends as unsupported, naming the call.
+func TestForeignTimers(t *testing.T) {
+	calls := []struct {
+		name string
+		call func()
+	}{
+		{"NewTicker", func() { rt.NewTicker(time.Hour).Stop() }},
+		{"NewTimer", func() { rt.NewTimer(time.Hour).Stop() }},
+		{"AfterFunc", func() { rt.AfterFunc(time.Hour, func() {}).Stop() }},
+		{"WithCancel", func() {
+			_, cancel := rt.WithCancel(context.Background())
+			cancel()
+		}},
+		{"WithTimeout", func() {
+			_, cancel := rt.WithTimeout(context.Background(), time.Hour)
+			cancel()
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			start, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				<-start
+				c.call()
+				close(done)
+			}()
+			res := rt.Run(rt.Config{Hang: 5 * time.Second}, func() {
+				close(start)
+				<-done
+			})
+			if res.Verdict.Kind != rt.VerdictUnsupported || !strings.Contains(res.Verdict.Message, "did not start at ") {
+				t.Fatalf("verdict %s: %s; want unsupported, naming the call from a goroutine heddle did not start", res.Verdict.Kind, res.Verdict.Message)
+			}
+		})
 	}
 }

@@ -455,7 +455,7 @@ func newTimer(d, period time.Duration, f func()) (*timer, chan time.Time) {
 
 // NewTimer creates a Timer that sends the virtual time on its channel after d.
 func NewTimer(d time.Duration) *Timer {
-	if active == nil {
+	if !Running() {
 		rt := time.NewTimer(d)
 		return &Timer{C: rt.C, real: rt}
 	}
@@ -465,7 +465,7 @@ func NewTimer(d time.Duration) *Timer {
 
 // AfterFunc calls f in its own goroutine after d of virtual time.
 func AfterFunc(d time.Duration, f func()) *Timer {
-	if active == nil {
+	if !Running() {
 		return &Timer{real: time.AfterFunc(d, f)}
 	}
 	t, _ := newTimer(d, 0, f)
@@ -532,7 +532,7 @@ func NewTicker(d time.Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
 	}
-	if active == nil {
+	if !Running() {
 		rt := time.NewTicker(d)
 		return &Ticker{C: rt.C, real: rt}
 	}
