@@ -29,8 +29,8 @@ func TestForeignGoroutine(t *testing.T) {
 		mu.Lock()
 		mu.Unlock()
 	})
-	if res.Verdict.Kind != rt.VerdictUnsupported || !strings.Contains(res.Verdict.Message, "did not start at ") || !strings.Contains(res.Verdict.Message, "foreign_test.go:23") {
-		t.Fatalf("verdict %s: %s; want unsupported, naming the call from a goroutine heddle did not start at foreign_test.go:23", res.Verdict.Kind, res.Verdict.Message)
+	if res.Verdict.Kind != rt.VerdictUnsupported || !strings.Contains(res.Verdict.Message, "did not start at ") || !strings.Contains(res.Verdict.Message, "foreign_test.go:24") {
+		t.Fatalf("verdict %s: %s; want unsupported, naming the call from a goroutine heddle did not start at foreign_test.go:24", res.Verdict.Kind, res.Verdict.Message)
 	}
 	// The process can go on exploring.
 	res = rt.Run(rt.Config{}, func() {
@@ -63,7 +63,7 @@ func TestBlockedOutside(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	for _, want := range []string{"unsupported: goroutine G1.1 has waited for over 1s outside heddle's control (chan receive at ", "foreign_test.go:52)"} {
+	for _, want := range []string{"unsupported: goroutine G1.1 has waited for over 1s outside heddle's control (chan receive at ", "foreign_test.go:53)"} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
