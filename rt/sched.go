@@ -343,10 +343,11 @@ func Run(cfg Config, body func()) *Result {
 	r.stretch = max(1, min(pollStretch, cfg.MaxSteps/2))
 	clockG.lastStep = -1
 	r.raceStart()
-	active = r
 	root := r.newG(nil, body)
 	r.root = root
 	r.cur = root
+	// A goroutine heddle did not start may call in at any time: it finds the run whole.
+	active = r
 	root.wake <- struct{}{}
 	r.wait()
 	r.teardown()
@@ -1253,7 +1254,7 @@ func current() (*run, *goroutine) {
 		return nil, nil
 	}
 	g := r.cur
-	if r.foreignCaller(g) {
+	if g == nil || r.foreignCaller(g) {
 		r.callFrom()
 		return nil, nil
 	}
