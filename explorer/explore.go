@@ -212,9 +212,15 @@ func ExploreWith(h Harness, opts Options) *Report {
 func ExploreOn(r Runner, opts Options) *Report { return explore(r, opts) }
 
 // RunGuided performs one run of h steered by gd, with the run limits of opts (MaxSteps, Hang,
-// Time), and returns its result; gd.Log then holds what the guide saw.
+// Time, and MaxTime as what is left of the time budget), and returns its result; gd.Log then
+// holds what the guide saw.
 func RunGuided(h Harness, gd *Guide, opts Options, detail bool) *rt.Result {
 	p := &inProcess{h: h, cfg: runConfig(opts)}
+	if opts.MaxTime > 0 {
+		// What is left of the time budget of an exploration that runs elsewhere.
+		p.deadline = time.Now().Add(opts.MaxTime)
+		p.detailDeadline = p.deadline
+	}
 	return p.Run(gd, detail)
 }
 

@@ -392,6 +392,10 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	prog := timeline.Program{Package: os.Getenv(worker.EnvPackage), Test: req.Test, Binary: os.Getenv(worker.EnvBinary)}
 	switch req.Cmd {
 	case "explore":
+		if n, where := rt.InitGoroutines(); n > 0 {
+			send(&worker.Message{Type: "isolate", Error: fmt.Sprintf("%d goroutine(s) started during package init, the first at %s, belong to every run; a process adopts them once", n, where)})
+			break
+		}
 		serveExplore(h, req, prog, send)
 	case "replay":
 		res, err := explorer.ReplayWith(h, req.Schedule, explorer.OptionsOf(req.Options))

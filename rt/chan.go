@@ -144,6 +144,7 @@ func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 func Send[T any](ch chan<- T, v T) {
 	r, g := current()
 	if r == nil {
+		initWait()
 		ch <- v
 		return
 	}
@@ -167,6 +168,7 @@ func Recv[T any](ch <-chan T) T {
 func Recv2[T any](ch <-chan T) (T, bool) {
 	r, g := current()
 	if r == nil {
+		initWait()
 		v, ok := <-ch
 		return v, ok
 	}

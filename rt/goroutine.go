@@ -16,7 +16,9 @@ import (
 func Go(f func()) {
 	r, g := current()
 	if r == nil {
-		go f()
+		if !holdInit(f) {
+			go f()
+		}
 		return
 	}
 	if r.cfg.ThreadBlocks {

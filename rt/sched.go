@@ -346,6 +346,7 @@ func Run(cfg Config, body func()) *Result {
 	root := r.newG(nil, body)
 	r.root = root
 	r.cur = root
+	r.adoptInit()
 	// A goroutine heddle did not start may call in at any time: it finds the run whole.
 	active = r
 	root.wake <- struct{}{}

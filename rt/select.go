@@ -38,6 +38,9 @@ func Recvd[T any](_ <-chan T, v any) T {
 func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) {
 	r, g := current()
 	if r == nil {
+		if !hasDefault {
+			initWait()
+		}
 		return selectReal(hasDefault, cases)
 	}
 	obj := NoObj

@@ -267,6 +267,7 @@ func (wg *WaitGroup) Done() { wg.add(-1, OpWGDone) }
 func (wg *WaitGroup) Wait() {
 	r, g := current()
 	if r == nil {
+		initWait()
 		wg.fb.Wait()
 		return
 	}
@@ -322,6 +323,7 @@ func (c *Cond) fallback() *sync.Cond {
 func (c *Cond) Wait() {
 	r, g := current()
 	if r == nil {
+		initWait()
 		c.fallback().Wait()
 		return
 	}

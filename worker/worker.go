@@ -51,7 +51,7 @@ type Options struct {
 
 // Message is one line a worker writes.
 type Message struct {
-	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, error
+	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, isolate, error
 	Tests     []string         `json:"tests,omitempty"`
 	Stats     *timeline.Stats  `json:"stats,omitempty"`
 	Node      *timeline.Node   `json:"node,omitempty"`
@@ -61,10 +61,16 @@ type Message struct {
 	// Result and Log answer a "run" request.
 	Result *rt.Result    `json:"result,omitempty"`
 	Log    []LoggedPoint `json:"log,omitempty"`
-	Error  string        `json:"error,omitempty"`
+	// Error says what went wrong in an "error" message; in an "isolate" message, which
+	// answers an "explore" request of a process that can run one schedule only (its package
+	// started goroutines during init, rt.InitGoroutines), it says why.
+	Error string `json:"error,omitempty"`
 	// Divergence, in a "done" message, is the exploration's first divergence
 	// (explorer.Report.Divergence).
 	Divergence string `json:"divergence,omitempty"`
+	// Isolated, in a "done" message, says why the test was explored with a fresh process per
+	// run although the controller did not ask for it (the "isolate" answer's Error).
+	Isolated string `json:"isolated,omitempty"`
 	// Warnings, in a "done" message, are the checks' findings that are not bugs.
 	Warnings []*timeline.Warning `json:"warnings,omitempty"`
 	// Atomicity, in a "done" message, is what the atomicity checkers found of each
@@ -75,7 +81,7 @@ type Message struct {
 // Final reports whether m ends the worker's answer: nothing follows it.
 func (m *Message) Final() bool {
 	switch m.Type {
-	case "done", "result", "trace", "tests", "error":
+	case "done", "result", "trace", "tests", "isolate", "error":
 		return true
 	}
 	return false

@@ -463,22 +463,17 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			if divergence == "" {
 				divergence = m.Divergence
 			}
+			if m.Isolated != "" && f.verbose && i == 0 {
+				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
+			}
 		case "error":
 			failures = append(failures, m.Error)
 		}
 	}
 	var err error
 	if f.isolate {
-		// Every run in a fresh process: the strategy runs here, the worker runs one schedule.
-		o := explorer.OptionsOf(opts)
-		o.OnNode = func(n timeline.Node) { recv(0, &worker.Message{Type: "node", Node: &n}) }
 		trees = trees[:1]
-		r := remote.Isolated(ctx, w, test, o)
-		prog := timeline.Program{Package: pkg, Test: test}
-		for _, b := range r.Bugs {
-			recv(0, &worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
-		}
-		recv(0, &worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence, Warnings: explorer.WireWarnings(r.Warnings)})
+		err = remote.ExploreIsolated(ctx, w, test, opts, "", func(m *worker.Message) { recv(0, m) })
 	} else {
 		err = remote.Parallel(ctx, w, test, opts, f.parallel, recv)
 	}
@@ -506,8 +501,8 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: err.Error()})
 	}
 	for _, k := range order {
-		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) {
-			// Not the program's bug: heddle could not control the test.
+		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
+			// Not the program's bug: heddle could not control the test, or failed itself.
 			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
 		}
 		if fn := heddleFrame(bugs[k].Message); fn != "" && bugs[k].Kind == string(rt.VerdictFatal) {

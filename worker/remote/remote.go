@@ -188,10 +188,12 @@ func answerLimit(req worker.Request) time.Duration {
 		hang = 10 * time.Second
 	}
 	switch {
-	case req.Cmd != "explore":
+	case req.Cmd != "explore" && req.Cmd != "run":
 		return hang + answerGrace
 	case req.Options.MaxTime > 0:
 		return req.Options.MaxTime + hang + answerGrace
+	case req.Cmd == "run":
+		return hang + answerGrace
 	}
 	return math.MaxInt64
 }
@@ -224,7 +226,7 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
-	r := &isolated{ctx: ctx, w: w, test: test, opts: opts}
+	r := &isolated{ctx: ctx, w: w, test: test, opts: opts, start: time.Now()}
 	defer r.close()
 	return explorer.ExploreOn(r, opts)
 }
@@ -235,6 +237,9 @@ type isolated struct {
 	w    *Worker
 	test string
 	opts explorer.Options
+	// start is when the exploration began: a run still going at the end of its time budget
+	// is stopped by its worker, as a run in a worker's own exploration is.
+	start time.Time
 	// spare is the process of the next run, started while the current one runs: a process's
 	// start-up costs more than its run, and it overlaps the run on another core.
 	spare *process
@@ -254,6 +259,9 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	}
 	req := worker.Request{Cmd: "run", Test: r.test, Guide: gd.Wire(), Detail: detail,
 		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time}}
+	if r.opts.MaxTime > 0 && !detail {
+		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
+	}
 	var res *rt.Result
 	var log []worker.LoggedPoint
 	var diverged, failed string
@@ -294,6 +302,12 @@ func workerVerdict(err error) *rt.Result {
 		kind := rt.VerdictExit
 		if strings.Contains(we.Status, "signal") {
 			kind = rt.VerdictPanic
+			if !strings.Contains(we.Stderr, "goroutine ") {
+				// A Go program that crashes prints its goroutines; a process that died of a
+				// signal without a word is heddle's failure (or the race runtime's), not the
+				// program's bug.
+				return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the worker process died of a " + strings.TrimPrefix(we.Status, "signal: ") + " without a Go traceback" + lastLine(we.Stderr)}}
+			}
 		}
 		return &rt.Result{Verdict: rt.Verdict{Kind: kind, Message: "the program " + we.Status + lastLine(we.Stderr)}}
 	}
@@ -311,9 +325,55 @@ func lastLine(s string) string {
 	return ": " + s
 }
 
-// Explore explores test inside one worker process, streaming its messages to recv.
+// Explore explores test inside one worker process, streaming its messages to recv. A worker
+// that can run one schedule only (its package started goroutines during init) says so, and
+// the test is explored with a fresh process per run instead (ExploreIsolated).
 func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, recv func(*worker.Message)) error {
-	return w.Do(ctx, worker.Request{Cmd: "explore", Test: test, Options: opts}, recv)
+	var isolate string
+	err := w.Do(ctx, worker.Request{Cmd: "explore", Test: test, Options: opts}, func(m *worker.Message) {
+		if m.Type == "isolate" {
+			isolate = m.Error
+			return
+		}
+		recv(m)
+	})
+	if err != nil || isolate == "" {
+		return err
+	}
+	return ExploreIsolated(ctx, w, test, opts, isolate, recv)
+}
+
+// ExploreIsolated explores test with a fresh worker process per run (Isolated), and streams
+// what it found to recv as a worker's exploration would: its tree's nodes, its bugs, and a
+// "done" message whose Isolated says why, if the worker asked for it.
+func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
+	o := explorer.OptionsOf(opts)
+	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: "node", Node: &n}) }
+	r := Isolated(ctx, w, test, o)
+	prog := timeline.Program{Package: w.env(worker.EnvPackage), Test: test}
+	for _, b := range r.Bugs {
+		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
+		if wb.Trace != nil {
+			// The trace's positions are the worker binary's: a worker replays it to name them.
+			if tr, err := Replay(ctx, w, test, wb.Trace.Schedule(), worker.Options{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}); err == nil {
+				wb.Trace = tr
+			}
+		}
+		recv(&worker.Message{Type: "bug", Bug: wb})
+	}
+	recv(&worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
+		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why})
+	return nil
+}
+
+// env is the value of the worker's environment variable name, "" if it sets none.
+func (w *Worker) env(name string) string {
+	for _, kv := range w.Env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // Replay replays a schedule in a worker and returns the detailed trace.
