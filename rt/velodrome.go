@@ -11,7 +11,7 @@ import (
 // every operation outside them, a unary transaction) can be put in a serial order that keeps
 // the order of every pair of conflicting operations; it is not exactly when the
 // transactional happens-before graph, whose nodes are the transactions and whose edges are
-// program order, synchronization and conflicting accesses, has a cycle (§3, Theorem 1). A
+// program order, synchronization and conflicting accesses, has a cycle. A
 // cycle always goes through a transaction that is not unary: an edge only ever enters the
 // current transaction of a goroutine, and a unary one has no successors yet when it does.
 // So a cycle is a proof, on the run that shows it, that a region is not atomic.
@@ -24,6 +24,9 @@ import (
 // where those clocks acquire, release and join, so the two orders are the same by
 // construction. A run builds no graph until its first region starts: the transactions before
 // it are unary and closed, nothing can enter them any more, so they are on no cycle.
+
+// txOff leaves the graph out, for BenchmarkTxGraph's measure of its cost.
+var txOff bool
 
 // A txGraph is one run's transactional happens-before graph.
 type txGraph struct {
@@ -47,7 +50,7 @@ type txGraph struct {
 // A txNode is a transaction: a region (an index in run.regions) or, with region -1, unary
 // operations of goroutine g. Consecutive operations of a goroutine outside regions share one
 // node while no other goroutine's transaction orders them (Velodrome's merging of unary
-// transactions, §4.2): nothing enters a unary node after its first operation, so the merged
+// transactions, §4): nothing enters a unary node after its first operation, so the merged
 // node has the paths of the chain it stands for.
 type txNode struct {
 	g      GID
@@ -158,7 +161,7 @@ func (t *txGraph) enter(g GID, reg int32) {
 func (t *txGraph) exit(g GID) { t.thread(g).inRegion = false }
 
 // edge adds from → to, and looks for a cycle when to is a region that already has
-// successors: the only way the new edge can close one (§4.1).
+// successors: the only way the new edge can close one (§4).
 func (t *txGraph) edge(from, to int32, src, dst txOp) {
 	if from == to {
 		return
@@ -272,17 +275,22 @@ func (t *txGraph) fork(parent, child GID, ev int32) {
 // which starts a new transaction of w. A close orders only the second way.
 func (t *txGraph) rendezvous(cur, w GID, ev int32, both bool) {
 	op := txOp{ev: ev}
-	wt := t.thread(w)
 	c := t.current(cur, true, op)
+	t.thread(max(cur, w))
+	wt := &t.gs[w]
 	if both && wt.node >= 0 {
 		t.edge(wt.node, c, txOp{ev: -1}, op)
+	}
+	if wt.inRegion {
+		// A wait inside a region has ended the run (atomicWait); its edge is the region's.
+		t.edge(c, wt.node, op, txOp{ev: -1})
+		return
 	}
 	n := t.newNode(w, -1)
 	if wt.node >= 0 {
 		t.edge(wt.node, n, txOp{ev: -1}, txOp{ev: -1})
 	}
 	t.edge(c, n, op, txOp{ev: -1})
-	wt = t.thread(w)
 	wt.node, wt.fresh = n, -1
 }
 
@@ -331,7 +339,7 @@ func (t *txGraph) access(g GID, v int32, write bool, pos string) {
 // on.
 func (r *run) txStart(g *goroutine, reg int32) {
 	if r.tx == nil {
-		if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cfg.Serial || g.id < 0 {
+		if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cfg.Serial || g.id < 0 || txOff {
 			return
 		}
 		r.tx = &r.accessState().tx
