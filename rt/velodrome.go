@@ -43,7 +43,8 @@ type txGraph struct {
 	via   []txEdge
 	gen   uint32
 	stack []int32
-	// cycle is the first cycle found, as its edges from the region it closed on back to it.
+	// cycle is the first cycle found: the edge that closed it, into a region, then the path
+	// from that region back to the edge's source.
 	cycle []txEdge
 }
 
