@@ -716,6 +716,11 @@ func (e *explorer) finish() {
 		}
 		if !over() || b.earlier == nil {
 			b.Result = e.r.Run(scheduleGuide(b.Schedule), true)
+			if b.Result.Verdict.Kind == b.Kind && b.Kind == rt.VerdictAtomicity {
+				// A cycle of the transactional graph names its steps' positions in detail
+				// mode only.
+				b.Message = b.Result.Verdict.Message
+			}
 			if b.Result.Verdict.Kind == b.Kind || b.earlier == nil {
 				continue
 			}

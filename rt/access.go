@@ -232,6 +232,8 @@ type accesses struct {
 	vars     map[unsafe.Pointer]int32 // index in shadows
 	shadows  []shadow
 	warnings []Warning
+	// tx is the storage of the transactional graph (velodrome.go), kept across runs.
+	tx txGraph
 }
 
 // clocks are the vector clocks of the goroutines and objects of a run. A goroutine's own
@@ -374,10 +376,10 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 	}
 	a := r.accessState()
 	a.goroutine(e.G)
-	a.full.acquire(e.G, 2*id)
+	r.fullAcquire(a, e, 2*id)
 	if e.Op != OpRLock && e.Op != OpTryRLock {
 		// An RUnlock orders the Lock that follows, not another RLock.
-		a.full.acquire(e.G, 2*id+1)
+		r.fullAcquire(a, e, 2*id+1)
 	}
 	switch e.Op {
 	case OpLock, OpTryLock:
@@ -396,9 +398,9 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 	a := r.accessState()
 	a.goroutine(e.G)
 	if e.Op == OpRUnlock {
-		a.full.release(e.G, 2*id+1)
+		r.fullRelease(a, e, 2*id+1)
 	} else {
-		a.full.release(e.G, 2*id)
+		r.fullRelease(a, e, 2*id)
 	}
 	switch e.Op {
 	case OpUnlock, OpRUnlock:
@@ -423,6 +425,25 @@ func (r *run) accessGo(parent, child *goroutine) {
 	a.hb.join(child.id, a.hb.clock(parent.id))
 	a.full.join(child.id, a.full.clock(parent.id))
 	a.tick(parent.id)
+	if r.tx != nil {
+		r.tx.fork(parent.id, child.id, int32(len(r.events)-1))
+	}
+}
+
+// fullAcquire and fullRelease are where the full order, locks included, is built: the
+// transactional graph of atomic regions takes its synchronization edges from there.
+func (r *run) fullAcquire(a *accesses, e *Event, slot ObjID) {
+	a.full.acquire(e.G, slot)
+	if r.tx != nil {
+		r.tx.acquire(e, slot)
+	}
+}
+
+func (r *run) fullRelease(a *accesses, e *Event, slot ObjID) {
+	a.full.release(e.G, slot)
+	if r.tx != nil {
+		r.tx.release(e, slot)
+	}
 }
 
 // accessResume orders a rendezvous both ways, as raceResume does for the race detector: w,
@@ -452,6 +473,9 @@ func (r *run) accessResume(w *goroutine) {
 		}
 		a.tick(w.id)
 	}
+	if r.tx != nil {
+		r.tx.rendezvous(cur, w.id, int32(len(r.events)-1), r.cur.op.kind != OpClose)
+	}
 }
 
 // access records g's read or write of the variable at addr.
@@ -477,6 +501,9 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})
 	}
 	r.regionAccess(g, v, write, pos)
+	if r.tx != nil {
+		r.tx.access(g.id, v, write, pos)
+	}
 }
 
 // A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of

@@ -79,6 +79,7 @@ func AtomicEnter(fn, decl string) {
 	}
 	reg := &r.regions[g.region]
 	reg.G, reg.Func, reg.Decl, reg.Enter, reg.Exit = g.id, fn, decl, int32(len(r.events)), -1
+	r.txStart(g, g.region)
 }
 
 // AtomicExit ends the execution that the matching AtomicEnter started.
@@ -90,6 +91,9 @@ func AtomicExit() {
 	g.atomicDepth--
 	if g.atomicDepth == 0 && !r.ended {
 		r.regions[g.region].Exit = int32(len(r.events))
+		if r.tx != nil {
+			r.tx.exit(g.id)
+		}
 	}
 }
 

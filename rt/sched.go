@@ -262,6 +262,9 @@ type run struct {
 	checking atomic.Bool
 	// regions are the executions of //heddle:atomic functions (region.go).
 	regions []Region
+	// tx is the transactional happens-before graph of the regions (velodrome.go), from the
+	// run's first region on; nil before, and in a run without regions.
+	tx *txGraph
 	// ignore are the goroutines that the program's leak checks pass over (leak.go).
 	ignore leakIgnore
 	// Kept across runs: the goroutine structs by GID and the names of objects by ObjID (up to
@@ -1114,6 +1117,7 @@ func (r *run) finish() {
 		r.verdict.Timing = r.timing()
 	}
 	r.atomicEnd()
+	r.txEnd()
 	if bug := r.cfg.Bug; bug != nil && r.verdict.Kind.Bug() {
 		r.cfg.Bug = nil
 		bug(&r.verdict)
