@@ -279,6 +279,13 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 	d.goCaptured(in, done, func(id int, sink chan Event) {
 		ctx := d.ctx
 		stepping := m != Continue
+		name := ""
+		if stepping {
+			_, name = d.threads.client(in, goid)
+		}
+		in.ctrl.mu.Lock()
+		in.ctrl.plan.stepping = name
+		in.ctrl.mu.Unlock()
 		if stepping {
 			// At a checkpoint the goroutine stands inside heddle's runtime, before its
 			// operation: step out to the user's line first, which performs the operation.
