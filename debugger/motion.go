@@ -279,7 +279,10 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 	d.goCaptured(in, done, func(id int, sink chan Event) {
 		ctx := d.ctx
 		stepping := m != Continue
-		name := ""
+		in.mu.Lock()
+		name := in.interrupted
+		in.interrupted = ""
+		in.mu.Unlock()
 		if stepping {
 			_, name = d.threads.client(in, goid)
 		}
@@ -374,6 +377,11 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 			in.release(sink)
 			d.stopAtEnd(id, in)
 			return
+		}
+		if _, who := d.threads.client(in, h.goid); name != "" && h.hit() && who != name {
+			in.mu.Lock()
+			in.interrupted = name
+			in.mu.Unlock()
 		}
 		d.settle(id, in, sink)
 		d.present(in, h, steps)
