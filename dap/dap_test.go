@@ -560,3 +560,30 @@ func TestDeadlockReport(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedTestReport replays a lost deposit: the failed test's exception carries its log,
+// which the debuggee does not capture (its output goes to the console), from the run's trace.
+func TestFailedTestReport(t *testing.T) {
+	c := launch(t, "TestDeposit", map[string]any{"stopOnEntry": true}, nil)
+	c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "10s"}), 10*time.Second)
+	var found bugFound
+	for found.Bug.Schedule == "" {
+		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+	const want = "balance = 50, want 100"
+	if !strings.Contains(found.Bug.Message, want) {
+		t.Errorf("the search found %s %q, want the test's message %q", found.Bug.Kind, found.Bug.Message, want)
+	}
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	st := c.stopped(time.Minute)
+	var info struct {
+		Description string `json:"description"`
+	}
+	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
+	if st.Reason != "exception" || !strings.Contains(info.Description, want) {
+		t.Errorf("the replay stopped with %+v, exceptionInfo %q; want the failed test's message %q", st, info.Description, want)
+	}
+}

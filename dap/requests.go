@@ -81,15 +81,14 @@ func (s *Session) exceptionInfo(m *message, _ godap.ExceptionInfoArguments) {
 		s.forward(m)
 		return
 	}
-	// What heddle test says of it: the goroutines, what each blocks on and who holds it, and
-	// the wait-for cycle.
-	desc := bug.Message
-	report, err := s.dbg.BugReport()
+	// What heddle test says of it: its message, the goroutines, what each blocks on and who
+	// holds it, and the wait-for cycle.
+	desc, err := s.dbg.BugReport()
 	if err != nil {
 		s.output("stderr", "heddle: "+err.Error()+"\n")
 	}
-	if report != "" {
-		desc += "\n" + report
+	if desc == "" {
+		desc = bug.Message
 	}
 	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": desc, "breakMode": "always",
 		"details": map[string]any{"message": desc, "typeName": "heddle " + bug.Kind}})
