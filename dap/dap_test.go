@@ -11,6 +11,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/heddledbg/heddle/debugger"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 const buildTimeout = 3 * time.Minute
@@ -523,5 +524,66 @@ func TestDeadlockThreads(t *testing.T) {
 	}
 	if inLock != 2 {
 		t.Errorf("%d threads named at their Lock at bank.go:15, want 2", inLock)
+	}
+}
+
+// TestDeadlockReport replays the transfer deadlock: its exception says what heddle test says
+// of it, one line per goroutine with what it blocks on and who holds it, and the wait-for
+// cycle, the same text as the report of the trace the search saved.
+func TestDeadlockReport(t *testing.T) {
+	c, _, found := exploreDeadlock(t)
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	st := c.stopped(time.Minute)
+	if st.Reason != "exception" || st.Description != "deadlock" {
+		t.Fatalf("the replay stopped with %+v, want the deadlock", st)
+	}
+	var info struct {
+		ExceptionID string `json:"exceptionId"`
+		Description string `json:"description"`
+	}
+	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
+	t.Logf("exceptionInfo:\n%s", info.Description)
+	tr, err := timeline.ReadTrace(found.Bug.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := tr.Verdict.Message + "\n" + tr.VerdictReport("  "); info.ExceptionID != "deadlock" || info.Description != want {
+		t.Errorf("exceptionInfo: %s %q, want deadlock %q", info.ExceptionID, info.Description, want)
+	}
+	for _, re := range []string{
+		`(?m)^  G1\.\d +blocked in to\.mu\.Lock\(\) at bank\.go:15, held by G1\.\d as from\.mu since bank\.go:13$`,
+		`(?m)^  wait-for cycle: G1\.(\d) → G1\.\d → G1\.\d$`,
+	} {
+		if n := len(regexp.MustCompile(re).FindAllString(info.Description, -1)); n == 0 {
+			t.Errorf("exceptionInfo does not say %s", re)
+		}
+	}
+}
+
+// TestFailedTestReport replays a lost deposit: the failed test's exception carries its log,
+// which the debuggee does not capture (its output goes to the console), from the run's trace.
+func TestFailedTestReport(t *testing.T) {
+	c := launch(t, "TestDeposit", map[string]any{"stopOnEntry": true}, nil)
+	c.stopped(time.Minute)
+	c.response(c.custom("heddle/explore", map[string]any{"strategy": "dfs", "budget": "10s"}), 10*time.Second)
+	var found bugFound
+	for found.Bug.Schedule == "" {
+		c.decode(c.event("heddle/bugFound", time.Minute).Body, &found)
+	}
+	c.event("heddle/exploreDone", time.Minute)
+	const want = "balance = 50, want 100"
+	if !strings.Contains(found.Bug.Message, want) {
+		t.Errorf("the search found %s %q, want the test's message %q", found.Bug.Kind, found.Bug.Message, want)
+	}
+	c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+	st := c.stopped(time.Minute)
+	var info struct {
+		Description string `json:"description"`
+	}
+	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
+	if st.Reason != "exception" || !strings.Contains(info.Description, want) {
+		t.Errorf("the replay stopped with %+v, exceptionInfo %q; want the failed test's message %q", st, info.Description, want)
 	}
 }

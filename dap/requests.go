@@ -81,8 +81,17 @@ func (s *Session) exceptionInfo(m *message, _ godap.ExceptionInfoArguments) {
 		s.forward(m)
 		return
 	}
-	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": bug.Message, "breakMode": "always",
-		"details": map[string]any{"message": bug.Message, "typeName": "heddle " + bug.Kind}})
+	// What heddle test says of it: its message, the goroutines, what each blocks on and who
+	// holds it, and the wait-for cycle.
+	desc, err := s.dbg.BugReport()
+	if err != nil {
+		s.output("stderr", "heddle: "+err.Error()+"\n")
+	}
+	if desc == "" {
+		desc = bug.Message
+	}
+	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": desc, "breakMode": "always",
+		"details": map[string]any{"message": desc, "typeName": "heddle " + bug.Kind}})
 }
 
 func (s *Session) checkpoints(m *message, _ checkpointsArgs) {

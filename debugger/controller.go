@@ -59,6 +59,11 @@ type planned struct {
 	// then stops when it resumes.
 	next      string
 	breakNext bool
+	// stepping is the goroutine a step is under way on: where the schedule leaves the choice
+	// free, it continues while it can, as the user who steps it expects, rather than the
+	// goroutine that ran last (a child a go statement started runs to its first scheduling
+	// point, and is the current goroutine there).
+	stepping string
 }
 
 // Checkpoint is a resumption of a goroutine by the scheduler: it is about to perform Op.
@@ -271,7 +276,8 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 }
 
 // pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the
-// current goroutine (no preemption), the first alternative otherwise.
+// goroutine being stepped, the current goroutine (no preemption), the first alternative
+// otherwise.
 func (c *controller) pick(p *worker.DebugPoint) int {
 	if len(p.Alts) < 2 {
 		return 0
@@ -292,6 +298,9 @@ func (c *controller) pick(p *worker.DebugPoint) int {
 		}
 		// The schedule diverged: follow it no further.
 		c.plan.follow = c.plan.follow[:d]
+	}
+	if i := slices.IndexFunc(p.Alts, func(a worker.DebugAlt) bool { return a.Name == c.plan.stepping }); i >= 0 && c.plan.stepping != "" {
+		return i
 	}
 	if p.Current >= 0 {
 		return p.Current

@@ -215,6 +215,29 @@ func (d *Debugger) Bug() *Bug {
 	return d.curBug
 }
 
+// BugReport is what heddle test says of the bug the current stop is at, from the run's trace:
+// its message (a failed test's log, which the debuggee, whose output goes to the console,
+// does not capture), then for every goroutine what it blocks on and who holds it, and the
+// wait-for cycle (timeline.Trace.VerdictReport). It is empty when the stop is at no bug.
+func (d *Debugger) BugReport() (string, error) {
+	in, _, err := d.stopped()
+	if err != nil {
+		return "", err
+	}
+	bug := d.Bug()
+	if bug == nil {
+		return "", nil
+	}
+	tr, _, err := d.sessionTrace(in)
+	if err != nil {
+		return "", fmt.Errorf("the report of the %s: %w", bug.Kind, err)
+	}
+	if tr.Verdict.Kind != bug.Kind {
+		return "", fmt.Errorf("the report of the %s: the run's replay ended with %s", bug.Kind, tr.Verdict.Kind)
+	}
+	return tr.Verdict.Message + "\n" + tr.VerdictReport("  "), nil
+}
+
 // stopped returns the current stop, or ErrNoProgram or ErrNotStopped.
 func (d *Debugger) stopped() (*incarnation, *bidir.Stop, error) {
 	in := d.current()

@@ -31,6 +31,10 @@ type incarnation struct {
 	exited     chan struct{}
 	exitedOnce sync.Once
 	output     []string
+	// interrupted is the goroutine whose step another goroutine's breakpoint interrupted:
+	// Delve resumes that step at the next continue, which keeps the goroutine running as the
+	// step did.
+	interrupted string
 }
 
 // prepare launches a new incarnation, with the control socket in its environment, and starts

@@ -279,6 +279,16 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 	d.goCaptured(in, done, func(id int, sink chan Event) {
 		ctx := d.ctx
 		stepping := m != Continue
+		in.mu.Lock()
+		name := in.interrupted
+		in.interrupted = ""
+		in.mu.Unlock()
+		if stepping {
+			_, name = d.threads.client(in, goid)
+		}
+		in.ctrl.mu.Lock()
+		in.ctrl.plan.stepping = name
+		in.ctrl.mu.Unlock()
 		if stepping {
 			// At a checkpoint the goroutine stands inside heddle's runtime, before its
 			// operation: step out to the user's line first, which performs the operation.
@@ -367,6 +377,11 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 			in.release(sink)
 			d.stopAtEnd(id, in)
 			return
+		}
+		if _, who := d.threads.client(in, h.goid); name != "" && h.hit() && who != name {
+			in.mu.Lock()
+			in.interrupted = name
+			in.mu.Unlock()
 		}
 		d.settle(id, in, sink)
 		d.present(in, h, steps)

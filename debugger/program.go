@@ -180,7 +180,8 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 func (p *program) worker() *remote.Worker {
 	w := &remote.Worker{Path: p.binary, Dir: p.dir, Env: []string{worker.EnvPackage + "=" + p.pkg}}
 	if p.mode == "test" {
-		w.Args = worker.TestArgs(false)
+		// Verbose, as heddle test's workers: a failed run's messages are the test's log.
+		w.Args = worker.TestArgs(true)
 	}
 	return w
 }

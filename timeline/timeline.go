@@ -363,14 +363,16 @@ func waitCycle(res *rt.Result) []string {
 		}
 	}
 	waits := map[rt.GID]rt.GID{}
+	var starts []rt.GID // in the verdict's order, so that a replay names the cycle alike
 	for _, g := range res.Verdict.Goroutines {
 		if g.Op == rt.OpLock || g.Op == rt.OpRLock {
 			if h, ok := holder[g.Obj]; ok {
 				waits[g.ID] = h
+				starts = append(starts, g.ID)
 			}
 		}
 	}
-	for start := range waits {
+	for _, start := range starts {
 		seen := map[rt.GID]int{}
 		var path []rt.GID
 		for g, ok := start, true; ok; g, ok = waits[g] {

@@ -288,7 +288,7 @@ func goldenReport(b *worker.Bug) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "kind: %s\nmessage: %s\n", b.Kind, b.Message)
 	for _, g := range b.Trace.Verdict.Goroutines {
-		fmt.Fprintf(&sb, "%s %s\n", g.ID, describe(b.Trace, g))
+		fmt.Fprintf(&sb, "%s %s\n", g.ID, b.Trace.State(g))
 	}
 	for _, l := range b.Trace.Verdict.Timing {
 		fmt.Fprintf(&sb, "timing: %s\n", l)

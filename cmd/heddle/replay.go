@@ -147,7 +147,7 @@ func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
 	}
 	fmt.Printf("verdict: %s: %s\n", tr.Verdict.Kind, tr.Verdict.Message)
 	for _, g := range tr.Verdict.Goroutines {
-		fmt.Printf("  %-8s %s\n", g.ID, describe(tr, g))
+		fmt.Printf("  %-8s %s\n", g.ID, tr.State(g))
 		for _, fr := range g.Stack {
 			fmt.Printf("             %s\n                 %s:%d\n", fr.Func, fr.File, fr.Line)
 		}

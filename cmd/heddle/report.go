@@ -330,15 +330,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 		fmt.Fprintln(w)
 		return
 	}
-	for _, g := range b.Trace.Verdict.Goroutines {
-		fmt.Fprintf(w, "    %-8s %s\n", g.ID, describe(b.Trace, g))
-	}
-	for _, l := range b.Trace.Verdict.Timing {
-		fmt.Fprintf(w, "    with adversarial time, %s\n", l)
-	}
-	if len(b.Trace.Verdict.Cycle) > 0 {
-		fmt.Fprintf(w, "    wait-for cycle: %s → %s\n", strings.Join(b.Trace.Verdict.Cycle, " → "), b.Trace.Verdict.Cycle[0])
-	}
+	fmt.Fprint(w, b.Trace.VerdictReport("    "))
 	if len(b.Trace.Verdict.History) > 0 {
 		fmt.Fprintln(w)
 		printHistory(w, b.Trace.Verdict.History, "    ")
@@ -365,61 +357,6 @@ func printHistory(w io.Writer, h []timeline.Operation, indent string) {
 			fmt.Fprint(w, indent+"  "+l)
 		}
 	}
-}
-
-// describe says what a goroutine involved in a verdict of trace t was doing, and where.
-func describe(t *timeline.Trace, g timeline.GoroutineState) string {
-	var s string
-	switch g.State {
-	case "blocked":
-		// As Go's goroutine traces say it: blocked in from.mu.Lock(), in chan receive on
-		// s.done.
-		x := g.Expr
-		if x == "" && g.Obj != "" && t.Label(g.Obj) != g.Obj {
-			x = t.Label(g.Obj)
-		}
-		s = timeline.Blocked(g.Op, x)
-		if x == "" && g.Obj != "" {
-			s += " on " + t.Describe(g.Obj)
-		}
-	default:
-		s = g.State
-	}
-	if g.Pos != nil {
-		s += " at " + short(*g.Pos)
-	}
-	if g.State == "blocked" && (g.Op == "lock" || g.Op == "rlock") {
-		for _, h := range t.Holders(g.Obj) {
-			switch {
-			case h.Op == "lock":
-				s += ", held by " + h.G
-			case g.Op == "rlock":
-				continue // readers do not keep out a reader
-			default:
-				s += ", read-locked by " + h.G
-			}
-			if h.Expr != "" && h.Expr != g.Expr {
-				s += " as " + h.Expr
-			}
-			if h.Pos != nil {
-				s += " since " + short(*h.Pos)
-			}
-		}
-		if g.Op == "rlock" {
-			// A reader waits behind a writer that waits: sync.RWMutex lets no new reader in
-			// once Lock is called.
-			for _, w := range t.Verdict.Goroutines {
-				if w.State == "blocked" && w.Op == "lock" && w.Obj == g.Obj {
-					s += ", behind " + w.ID + "'s waiting lock"
-				}
-			}
-		}
-	}
-	return s
-}
-
-func short(p timeline.Pos) string {
-	return filepath.Base(p.File) + ":" + fmt.Sprint(p.Line)
 }
 
 // printInterleaving prints a trace with one column per goroutine.
@@ -509,7 +446,7 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 			cell, pos = "defer "+cell, e.Defer
 		}
 		if pos != nil {
-			cell += " " + short(*pos)
+			cell += " " + pos.Short()
 		}
 		mark := " "
 		if e.Decision != nil {

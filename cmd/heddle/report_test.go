@@ -30,7 +30,7 @@ func TestInterleavingTable(t *testing.T) {
 			}
 			var sb strings.Builder
 			for _, g := range tr.Verdict.Goroutines {
-				fmt.Fprintf(&sb, "%-8s %s\n", g.ID, describe(tr, g))
+				fmt.Fprintf(&sb, "%-8s %s\n", g.ID, tr.State(g))
 			}
 			printInterleaving(&sb, tr, "", newWindow(tr))
 			golden.Check(t, filepath.Join("testdata", "interleaving", name+".golden"), sb.String())

@@ -1,0 +1,281 @@
+package dap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+)
+
+// moduleCopy downloads module (path@version) with the go command and copies it out of the
+// module cache, which is read-only, into a temporary directory. A test of real code cannot
+// run without it: when the module cannot be downloaded (no network, no proxy) the test is
+// skipped, and says so loudly, since a skip hides whatever it was to show.
+func moduleCopy(t *testing.T, module string) string {
+	t.Helper()
+	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
+	var m struct{ Dir, Error string }
+	if err == nil {
+		err = json.Unmarshal(out, &m)
+	}
+	if err != nil || m.Dir == "" {
+		t.Skipf("SKIPPED, NOTHING WAS TESTED: cannot download %s (%v %s): this test needs the module proxy", module, err, m.Error)
+	}
+	dst := t.TempDir()
+	err = filepath.WalkDir(m.Dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(m.Dir, p)
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copying %s out of the module cache: %v", module, err)
+	}
+	return dst
+}
+
+// place is where a goroutine stopped, as file:line.
+type place struct {
+	File string
+	Line int
+}
+
+func (p place) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
+
+// where returns where thread stands, by its top frame.
+func (c *client) where(thread int) place {
+	c.t.Helper()
+	fs := c.stack(thread)
+	if len(fs) == 0 {
+		c.t.Fatalf("thread %d has no frames", thread)
+	}
+	return place{filepath.Base(fs[0].Source.Path), fs[0].Line}
+}
+
+// launchTest starts a session of adapter client c on test of the package in dir, with
+// breakpoints at lines of file, and returns the first stop.
+func (c *client) launchTest(heddle bool, dir, test, file string, lines ...int) stopped {
+	c.t.Helper()
+	initialize(c)
+	args := map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^" + test + "$"}}
+	if !heddle {
+		// Delve builds and runs its test binary where go test would: in the package's
+		// directory; the binary goes to a temporary one.
+		args["cwd"], args["dlvCwd"], args["output"] = dir, dir, filepath.Join(c.t.TempDir(), "debug.test")
+	}
+	if m := c.responseAny(c.custom("launch", args), buildTimeout); !m.Success {
+		c.t.Fatalf("launch failed: %s; the adapter said: %s", responseError(m), c.pending())
+	}
+	c.event("initialized", 30*time.Second)
+	var bps []godap.SourceBreakpoint
+	for _, l := range lines {
+		bps = append(bps, godap.SourceBreakpoint{Line: l})
+	}
+	setBreakpoints(c, filepath.Join(dir, file), bps...)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	return c.stopped(2 * time.Minute)
+}
+
+// newDelveClient starts a plain Delve DAP server, as dlv dap does (the test binary serves
+// it, see ServeDelve), and returns a client connected to it.
+func newDelveClient(t *testing.T) *client {
+	t.Helper()
+	dir := t.TempDir()
+	cmd, conn, err := startDelve(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	c := &client{t: t, conn: conn, r: bufio.NewReader(conn), done: done, cancel: func() {
+		// Delve ends its debuggee when its client disconnects, and then itself; whatever is
+		// left is killed.
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		b, _ := json.Marshal(&message{Seq: 1 << 30, Type: "request", Command: "disconnect", Arguments: body(map[string]any{"terminateDebuggee": true})})
+		if godap.WriteBaseMessage(conn, b) == nil {
+			r := bufio.NewReader(conn)
+			for {
+				content, err := godap.ReadBaseMessage(r)
+				if err != nil || bytes.Contains(content, []byte(`"command":"disconnect"`)) {
+					break
+				}
+			}
+		}
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		done <- nil
+	}}
+	t.Cleanup(c.close)
+	return c
+}
+
+// motion is a step of a scripted sequence.
+type motion string
+
+// move makes motion m on thread and returns the stop it ends with and where the stopping
+// thread stands; ended is set when the program ran to its end instead.
+func (c *client) move(m motion, thread int) (st stopped, at place, ended bool) {
+	c.t.Helper()
+	var req godap.RequestMessage
+	switch m {
+	case "next":
+		req = &godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: thread}}
+	case "stepIn":
+		req = &godap.StepInRequest{Request: godap.Request{Command: "stepIn"}, Arguments: godap.StepInArguments{ThreadId: thread}}
+	case "stepOut":
+		req = &godap.StepOutRequest{Request: godap.Request{Command: "stepOut"}, Arguments: godap.StepOutArguments{ThreadId: thread}}
+	case "continue":
+		req = &godap.ContinueRequest{Request: godap.Request{Command: "continue"}, Arguments: godap.ContinueArguments{ThreadId: thread}}
+	case "stepBack":
+		req = &godap.StepBackRequest{Request: godap.Request{Command: "stepBack"}, Arguments: godap.StepBackArguments{ThreadId: thread}}
+	case "reverseContinue":
+		req = &godap.ReverseContinueRequest{Request: godap.Request{Command: "reverseContinue"}, Arguments: godap.ReverseContinueArguments{ThreadId: thread}}
+	default:
+		c.t.Fatalf("no motion %q", m)
+	}
+	c.response(c.send(req), time.Minute)
+	msg := c.next("stopped or the end", 2*time.Minute, func(m *message) bool {
+		return m.Event == "stopped" && !bytes.Contains(m.Body, []byte(`"preserveFocusHint":true`)) || m.Event == "terminated" || m.Event == "exited"
+	})
+	if msg.Event != "stopped" {
+		return st, place{}, true
+	}
+	c.decode(msg.Body, &st)
+	if st.Reason == "end" {
+		ended = true
+	}
+	return st, c.where(st.ThreadID), ended
+}
+
+// TestNextOverLibraryCall is issue 24's user on pond: from a breakpoint at the second
+// Submit of TestResultPoolSubmitContextCanceled, next steps over the calls into the library,
+// whose scheduling points are heddle's business, and the backward moves retrace the same
+// lines. Delve puts a breakpoint at line 309 in the test and in task2's closure, which begins
+// on that line: under heddle's fair scheduler the test goroutine's second select with default
+// (notifySubmitWaiter, in Submit) yields to the worker, which enters the closure, as a worker
+// of go test may; Delve stops there, and a continue resumes the interrupted step, which ends
+// on the test's goroutine. Going back, the worker's hit comes before the test's.
+func TestNextOverLibraryCall(t *testing.T) {
+	dir := moduleCopy(t, "github.com/alitto/pond/v2@v2.7.1")
+	c := newClient(t)
+	st := c.launchTest(true, dir, "TestResultPoolSubmitContextCanceled", "result_test.go", 309)
+	test := st.ThreadID
+	if at := c.where(test); at != (place{"result_test.go", 309}) {
+		t.Fatalf("the breakpoint stopped at %s, want result_test.go:309", at)
+	}
+	for _, step := range []struct {
+		m      motion
+		on     int
+		reason string
+		want   place
+	}{
+		{"next", test, "step", place{"result_test.go", 315}},
+		{"next", 0, "breakpoint", place{"result_test.go", 309}},
+		{"continue", test, "step", place{"result_test.go", 319}},
+		// Back to line 315 as the step over Submit left it: the worker's hit is before.
+		{"stepBack", test, "step", place{"result_test.go", 315}},
+		{"reverseContinue", 0, "breakpoint", place{"result_test.go", 309}},
+		{"reverseContinue", test, "breakpoint", place{"result_test.go", 309}},
+	} {
+		st, at, ended := c.move(step.m, test)
+		other := step.on == 0 && st.ThreadID != test
+		if ended || !other && st.ThreadID != step.on || st.Reason != step.reason || at != step.want {
+			t.Fatalf("%s stopped (%s) on thread %d at %s, want (%s) on thread %d at %s", step.m, st.Reason, st.ThreadID, at, step.reason, step.on, step.want)
+		}
+		t.Logf("%s: %s on %s", step.m, at, c.threadName(st.ThreadID))
+	}
+}
+
+// script is a debugging session scripted for the differential test: breakpoints at lines of
+// file, then motions of the goroutine that stopped first.
+type script struct {
+	module, pkg, test, file string
+	lines                   []int
+	moves                   []motion
+	// differ lists, by index in the stepping goroutine's stops, the stops where heddle and
+	// Delve are known to differ, and why.
+	differ map[int]string
+}
+
+// trip is what a scripted session saw: the stepping goroutine's stops, the first and then one
+// per motion, and the other goroutines' breakpoint hits that interrupted a step.
+type trip struct {
+	stops  []place
+	others []string
+}
+
+// play runs s through a session of adapter c (heddle's or Delve's). A step interrupted by
+// another goroutine's breakpoint is resumed with a continue, as Delve tells its user to: the
+// step then ends on the stepping goroutine. It ends early when the program does.
+func (s script) play(c *client, heddle bool, dir string) trip {
+	st := c.launchTest(heddle, filepath.Join(dir, s.pkg), s.test, s.file, s.lines...)
+	thread := st.ThreadID
+	tr := trip{stops: []place{c.where(thread)}}
+	for _, m := range s.moves {
+		st, at, ended := c.move(m, thread)
+		for i := 0; !ended && st.ThreadID != thread; i++ {
+			if st.Reason != "breakpoint" || i == 10 {
+				c.t.Fatalf("%s on thread %d stopped (%s) on thread %d at %s", m, thread, st.Reason, st.ThreadID, at)
+			}
+			tr.others = append(tr.others, fmt.Sprintf("after %d stops: thread %d at %s", len(tr.stops), st.ThreadID, at))
+			st, at, ended = c.move("continue", thread)
+		}
+		if ended {
+			break
+		}
+		tr.stops = append(tr.stops, at)
+	}
+	return tr
+}
+
+// TestDifferentialDelve runs the same breakpoints and steps through dlv dap and heddle dap on
+// real modules' tests and compares where the goroutine that steps stops. Its path does not
+// depend on the interleaving in these tests; the other goroutines' breakpoint hits do, and
+// are logged, not compared.
+func TestDifferentialDelve(t *testing.T) {
+	for _, s := range []script{
+		{module: "github.com/alitto/pond/v2@v2.7.1", test: "TestResultPoolSubmitContextCanceled", file: "result_test.go",
+			lines: []int{309}, moves: []motion{"next", "next", "stepIn", "next", "stepOut", "next"}},
+		{module: "golang.org/x/sync@v0.25.0", pkg: "errgroup", test: "TestTryGo", file: "errgroup_test.go",
+			lines: []int{198}, moves: []motion{"next", "stepIn", "next", "next", "next", "stepOut", "next"},
+			differ: map[int]string{5: "heddle's rewritten select dispatches its cases from the select's line: next from a case's line " +
+				"goes back to the select's line (110) before the line after the select (118)"}},
+	} {
+		t.Run(s.test, func(t *testing.T) {
+			dir := moduleCopy(t, s.module)
+			delve := s.play(newDelveClient(t), false, dir)
+			heddle := s.play(newClient(t), true, dir)
+			t.Logf("delve:  %v, other goroutines' hits %q", delve.stops, delve.others)
+			t.Logf("heddle: %v, other goroutines' hits %q", heddle.stops, heddle.others)
+			if len(delve.stops) != len(heddle.stops) {
+				t.Fatalf("delve stopped %d times, heddle %d", len(delve.stops), len(heddle.stops))
+			}
+			for i := range delve.stops {
+				why, known := s.differ[i]
+				switch {
+				case delve.stops[i] != heddle.stops[i] && !known:
+					t.Errorf("stop %d: delve at %s, heddle at %s", i, delve.stops[i], heddle.stops[i])
+				case delve.stops[i] == heddle.stops[i] && known:
+					t.Errorf("stop %d: both at %s, where they were known to differ (%s)", i, delve.stops[i], why)
+				case known:
+					t.Logf("stop %d: delve at %s, heddle at %s: %s", i, delve.stops[i], heddle.stops[i], why)
+				}
+			}
+		})
+	}
+}
