@@ -18,6 +18,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // Config describes an instrumented build.
@@ -120,6 +122,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res := &Result{WorkDir: b.work}
 	roots, err := b.load()
+	if err == nil {
+		err = b.addStd()
+	}
 	if err == nil {
 		err = b.writeOverlay()
 	}
@@ -402,6 +407,22 @@ func (b *builder) load() ([]root, error) {
 	return roots, nil
 }
 
+// addStd adds to rt a file that lists the standard library of the go command that builds the
+// program (go list std): rt tells the standard library's frames from the program's by it,
+// whatever the program's module is called.
+func (b *builder) addStd() error {
+	out, err := b.goCmd("list", "-e", "std").Output()
+	if err != nil {
+		return fmt.Errorf("instrument: go list std in %s: %w", b.dir, err)
+	}
+	dir := b.runtime
+	if b.mainModule == modulePath {
+		dir = filepath.Dir(b.gomod)
+	}
+	b.addFile(filepath.Join(dir, "rt", "zz_heddle_std.go"), stdFile(out))
+	return nil
+}
+
 // loadError turns the go command's complaints about the requested packages
 // into one error.
 func (b *builder) loadError(msgs []string) error {
@@ -486,15 +507,10 @@ func (b *builder) instrumented(p *packages.Package) bool {
 	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
 }
 
-// runtimePatterns are the go command's patterns for heddle's runtime, which is linked into
-// every program under test and never instrumented: the root package, rt and its subpackages,
-// the worker harness, and the packages it runs.
-var runtimePatterns = []string{modulePath, rtPath + "/...", modulePath + "/harness", modulePath + "/explorer",
-	modulePath + "/worker", modulePath + "/timeline", modulePath + "/locktree"}
-
-// Runtime reports whether pkgPath is part of heddle's runtime (runtimePatterns). The tests of
-// such a package run outside heddle's control.
-func Runtime(pkgPath string) bool { return matchAny(runtimePatterns, pkgPath) }
+// Runtime reports whether pkgPath is part of heddle's runtime (rt.RuntimePackages), which is
+// linked into every program under test and never instrumented. The tests of such a package run
+// outside heddle's control.
+func Runtime(pkgPath string) bool { return rt.RuntimePackage(pkgPath) }
 
 func matchAny(patterns []string, pkgPath string) bool {
 	for _, pat := range patterns {
