@@ -160,6 +160,9 @@ type builder struct {
 	// plain are the packages of the main module that the tests of heddle's runtime import:
 	// rewritten, they would import rt, and rt's own tests would import themselves.
 	plain map[string]bool
+	// langs are the Go files of the build's packages that are in modules, with their modules'
+	// language (keepLanguage).
+	langs map[string]fileLang
 }
 
 // fail records that the package to build at path does not build, with
@@ -316,6 +319,7 @@ func (b *builder) load() ([]root, error) {
 			return false
 		}
 		seen[p.ID] = true
+		b.noteLang(p)
 		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			return true // loaded again below with the package it tests
 		}
@@ -576,6 +580,9 @@ func (b *builder) writeOverlay() error {
 	if err := os.MkdirAll(filepath.Join(b.work, "src"), 0o777); err != nil {
 		return err
 	}
+	if err := b.keepLanguage(); err != nil {
+		return err
+	}
 	for _, f := range b.pending {
 		if err := os.WriteFile(f.path, f.content, 0o666); err != nil {
 			return err
@@ -620,7 +627,7 @@ func (b *builder) writeOverlay() error {
 		if mf.Go != nil {
 			old = mf.Go.Version
 		}
-		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build", b.gomod, old, runtimeGo))
+		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build; its files keep their language by build constraints", b.gomod, old, runtimeGo))
 		if err := mf.AddGoStmt(runtimeGo); err != nil {
 			return err
 		}
@@ -682,6 +689,7 @@ func (b *builder) copyCached() (map[string]string, error) {
 
 // raiseGo sets the go version of the go.mod at file, of module path, to the runtime's if it is
 // older (the rewritten code calls generic functions) or missing, creating the file if needed.
+// The module's files keep their language (keepLanguage).
 func raiseGo(file, path string) error {
 	data, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {

@@ -74,7 +74,6 @@ func goTestRace(t *testing.T, dir string, pkgs []string) map[string]bool {
 	t.Helper()
 	cmd := exec.Command("go", append([]string{"test", "-race", "-count=20", "-json"}, pkgs...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	out, _ := cmd.Output()
 	failed := make(map[string]bool)
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -146,4 +145,19 @@ func TestStackShapes(t *testing.T) {
 			t.Errorf("%s under heddle:\n%s\nunder go test, without package testing's frames:\n%s", name, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+}
+
+// TestModuleLanguage checks that the instrumented build keeps a module's language: at go 1.21
+// a range loop has one variable, and goroutines that capture it race with the loop's write
+// (go test -race reports it); at go 1.22 each iteration has its own, and the same code is clean.
+func TestModuleLanguage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds modules and runs go test -race")
+	}
+	checkRaces(t, "testdata/loop121", []string{"./..."}, map[string]raceWant{
+		"TestBugLoopCapture": {"loop_test.go", []int{16, 21}},
+	})
+	checkRaces(t, "testdata/loop122", []string{"./..."}, map[string]raceWant{
+		"TestLoopCapture": {},
+	})
 }
