@@ -95,10 +95,11 @@ func (b *builder) keepLanguage() error {
 // withLang returns the source src of the file name with its language version set to lang by
 // its build constraint: an existing //go:build line becomes "(its expression) && lang" in its
 // place; without one, the constraint (with the expression of any // +build lines) goes on top,
-// and a //line directive keeps the lines of the file where they were.
+// and a //line directive keeps the lines of the file where they were. The // +build lines
+// become empty comments, since the go command rejects those that differ from //go:build.
 func withLang(src []byte, name, lang string) ([]byte, error) {
 	lines := bytes.SplitAfter(src, []byte("\n"))
-	var plus constraint.Expr
+	var goBuild, plus constraint.Expr
 	for i, line := range lines {
 		text := strings.TrimSpace(string(line))
 		if text != "" && !strings.HasPrefix(text, "//") {
@@ -111,21 +112,27 @@ func withLang(src []byte, name, lang string) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("instrument: %s:%d: %w", name, i+1, err)
 		}
-		if constraint.IsGoBuild(text) {
+		switch {
+		case constraint.IsGoBuild(text):
+			goBuild = x
 			lines[i] = []byte("//go:build " + and(x, lang).String() + "\n")
-			return bytes.Join(lines, nil), nil
-		}
-		if plus == nil {
+		case plus == nil:
 			plus = x
-		} else {
+			lines[i] = []byte("//\n")
+		default:
 			plus = &constraint.AndExpr{X: plus, Y: x}
+			lines[i] = []byte("//\n")
 		}
+	}
+	out := bytes.Join(lines, nil)
+	if goBuild != nil {
+		return out, nil
 	}
 	var x constraint.Expr = &constraint.TagExpr{Tag: lang}
 	if plus != nil {
 		x = and(plus, lang)
 	}
-	return fmt.Appendf(nil, "//go:build %s\n\n//line %s:1:1\n%s", x, name, src), nil
+	return fmt.Appendf(nil, "//go:build %s\n\n//line %s:1:1\n%s", x, name, out), nil
 }
 
 func and(x constraint.Expr, lang string) constraint.Expr {

@@ -88,9 +88,20 @@ func setStdPackages(list string) {
 // stdFunc reports whether the function named fn is in the standard library.
 func stdFunc(fn string) bool { return stdPackages[FuncPackage(fn)] }
 
-// internalFrame reports whether the function named fn is heddle's or Go's runtime's, whose
-// frames are never the user's call site.
+// internalFrame reports whether the function named fn is Go's runtime's, or in one of heddle's
+// packages that run on the program's goroutines between its code and an operation (rt and its
+// shadows, the root package's assertions, lin's recorded calls, the harness that calls the
+// test): its frames are never the user's call site. The search engine (explorer, worker,
+// timeline, locktree) drives runs from outside them, and its own tests run programs written in
+// its packages, whose frames are those programs'.
 func internalFrame(fn string) bool {
 	pkg := FuncPackage(fn)
-	return pkg == "runtime" || RuntimePackage(pkg)
+	if pkg == "runtime" || !RuntimePackage(pkg) {
+		return pkg == "runtime"
+	}
+	switch strings.TrimPrefix(pkg, ModulePath+"/") {
+	case "explorer", "worker", "timeline", "locktree":
+		return false
+	}
+	return true
 }

@@ -52,6 +52,7 @@ func TestFrameClassifier(t *testing.T) {
 		{"github.com/heddledbg/heddle.Assert", "github.com/heddledbg/heddle", false, true, true},
 		{"github.com/heddledbg/heddle/harness.runTest", "github.com/heddledbg/heddle/harness", false, true, true},
 		{"github.com/heddledbg/heddle/lin.(*History).Do", "github.com/heddledbg/heddle/lin", false, true, true},
+		{"github.com/heddledbg/heddle/explorer.TestLockCycleMessage.func1", "github.com/heddledbg/heddle/explorer", false, true, false},
 		{"github.com/heddledbg/heddle/rt_test.TestStack.func1", "github.com/heddledbg/heddle/rt_test", false, false, false},
 		{"github.com/heddledbg/heddle/bidir.TestStepBack", "github.com/heddledbg/heddle/bidir", false, false, false},
 		{"github.com/heddledbg/heddlex/rt.F", "github.com/heddledbg/heddlex/rt", false, false, false},
