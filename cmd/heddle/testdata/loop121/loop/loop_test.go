@@ -9,7 +9,7 @@ import (
 )
 
 func TestBugLoopCapture(t *testing.T) {
-	checks := []string{"disk", "net", "cpu"}
+	checks := names()
 	var mu sync.Mutex
 	var seen []string
 	var wg sync.WaitGroup
