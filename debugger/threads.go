@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
@@ -211,15 +212,15 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 	return out
 }
 
-// hiddenDirs are the source directories of heddle's runtime (as compiled into debuggees) and
-// of Go's runtime, whose frames the user does not see.
+// runtimeSource is the source directory of heddle's runtime as compiled into debuggees, or "".
+var runtimeSource = sync.OnceValue(func() string {
+	src, _ := instrument.RuntimeSource()
+	return src
+})
+
+// hiddenDirs are the source directories of Go's runtime, whose frames the user does not see.
 var hiddenDirs = sync.OnceValue(func() []string {
 	var dirs []string
-	if src, err := instrument.RuntimeSource(); err == nil {
-		for _, d := range []string{"rt", "harness", "explorer", "worker"} {
-			dirs = append(dirs, filepath.Join(src, d)+string(filepath.Separator))
-		}
-	}
 	root := runtime.GOROOT()
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		root = strings.TrimSpace(string(out))
@@ -243,7 +244,24 @@ func HiddenFrame(fn, path string) bool {
 			return true
 		}
 	}
-	return false
+	return runtimeFile(runtimeSource(), path)
+}
+
+// runtimeFile reports whether path is a source file of one of heddle's runtime packages
+// (rt.RuntimePackages) in src, the runtime module's directory.
+func runtimeFile(src, path string) bool {
+	if src == "" {
+		return false
+	}
+	rel, err := filepath.Rel(src, filepath.Dir(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	pkg := rt.ModulePath
+	if rel != "." {
+		pkg += "/" + filepath.ToSlash(rel)
+	}
+	return rt.RuntimePackage(pkg)
 }
 
 func (f *Frame) hidden() bool { return HiddenFrame(f.Func, f.File) }

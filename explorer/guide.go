@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -587,10 +586,6 @@ func callerPosition(p *rt.Point) string {
 }
 
 func heddleFrame(fn string) bool {
-	for _, p := range []string{"runtime.", "github.com/heddledbg/heddle.", "github.com/heddledbg/heddle/rt.", "github.com/heddledbg/heddle/rt/", "github.com/heddledbg/heddle/harness.", "github.com/heddledbg/heddle/explorer."} {
-		if strings.HasPrefix(fn, p) {
-			return true
-		}
-	}
-	return false
+	pkg := rt.FuncPackage(fn)
+	return pkg == "runtime" || rt.RuntimePackage(pkg)
 }

@@ -18,6 +18,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // Config describes an instrumented build.
@@ -121,6 +123,9 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	res := &Result{WorkDir: b.work}
 	roots, err := b.load()
 	if err == nil {
+		err = b.addStd()
+	}
+	if err == nil {
 		err = b.writeOverlay()
 	}
 	if err == nil {
@@ -155,6 +160,9 @@ type builder struct {
 	// plain are the packages of the main module that the tests of heddle's runtime import:
 	// rewritten, they would import rt, and rt's own tests would import themselves.
 	plain map[string]bool
+	// langs are the Go files of the build's packages that are in modules, with their modules'
+	// language (keepLanguage).
+	langs map[string]fileLang
 }
 
 // fail records that the package to build at path does not build, with
@@ -311,6 +319,7 @@ func (b *builder) load() ([]root, error) {
 			return false
 		}
 		seen[p.ID] = true
+		b.noteLang(p)
 		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			return true // loaded again below with the package it tests
 		}
@@ -402,6 +411,22 @@ func (b *builder) load() ([]root, error) {
 	return roots, nil
 }
 
+// addStd adds to rt a file that lists the standard library of the go command that builds the
+// program (go list std): rt tells the standard library's frames from the program's by it,
+// whatever the program's module is called.
+func (b *builder) addStd() error {
+	out, err := b.goCmd("list", "-e", "std").Output()
+	if err != nil {
+		return fmt.Errorf("instrument: go list std in %s: %w", b.dir, err)
+	}
+	dir := b.runtime
+	if b.mainModule == modulePath {
+		dir = filepath.Dir(b.gomod)
+	}
+	b.addFile(filepath.Join(dir, "rt", "zz_heddle_std.go"), stdFile(out))
+	return nil
+}
+
 // loadError turns the go command's complaints about the requested packages
 // into one error.
 func (b *builder) loadError(msgs []string) error {
@@ -486,15 +511,10 @@ func (b *builder) instrumented(p *packages.Package) bool {
 	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
 }
 
-// runtimePatterns are the go command's patterns for heddle's runtime, which is linked into
-// every program under test and never instrumented: the root package, rt and its subpackages,
-// the worker harness, and the packages it runs.
-var runtimePatterns = []string{modulePath, rtPath + "/...", modulePath + "/harness", modulePath + "/explorer",
-	modulePath + "/worker", modulePath + "/timeline", modulePath + "/locktree"}
-
-// Runtime reports whether pkgPath is part of heddle's runtime (runtimePatterns). The tests of
-// such a package run outside heddle's control.
-func Runtime(pkgPath string) bool { return matchAny(runtimePatterns, pkgPath) }
+// Runtime reports whether pkgPath is part of heddle's runtime (rt.RuntimePackages), which is
+// linked into every program under test and never instrumented. The tests of such a package run
+// outside heddle's control.
+func Runtime(pkgPath string) bool { return rt.RuntimePackage(pkgPath) }
 
 func matchAny(patterns []string, pkgPath string) bool {
 	for _, pat := range patterns {
@@ -560,6 +580,9 @@ func (b *builder) writeOverlay() error {
 	if err := os.MkdirAll(filepath.Join(b.work, "src"), 0o777); err != nil {
 		return err
 	}
+	if err := b.keepLanguage(); err != nil {
+		return err
+	}
 	for _, f := range b.pending {
 		if err := os.WriteFile(f.path, f.content, 0o666); err != nil {
 			return err
@@ -604,7 +627,7 @@ func (b *builder) writeOverlay() error {
 		if mf.Go != nil {
 			old = mf.Go.Version
 		}
-		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build", b.gomod, old, runtimeGo))
+		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build; its files keep their language by build constraints", b.gomod, old, runtimeGo))
 		if err := mf.AddGoStmt(runtimeGo); err != nil {
 			return err
 		}
@@ -666,6 +689,7 @@ func (b *builder) copyCached() (map[string]string, error) {
 
 // raiseGo sets the go version of the go.mod at file, of module path, to the runtime's if it is
 // older (the rewritten code calls generic functions) or missing, creating the file if needed.
+// The module's files keep their language (keepLanguage).
 func raiseGo(file, path string) error {
 	data, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {

@@ -9,11 +9,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // Import paths of heddle's runtime.
 const (
-	modulePath  = "github.com/heddledbg/heddle"
+	modulePath  = rt.ModulePath
 	rtPath      = modulePath + "/rt"
 	harnessPath = modulePath + "/harness"
 )

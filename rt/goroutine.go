@@ -6,7 +6,6 @@ import (
 	"os"
 	"reflect"
 	"runtime"
-	"strings"
 )
 
 // Go starts f in a new controlled goroutine, like a go statement. The instrumenter evaluates
@@ -168,20 +167,11 @@ func panicStack() []uintptr {
 	return pcs
 }
 
-const rtPrefix = "github.com/heddledbg/heddle/rt"
+const rtPrefix = ModulePath + "/rt"
 
 // harnessPrefix starts the names of the functions of the harness that runs tests under heddle
 // (package harness, which rt cannot import).
-const harnessPrefix = "github.com/heddledbg/heddle/harness."
-
-// linPrefix starts the names of the functions of package lin, which records the calls and
-// returns of a history: the user's position of a call is where the test called History.Do.
-const linPrefix = "github.com/heddledbg/heddle/lin."
-
-func internalFrame(fn string) bool {
-	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/") || strings.HasPrefix(fn, harnessPrefix) || strings.HasPrefix(fn, linPrefix) ||
-		strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
-}
+const harnessPrefix = ModulePath + "/harness."
 
 // callers returns the user's call site of the rt operation in progress and the user's stack.
 func callers() (uintptr, []uintptr) {
@@ -216,7 +206,7 @@ func frames(pcs []uintptr) []Frame {
 	fs := runtime.CallersFrames(pcs)
 	for {
 		f, more := fs.Next()
-		if f.Function != "" && !internalFrame(f.Function) && !strings.HasPrefix(f.Function, "testing.") {
+		if f.Function != "" && !internalFrame(f.Function) && FuncPackage(f.Function) != "testing" {
 			out = append(out, Frame{Func: f.Function, File: f.File, Line: f.Line})
 		}
 		if !more {

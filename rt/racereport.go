@@ -122,32 +122,12 @@ func (a *raceAccess) internal() bool {
 	return false
 }
 
-// heddleFunc reports whether fn is in heddle's code that runs in the program under test: the
-// packages that runtime_embed.go embeds.
-func heddleFunc(fn string) bool {
-	for _, p := range []string{"rt.", "rt/", "harness.", "explorer.", "timeline.", "locktree.", "worker.", "lin."} {
-		if strings.HasPrefix(fn, "github.com/heddledbg/heddle/"+p) {
-			return true
-		}
-	}
-	return strings.HasPrefix(fn, "github.com/heddledbg/heddle.")
-}
-
-// stdFunc reports whether function fn is in the standard library, whose import paths have no
-// dot in their first element.
-func stdFunc(fn string) bool {
-	if i := strings.IndexByte(fn, '/'); i >= 0 {
-		return !strings.Contains(fn[:i], ".")
-	}
-	pkg, _, _ := strings.Cut(fn, ".")
-	return pkg != "main"
-}
-
 // userFrames are the frames of the program's code, without the runtime's and heddle's.
 func (a *raceAccess) userFrames() []Frame {
 	var out []Frame
 	for _, f := range a.frames {
-		if !internalFrame(f.Func) && !strings.HasPrefix(f.Func, "internal/") && !strings.HasPrefix(f.Func, "testing.") {
+		pkg := FuncPackage(f.Func)
+		if !internalFrame(f.Func) && !(stdPackages[pkg] && (pkg == "testing" || strings.HasPrefix(pkg, "internal/"))) {
 			out = append(out, f)
 		}
 	}

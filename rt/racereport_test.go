@@ -14,6 +14,7 @@ import (
 // report: the two accesses, whether the race is in heddle's own state, and the positions it
 // reports.
 func TestParseRaceReports(t *testing.T) {
+	goListStd(t)
 	for _, name := range []string{"map", "internal"} {
 		t.Run(name, func(t *testing.T) {
 			text, err := os.ReadFile(filepath.Join("testdata", "race", name+".txt"))
@@ -32,21 +33,5 @@ func TestParseRaceReports(t *testing.T) {
 			}
 			golden.Check(t, filepath.Join("testdata", "race", name+".golden"), b.String())
 		})
-	}
-}
-
-func TestStdFunc(t *testing.T) {
-	for fn, want := range map[string]bool{
-		"runtime.mapassign_faststr":                    true,
-		"internal/runtime/maps.(*Map).putSlot":         true,
-		"slices.insertionSortCmpFunc[...]":             true,
-		"main.main":                                    false,
-		"example.com/kernels/racymap.(*cache).put":     false,
-		"github.com/heddledbg/heddle/rt.(*run).decide": false,
-		"github.com/heddledbg/heddle.Assert":           false,
-	} {
-		if got := stdFunc(fn); got != want {
-			t.Errorf("stdFunc(%q) = %v, want %v", fn, got, want)
-		}
 	}
 }

@@ -1,9 +1,14 @@
 package rt
 
 import (
+	"bytes"
+	"fmt"
 	"os"
+	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Stack is runtime.Stack as the program would see it without heddle, for its own goroutine:
@@ -19,25 +24,58 @@ func Stack(buf []byte, all bool) int {
 	if all {
 		return runtime.Stack(buf, true)
 	}
-	return copy(buf, ownStack())
+	return copy(buf, ownStack(rawStack()))
 }
 
-// DebugStack is runtime/debug.Stack through Stack.
-func DebugStack() []byte { return ownStack() }
+// DebugStack is runtime/debug.Stack through Stack. Its trace starts, as Go writes it, with
+// debug.Stack's own frame: it is debug.Stack's trace, without heddle's frames.
+func DebugStack() []byte { return ownStack(debug.Stack()) }
 
-// PrintStack is runtime/debug.PrintStack through Stack.
-func PrintStack() { os.Stderr.Write(ownStack()) }
+// PrintStack is runtime/debug.PrintStack through Stack: debug.Stack's trace, with the frame of
+// debug.PrintStack that calls it under debug.Stack's.
+func PrintStack() {
+	s := ownStack(debug.Stack())
+	// The trace's header and debug.Stack's frame, a line of its function and one of its file.
+	head := 0
+	for range 3 {
+		head += bytes.IndexByte(s[head:], '\n') + 1
+	}
+	var out []byte
+	out = append(out, s[:head]...)
+	out = append(out, printStackFrame()...)
+	out = append(out, s[head:]...)
+	os.Stderr.Write(out)
+}
 
-// ownStack is the calling goroutine's traceback without heddle's frames.
-func ownStack() []byte {
-	var raw []byte
+// printStackFrame is debug.PrintStack's frame in a trace: its function, and its file and line
+// where it calls debug.Stack, its body's first line (the line after the function's entry).
+var printStackFrame = sync.OnceValue(func() string {
+	f := runtime.FuncForPC(reflect.ValueOf(debug.PrintStack).Pointer())
+	if f == nil {
+		return ""
+	}
+	entry := f.Entry()
+	_, first := f.FileLine(entry)
+	for pc := entry; runtime.FuncForPC(pc) == f; pc++ {
+		if file, line := f.FileLine(pc); line != first {
+			return fmt.Sprintf("%s()\n\t%s:%d +%#x\n", f.Name(), file, line, pc-entry)
+		}
+	}
+	return ""
+})
+
+// rawStack is the calling goroutine's traceback, as runtime.Stack writes it.
+func rawStack() []byte {
 	for n := 1 << 12; ; n *= 2 {
 		buf := make([]byte, n)
 		if k := runtime.Stack(buf, false); k < n {
-			raw = buf[:k]
-			break
+			return buf[:k]
 		}
 	}
+}
+
+// ownStack is the traceback raw without heddle's frames.
+func ownStack(raw []byte) []byte {
 	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	kept := lines[:1]
 	for i := 1; i < len(lines); i++ {

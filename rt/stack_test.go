@@ -41,6 +41,9 @@ func TestStack(t *testing.T) {
 			t.Errorf("%s lists %d goroutines, want 1:\n%s", name, n, s)
 		}
 	}
+	if lines := strings.Split(debug, "\n"); len(lines) < 2 || lines[1] != "runtime/debug.Stack()" {
+		t.Errorf("DebugStack() does not start with debug.Stack's frame, as Go writes it:\n%s", debug)
+	}
 	if !strings.Contains(all, "rt_test.blockedInReceive") || heddleFrame.FindString(all) == "" {
 		t.Errorf("Stack(buf, true) is not the process's listing, with the run's blocked goroutine and heddle's frames:\n%s", all)
 	}

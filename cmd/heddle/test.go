@@ -719,9 +719,7 @@ func heddleFrame(msg string) string {
 		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
 			fn = fn[:i] // the arguments of a traceback's line
 		}
-		slash := strings.LastIndexByte(fn, '/')
-		pkg, _, _ := strings.Cut(fn[slash+1:], ".")
-		if instrument.Runtime(fn[:slash+1] + pkg) {
+		if instrument.Runtime(rt.FuncPackage(fn)) {
 			return fn
 		}
 	}
