@@ -1,0 +1,3 @@
+module loopvar121
+
+go 1.21
