@@ -1,3 +1,3 @@
-module loopvar121
+module example.com/loopvar121
 
 go 1.21
