@@ -280,13 +280,27 @@ func compare(t *testing.T, c *diffCase, g goOutcome, h heddleOutcome, reason str
 		t.Errorf("%s explains a race of %s, which is not a test meant to have one: a TestBug whose want.txt says race, or a TestRace… in a package without want.txt", diffFile, c.id)
 		return "DISAGREE: listed but not a racy twin"
 	case reason != "":
+		if !g.failed() {
+			t.Logf("heddle's race, which go test -race did not show in %d runs:\n%s", g.runs, raceReport(race))
+		}
 		return "race listed: " + reason
 	case race != nil && !g.failed():
 		t.Errorf("heddle reports a race in %s that go test -race never showed in %d runs, and %s does not explain it; heddle's report:\n%s",
-			c.id, g.runs, diffFile, goldenReport(race))
+			c.id, g.runs, diffFile, raceReport(race))
 		return "DISAGREE: a race go never showed"
 	}
 	return ""
+}
+
+// raceReport is heddle's report of a race: the accesses, the goroutines and the interleaving
+// that ordered them so.
+func raceReport(b *worker.Bug) string {
+	var sb strings.Builder
+	sb.WriteString(goldenReport(b))
+	if b.Trace != nil && len(b.Trace.Events) > 0 {
+		printInterleaving(&sb, b.Trace, "", newWindow(b.Trace))
+	}
+	return sb.String()
 }
 
 // bugTwin reports whether c is a test its corpus says is racy.
