@@ -175,8 +175,8 @@ type diffCase struct {
 	test   string
 	plain  string // the test binary that go test -race -c built
 	heddle *remote.Worker
-	dir    string // the package's directory
-	want   string // the first line of the package's want.txt, if it has one
+	dir    string      // the package's directory
+	want   *kernelWant // the package's want.txt, if it has one
 }
 
 // TestDifferential compares heddle test with go test -race on every test function of the
@@ -277,7 +277,7 @@ func compare(t *testing.T, c *diffCase, g goOutcome, h heddleOutcome, reason str
 		t.Errorf("%s explains a race of %s that heddle no longer reports (%s)", diffFile, c.id, h)
 		return "DISAGREE: the listed race is gone"
 	case reason != "" && !bugTwin(c):
-		t.Errorf("%s explains a race of %s, which is not a test meant to have one: a TestBug whose want.txt says race, or a TestRace… in a package without want.txt", diffFile, c.id)
+		t.Errorf("%s explains a race of %s, which is not a test meant to have one: a TestBug whose want.txt says race or warns lockset, or a TestRace… in a package without want.txt", diffFile, c.id)
 		return "DISAGREE: listed but not a racy twin"
 	case reason != "":
 		if !g.failed() {
@@ -303,10 +303,11 @@ func raceReport(b *worker.Bug) string {
 	return sb.String()
 }
 
-// bugTwin reports whether c is a test its corpus says is racy.
+// bugTwin reports whether c is a test its corpus says is racy: a kernel's TestBug whose bug
+// is a race or that breaks the locking discipline (warn: lockset), or a TestRace… elsewhere.
 func bugTwin(c *diffCase) bool {
-	if c.want != "" {
-		return c.test == "TestBug" && c.want == "race"
+	if c.want != nil {
+		return c.test == "TestBug" && (c.want.kind == "race" || slices.Contains(c.want.warn, "lockset"))
 	}
 	return strings.HasPrefix(c.test, "TestRace")
 }
@@ -381,9 +382,10 @@ func diffBuild(t *testing.T, dir string) []*diffCase {
 		if rel == "." {
 			prefix = mod
 		}
-		want := ""
+		var want *kernelWant
 		if data, err := os.ReadFile(filepath.Join(bin.Dir, "want.txt")); err == nil {
-			want = parseWant(t, string(data)).kind
+			w := parseWant(t, string(data))
+			want = &w
 		}
 		for _, test := range strings.Fields(string(out)) {
 			if !strings.HasPrefix(test, "Test") {
