@@ -30,24 +30,47 @@ var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 
 func kernelWorker(bin instrument.Binary) *remote.Worker {
 	res, _ := buildKernels()
-	gorace, err := raceEnv(res.WorkDir)
+	w, err := buildWorker(res, bin)
 	if err != nil {
 		panic(err)
 	}
+	return w
+}
+
+// buildWorker returns a worker for bin, one of the binaries of res built with the race
+// detector, as heddle test starts it.
+func buildWorker(res *instrument.Result, bin instrument.Binary) (*remote.Worker, error) {
+	gorace, err := raceEnv(res.WorkDir)
+	if err != nil {
+		return nil, err
+	}
 	return &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
-		Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+		Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}, nil
 }
 
 type found struct {
 	stats    *timeline.Stats
 	bugs     []*worker.Bug
 	warnings []*timeline.Warning
+	errors   []string // what the worker answered instead of an exploration
 }
 
 func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found {
 	t.Helper()
+	f, err := exploreWith(w, test, worker.Options{MaxTime: 60 * time.Second, Time: tm})
+	for _, e := range f.errors {
+		t.Errorf("worker: %s", e)
+	}
+	if err != nil {
+		t.Fatalf("exploring %s: %v", test, err)
+	}
+	return f
+}
+
+// exploreWith explores test in one worker process with opts.
+func exploreWith(w *remote.Worker, test string, opts worker.Options) (found, error) {
 	var f found
-	err := remote.Explore(context.Background(), w, test, worker.Options{MaxTime: 60 * time.Second, Time: tm}, func(m *worker.Message) {
+	err := remote.Explore(context.Background(), w, test, opts, func(m *worker.Message) {
 		switch m.Type {
 		case "bug":
 			f.bugs = append(f.bugs, m.Bug)
@@ -55,13 +78,10 @@ func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found
 			f.stats = m.Stats
 			f.warnings = m.Warnings
 		case "error":
-			t.Errorf("worker: %s", m.Error)
+			f.errors = append(f.errors, m.Error)
 		}
 	})
-	if err != nil {
-		t.Fatalf("exploring %s: %v", test, err)
-	}
-	return f
+	return f, err
 }
 
 // TestKernels runs heddle with default settings on every bug kernel: the buggy test must

@@ -1,0 +1,3 @@
+module hbcases
+
+go 1.26.0
