@@ -255,10 +255,12 @@ func TestHelp(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"test", "-h"}, []string{"usage: heddle test", "-budget", "-strategy"}},
+		// heddle's own flags, and go test's with what they mean under heddle.
+		{[]string{"test", "-h"}, []string{"usage: heddle test", "-budget", "-strategy", "-skip", "-no-instrument", "-workers", "-count", "-failfast", "-timeout", "-parallel", "-shuffle", "-cpu", "-C", "-o", "Exit status"}},
 		{[]string{"test", "-help"}, []string{"usage: heddle test", "-budget"}},
 		{[]string{"test", "--help", "-tags", "x", "./..."}, []string{"usage: heddle test", "-budget"}},
 		{[]string{"run", "-h"}, []string{"usage: heddle run", "-budget"}},
+		{[]string{"replay", "-h"}, []string{"usage: heddle replay", "-count", "-v"}},
 		{[]string{"help"}, []string{"heddle test -h", "heddle dap", "heddle lsp"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
