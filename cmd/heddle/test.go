@@ -93,7 +93,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
 	g := &f.goTest
-	fs.IntVar(&g.count, "count", 1, "go test's -count: `1` is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
+	fs.IntVar(&g.count, "count", 1, "go test's -count: -count=1 is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
 	fs.BoolVar(&g.failfast, "failfast", false, "stop at the first bug: end that test's search and explore no further tests")
 	fs.DurationVar(&g.timeout, "timeout", 0, "fail a package whose exploration takes longer than `d`, as go test does (0: no limit; -budget bounds each test)")
 	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle explores one test at a time and runs t.Parallel subtests in their parent's place (-workers sets heddle's processes)")
