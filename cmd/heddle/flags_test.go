@@ -37,6 +37,8 @@ func TestGoTestFlags(t *testing.T) {
 			want: []string{"ok  \texample.com/flags\t"}, notWant: []string{"heddle:", "testing: warning"}},
 		{name: "no tests -v", args: []string{"-v", "-run", "TestNope", "./..."}, code: exitOK, asGo: true,
 			want: []string{"testing: warning: no tests to run\nPASS\nok  \texample.com/flags\t", "[no tests to run]"}},
+		{name: "no tests -v -json", args: []string{"-v", "-json", "-run", "TestNope", "./..."}, code: exitOK, asGo: true,
+			want: []string{`"Output":"testing: warning: no tests to run\n"}`, `"Output":"PASS\n"}`}},
 		{name: "C", dir: "testdata", args: []string{"-C", "flags", "-run", "TestClean", "./..."}, code: exitOK, asGo: true,
 			want: []string{"TestClean: clean"}},
 		{name: "C=", dir: "testdata", args: []string{"-C=flags", "-skip", "TestBug", "./..."}, code: exitOK, asGo: true,

@@ -278,7 +278,9 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 		if !r.started[pkg] {
 			r.emit(event{Action: "start", Package: pkg})
 		}
-		r.emit(event{Action: "output", Package: pkg, Output: line + "\n"})
+		for _, l := range strings.Split(line, "\n") {
+			r.emit(event{Action: "output", Package: pkg, Output: l + "\n"})
+		}
 		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
 		return
 	}
