@@ -1,9 +1,9 @@
 // Package spawn starts heddle's child processes (worker processes, the members of a process
-// group, Delve) and stops them. Each child runs in a process group of its own, so that
-// stopping it stops the processes it started too, and must not outlive heddle: on Linux the
-// kernel kills it when heddle dies, however heddle dies; on other systems it is killed when
-// heddle stops it, which heddle does on Ctrl-C and SIGTERM, but not when heddle itself is
-// killed.
+// group, Delve) and stops them. On Unix each child runs in a process group of its own, so
+// that stopping it stops the processes it started too; on Windows it is stopped alone. A
+// child must not outlive heddle: on Linux the kernel kills it when heddle dies, however heddle
+// dies; on other systems it is killed when heddle stops it, which heddle does on Ctrl-C and
+// SIGTERM, but not when heddle itself is killed.
 package spawn
 
 import (
@@ -17,7 +17,8 @@ import (
 // process group of its own.
 func Start(cmd *exec.Cmd, files ...*os.File) error {
 	if len(files) > 0 && !extraFiles {
-		return fmt.Errorf("starting %s: heddle's protocol passes pipes to the process as file descriptors 3 and 4, which os/exec cannot do on %s", cmd.Path, runtime.GOOS)
+		// The caller's error names the process.
+		return fmt.Errorf("heddle's protocol passes pipes to the process as file descriptors 3 and 4, which os/exec cannot do on %s", runtime.GOOS)
 	}
 	cmd.ExtraFiles = files
 	setGroup(cmd)
