@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-delve/delve/service"
@@ -19,6 +18,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/heddledbg/heddle/debugger"
+	"github.com/heddledbg/heddle/internal/spawn"
 	"github.com/heddledbg/heddle/worker"
 )
 
@@ -62,9 +62,7 @@ func startDelve(dir string, id int) (*exec.Cmd, net.Conn, error) {
 	cmd.Env = append(os.Environ(), worker.EnvDelveSocket+"="+path, "TMPDIR="+dir)
 	// Delve announces its socket on stdout; its errors go to heddle's stderr.
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
-	// Delve must not outlive heddle.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := spawn.Start(cmd); err != nil {
 		return nil, nil, fmt.Errorf("starting the debugger: %w", err)
 	}
 	exited := make(chan struct{})
@@ -84,7 +82,7 @@ func startDelve(dir string, id int) (*exec.Cmd, net.Conn, error) {
 		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			spawn.Kill(cmd)
 			return nil, nil, fmt.Errorf("the debugger did not start within 30s")
 		}
 	}
@@ -462,5 +460,5 @@ func (d *delve) Close() {
 	case <-time.After(5 * time.Second):
 	}
 	// Delve ends with its session; if it does not, it and its debuggee are killed.
-	syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	spawn.Kill(d.cmd)
 }

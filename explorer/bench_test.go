@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -178,13 +177,6 @@ func BenchmarkDPORScaling(b *testing.B) {
 			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // counters is the small test with its plain accesses reported, as instrumented code reports

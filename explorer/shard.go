@@ -4,7 +4,7 @@ import "github.com/heddledbg/heddle/rt"
 
 // Sharding splits a systematic search among explorations that share nothing: across CI
 // machines (heddle test -shard i/n, Options.Shard), and again among the processes of one
-// machine (heddle test -parallel, Options.Part); docs/sharding.md.
+// machine (heddle test -workers, Options.Part); docs/sharding.md.
 //
 // A run belongs to one shard by the decisions it makes after the fixed prefix, read as a
 // number in mixed radix (the pick of each decision a digit, its number of alternatives the

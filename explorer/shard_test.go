@@ -50,7 +50,7 @@ func bugKeys(r *explorer.Report) []string {
 }
 
 // TestShards: n shards of an exhaustive search share its runs, shard 1 split again in two
-// parts, as heddle test -shard 1/n -parallel 2 splits it. For dfs, which explores every
+// parts, as heddle test -shard 1/n -workers 2 splits it. For dfs, which explores every
 // interleaving, the shards' complete runs are exactly the unsharded search's, none twice; for
 // DPOR, whose backtrack sets depend on the order of the search, the shards' runs are distinct,
 // and together they reach every terminal outcome the unsharded search reaches. Either way the

@@ -9,9 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/heddledbg/heddle/internal/spawn"
 	member "github.com/heddledbg/heddle/rt/group"
 	"github.com/heddledbg/heddle/worker"
 )
@@ -63,12 +63,9 @@ func start(name string, m Member) (*proc, error) {
 		cmd.Args = append(cmd.Args, worker.TestArgs(false)...)
 		cmd.Env = append(cmd.Env, worker.EnvGroupTest+"="+m.Test)
 	}
-	cmd.ExtraFiles = []*os.File{cmdR, msgW}
-	// A member must not outlive heddle, even when heddle is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p := &proc{name: name, m: m, cmd: cmd, in: cmdW, out: msgR, stderr: &tail{max: 16 << 10}}
 	cmd.Stderr = p.stderr
-	err = cmd.Start()
+	err = spawn.Start(cmd, cmdR, msgW)
 	cmdR.Close()
 	msgW.Close()
 	if err != nil {
@@ -168,9 +165,7 @@ func (p *proc) quit() {
 }
 
 func (p *proc) kill() {
-	if p.cmd.Process != nil {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	spawn.Kill(p.cmd)
 	select {
 	case <-p.gone:
 	default:

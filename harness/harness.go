@@ -434,9 +434,13 @@ func captureStdout() *capture {
 	if err != nil {
 		return c
 	}
-	c.r, c.w = r, w
-	c.saved, _ = syscall.Dup(1)
-	syscall.Dup2(int(w.Fd()), 1)
+	saved, err := redirectStdout(w)
+	if err != nil {
+		r.Close()
+		w.Close()
+		return c
+	}
+	c.r, c.w, c.saved = r, w, saved
 	go c.read()
 	return c
 }
@@ -506,6 +510,6 @@ func (c *capture) restore() {
 	if c.r == nil {
 		return
 	}
-	syscall.Dup2(c.saved, 1)
+	restoreStdout(c.saved)
 	runtime.KeepAlive(c.w)
 }

@@ -278,7 +278,7 @@ func (b *builder) load() ([]root, error) {
 	}
 	b.plain = runtimeTestDeps(graph)
 	var roots []root
-	var msgs []string
+	var msgs []PackageError
 	for _, p := range graph {
 		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			continue // the compiler reports errors in test files, from the overlay build
@@ -294,12 +294,16 @@ func (b *builder) load() ([]root, error) {
 				continue
 			}
 		}
+		name := p.PkgPath
+		if name == "" {
+			name = p.ID
+		}
 		for _, e := range p.Errors {
-			msgs = append(msgs, e.Error())
+			msgs = append(msgs, PackageError{Package: name, Pos: e.Pos, Msg: e.Msg})
 		}
 		// A package of tests only is fine to test, not to build.
 		if len(p.GoFiles) == 0 && len(p.Errors) == 0 && !b.cfg.Test {
-			msgs = append(msgs, fmt.Sprintf("%s: no Go files", p.PkgPath))
+			msgs = append(msgs, PackageError{Package: name, Msg: fmt.Sprintf("%s: no Go files", p.PkgPath)})
 		}
 		roots = append(roots, root{path: p.PkgPath, name: p.Name, dir: pkgDir(p)})
 	}
@@ -427,11 +431,45 @@ func (b *builder) addStd() error {
 	return nil
 }
 
+// A LoadError holds the go command's complaints about requested packages that it could not
+// load, such as a directory that does not exist: go test's "setup failed".
+type LoadError struct {
+	Patterns []string // the packages requested
+	Errors   []PackageError
+}
+
+// A PackageError is one complaint of the go command about a package.
+type PackageError struct {
+	Package string // its import path, or the pattern that named it
+	Pos     string // "file:line:col", "-" or ""
+	Msg     string
+}
+
+func (e PackageError) String() string {
+	if e.Pos == "" {
+		return e.Msg
+	}
+	return e.Pos + ": " + e.Msg
+}
+
+func (e *LoadError) Error() string {
+	var msgs []string
+	for _, pe := range e.Errors {
+		msgs = append(msgs, pe.String())
+	}
+	return fmt.Sprintf("instrument: cannot load %s:\n\t%s", strings.Join(e.Patterns, " "), strings.Join(msgs, "\n\t"))
+}
+
 // loadError turns the go command's complaints about the requested packages
 // into one error.
-func (b *builder) loadError(msgs []string) error {
-	slices.Sort(msgs)
-	return fmt.Errorf("instrument: cannot load %s:\n\t%s", strings.Join(b.cfg.Packages, " "), strings.Join(slices.Compact(msgs), "\n\t"))
+func (b *builder) loadError(msgs []PackageError) error {
+	slices.SortFunc(msgs, func(a, b PackageError) int {
+		if c := strings.Compare(a.Package, b.Package); c != 0 {
+			return c
+		}
+		return strings.Compare(a.String(), b.String())
+	})
+	return &LoadError{Patterns: b.cfg.Packages, Errors: slices.Compact(msgs)}
 }
 
 // compileOriginal builds the package p without instrumentation, to return the

@@ -10,6 +10,14 @@ cd "$(dirname "$0")/.."
 echo "== go vet"
 go vet ./...
 
+# heddle is developed and tested on linux/amd64; these are the other systems it builds for
+# (README: "Where heddle runs"). Vet type-checks the tests too, for the system's build tags.
+for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64; do
+	echo "== go vet and go build, $target"
+	GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
+	GOOS=${target%/*} GOARCH=${target#*/} go build ./...
+done
+
 echo "== go test"
 go test -count=1 -timeout 45m ./...
 

@@ -3,7 +3,7 @@ package timeline
 import "slices"
 
 // MergeTrees combines schedule trees of shares of one search (the shards of heddle test
-// -shard, the workers of -parallel) into one, numbered anew. Each share explores the
+// -shard, the workers of -workers) into one, numbered anew. Each share explores the
 // decisions above its split in full, so the same path can be in several trees: nodes reached
 // by the same edges from the same parent are one node, with the union of the alternatives
 // pruned there. Leaves stay apart: each is a run. Parents still come before their children.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"syscall"
 
 	"github.com/heddledbg/heddle/dap"
 	"github.com/heddledbg/heddle/worker"
@@ -35,7 +34,7 @@ func cmdDAP(args []string) int {
 		opts.Log = f
 		// An editor discards the adapter's stderr: its errors, and a goroutine dump on
 		// SIGQUIT, go to the log too.
-		syscall.Dup2(int(f.Fd()), 2)
+		redirectStderr(f)
 	}
 	ctx, cancel := interruptible()
 	defer cancel()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -73,17 +72,18 @@ func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests boo
 	return members, cleanup, nil
 }
 
-// pickTest chooses a test group's member test: the one test of the package that run matches.
-func pickTest(run *regexp.Regexp) func(int, string, []string) (string, error) {
+// pickTest chooses a test group's member test: the one test of the package that the filter
+// selects.
+func pickTest(filter testFilter) func(int, string, []string) (string, error) {
 	return func(_ int, pkg string, names []string) (string, error) {
 		var match []string
 		for _, n := range names {
-			if run == nil || run.MatchString(n) {
+			if filter.match(n) {
 				match = append(match, n)
 			}
 		}
 		if len(match) != 1 {
-			return "", fmt.Errorf("-group: -run must match one test of each package; in %s it matches %d of %q", pkg, len(match), names)
+			return "", fmt.Errorf("-group: -run (and -skip) must select one test of each package; in %s it matches %d of %q", pkg, len(match), names)
 		}
 		return match[0], nil
 	}
@@ -121,8 +121,8 @@ func groupProgram(members []group.Member) timeline.Program {
 
 // runGroup explores a process group: heddle run -group, or heddle test -group with test
 // binaries as members.
-func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, run *regexp.Regexp, f testFlags, opts worker.Options) int {
-	members, cleanup, err := buildGroup(ctx, dir, pkgs, build, tests, pickTest(run))
+func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f testFlags, opts worker.Options) int {
+	members, cleanup, err := buildGroup(ctx, dir, pkgs, build, tests, pickTest(filter))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage

@@ -3,9 +3,9 @@
 //
 // Usage:
 //
-//	heddle test [build flags] [packages] [-run regexp] [-strategy s] [-budget b] [-json] [-v]
+//	heddle test [-C dir] [build flags] [packages] [-run regexp] [-skip regexp] [-strategy s] [-budget b] [-json] [-v]
 //	heddle run [build flags] [package] [-strategy s] [-budget b]
-//	heddle replay [-v] FILE
+//	heddle replay [-count n] [-v] FILE
 //	heddle merge [-out dir] DIR|FILE...
 //	heddle serve FILE...
 //	heddle demo
@@ -32,7 +32,7 @@ Usage:
 
 	heddle test [build flags] [packages] [flags]   explore the tests of packages
 	heddle run [build flags] [package] [flags]     explore a main package
-	heddle replay [-v] FILE                        replay a schedule or trace file
+	heddle replay [-count n] [-v] FILE              replay a schedule or trace file
 	heddle merge [-out dir] DIR|FILE...            combine the results of heddle test -shard i/n
 	heddle serve FILE...                           open the web view on result files
 	heddle demo                                    explore a bundled buggy example
@@ -52,7 +52,8 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// Exit codes mirror go test: 0 nothing found, 1 a bug found, 2 usage or build error.
+// Exit codes mirror go test: 0 nothing found, 1 a bug found or a package that does not build
+// (go test fails it as it fails a test), 2 a usage error.
 const (
 	exitOK    = 0
 	exitBug   = 1

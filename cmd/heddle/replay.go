@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -21,10 +22,15 @@ func cmdReplay(args []string) int {
 	// prints the whole interleaving, so it changes nothing.
 	fs.Bool("v", false, "accepted for symmetry with heddle test; replay always prints the whole interleaving")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: heddle replay [-o trace.json] [-C dir] [-race=false] FILE\n\nReplays the schedule saved in FILE (a .heddle file printed by heddle test) and prints its interleaving.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: heddle replay [-count n] [-v] [-o trace.json] [-C dir] [-race=false] FILE\n\nReplays the schedule saved in FILE (a .heddle file printed by heddle test) and prints its interleaving.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		// Asked for: on stdout, and no error, as heddle test -h.
+		fs.SetOutput(os.Stdout)
+		fs.Usage()
+		return exitOK
+	} else if err != nil {
 		return exitUsage
 	}
 	if fs.NArg() != 1 {

@@ -57,7 +57,7 @@ func (r *reporter) publishNode(shard int, n *timeline.Node) {
 	if r.srv == nil || n.Parent == timeline.Revisit {
 		return
 	}
-	shards := max(r.f.parallel, 1)
+	shards := max(r.f.workers, 1)
 	m := *n
 	m.ID = r.liveBase + n.ID*shards + shard
 	if n.Parent >= 0 {
@@ -267,6 +267,10 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 		line, action = fmt.Sprintf("FAIL\t%s\t%.3fs", pkg, elapsed.Seconds()), "fail"
 	case "no tests to run":
 		line = fmt.Sprintf("ok  \t%s\t%.3fs [%s]", pkg, elapsed.Seconds(), problem)
+		if r.f.verbose {
+			// What the test binary prints under go test -v.
+			line = "testing: warning: no tests to run\nPASS\n" + line
+		}
 	default:
 		line, action = fmt.Sprintf("FAIL\t%s [%s]", pkg, problem), "fail"
 	}
@@ -274,17 +278,18 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 		if !r.started[pkg] {
 			r.emit(event{Action: "start", Package: pkg})
 		}
-		r.emit(event{Action: "output", Package: pkg, Output: line + "\n"})
+		for _, l := range strings.Split(line, "\n") {
+			r.emit(event{Action: "output", Package: pkg, Output: l + "\n"})
+		}
 		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
 		return
 	}
 	fmt.Fprintln(r.w, line)
 }
 
-// buildFailed reports a package that does not build, as go test does: the compiler's
-// output, then FAIL for the package.
-func (r *reporter) buildFailed(pkg, output string) {
-	fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", pkg)
+// buildFailed reports a package that does not build, as go test does: the compiler's (or the
+// go command's) output, then FAIL for the package, with why: "build failed" or "setup failed".
+func (r *reporter) buildFailed(pkg, output, why string) {
 	// The go command's own verdict lines (FAIL pkg [setup failed]) are replaced by heddle's.
 	var keep []string
 	for _, l := range strings.SplitAfter(output, "\n") {
@@ -293,7 +298,7 @@ func (r *reporter) buildFailed(pkg, output string) {
 		}
 	}
 	output = strings.Join(keep, "")
-	line := fmt.Sprintf("FAIL\t%s [build failed]", pkg)
+	line := fmt.Sprintf("FAIL\t%s [%s]", pkg, why)
 	if !strings.HasPrefix(output, "# ") {
 		output = "# " + pkg + "\n" + output
 	}

@@ -130,7 +130,7 @@ func TestShardMerge(t *testing.T) {
 				for i := range n {
 					args := []string{"test", "-strategy", tc.strategy, "-run", tc.run, "-out", out, "-shard", strconv.Itoa(i) + "/" + strconv.Itoa(n), pkg}
 					if i == 1 {
-						args = append(args, "-parallel", "2") // a shard split among workers too
+						args = append(args, "-workers", "2") // a shard split among workers too
 					}
 					if _, stderr, code := heddle(t, dir, args...); code != exitBug && code != exitOK {
 						t.Fatalf("shard %d/%d: exit %d\n%s", i, n, code, stderr)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,13 +30,14 @@ import (
 // flags (passed to the go command) and package patterns, as for go test.
 type testFlags struct {
 	run      string
+	skip     string
 	strategy string
 	budget   string
 	steps    int
 	seed     uint64
 	depth    int
 	bound    int
-	parallel int
+	workers  int
 	jsonOut  bool
 	verbose  bool
 	out      string
@@ -43,24 +45,39 @@ type testFlags struct {
 	stop     bool
 	serve    bool
 	instr    string
-	skip     string
+	noInstr  string
 	hang     time.Duration
 	time     rt.TimeModel
 	race     bool
 	shard    shardFlag
 	group    bool
 	atomic   string
+	goTest   goTestFlags
+}
+
+// goTestFlags are go test's flags that heddle test accepts for a Go developer's habits, with
+// their meaning under heddle, or that it refuses, saying why.
+type goTestFlags struct {
+	count    int
+	failfast bool
+	timeout  time.Duration
+	parallel int
+	shuffle  string
+	cpu      string
+	dir      string // -C, which must come first and was handled then
+	out      string // -o, refused
 }
 
 func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
+	fs.StringVar(&f.skip, "skip", "", "do not explore tests matching `regexp`")
 	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
 	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
 	fs.IntVar(&f.steps, "steps", rt.DefaultMaxSteps, "step bound per run; a run that reaches it while making progress is cut (counted, not a bug)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
-	fs.IntVar(&f.parallel, "parallel", 1, "worker processes per test")
+	fs.IntVar(&f.workers, "workers", 1, "worker processes per test")
 	fs.Var(&f.shard, "shard", "explore share `i/n` of each test's search (i from 0), one of n CI jobs whose results heddle merge combines; by default from $TEST_TOTAL_SHARDS and $TEST_SHARD_INDEX (Bazel) or $JOB_COMPLETION_INDEX and $HEDDLE_SHARDS (Kubernetes)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
@@ -69,12 +86,74 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.stop, "stop", false, "stop a test's exploration at its first bug")
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
-	fs.StringVar(&f.skip, "skip", "", "comma-separated package patterns not to instrument")
+	fs.StringVar(&f.noInstr, "no-instrument", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
 	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
+	g := &f.goTest
+	fs.IntVar(&g.count, "count", 1, "go test's -count: -count=1 is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
+	fs.BoolVar(&g.failfast, "failfast", false, "stop at the first bug: end that test's search and explore no further tests")
+	fs.DurationVar(&g.timeout, "timeout", 0, "fail a package whose exploration takes longer than `d`, as go test does (0: no limit; -budget bounds each test)")
+	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle explores one test at a time and runs t.Parallel subtests in their parent's place (-workers sets heddle's processes)")
+	fs.StringVar(&g.shuffle, "shuffle", "off", "go test's -shuffle (off, on or a seed), accepted and ignored: each test is explored in processes of its own, so the order of tests changes nothing")
+	fs.StringVar(&g.cpu, "cpu", "", "go test's -cpu, accepted and ignored: heddle runs one goroutine at a time, whatever GOMAXPROCS is")
+	fs.StringVar(&g.dir, "C", "", "change to `dir` before anything else, as go test -C (it must be the first flag)")
+	fs.StringVar(&g.out, "o", "", "refused: the test binary heddle builds is instrumented and serves only heddle's worker protocol (go test -c -o builds one of your own)")
+}
+
+// check refuses go test's flags that have no meaning under heddle, with one line that says
+// why, or nil.
+func (g *goTestFlags) check(name string) error {
+	switch {
+	case g.dir != "":
+		return fmt.Errorf("-C flag must be first flag on command line")
+	case g.count != 1:
+		return fmt.Errorf("-count %d: heddle explores each test once, with as many runs as -budget allows (-budget runs=N); only -count=1 is accepted", g.count)
+	case g.out != "":
+		return fmt.Errorf("-o %s: the test binary heddle builds is instrumented and serves only heddle's worker protocol; go test -c -o builds one of your own", g.out)
+	case g.timeout < 0:
+		return fmt.Errorf("-timeout %v: want 0 (no limit) or more", g.timeout)
+	case g.parallel < 0:
+		return fmt.Errorf("-parallel %d: want 1 or more", g.parallel)
+	}
+	if g.shuffle != "off" && g.shuffle != "on" {
+		if _, err := strconv.ParseInt(g.shuffle, 10, 64); err != nil {
+			return fmt.Errorf("-shuffle %q: want off, on or an integer seed", g.shuffle)
+		}
+	}
+	if g.cpu != "" {
+		for _, c := range strings.Split(g.cpu, ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(c)); err != nil || n < 1 {
+				return fmt.Errorf("-cpu %q: want a comma-separated list of numbers of CPUs", g.cpu)
+			}
+		}
+	}
+	return nil
+}
+
+// chdirFirst handles -C dir as go does, when it is the first argument: it changes to dir
+// before anything else, so that packages, -out and every other path are relative to it. It
+// returns the arguments that follow.
+func chdirFirst(args []string) ([]string, error) {
+	if len(args) == 0 {
+		return args, nil
+	}
+	a := strings.TrimPrefix(strings.TrimPrefix(args[0], "-"), "-")
+	var dir string
+	switch {
+	case a == "C" && len(args) > 1:
+		dir, args = args[1], args[2:]
+	case strings.HasPrefix(a, "C="):
+		dir, args = a[2:], args[1:]
+	default:
+		return args, nil
+	}
+	if err := os.Chdir(dir); err != nil {
+		return nil, fmt.Errorf("chdir %s: %v", dir, err)
+	}
+	return args, nil
 }
 
 // buildFlags are the go command's build flags (go help build), each with whether it takes a
@@ -136,6 +215,13 @@ goroutine interleavings of each test, and reports every concurrency bug found, w
 that heddle replay reproduces. The go command's build flags (-tags, -gcflags, ...) are passed
 to it.
 
+go test's flags mean what they mean in go test where heddle can give them that meaning: -run,
+-skip, -v, -json, -failfast, -timeout, -C, -count=1. -parallel, -shuffle and -cpu are
+accepted and change nothing, as each says below; -o and other counts are refused.
+
+Exit status: 0 no bug found (a test that heddle cannot explore is skipped, as t.Skip is), 1 a
+bug found or a package that does not build, 2 a usage error.
+
 Flags:
 `
 
@@ -160,6 +246,12 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	fs := flag.NewFlagSet("heddle "+name, flag.ContinueOnError)
 	var f testFlags
 	f.set(fs)
+	args, err := chdirFirst(args)
+	if err != nil {
+		// go test's status for a directory it cannot enter.
+		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+		return exitBug
+	}
 	fs.Usage = func() {
 		if tests {
 			fmt.Fprint(fs.Output(), testUsage)
@@ -181,6 +273,13 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	if err := fs.Parse(own); err != nil {
 		return exitUsage
 	}
+	if err := f.goTest.check(fs.Name()); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
+		return exitUsage
+	}
+	if f.goTest.failfast {
+		f.stop = true
+	}
 	pkgs = append(pkgs, fs.Args()...)
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
@@ -189,8 +288,8 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintln(os.Stderr, "heddle: -shard:", err)
 		return exitUsage
 	}
-	if f.parallel < 1 {
-		fmt.Fprintf(os.Stderr, "heddle: -parallel %d: want 1 or more\n", f.parallel)
+	if f.workers < 1 {
+		fmt.Fprintf(os.Stderr, "heddle: -workers %d: want 1 or more\n", f.workers)
 		return exitUsage
 	}
 	if f.shard.total > 1 {
@@ -209,10 +308,16 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: unknown -strategy %q (want one of %s)\n", f.strategy, strings.Join(explorer.Strategies, ", "))
 		return exitUsage
 	}
-	var runRE *regexp.Regexp
-	if f.run != "" {
-		if runRE, err = regexp.Compile(f.run); err != nil {
-			fmt.Fprintf(os.Stderr, "heddle: -run: %v\n", err)
+	var filter testFilter
+	for _, x := range []struct {
+		name, expr string
+		re         **regexp.Regexp
+	}{{"run", f.run, &filter.run}, {"skip", f.skip, &filter.skip}} {
+		if x.expr == "" {
+			continue
+		}
+		if *x.re, err = regexp.Compile(x.expr); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: -%s: %v\n", fs.Name(), x.name, err)
 			return exitUsage
 		}
 	}
@@ -224,13 +329,31 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		if f.shard.total > 1 {
 			opts.Shard, opts.Shards = f.shard.index, f.shard.total
 		}
-		return runGroup(ctx, dir, pkgs, build, tests, runRE, f, opts)
+		return runGroup(ctx, dir, pkgs, build, tests, filter, f, opts)
 	}
-	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.skip), KeepGoing: true}
+	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.noInstr), KeepGoing: true}
 	res, err := instrument.Build(ctx, cfg)
 	if err != nil {
 		err = raceBuildError(err)
 		var be *instrument.BuildError
+		var le *instrument.LoadError
+		if errors.As(err, &le) {
+			// As go test: a package that cannot be loaded fails, in the go command's words.
+			rep := newReporter(os.Stdout, f)
+			for i, pe := range le.Errors {
+				if i > 0 && pe.Package == le.Errors[i-1].Package {
+					continue
+				}
+				var out strings.Builder
+				for _, x := range le.Errors[i:] {
+					if x.Package == pe.Package {
+						fmt.Fprintf(&out, "%s\n", strings.TrimPrefix(x.String(), "-: "))
+					}
+				}
+				rep.buildFailed(pe.Package, out.String(), "setup failed")
+			}
+			return exitBug
+		}
 		if errors.As(err, &be) {
 			fmt.Fprintln(os.Stderr, be.Output)
 			fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", be.Package)
@@ -263,7 +386,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	if f.shard.total > 1 {
 		opts.Shard, opts.Shards = f.shard.index, f.shard.total
 	}
-	matched, bugs, failed := 0, 0, false
+	bugs, failed := 0, false
 	gorace, err := raceEnv(res.WorkDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
@@ -281,28 +404,38 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	for _, item := range work {
 		be, ok := item.(*instrument.BuildError)
 		if ok {
-			rep.buildFailed(be.Package, be.Output)
+			rep.buildFailed(be.Package, be.Output, "build failed")
 			failed = true
 			continue
 		}
 		bin := item.(*instrument.Binary)
 		pkgStart := time.Now()
+		pkgCtx, pkgCancel := ctx, context.CancelFunc(func() {})
+		if f.goTest.timeout > 0 {
+			pkgCtx, pkgCancel = context.WithTimeoutCause(ctx, f.goTest.timeout, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+		}
 		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, worker.EnvBinary + "=" + digest(bin.Path), gorace}}
 		if bin.Test {
 			w.Args = worker.TestArgs(true)
 		}
-		names, err := remote.List(ctx, w)
+		names, err := remote.List(pkgCtx, w)
 		if err != nil {
+			if pkgCtx.Err() != nil {
+				err = context.Cause(pkgCtx)
+			}
+			pkgCancel()
 			rep.packageDone(bin.Package, fmt.Sprintf("cannot list the tests: %v", err), time.Since(pkgStart))
 			failed = true
 			continue
 		}
 		pkgFailed, pkgMatched := false, 0
 		for _, test := range names {
-			if runRE != nil && !runRE.MatchString(test) {
+			if pkgFailed && f.goTest.failfast {
+				break
+			}
+			if !filter.match(test) {
 				continue
 			}
-			matched++
 			pkgMatched++
 			var o testOutcome
 			if instrument.Runtime(bin.Package) {
@@ -310,21 +443,26 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 				o = rep.verdict(bin.Package, test, &timeline.Stats{}, time.Now(), testOutcome{verdict: verdictUnexplorable,
 					reason: fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", bin.Package)})
 			} else {
-				o = exploreTest(ctx, w, bin.Package, test, opts, f, rep)
+				o = exploreTest(pkgCtx, w, bin.Package, test, opts, f, rep)
 			}
 			bugs += o.bugs
 			switch o.verdict {
 			case verdictBug:
 				pkgFailed = true
-			case verdictUnexplorable, verdictInterrupted:
+			case verdictInterrupted:
 				pkgFailed, failed = true, true
 			}
 			if ctx.Err() != nil {
+				pkgCancel()
 				rep.packageDone(bin.Package, "interrupted", time.Since(pkgStart))
 				fmt.Fprintln(os.Stderr, "heddle: interrupted")
 				return exitUsage
 			}
+			if pkgCtx.Err() != nil {
+				break // -timeout
+			}
 		}
+		pkgCancel()
 		status := ""
 		switch {
 		case pkgFailed:
@@ -334,19 +472,9 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		}
 		rep.packageDone(bin.Package, status, time.Since(pkgStart))
 	}
-	if matched == 0 && !failed {
-		what := "no tests to run"
-		if f.run != "" {
-			what = fmt.Sprintf("no tests match -run %q", f.run)
-		}
-		fmt.Fprintf(os.Stderr, "heddle: %s in %s\n", what, strings.Join(pkgs, " "))
-		return exitUsage
-	}
+	// As go test: a package that does not build fails as a test does.
 	code := exitOK
-	switch {
-	case failed:
-		code = exitUsage
-	case bugs > 0:
+	if failed || bugs > 0 {
 		code = exitBug
 	}
 	if rep.srv != nil {
@@ -354,6 +482,14 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		<-ctx.Done()
 	}
 	return code
+}
+
+// testFilter is -run and -skip: a test is explored if run, when set, matches its name, and
+// skip, when set, does not.
+type testFilter struct{ run, skip *regexp.Regexp }
+
+func (t testFilter) match(name string) bool {
+	return (t.run == nil || t.run.MatchString(name)) && (t.skip == nil || !t.skip.MatchString(name))
 }
 
 // workPackage is the import path of a built binary or of a package that did not build.
@@ -427,8 +563,8 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	rep.begin(pkg, test)
 	bugs := map[string]*worker.Bug{}
 	var order []string
-	shardStats := make([]*timeline.Stats, max(f.parallel, 1))
-	trees := make([]collectTree, max(f.parallel, 1)) // one per worker, each numbered from 0
+	shardStats := make([]*timeline.Stats, max(f.workers, 1))
+	trees := make([]collectTree, max(f.workers, 1)) // one per worker, each numbered from 0
 	var lockTrees *locktree.Report
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
@@ -475,14 +611,18 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		trees = trees[:1]
 		err = remote.ExploreIsolated(ctx, w, test, opts, "", func(m *worker.Message) { recv(0, m) })
 	} else {
-		err = remote.Parallel(ctx, w, test, opts, f.parallel, recv)
+		err = remote.Parallel(ctx, w, test, opts, f.workers, recv)
 	}
 	total := merge(shardStats)
 	rep.end()
 	var we *remote.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
+		reason := "interrupted before the exploration ended"
+		if c := context.Cause(ctx); c != ctx.Err() {
+			reason = c.Error() // -timeout
+		}
+		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: reason})
 	case errors.As(err, &we):
 		// The program took its worker down: os.Exit in code heddle does not control, a crash,
 		// or a fatal error of the Go runtime.
@@ -565,6 +705,9 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		o.ended = "the hang"
 	} else if opts.StopOnBug && len(order) > 0 {
 		o.ended = "the first bug (-stop)"
+		if f.goTest.failfast {
+			o.ended = "the first bug (-failfast)"
+		}
 	}
 	rep.bugs(pkg, test, saved)
 	rep.warnings(pkg, test, warnings)

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/spawn"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
@@ -86,16 +86,13 @@ func (w *Worker) start() (*process, error) {
 	cmd.Dir = w.Dir
 	// EnvDebug is cleared: a debug adapter in this process may have it set for a debuggee.
 	cmd.Env = append(append(os.Environ(), w.Env...), worker.EnvWorker+"=1", worker.EnvDebug+"=")
-	cmd.ExtraFiles = []*os.File{reqR, respW}
-	// The worker must not outlive heddle, even when heddle is killed.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stderr := &tail{max: 16 << 10}
 	cmd.Stderr = stderr
 	if w.Output != nil {
 		cmd.Stdout = w.Output
 		cmd.Stderr = io.MultiWriter(w.Output, stderr)
 	}
-	err = cmd.Start()
+	err = spawn.Start(cmd, reqR, respW)
 	reqR.Close()
 	respW.Close()
 	if err != nil {
@@ -109,7 +106,7 @@ func (w *Worker) start() (*process, error) {
 // kill ends the process, and the processes the program started, and reaps it in the
 // background.
 func (p *process) kill() {
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	spawn.Kill(p.cmd)
 	p.req.Close()
 	p.resp.Close()
 	go p.cmd.Wait()
@@ -136,7 +133,7 @@ func (p *process) do(ctx context.Context, req worker.Request, recv func(*worker.
 			return
 		}
 		// Kill the whole process group: the program may have started processes of its own.
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		spawn.Kill(p.cmd)
 	}()
 	final := false
 	var decodeErr error
@@ -158,7 +155,7 @@ func (p *process) do(ctx context.Context, req worker.Request, recv func(*worker.
 	} else {
 		p.resp.Close()
 		werr := p.cmd.Wait()
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		spawn.Kill(p.cmd)
 		if late.Load() {
 			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup), or the exploration overran its budget", p.w.Path, limit, answerGrace)
 		}
