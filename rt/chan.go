@@ -155,6 +155,7 @@ func Send[T any](ch chan<- T, v T) {
 	}
 	r.parkOn(g)
 	g.panicIfClosed()
+	g.realHalf(st, v)
 }
 
 // Recv receives from ch, like <-ch.
@@ -176,6 +177,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	v, ok, done := r.tryRecv(g, st, -1)
 	if !done {
 		r.parkOn(g)
+		g.realHalf(st, nil)
 		v, ok = g.recv, g.recvOK
 	}
 	if v == nil {
@@ -220,7 +222,8 @@ func Close[T any](ch chan<- T) {
 	case st.closed:
 		panic(plainError("close of closed channel"))
 	}
-	r.release(e, id)
+	// The real close releases what a receive that sees it acquires.
+	r.releaseModel(e, id)
 	st.closed = true
 	st.ops.closeReal()
 	// As in the Go runtime, closing completes every goroutine parked on the channel: a
@@ -236,7 +239,7 @@ func Close[T any](ch chan<- T) {
 		if send {
 			w.panicMsg = "send on closed channel"
 		} else {
-			w.recv, w.recvOK = st.ops.zero(), false
+			w.real = realRecv
 		}
 		w.selected = i
 		r.resumeG(w)
@@ -357,14 +360,21 @@ func (r *run) trySend(g *goroutine, st *chanState, v any, c int) bool {
 	}
 	if w, wc := r.parked(st, false); w != nil {
 		e := r.record(g, OpSend, id)
-		r.release(e, id)
-		w.recv, w.recvOK, w.selected = v, true, wc
+		r.releaseModel(e, id)
+		w.selected = wc
+		if st.cap > 0 && !st.foreign {
+			// The buffer is empty, since w waits: the value goes through it.
+			st.ops.trySend(v)
+			w.real = realRecv
+		} else {
+			w.recv, w.recvOK = v, true
+		}
 		r.resumeG(w)
 		return true
 	}
 	if st.ops.length() < st.cap || st.foreign {
 		if st.ops.trySend(v) {
-			r.release(r.record(g, OpSend, id), id)
+			r.releaseModel(r.record(g, OpSend, id), id)
 			return true
 		}
 	}
@@ -382,26 +392,32 @@ func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
 	if n := st.ops.length(); n > 0 {
 		e := r.record(g, OpRecv, id)
 		v, ok, _ := st.ops.tryRecv()
-		r.acquire(e, id)
-		// A sender parked on the full buffer now moves its value in, as in the Go runtime.
+		if st.timer != nil {
+			raceAcquire(st.timer.obj.id) // the tick was sent by the clock, unseen
+		}
+		r.acquireModel(e, id)
+		// A sender parked on the full buffer now moves its value in, as in the Go runtime:
+		// it sends into the slot this receive freed as it resumes.
 		if w, wc := r.parked(st, true); w != nil && n == st.cap {
-			st.ops.trySend(w.sendValueCase(wc))
 			w.selected = wc
+			w.real = realSend
 			r.resumeG(w)
 		}
 		return v, ok, true
 	}
 	if w, wc := r.parked(st, true); w != nil {
 		e := r.record(g, OpRecv, id)
-		r.acquire(e, id)
+		r.acquireModel(e, id)
 		v := w.sendValueCase(wc)
 		w.selected = wc
 		r.resumeG(w)
 		return v, true, true
 	}
 	if st.closed {
-		r.acquire(r.record(g, OpRecv, id), id)
-		return st.ops.zero(), false, true
+		e := r.record(g, OpRecv, id)
+		v, ok, _ := st.ops.tryRecv() // the real receive acquires what the close released
+		r.acquireModel(e, id)
+		return v, ok, true
 	}
 	if st.foreign {
 		if v, ok, got := st.ops.tryRecv(); got {
@@ -413,6 +429,27 @@ func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
 }
 
 // panicIfClosed raises, in g, the panic of a parked send whose channel was closed.
+// A realHalf is the half of a buffered channel's operation left to the goroutine that waited.
+type realHalf uint8
+
+const (
+	realNone realHalf = iota
+	realSend          // send the value into the slot that the partner's receive freed
+	realRecv          // receive the value the partner sent into the buffer, or see the close
+)
+
+// realHalf does on the real channel the half of g's completed operation that its partner
+// left to it, so that the race detector sees g make it (race.go): v is the value of a send.
+func (g *goroutine) realHalf(st *chanState, v any) {
+	switch g.real {
+	case realSend:
+		st.ops.trySend(v)
+	case realRecv:
+		g.recv, g.recvOK, _ = st.ops.tryRecv()
+	}
+	g.real = realNone
+}
+
 func (g *goroutine) panicIfClosed() {
 	if msg := g.panicMsg; msg != "" {
 		g.panicMsg = ""

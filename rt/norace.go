@@ -10,6 +10,8 @@ func raceHide()                        {}
 func raceShow()                        {}
 func raceAcquire(ObjID)                {}
 func raceRelease(ObjID)                {}
+func raceAcquireWriters(ObjID)         {}
+func raceReleaseWriters(ObjID)         {}
 func (r *run) raceParked(*goroutine)   {}
 func (r *run) raceResume(*goroutine)   {}
 func raceStartAfter(*goroutine, ObjID) {}

@@ -15,18 +15,26 @@ import (
 // memory access of a -race build, in every package. Heddle hands control from one goroutine
 // to the next over real channels, and the detector would take each hand-off for
 // synchronization: everything would be ordered and no race found. So the hand-offs, and rt's
-// own locks and counters, are hidden from it (raceHide), and rt tells it instead of the
-// happens-before edges of heddle's model of synchronization: a release on an object's address
-// where the operation releases (Unlock, a send, close, Done, an atomic store), an acquire
-// where it acquires, and a goroutine completed by another one acquires what its partner
-// released. A go statement orders the parent before the child by itself, since the child's
-// carrier is started by the go statement; a goroutine's exit orders nothing.
+// own locks and counters, are hidden from it (raceHide), and rt gives it instead the
+// happens-before edges that Go's own implementation of each primitive gives it, no more and no
+// fewer (docs/races.md has the table):
 //
-// The detector reports a race as it happens, once per pair of stacks in a process. Each
-// worker process writes its reports to a file of its own (GORACE=log_path, suffixed with the
-// process id), so a run's reports are those written while it ran. rt's own state, which
-// goroutines touch in turn across the hidden hand-offs, races for the detector: RaceSuppressions
-// keep those races from being reported, and any that comes through is left out here.
+//   - sync's types as the sync package annotates itself (internal/race): a Mutex's Unlock
+//     releases what its Lock acquires; an RWMutex has two addresses, as Go's has two
+//     semaphores: Unlock releases the readers' one, which RLock and Lock acquire, and RUnlock
+//     merges into the writers' one, which only Lock acquires, so readers do not order each
+//     other; every WaitGroup.Done merges what Wait acquires; a Once's function releases what
+//     Do acquires; a Cond orders nothing by itself.
+//   - Atomic operations and channel buffers: the real operation does it, in the program's
+//     goroutine, where the detector records it as Go's does (an atomic access of the address,
+//     the buffer slot's release-acquire, the close). A hand-off of a buffered channel between
+//     a goroutine and a parked one leaves the parked goroutine's half of the real operation to
+//     it, done when it resumes.
+//   - The rendezvous of an unbuffered channel orders both ways (runtime.racesync): each
+//     partner acquires what the other did before it.
+//   - A go statement orders the parent before the child, since the child's carrier is started
+//     by a go statement; a timer's function and tick acquire what setting the timer released;
+//     a goroutine's exit orders nothing.
 
 const raceEnabled = true
 
@@ -35,10 +43,15 @@ const raceEnabled = true
 // only adds edges.
 var (
 	raceObjs [1 << 16]uint64
-	raceGs   [1 << 12]uint64
-	// raceWake holds, for a goroutine completed by another, the object it acquires when it
-	// resumes, plus one.
-	raceWake [len(raceGs)]int32
+	// raceWriters is an RWMutex's second address, the writers' semaphore.
+	raceWriters [len(raceObjs)]uint64
+	// raceGs holds what a goroutine did before it parked on a channel operation, and
+	// raceHandoffs what the partner that completed it did.
+	raceGs       [1 << 12]uint64
+	raceHandoffs [len(raceGs)]uint64
+	// raceWake holds, for a goroutine completed by another, the address it acquires when it
+	// resumes, or nil.
+	raceWake [len(raceGs)]unsafe.Pointer
 )
 
 func raceObjAddr(id ObjID) unsafe.Pointer { return unsafe.Pointer(&raceObjs[int(id)%len(raceObjs)]) }
@@ -55,44 +68,62 @@ func raceAcquire(id ObjID) {
 	}
 }
 
-// raceRelease merges rather than overwrites: releases that heddle does not order among
-// themselves (RUnlock, Done, buffered sends) all happen before the acquires that follow.
+// raceRelease merges rather than overwrites, as sync's ReleaseMerge: releases that heddle does
+// not order among themselves (Done) all happen before the acquires that follow.
 func raceRelease(id ObjID) {
 	if id >= 0 {
 		runtime.RaceReleaseMerge(raceObjAddr(id))
 	}
 }
 
-// raceParked is called by g as it parks on a channel operation: a receiver that completes a
-// parked send learns what the sender did before it.
+// raceAcquireWriters and raceReleaseWriters are the writers' semaphore of RWMutex id.
+func raceAcquireWriters(id ObjID) {
+	if id >= 0 {
+		runtime.RaceAcquire(unsafe.Pointer(&raceWriters[int(id)%len(raceWriters)]))
+	}
+}
+
+func raceReleaseWriters(id ObjID) {
+	if id >= 0 {
+		runtime.RaceReleaseMerge(unsafe.Pointer(&raceWriters[int(id)%len(raceWriters)]))
+	}
+}
+
+// raceParked is called by g as it parks on a channel operation: the partner of a rendezvous
+// acquires what g did before it.
 func (r *run) raceParked(g *goroutine) { runtime.RaceRelease(raceGAddr(g)) }
 
 // raceResume is called by the goroutine that completes w's parked or pending operation,
-// before w resumes: w acquires, on its resumption, what its partner did so far. Completing a
-// channel operation also makes the partner acquire what w did before it parked, so that a
-// rendezvous orders both ways: the receive of an unbuffered channel happens before the send
-// completes, as does the kth receive of a buffered one before the (k+C)th send. A close is not
-// ordered after the receivers it completes.
+// before w resumes. Only the rendezvous of an unbuffered channel orders the two here, both
+// ways; a tick acquires what setting its timer released; the other operations order by what
+// w does on resuming: the real operation on a channel's buffer, or the acquire of a sync
+// primitive. A close, a wake by a Cond and the end of a sleep order nothing more.
 //
 //go:norace
 func (r *run) raceResume(w *goroutine) {
-	id := w.op.obj
-	if w.op.kind == OpSelect && w.selected >= 0 && w.selected < len(w.op.cases) {
-		if c := w.op.cases[w.selected]; c.st != nil {
-			id = c.st.obj.id
-		}
-	}
-	switch w.op.kind {
-	case OpSend, OpRecv, OpSelect:
-		if r.cur == nil || r.cur.op.kind != OpClose {
-			runtime.RaceAcquire(raceGAddr(w))
-		}
-	}
-	if id < 0 {
+	if w.real != realNone {
 		return
 	}
-	raceRelease(id)
-	raceWake[int(w.id)%len(raceWake)] = int32(id) + 1
+	var st *chanState
+	switch w.op.kind {
+	case OpSend, OpRecv:
+		st = w.op.ch
+	case OpSelect:
+		if w.selected >= 0 && w.selected < len(w.op.cases) {
+			st = w.op.cases[w.selected].st
+		}
+	}
+	if st == nil || st.closed || st.foreign {
+		return
+	}
+	i := int(w.id) % len(raceWake)
+	if st.timer != nil {
+		raceWake[i] = raceObjAddr(st.timer.obj.id)
+		return
+	}
+	runtime.RaceAcquire(raceGAddr(w))
+	runtime.RaceRelease(unsafe.Pointer(&raceHandoffs[i]))
+	raceWake[i] = unsafe.Pointer(&raceHandoffs[i])
 }
 
 // raceStartAfter makes g, a goroutine started by the clock (time.AfterFunc), acquire the
@@ -100,7 +131,7 @@ func (r *run) raceResume(w *goroutine) {
 // clock's step runs on.
 func raceStartAfter(g *goroutine, id ObjID) {
 	if id >= 0 {
-		raceWake[int(g.id)%len(raceWake)] = int32(id) + 1
+		raceWake[int(g.id)%len(raceWake)] = raceObjAddr(id)
 	}
 }
 
@@ -109,9 +140,9 @@ func raceStartAfter(g *goroutine, id ObjID) {
 //go:norace
 func raceWoken(g *goroutine) {
 	i := int(g.id) % len(raceWake)
-	if k := raceWake[i]; k != 0 {
-		raceWake[i] = 0
-		raceAcquire(ObjID(k - 1))
+	if p := raceWake[i]; p != nil {
+		raceWake[i] = nil
+		runtime.RaceAcquire(p)
 	}
 }
 

@@ -159,6 +159,10 @@ type goroutine struct {
 	recvOK   bool
 	selected int
 	panicMsg string // a parked send whose channel was closed panics when it resumes
+	// real is the half of a buffered channel's operation that the partner which completed
+	// g's left to g, to do on the real channel when it resumes: the race detector orders a
+	// buffer's operations by the goroutines that make them (race.go).
+	real realHalf
 	// Detail mode.
 	pc    uintptr
 	stack []uintptr

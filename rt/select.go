@@ -69,8 +69,10 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 		i := g.selected
 		if cases[i].send {
 			g.panicIfClosed()
+			g.realHalf(cases[i].st, cases[i].val)
 			return i, nil, false
 		}
+		g.realHalf(cases[i].st, nil)
 		return i, g.recv, g.recvOK
 	case 1:
 		chosen = alts[0].Case

@@ -111,6 +111,7 @@ func (rw *RWMutex) Lock() {
 	}
 	rw.held = true
 	r.acquire(r.record(g, OpLock, id), id)
+	raceAcquireWriters(id)
 }
 
 // Unlock unlocks rw for writing and admits every reader that was blocked by the writer.
@@ -159,7 +160,10 @@ func (rw *RWMutex) RUnlock() {
 		return
 	}
 	id := rw.touch(r, g)
-	r.release(r.record(g, OpRUnlock, id), id)
+	// Readers release to the writers' semaphore only: an RUnlock orders a later Lock, not a
+	// later RLock.
+	raceReleaseWriters(id)
+	r.releaseModel(r.record(g, OpRUnlock, id), id)
 	if rw.readers <= 0 {
 		r.misuse(g, "fatal error: sync: RUnlock of unlocked RWMutex")
 	}
@@ -182,6 +186,7 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	rw.writer, rw.held = g, true
 	r.acquire(e, id)
+	raceAcquireWriters(id)
 	return true
 }
 
@@ -251,7 +256,10 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 		r.accessRelease(e, id)
 	}
 	if wg.count == 0 {
-		r.release(e, id)
+		if delta < 0 {
+			raceRelease(id)
+		}
+		r.releaseModel(e, id)
 		for _, w := range r.gs {
 			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
 				r.resumeG(w)
@@ -328,7 +336,9 @@ func (c *Cond) Wait() {
 	id := c.touch(r, g)
 	r.atomicWait(g, r.waitName(OpCondWait, id, "unlocks and waits for a Signal"))
 	c.waiters = append(c.waiters, g)
-	r.release(r.record(g, OpCondWait, id), id)
+	// A Cond orders nothing by itself for the race detector, as Go's (its lock does); the
+	// lockset check's clocks count the wake.
+	r.releaseModel(r.record(g, OpCondWait, id), id)
 	c.L.Unlock()
 	if r, g = current(); r != nil && !c.signalled(g) {
 		g.op = op{kind: OpCondWait, obj: id}
@@ -375,7 +385,7 @@ func (c *Cond) Signal() {
 	c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
 	e = &r.events[e.Step]
 	e.With = w.id
-	r.release(e, id)
+	r.releaseModel(e, id)
 	r.wakeWaiter(w, id)
 }
 
@@ -389,7 +399,7 @@ func (c *Cond) Broadcast() {
 	id := c.touch(r, g)
 	g.op = op{kind: OpBroadcast, obj: id}
 	r.yield(g)
-	r.release(r.record(g, OpBroadcast, id), id)
+	r.releaseModel(r.record(g, OpBroadcast, id), id)
 	ws := c.waiters
 	c.waiters = nil
 	for _, w := range ws {
@@ -585,11 +595,16 @@ func (r *run) block(g *goroutine) {
 }
 
 // acquire and release maintain the happens-before arrows of the trace in detail mode, and
-// give them to the race detector.
-//
-//go:norace
+// give them to the race detector on the object's address. acquireModel and releaseModel
+// leave the detector out, for primitives whose edges it gets otherwise or not at all
+// (race.go).
 func (r *run) acquire(e *Event, id ObjID) {
 	raceAcquire(id)
+	r.acquireModel(e, id)
+}
+
+//go:norace
+func (r *run) acquireModel(e *Event, id ObjID) {
 	r.accessAcquire(e, id)
 	if r.lastRelease == nil {
 		return
@@ -599,9 +614,13 @@ func (r *run) acquire(e *Event, id ObjID) {
 	}
 }
 
-//go:norace
 func (r *run) release(e *Event, id ObjID) {
 	raceRelease(id)
+	r.releaseModel(e, id)
+}
+
+//go:norace
+func (r *run) releaseModel(e *Event, id ObjID) {
 	r.accessRelease(e, id)
 	if r.lastRelease != nil {
 		r.lastRelease[id] = e.Step
