@@ -250,29 +250,18 @@ func (r *run) raceVerdict() {
 		v = Verdict{Kind: VerdictRace, Message: "data race (the race detector's report is on standard error)"}
 	} else {
 		reports := parseRaceReports(text)
-		i := 0
-		for i < len(reports) && reports[i].internal() {
-			i++
-		}
-		if i == len(reports) {
-			// Only heddle's own state. If the test failed only because the testing package
-			// saw those reports, it did not fail. The harness reports a failure of the test's
-			// own without the race marker (harness.failedOnItsOwn), so a fatal verdict that
-			// carries the marker is one it could not tell apart.
-			if r.verdict.Kind == VerdictFatal {
-				r.verdict = Verdict{Kind: VerdictOK}
-			}
+		if len(reports) == 0 {
 			cached()
 			return
 		}
 		var by *goroutine
 		for _, s := range raceSteps {
-			if first+i < s.upTo {
+			if first < s.upTo {
 				by, steps = s.g, s.step
 				break
 			}
 		}
-		v = r.raceVerdictOf(&reports[i], by)
+		v = r.raceVerdictOf(&reports[0], by)
 	}
 	raceReports.verdicts = append(raceReports.verdicts, raceSeen{r.raceKey(steps), v})
 	r.verdict = v

@@ -106,22 +106,6 @@ func parseAccessHeader(line string) raceAccess {
 	return a
 }
 
-// internal reports whether the race is between accesses of heddle's own state, which
-// goroutines touch in turn across hand-offs hidden from the detector.
-func (rep *raceReport) internal() bool {
-	return rep.cur.internal() || rep.prev.internal()
-}
-
-func (a *raceAccess) internal() bool {
-	for _, f := range a.frames {
-		if stdFunc(f.Func) {
-			continue
-		}
-		return heddleFunc(f.Func)
-	}
-	return false
-}
-
 // heddleFunc reports whether fn is in heddle's code that runs in the program under test: the
 // packages that runtime_embed.go embeds.
 func heddleFunc(fn string) bool {
@@ -147,7 +131,8 @@ func stdFunc(fn string) bool {
 func (a *raceAccess) userFrames() []Frame {
 	var out []Frame
 	for _, f := range a.frames {
-		if !internalFrame(f.Func) && !strings.HasPrefix(f.Func, "internal/") && !strings.HasPrefix(f.Func, "testing.") {
+		// sync/atomic's frames are the atomic access itself, which position names.
+		if !internalFrame(f.Func) && !strings.HasPrefix(f.Func, "internal/") && !strings.HasPrefix(f.Func, "testing.") && !strings.HasPrefix(f.Func, "sync/atomic.") {
 			out = append(out, f)
 		}
 	}
