@@ -42,6 +42,7 @@ type chanOps interface {
 
 type typedChan[T any] struct{ c chan T }
 
+//go:norace
 func (t typedChan[T]) trySend(v any) bool {
 	var x T
 	if v != nil {
@@ -55,6 +56,7 @@ func (t typedChan[T]) trySend(v any) bool {
 	}
 }
 
+//go:norace
 func (t typedChan[T]) tryRecv() (any, bool, bool) {
 	select {
 	case v, ok := <-t.c:
@@ -64,11 +66,22 @@ func (t typedChan[T]) tryRecv() (any, bool, bool) {
 	}
 }
 
-func (t typedChan[T]) zero() any      { var z T; return z }
-func (t typedChan[T]) length() int    { return len(t.c) }
-func (t typedChan[T]) capacity() int  { return cap(t.c) }
-func (t typedChan[T]) closeReal()     { close(t.c) }
-func (t typedChan[T]) key() chanKey   { return chanPtr(t.c) }
+//go:norace
+func (t typedChan[T]) zero() any { var z T; return z }
+
+//go:norace
+func (t typedChan[T]) length() int { return len(t.c) }
+
+//go:norace
+func (t typedChan[T]) capacity() int { return cap(t.c) }
+
+//go:norace
+func (t typedChan[T]) closeReal() { close(t.c) }
+
+//go:norace
+func (t typedChan[T]) key() chanKey { return chanPtr(t.c) }
+
+//go:norace
 func (t typedChan[T]) chanValue() any { return t.c }
 
 var (
@@ -76,9 +89,12 @@ var (
 	chans   = map[chanKey]*chanState{}
 )
 
+//go:norace
 func chanPtr[C any](c C) chanKey { return *(*unsafe.Pointer)(unsafe.Pointer(&c)) }
 
 // MakeChan makes a channel, like make(chan T, size).
+//
+//go:norace
 func MakeChan[T any](size int) chan T {
 	c := make(chan T, size)
 	st := &chanState{cap: size, ops: typedChan[T]{c}}
@@ -94,6 +110,7 @@ func MakeChan[T any](size int) chan T {
 	return c
 }
 
+//go:norace
 func unregisterChan(k chanKey) {
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
@@ -104,6 +121,8 @@ func unregisterChan(k chanKey) {
 
 // stateOf returns the state of channel c (nil for a nil channel), registering a channel made
 // outside instrumented code as foreign.
+//
+//go:norace
 func stateOf(r *run, c chanOps) *chanState {
 	k := c.key()
 	if k == nil {
@@ -123,8 +142,10 @@ func stateOf(r *run, c chanOps) *chanState {
 	return st
 }
 
+//go:norace
 func bidi[T any, C ~chan<- T | ~<-chan T](c C) chan T { return *(*chan T)(unsafe.Pointer(&c)) }
 
+//go:norace
 func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 	if st == nil {
 		return NoObj
@@ -141,6 +162,8 @@ func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 // partner), so parking is a step of its own.
 
 // Send sends v on ch, like ch <- v.
+//
+//go:norace
 func Send[T any](ch chan<- T, v T) {
 	r, g := current()
 	if r == nil {
@@ -159,12 +182,16 @@ func Send[T any](ch chan<- T, v T) {
 }
 
 // Recv receives from ch, like <-ch.
+//
+//go:norace
 func Recv[T any](ch <-chan T) T {
 	v, _ := Recv2(ch)
 	return v
 }
 
 // Recv2 receives from ch, like v, ok := <-ch.
+//
+//go:norace
 func Recv2[T any](ch <-chan T) (T, bool) {
 	r, g := current()
 	if r == nil {
@@ -205,6 +232,8 @@ func (r *run) parkOn(g *goroutine) {
 }
 
 // Close closes ch, like close(ch).
+//
+//go:norace
 func Close[T any](ch chan<- T) {
 	r, g := current()
 	if r == nil {
@@ -247,6 +276,8 @@ func Close[T any](ch chan<- T) {
 }
 
 // Len returns len(ch) for any channel value; it is a scheduling point.
+//
+//go:norace
 func Len(ch any) int {
 	n := reflect.ValueOf(ch).Len()
 	if r, g := current(); r != nil {
@@ -260,10 +291,14 @@ func Len(ch any) int {
 
 // Cap returns cap(ch) for any channel value. A channel's capacity never changes, so it is not
 // a scheduling point.
+//
+//go:norace
 func Cap(ch any) int { return reflect.ValueOf(ch).Cap() }
 
 // waitsOn reports whether w's operation involves st: the select case index (-1 for a plain
 // send or receive) and whether it sends. It returns -2 when it does not.
+//
+//go:norace
 func waitsOn(w *goroutine, st *chanState) (int, bool) {
 	switch w.op.kind {
 	case OpSend:
@@ -332,6 +367,7 @@ func (r *run) sendReady(st *chanState) bool {
 	return w != nil
 }
 
+//go:norace
 func (r *run) recvReady(st *chanState) bool {
 	if st == nil {
 		return false
@@ -440,6 +476,8 @@ const (
 
 // realHalf does on the real channel the half of g's completed operation that its partner
 // left to it, so that the race detector sees g make it (race.go): v is the value of a send.
+//
+//go:norace
 func (g *goroutine) realHalf(st *chanState, v any) {
 	switch g.real {
 	case realSend:
@@ -450,6 +488,7 @@ func (g *goroutine) realHalf(st *chanState, v any) {
 	g.real = realNone
 }
 
+//go:norace
 func (g *goroutine) panicIfClosed() {
 	if msg := g.panicMsg; msg != "" {
 		g.panicMsg = ""
@@ -457,6 +496,7 @@ func (g *goroutine) panicIfClosed() {
 	}
 }
 
+//go:norace
 func (w *goroutine) sendValueCase(c int) any {
 	if w.op.kind == OpSelect {
 		return w.op.cases[c].val
@@ -465,6 +505,8 @@ func (w *goroutine) sendValueCase(c int) any {
 }
 
 // internal reports a violation of heddle's own invariants.
+//
+//go:norace
 func (r *run) internal(g *goroutine, msg string) {
 	r.fail(VerdictInternal, "heddle internal error: "+msg, g, nil)
 	r.block(g)
@@ -473,5 +515,8 @@ func (r *run) internal(g *goroutine, msg string) {
 // plainError is the panic value of channel misuse, formatted as the Go runtime formats its own.
 type plainError string
 
+//go:norace
 func (e plainError) Error() string { return string(e) }
+
+//go:norace
 func (e plainError) RuntimeError() {}

@@ -27,10 +27,13 @@ type cancelCtx struct {
 
 type afterFunc struct{ f func() }
 
+//go:norace
 func (c *cancelCtx) Done() <-chan struct{} { return c.done }
 
 // Err reads the cancellation state, which another goroutine's cancel writes: it is a visible
 // operation on the Done channel.
+//
+//go:norace
 func (c *cancelCtx) Err() error {
 	c.step(OpLen)
 	return c.err
@@ -38,6 +41,8 @@ func (c *cancelCtx) Err() error {
 
 // step makes the calling goroutine's access to the context's state a visible operation on
 // its Done channel: reading (Err) commutes with other reads, cancelling depends on everything.
+//
+//go:norace
 func (c *cancelCtx) step(kind OpKind) {
 	r, g := current()
 	if r == nil {
@@ -54,6 +59,7 @@ func (c *cancelCtx) step(kind OpKind) {
 	}
 }
 
+//go:norace
 func (c *cancelCtx) Deadline() (time.Time, bool) {
 	if !c.deadline.IsZero() {
 		return c.deadline, true
@@ -61,6 +67,7 @@ func (c *cancelCtx) Deadline() (time.Time, bool) {
 	return c.Context.Deadline()
 }
 
+//go:norace
 func (c *cancelCtx) Value(key any) any {
 	if key == &cancelCtxKey {
 		return c
@@ -70,11 +77,13 @@ func (c *cancelCtx) Value(key any) any {
 
 var cancelCtxKey int
 
+//go:norace
 func parentCancelCtx(parent context.Context) *cancelCtx {
 	p, _ := parent.Value(&cancelCtxKey).(*cancelCtx)
 	return p
 }
 
+//go:norace
 func newCancelCtx(parent context.Context) *cancelCtx {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -107,6 +116,8 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 }
 
 // controlledChan reports whether ch was made under heddle's control (MakeChan).
+//
+//go:norace
 func controlledChan[T any](ch <-chan T) bool {
 	chansMu.Lock()
 	defer chansMu.Unlock()
@@ -114,6 +125,7 @@ func controlledChan[T any](ch <-chan T) bool {
 	return ok
 }
 
+//go:norace
 func (c *cancelCtx) cancel(err, cause error) {
 	c.step(OpAtomicRMW)
 	if c.err != nil {
@@ -145,6 +157,8 @@ func (c *cancelCtx) cancel(err, cause error) {
 }
 
 // WithCancel is context.WithCancel under heddle's control.
+//
+//go:norace
 func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 	if active == nil {
 		return context.WithCancel(parent)
@@ -154,6 +168,8 @@ func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 }
 
 // WithCancelCause is context.WithCancelCause under heddle's control.
+//
+//go:norace
 func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
 	if active == nil {
 		return context.WithCancelCause(parent)
@@ -163,11 +179,15 @@ func WithCancelCause(parent context.Context) (context.Context, context.CancelCau
 }
 
 // WithDeadline is context.WithDeadline on the virtual clock.
+//
+//go:norace
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	return WithDeadlineCause(parent, d, nil)
 }
 
 // WithDeadlineCause is context.WithDeadlineCause on the virtual clock.
+//
+//go:norace
 func WithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
 	if active == nil {
 		return context.WithDeadlineCause(parent, d, cause)
@@ -186,16 +206,22 @@ func WithDeadlineCause(parent context.Context, d time.Time, cause error) (contex
 }
 
 // WithTimeout is context.WithTimeout on the virtual clock.
+//
+//go:norace
 func WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return WithDeadline(parent, Now().Add(d))
 }
 
 // WithTimeoutCause is context.WithTimeoutCause on the virtual clock.
+//
+//go:norace
 func WithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
 	return WithDeadlineCause(parent, Now().Add(d), cause)
 }
 
 // Cause is context.Cause, aware of contexts made under control.
+//
+//go:norace
 func Cause(ctx context.Context) error {
 	if c := parentCancelCtx(ctx); c != nil {
 		return c.cause
@@ -205,6 +231,8 @@ func Cause(ctx context.Context) error {
 
 // ContextAfterFunc is context.AfterFunc under heddle's control: f runs in its own goroutine
 // once ctx is done.
+//
+//go:norace
 func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	c := parentCancelCtx(ctx)
 	if active == nil || c == nil {
@@ -217,6 +245,8 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 // uninstrumented code derives from it with context.WithCancel (and the others) registers its
 // cancellation here, to run in a goroutine of the run, instead of starting a goroutine of its
 // own that heddle could not schedule.
+//
+//go:norace
 func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 	a := &afterFunc{f: f}
 	c.step(OpAtomicRMW)
@@ -236,6 +266,8 @@ func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 
 // WithoutCancel is context.WithoutCancel, whose result must not lead back to the controlled
 // context it was made from: its children are not cancelled with that context.
+//
+//go:norace
 func WithoutCancel(parent context.Context) context.Context {
 	if active == nil {
 		return context.WithoutCancel(parent)
@@ -245,6 +277,7 @@ func WithoutCancel(parent context.Context) context.Context {
 
 type withoutCancelCtx struct{ context.Context }
 
+//go:norace
 func (c withoutCancelCtx) Value(key any) any {
 	if key == &cancelCtxKey {
 		return nil
@@ -252,11 +285,14 @@ func (c withoutCancelCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+//go:norace
 func (c withoutCancelCtx) String() string { return fmt.Sprint(c.Context) }
 
 // WithValue is context.WithValue. The result is an afterFuncer, so that a context that
 // uninstrumented code derives from it is cancelled with the controlled context it carries, as
 // by cancelCtx.AfterFunc, rather than by a goroutine heddle did not start.
+//
+//go:norace
 func WithValue(parent context.Context, key, val any) context.Context {
 	if active == nil {
 		return context.WithValue(parent, key, val)
@@ -266,6 +302,8 @@ func WithValue(parent context.Context, key, val any) context.Context {
 
 type valueCtx struct{ context.Context }
 
+//go:norace
 func (c valueCtx) AfterFunc(f func()) (stop func() bool) { return ContextAfterFunc(c.Context, f) }
 
+//go:norace
 func (c valueCtx) String() string { return fmt.Sprint(c.Context) }

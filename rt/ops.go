@@ -142,6 +142,8 @@ func (r *run) addCompletedSelects(a *Alt) {
 }
 
 // waitsOnClock reports whether g's wait can still be ended by a timer.
+//
+//go:norace
 func (r *run) waitsOnClock(g *goroutine) bool {
 	switch g.op.kind {
 	case OpSleep:

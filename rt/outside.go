@@ -18,9 +18,13 @@ const outsideAfter = time.Second
 // outsideLimit is how long the run's goroutine may wait outside heddle: outsideAfter, or a
 // tenth of the hang limit when that is longer, so that a debuggee, which has no hang limit
 // while a person looks at it, is never given up.
+//
+//go:norace
 func (r *run) outsideLimit() time.Duration { return max(r.cfg.Hang/10, outsideAfter) }
 
 // goid returns the calling goroutine's id, as the runtime prints it in stack traces.
+//
+//go:norace
 func goid() int64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
@@ -34,19 +38,26 @@ func goid() int64 {
 
 // inRT reports whether function fn is part of heddle's runtime: rt and its shadow packages,
 // not the harness that runs tests, whose frames stand for the test's caller.
+//
+//go:norace
 func inRT(fn string) bool {
 	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/")
 }
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
 // code rather than running or waiting inside heddle; it returns "" otherwise.
+//
+//go:norace
 func (r *run) blockedOutside() string { return r.waitsOutside(false) }
 
 // inSyscall describes where the running goroutine is blocked in a system call, such as waiting
 // for a child process, if it is; it returns "" otherwise. Past the hang limit that is not a
 // loop of the program's but a wait that heddle cannot see the end of.
+//
+//go:norace
 func (r *run) inSyscall() string { return r.waitsOutside(true) }
 
+//go:norace
 func (r *run) waitsOutside(syscall bool) string {
 	g := r.cur
 	if g == nil || g.goid == 0 || r.checking.Load() {
@@ -98,6 +109,8 @@ func (r *run) waitsOutside(syscall bool) string {
 // stackOf reads the stack of the goroutine with runtime id goid from a dump of all the
 // process's goroutines: its state ("running", "chan receive", ...), and its function lines,
 // innermost first, each with its "file:line +0x.." line. The creator's frame is left out.
+//
+//go:norace
 func stackOf(goid int64) (state string, fns, files []string) {
 	buf := make([]byte, 1<<20)
 	all := string(buf[:runtime.Stack(buf, true)])
@@ -125,6 +138,8 @@ func stackOf(goid int64) (state string, fns, files []string) {
 
 // loopingAt returns the frames of goroutine g, which runs without reaching a scheduling
 // point, from the program's innermost one: where it loops.
+//
+//go:norace
 func loopingAt(g *goroutine) []Frame {
 	if g == nil || g.goid == 0 {
 		return nil
@@ -151,6 +166,8 @@ func loopingAt(g *goroutine) []Frame {
 }
 
 // frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.
+//
+//go:norace
 func frameOf(fns, files []string, ok func(fn, file string) bool) int {
 	for k := range fns {
 		if !inRT(fns[k]) && !strings.HasPrefix(fns[k], harnessPrefix) && ok(fns[k], files[k]) {

@@ -35,6 +35,12 @@ import (
 //   - A go statement orders the parent before the child, since the child's carrier is started
 //     by a go statement; a timer's function and tick acquire what setting the timer released;
 //     a goroutine's exit orders nothing.
+//
+// The detector reports a race as it happens, once per pair of stacks in a process. Each
+// worker process writes its reports to a file of its own (GORACE=log_path, suffixed with the
+// process id), so a run's reports are those written while it ran. Heddle's own state, which
+// goroutines touch in turn across the hidden hand-offs, is not seen: rt's functions are
+// //go:norace, and RaceSuppressions leave out the maps and slices the runtime checks for them.
 
 const raceEnabled = true
 
@@ -54,14 +60,21 @@ var (
 	raceWake [len(raceGs)]unsafe.Pointer
 )
 
+//go:norace
 func raceObjAddr(id ObjID) unsafe.Pointer { return unsafe.Pointer(&raceObjs[int(id)%len(raceObjs)]) }
+
+//go:norace
 func raceGAddr(g *goroutine) unsafe.Pointer {
 	return unsafe.Pointer(&raceGs[int(g.id)%len(raceGs)])
 }
 
+//go:norace
 func raceHide() { runtime.RaceDisable() }
+
+//go:norace
 func raceShow() { runtime.RaceEnable() }
 
+//go:norace
 func raceAcquire(id ObjID) {
 	if id >= 0 {
 		runtime.RaceAcquire(raceObjAddr(id))
@@ -70,6 +83,8 @@ func raceAcquire(id ObjID) {
 
 // raceRelease merges rather than overwrites, as sync's ReleaseMerge: releases that heddle does
 // not order among themselves (Done) all happen before the acquires that follow.
+//
+//go:norace
 func raceRelease(id ObjID) {
 	if id >= 0 {
 		runtime.RaceReleaseMerge(raceObjAddr(id))
@@ -77,12 +92,15 @@ func raceRelease(id ObjID) {
 }
 
 // raceAcquireWriters and raceReleaseWriters are the writers' semaphore of RWMutex id.
+//
+//go:norace
 func raceAcquireWriters(id ObjID) {
 	if id >= 0 {
 		runtime.RaceAcquire(unsafe.Pointer(&raceWriters[int(id)%len(raceWriters)]))
 	}
 }
 
+//go:norace
 func raceReleaseWriters(id ObjID) {
 	if id >= 0 {
 		runtime.RaceReleaseMerge(unsafe.Pointer(&raceWriters[int(id)%len(raceWriters)]))
@@ -91,6 +109,8 @@ func raceReleaseWriters(id ObjID) {
 
 // raceParked is called by g as it parks on a channel operation: the partner of a rendezvous
 // acquires what g did before it.
+//
+//go:norace
 func (r *run) raceParked(g *goroutine) { runtime.RaceRelease(raceGAddr(g)) }
 
 // raceResume is called by the goroutine that completes w's parked or pending operation,
@@ -129,6 +149,8 @@ func (r *run) raceResume(w *goroutine) {
 // raceStartAfter makes g, a goroutine started by the clock (time.AfterFunc), acquire the
 // timer's object as it starts: it does not inherit the clock of the goroutine whose stack the
 // clock's step runs on.
+//
+//go:norace
 func raceStartAfter(g *goroutine, id ObjID) {
 	if id >= 0 {
 		raceWake[int(g.id)%len(raceWake)] = raceObjAddr(id)
@@ -158,6 +180,7 @@ var raceReports struct {
 	verdicts []raceSeen
 }
 
+//go:norace
 func init() {
 	for _, kv := range strings.Fields(os.Getenv("GORACE")) {
 		if v, ok := strings.CutPrefix(kv, "log_path="); ok && v != "stdout" && v != "stderr" {
@@ -183,6 +206,8 @@ type raceSeen struct {
 }
 
 // raceStart leaves out the reports made before the run.
+//
+//go:norace
 func (r *run) raceStart() {
 	clear(raceWake[:])
 	raceSteps = raceSteps[:0]
@@ -205,6 +230,7 @@ func (r *run) raceStep(g *goroutine) {
 	}
 }
 
+//go:norace
 func raceReadLog() string {
 	if raceReports.log == "" {
 		return ""
@@ -221,6 +247,8 @@ func raceReadLog() string {
 // raceVerdict makes a run in which the detector reported a race of the program's a race
 // verdict. It takes the place of a verdict that says less: none, a leak, or the failure that
 // the testing package records for a race ("race detected during execution of test").
+//
+//go:norace
 func (r *run) raceVerdict() {
 	if !raceOverrides(r.verdict) {
 		return
@@ -267,6 +295,7 @@ func (r *run) raceVerdict() {
 	r.verdict = v
 }
 
+//go:norace
 func raceOverrides(v Verdict) bool {
 	switch v.Kind {
 	case VerdictOK, VerdictLeak:
@@ -279,6 +308,8 @@ func raceOverrides(v Verdict) bool {
 
 // raceKey names the run by its root function and its first n steps: a run with the same key
 // ran the same code up to there.
+//
+//go:norace
 func (r *run) raceKey(n int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%x|", r.root.fn)
@@ -291,6 +322,8 @@ func (r *run) raceKey(n int) string {
 // raceVerdictOf describes the race of rep, whose access was made by g (nil if unknown). The
 // earlier access's goroutine is the other goroutine of the run that runs the same function,
 // the first one if several do.
+//
+//go:norace
 func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 	v := Verdict{Kind: VerdictRace}
 	names := [2]string{"an unknown goroutine", "an unknown goroutine"}
@@ -311,6 +344,8 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 
 // raceGoroutine finds the goroutine other than not that made access a, by the function it
 // runs: the frame under rt's, at the bottom of the stack.
+//
+//go:norace
 func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
 	entry := ""
 	for i, f := range a.frames {

@@ -310,6 +310,8 @@ var spare *run
 // Run executes body as the root goroutine G1 of a new run under control and returns when the
 // run has ended and every goroutine it started has been torn down. The result is the
 // caller's, unless cfg.Reuse is set.
+//
+//go:norace
 func Run(cfg Config, body func()) *Result {
 	if active != nil {
 		if r, _ := current(); r != nil {
@@ -363,6 +365,7 @@ func Run(cfg Config, body func()) *Result {
 	return res
 }
 
+//go:norace
 func (r *run) reset(cfg Config) {
 	epoch++
 	clear(r.events)
@@ -418,6 +421,8 @@ func (r *run) reset(cfg Config) {
 
 // wait blocks the driver until the run ends, or until the watchdog finds that the running
 // goroutine stopped reaching scheduling points.
+//
+//go:norace
 func (r *run) wait() {
 	hung, outside := r.await(r.done)
 	if !hung {
@@ -446,6 +451,8 @@ func (r *run) wait() {
 // teardown ends every goroutine of the run that has not returned: each is woken in turn and
 // calls runtime.Goexit, which runs its deferred calls; rt operations in those calls exit again
 // at once.
+//
+//go:norace
 func (r *run) teardown() {
 	if poisoned != nil {
 		return
@@ -520,6 +527,8 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 // body runs goroutine g of run r on its carrier, from its first resumption. It returns when
 // g returned, recovered from a panic, or was torn down before it started; a goroutine that
 // exits (runtime.Goexit, teardown) ends its carrier.
+//
+//go:norace
 func (r *run) body(g *goroutine, f func()) {
 	if r.aborted {
 		g.state = gDone
@@ -558,6 +567,8 @@ func (r *run) body(g *goroutine, f func()) {
 }
 
 // retire counts a goroutine out of the run; the last one tells teardown.
+//
+//go:norace
 func (r *run) retire() {
 	if r.live.Add(-1) == 0 {
 		select {
@@ -628,6 +639,8 @@ func (r *run) yield(g *goroutine) {
 
 // resumed reports g's resumption to the Resumed hook. The decision that picked g is the last
 // one when it picked g at the current step.
+//
+//go:norace
 func (r *run) resumed(g *goroutine, isNew bool) {
 	d := -1
 	if r.startG == g.id && r.startD >= 0 {
@@ -699,12 +712,15 @@ func (r *run) takeResumed() *goroutine {
 
 // wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
 // detector, which is told of heddle's modelled synchronization instead (race.go).
+//
+//go:norace
 func wake(n *goroutine) {
 	raceHide()
 	n.wake <- struct{}{}
 	raceShow()
 }
 
+//go:norace
 func sleep(g *goroutine) {
 	raceHide()
 	<-g.wake
@@ -899,6 +915,7 @@ func (r *run) waits(g *goroutine, alts []Alt) bool {
 	return len(w) > 0
 }
 
+//go:norace
 func offered(alts []Alt, id GID) bool {
 	for _, a := range alts {
 		if a.G == id {
@@ -958,6 +975,7 @@ func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	return i
 }
 
+//go:norace
 func (r *run) gOf(id GID) *goroutine {
 	if id == ClockID {
 		return clockG
@@ -965,6 +983,7 @@ func (r *run) gOf(id GID) *goroutine {
 	return r.gs[id.index()]
 }
 
+//go:norace
 func (r *run) rootDone() bool { return r.root.state == gDone }
 
 // resumeG queues g, whose operation was completed by the current step, to run to its next
@@ -1070,6 +1089,8 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 
 // livelock ends a run in which, for the last r.stretch steps, every goroutine that stepped
 // was spinning, blaming the spinning goroutines.
+//
+//go:norace
 func (r *run) livelock() {
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
@@ -1081,6 +1102,8 @@ func (r *run) livelock() {
 }
 
 // fail ends the run with a bug verdict caused by goroutine g (nil for none).
+//
+//go:norace
 func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) {
 	if r.ended {
 		return
@@ -1104,6 +1127,7 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 	r.finish()
 }
 
+//go:norace
 func (r *run) finish() {
 	if r.ended {
 		return
@@ -1139,6 +1163,8 @@ func (r *run) finish() {
 
 // end classifies a run in which nothing can run any more.
 // Connected records that the active run made a connection of the virtual network (rt/net).
+//
+//go:norace
 func Connected() {
 	if r := active; r != nil {
 		r.connected = true
@@ -1146,6 +1172,8 @@ func Connected() {
 }
 
 // allDone reports whether every goroutine of the run has ended.
+//
+//go:norace
 func (r *run) allDone() bool {
 	for _, g := range r.gs {
 		if g.state != gDone {
@@ -1161,12 +1189,15 @@ func (r *run) allDone() bool {
 // the run is then not under heddle's control, and a deadlock reported before that goroutine
 // got to run would be a false alarm; one that calls in sets foreign, and the run ends as
 // unsupported. Without such a goroutine the run's verdict stands, 100 ms later.
+//
+//go:norace
 func (r *run) graceConnected() {
 	for i := 0; i < 100 && r.foreign.Load() == nil; i++ {
 		time.Sleep(time.Millisecond)
 	}
 }
 
+//go:norace
 func (r *run) end() {
 	if r.ended {
 		return
@@ -1204,6 +1235,7 @@ func (r *run) end() {
 	r.finish()
 }
 
+//go:norace
 func (r *run) goroutineState(g *goroutine) GoroutineState {
 	s := GoroutineState{ID: g.id, State: "running"}
 	switch g.state {
@@ -1229,6 +1261,8 @@ func (r *run) goroutineState(g *goroutine) GoroutineState {
 }
 
 // Running reports whether the caller is the running goroutine of a run.
+//
+//go:norace
 func Running() bool {
 	r, _ := current()
 	return r != nil
@@ -1236,6 +1270,8 @@ func Running() bool {
 
 // Poisoned returns why the process can run no more schedules (a goroutine that never came
 // back to heddle), or nil.
+//
+//go:norace
 func Poisoned() error { return poisoned }
 
 // current returns the running run and goroutine, or nils outside a run. Only the running
@@ -1289,6 +1325,8 @@ func (r *run) controls(gp uintptr) bool {
 
 // callFrom records a call of instrumented code from a goroutine heddle does not control,
 // with the caller's position.
+//
+//go:norace
 func (r *run) callFrom() {
 	if r.foreign.Load() != nil {
 		return
@@ -1314,6 +1352,8 @@ func (r *run) callFrom() {
 // RunEpoch numbers the run that the caller belongs to, 0 outside a run. Packages beyond rt that
 // keep state for a run (the virtual network's listeners, rt/net) discard it when another run
 // begins.
+//
+//go:norace
 func RunEpoch() uint64 {
 	r, _ := current()
 	if r == nil {
@@ -1326,6 +1366,8 @@ func RunEpoch() uint64 {
 // its next step. Unlike the other functions of rt, any goroutine may call it: a goroutine of
 // heddle's own that notices something outside the run's control (a real connection to one of
 // the run's listeners) reports it so.
+//
+//go:norace
 func Unsupported(msg string) {
 	if r := active; r != nil {
 		r.foreign.CompareAndSwap(nil, &msg)
