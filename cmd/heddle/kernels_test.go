@@ -77,7 +77,6 @@ func TestKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	replays := 100
-	t.Logf("WORKDIR %s", res.WorkDir)
 	if n := len(res.Binaries); n < 40 {
 		t.Errorf("corpus has %d kernels, want at least 40", n)
 	}
