@@ -3,7 +3,6 @@ package rt
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -142,9 +141,7 @@ func (c *cancelCtx) cancel(err, cause error) {
 		child.cancel(err, cause)
 	}
 	if p := c.parent; p != nil {
-		if i := slices.Index(p.children, c); i >= 0 {
-			p.children = slices.Delete(p.children, i, i+1)
-		}
+		remove(&p.children, c)
 		c.parent = nil
 	}
 	if c.timer != nil {
@@ -256,11 +253,7 @@ func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 	c.after = append(c.after, a)
 	return func() bool {
-		i := slices.Index(c.after, a)
-		if i >= 0 {
-			c.after = slices.Delete(c.after, i, i+1)
-		}
-		return i >= 0
+		return remove(&c.after, a)
 	}
 }
 
@@ -307,3 +300,27 @@ func (c valueCtx) AfterFunc(f func()) (stop func() bool) { return ContextAfterFu
 
 //go:norace
 func (c valueCtx) String() string { return fmt.Sprint(c.Context) }
+
+// remove deletes the first x from *s and reports whether it was there. It is written out
+// rather than calling slices.Delete, whose instantiation is the standard library's code: the
+// race detector would see it edit heddle's state, which goroutines touch in turn across the
+// hidden hand-offs (x/sync's semaphore tests, whose contexts are cancelled by several
+// goroutines, showed it).
+//
+//go:norace
+func remove[S ~[]E, E comparable](s *S, x E) bool {
+	t := *s
+	for i := range t {
+		if t[i] != x {
+			continue
+		}
+		for j := i; j+1 < len(t); j++ {
+			t[j] = t[j+1]
+		}
+		var zero E
+		t[len(t)-1] = zero
+		*s = t[:len(t)-1]
+		return true
+	}
+	return false
+}

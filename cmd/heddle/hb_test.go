@@ -42,6 +42,7 @@ var hbPrograms = []struct{ pkg, shows string }{
 	{"cond", "Cond orders nothing by itself"},
 	{"syncmap", "a Store happens before the Load that returns its value"},
 	{"context", "cancel happens before <-ctx.Done() returns"},
+	{"ctxsiblings", "sibling contexts cancelled by several goroutines: heddle's bookkeeping stays unseen"},
 	{"afterfunc", "setting a timer happens before its function runs"},
 	{"timer", "Reset happens before the receive of the tick"},
 	{"gostmt", "a go statement happens before the goroutine starts"},
