@@ -119,7 +119,11 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 func (r *run) addCompletedSelects(a *Alt) {
 	start := len(r.altObjs)
 	if a.Objs != nil {
-		r.altObjs = append(r.altObjs, a.Objs...)
+		// One by one: append(s, t...) copies with runtime.slicecopy, which the race detector
+		// checks whoever calls it (x/sync's semaphore tests showed it).
+		for _, o := range a.Objs {
+			r.altObjs = append(r.altObjs, o)
+		}
 	} else if a.Obj != NoObj {
 		r.altObjs = append(r.altObjs, a.Obj)
 	}

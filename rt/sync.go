@@ -424,7 +424,7 @@ func (c *Cond) Signal() {
 		}
 	}
 	w := c.waiters[i]
-	c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+	remove(&c.waiters, w)
 	e = &r.events[e.Step]
 	e.With = w.id
 	r.releaseModel(e, id)
