@@ -20,6 +20,8 @@ import (
 // Load records a read of *p at pos and returns p: the instrumenter rewrites a read of x into
 // (*Load(&x, pos)), so that the read itself stays in the program's code, where the race
 // detector reports it (it leaves out races whose access is in heddle's).
+//
+//go:norace
 func Load[T any](p *T, pos string) *T {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), false, pos)
@@ -30,6 +32,8 @@ func Load[T any](p *T, pos string) *T {
 // Store records a write of *p at pos and returns v, the value the assignment stores: the
 // instrumenter rewrites x = v into x = Store(&x, v, pos), so that the write is recorded after
 // v is evaluated (v may receive from a channel, which orders what follows).
+//
+//go:norace
 func Store[T any](p *T, v T, pos string) T {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), true, pos)
@@ -39,6 +43,8 @@ func Store[T any](p *T, v T, pos string) T {
 
 // StoreAs is Store for a value of a type other than *p's, assignable to it (a concrete value
 // stored in an interface).
+//
+//go:norace
 func StoreAs[T, V any](p *T, v V, pos string) V {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), true, pos)
@@ -47,6 +53,8 @@ func StoreAs[T, V any](p *T, v V, pos string) V {
 }
 
 // Update records a read and a write of *p at pos, for x op= v and x++, and returns v.
+//
+//go:norace
 func Update[T any](p *T, v T, pos string) T {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), false, pos)
@@ -56,6 +64,8 @@ func Update[T any](p *T, v T, pos string) T {
 }
 
 // Shift is Update for x <<= n and x >>= n, whose count need not have x's type.
+//
+//go:norace
 func Shift[T, N any](p *T, n N, pos string) N {
 	if r := active; r != nil {
 		r.access(unsafe.Pointer(p), false, pos)
@@ -67,6 +77,8 @@ func Shift[T, N any](p *T, n N, pos string) N {
 // MapRead records a read of map m (m[k], a lookup) at pos and returns m. A map is one
 // variable: its entries share the map's header, as for the race detector's "concurrent map
 // read and map write".
+//
+//go:norace
 func MapRead[M ~map[K]V, K comparable, V any](m M, pos string) M {
 	if r := active; r != nil && m != nil {
 		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), false, pos)
@@ -75,6 +87,8 @@ func MapRead[M ~map[K]V, K comparable, V any](m M, pos string) M {
 }
 
 // MapWrite records a write of map m (m[k] = v, delete) at pos and returns m.
+//
+//go:norace
 func MapWrite[M ~map[K]V, K comparable, V any](m M, pos string) M {
 	if r := active; r != nil && m != nil {
 		r.access(*(*unsafe.Pointer)(unsafe.Pointer(&m)), true, pos)
@@ -106,6 +120,8 @@ type Warning struct {
 // Key identifies w's variable across runs and schedules, where its address changes: its kind
 // and the position of the racing write (the first in file order if both are writes). The same
 // unprotected write met with a read at another position is the same finding.
+//
+//go:norace
 func (w *Warning) Key() string {
 	pos := w.Later.Pos
 	switch {
@@ -118,15 +134,20 @@ func (w *Warning) Key() string {
 }
 
 // Message describes w with the goroutine names of res.
+//
+//go:norace
 func (w *Warning) Message(res *Result) string { return w.Describe(res.Name, res.ObjName) }
 
 // Describe describes w with goroutines and locks named by gname and lname.
+//
+//go:norace
 func (w *Warning) Describe(gname func(GID) string, lname func(ObjID) string) string {
 	return fmt.Sprintf("lockset: %s at %s by %s holding %s, and %s at %s by %s holding %s: no lock protects them both",
 		rw(w.Earlier.Write), shortPos(w.Earlier.Pos), gname(w.Earlier.G), lockNames(lname, w.Earlier.Locks),
 		rw(w.Later.Write), shortPos(w.Later.Pos), gname(w.Later.G), lockNames(lname, w.Later.Locks))
 }
 
+//go:norace
 func rw(write bool) string {
 	if write {
 		return "write"
@@ -135,12 +156,16 @@ func rw(write bool) string {
 }
 
 // shortPos is pos with the file's base name and without the column.
+//
+//go:norace
 func shortPos(pos string) string {
 	file, line, _ := splitPos(pos)
 	return filepath.Base(file) + ":" + line
 }
 
 // splitPos splits "file:line:col".
+//
+//go:norace
 func splitPos(pos string) (file, line, col string) {
 	i := len(pos)
 	var parts [2]string
@@ -158,6 +183,7 @@ func splitPos(pos string) (file, line, col string) {
 	return pos[:i], parts[0], parts[1]
 }
 
+//go:norace
 func lockNames(lname func(ObjID) string, locks []ObjID) string {
 	if len(locks) == 0 {
 		return "no lock"
@@ -246,6 +272,8 @@ type clocks struct {
 }
 
 // accessState returns the run's lockset state, creating it on first use.
+//
+//go:norace
 func (r *run) accessState() *accesses {
 	if r.acc == nil {
 		r.acc = &accesses{vars: make(map[unsafe.Pointer]int32)}
@@ -255,6 +283,8 @@ func (r *run) accessState() *accesses {
 
 // reset empties a for a new run, keeping its storage: a run costs no allocation for the
 // variables, clocks and locks that the previous run had.
+//
+//go:norace
 func (a *accesses) reset() {
 	clear(a.vars)
 	a.shadows = a.shadows[:0]
@@ -274,11 +304,14 @@ var accessesUsed atomic.Bool
 // UseAccesses makes every run maintain the lockset check's clocks from its start. Instrumented
 // programs call it as they initialise; without it, the run of the process's first access
 // starts its clocks late, and its warnings are left out. It returns true.
+//
+//go:norace
 func UseAccesses() bool {
 	accessesUsed.Store(true)
 	return true
 }
 
+//go:norace
 func (c *clocks) reset() {
 	for i := range c.vc {
 		c.vc[i] = c.vc[i][:0]
@@ -370,6 +403,8 @@ func (a *accesses) tick(g GID) {
 
 // accessAcquire and accessRelease follow r.acquire and r.release: a lock operation changes
 // the goroutine's lockset and orders only in full, any other orders in both.
+//
+//go:norace
 func (r *run) accessAcquire(e *Event, id ObjID) {
 	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
 		return
@@ -391,6 +426,7 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 	}
 }
 
+//go:norace
 func (r *run) accessRelease(e *Event, id ObjID) {
 	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || e.G < 0 || id < 0 {
 		return
@@ -415,6 +451,8 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 }
 
 // accessGo orders a go statement of parent before everything child does.
+//
+//go:norace
 func (r *run) accessGo(parent, child *goroutine) {
 	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || parent == nil || parent.id < 0 {
 		return
@@ -479,6 +517,8 @@ func (r *run) accessResume(w *goroutine) {
 }
 
 // access records g's read or write of the variable at addr.
+//
+//go:norace
 func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	g := r.cur
 	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
@@ -629,6 +669,8 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 // others returns the goroutines, besides g1 and g2, that JPF's race window explores with them
 // (§4.2): those that accessed v since it last had one owner, closed over the goroutines that
 // wrote a variable that one of the set read in the run so far.
+//
+//go:norace
 func (a *accesses) others(v *shadow, g1, g2 GID) []GID {
 	var set uint64
 	for _, g := range []GID{g1, g2} {
@@ -660,6 +702,8 @@ func (a *accesses) others(v *shadow, g1, g2 GID) []GID {
 }
 
 // record returns acc with the locks held, in the storage of locks.
+//
+//go:norace
 func record(locks []ObjID, acc Access, held []heldLock) Access {
 	locks = locks[:0]
 	for _, l := range held {
@@ -676,11 +720,15 @@ func record(locks []ObjID, acc Access, held []heldLock) Access {
 // order is the lock's, and the schedules in which the lock goes the other way are explored
 // too, where the accesses are not ordered. An access made without a lock is never passed on
 // by a lock's order: Eraser's predictive warning.
+//
+//go:norace
 func (a *accesses) ordered(e stamp, acc Access, g GID) bool {
 	return a.hb.before(e, g) || len(acc.Locks) > 0 && a.full.before(e, g)
 }
 
 // lockSet returns the locks of an access as held for writing: an access records no mode.
+//
+//go:norace
 func lockSet(ids []ObjID) []heldLock {
 	out := make([]heldLock, len(ids))
 	for i, id := range ids {
@@ -689,6 +737,7 @@ func lockSet(ids []ObjID) []heldLock {
 	return out
 }
 
+//go:norace
 func lockIDs(h []heldLock) []ObjID {
 	if len(h) == 0 {
 		return nil
@@ -702,6 +751,8 @@ func lockIDs(h []heldLock) []ObjID {
 
 // intersect keeps the locks of c that held contains; for a write, a lock held only for
 // reading does not count.
+//
+//go:norace
 func intersect(c, held []heldLock, write bool) []heldLock {
 	out := c[:0]
 	for _, l := range c {

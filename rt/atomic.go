@@ -24,11 +24,12 @@ func atomicOp(addr unsafe.Pointer, kind OpKind) {
 	r.yield(g)
 	prev := g.lastLoad
 	e := r.record(g, kind, id)
+	// The real operation, which follows, is the race detector's atomic access and edge.
 	if kind != OpAtomicStore {
-		r.acquire(e, id)
+		r.acquireModel(e, id)
 	}
 	if kind != OpAtomicLoad {
-		r.release(e, id)
+		r.releaseModel(e, id)
 		return
 	}
 	// A load of the object g loaded at its previous step, with nothing of g's in between,

@@ -28,6 +28,8 @@ type Bound struct {
 
 // Sync returns b with the synchronization objects objs added: a *Mutex, *RWMutex,
 // *WaitGroup, *Cond, *Once or *Map, or a channel made by MakeChan.
+//
+//go:norace
 func (b Bound) Sync(objs ...any) Bound {
 	b.objs = slices.Clone(b.objs)
 	for _, o := range objs {
@@ -37,6 +39,8 @@ func (b Bound) Sync(objs ...any) Bound {
 }
 
 // Atomic returns b with the atomic variables at ptrs added.
+//
+//go:norace
 func (b Bound) Atomic(ptrs ...any) Bound {
 	b.atomics = slices.Clone(b.atomics)
 	for _, p := range ptrs {
@@ -46,6 +50,8 @@ func (b Bound) Atomic(ptrs ...any) Bound {
 }
 
 // Reads returns b with reads of the variables at ptrs added.
+//
+//go:norace
 func (b Bound) Reads(ptrs ...any) Bound {
 	b.reads = slices.Clone(b.reads)
 	for _, p := range ptrs {
@@ -55,6 +61,8 @@ func (b Bound) Reads(ptrs ...any) Bound {
 }
 
 // Writes returns b with reads and writes of the variables at ptrs added.
+//
+//go:norace
 func (b Bound) Writes(ptrs ...any) Bound {
 	b.writes = slices.Clone(b.writes)
 	for _, p := range ptrs {
@@ -64,6 +72,8 @@ func (b Bound) Writes(ptrs ...any) Bound {
 }
 
 // Polls returns b allowing polls.
+//
+//go:norace
 func (b Bound) Polls() Bound {
 	b.polls = true
 	return b
@@ -72,6 +82,8 @@ func (b Bound) Polls() Bound {
 // Declare bounds what the calling goroutine, and the goroutines it starts from now on, may
 // still do. A goroutine that already has a bound may only narrow it. Declare is not a
 // scheduling point; outside a run it does nothing.
+//
+//go:norace
 func Declare(b Bound) {
 	r, g := current()
 	if r == nil {
@@ -99,6 +111,7 @@ type boundObj struct {
 	midStep bool
 }
 
+//go:norace
 func pointer(p any) unsafe.Pointer {
 	v := reflect.ValueOf(p)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
@@ -107,6 +120,7 @@ func pointer(p any) unsafe.Pointer {
 	return v.UnsafePointer()
 }
 
+//go:norace
 func boundObjOf(o any) boundObj {
 	switch o := o.(type) {
 	case *Mutex:
@@ -138,12 +152,15 @@ func boundObjOf(o any) boundObj {
 }
 
 // covers reports whether every entry of c is in b.
+//
+//go:norace
 func (b *Bound) covers(c *Bound) bool {
 	return (b.polls || !c.polls) &&
 		subset(c.objs, b.objs) && subset(c.atomics, b.atomics) &&
 		subset(c.reads, b.reads) && subset(c.writes, b.writes)
 }
 
+//go:norace
 func subset[T comparable](a, b []T) bool {
 	for _, x := range a {
 		if !slices.Contains(b, x) {
@@ -154,6 +171,8 @@ func subset[T comparable](a, b []T) bool {
 }
 
 // hasObj reports whether b allows operations on object id of run r.
+//
+//go:norace
 func (b *Bound) hasObj(r *run, id ObjID) bool {
 	for _, o := range b.objs {
 		if s := o.st; s.epoch == r.epoch && s.id == id {
@@ -171,6 +190,8 @@ func (b *Bound) hasObj(r *run, id ObjID) bool {
 // mayPoll reports whether g's pending operation may be a poll (rt's fairness then may make
 // g wait for the others, which every other step affects): Gosched, TryLock, a select (with a
 // default), or an atomic load that repeats g's previous step.
+//
+//go:norace
 func (g *goroutine) mayPoll() bool {
 	switch g.op.kind {
 	case OpYield, OpTryLock, OpTryRLock, OpSelect:
@@ -183,6 +204,8 @@ func (g *goroutine) mayPoll() bool {
 
 // checkBound ends the run if g, which has a bound, performs an operation of kind k on object
 // id that the bound does not allow.
+//
+//go:norace
 func (r *run) checkBound(g *goroutine, k OpKind, id ObjID) {
 	b := g.bound
 	var why string
@@ -201,6 +224,8 @@ func (r *run) checkBound(g *goroutine, k OpKind, id ObjID) {
 
 // checkBoundAccess ends the run if g, which has a bound, accesses the variable at addr
 // outside it.
+//
+//go:norace
 func (r *run) checkBoundAccess(g *goroutine, addr unsafe.Pointer, write bool) {
 	b := g.bound
 	if write && slices.Contains(b.writes, addr) || !write && slices.Contains(b.reads, addr) {
@@ -215,6 +240,8 @@ func (r *run) checkBoundAccess(g *goroutine, addr unsafe.Pointer, write bool) {
 
 // holds reports whether g holds lock id (for reading if read), if the run knows the locks
 // held: it does unless the lockset check is off.
+//
+//go:norace
 func (r *run) holds(g *goroutine, id ObjID, read bool) (held, known bool) {
 	if !r.heldKnown {
 		return false, false
@@ -225,6 +252,8 @@ func (r *run) holds(g *goroutine, id ObjID, read bool) (held, known bool) {
 }
 
 // checkBoundPoll ends the run if g, which has a bound that does not allow polls, polls.
+//
+//go:norace
 func (r *run) checkBoundPoll(g *goroutine) {
 	if !g.bound.polls {
 		r.fail(VerdictMisuse, fmt.Sprintf("%s polls (%s), outside the bound it declared (rt.Declare)", r.gname(g), g.op.kind), g, nil)

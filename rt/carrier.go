@@ -29,6 +29,7 @@ var carriers struct {
 // all behind.
 const maxIdle = 128
 
+//go:norace
 func takeCarrier() *carrier {
 	if raceEnabled {
 		// Carriers are not reused under the race detector (see carry), and the pool's lock
@@ -49,12 +50,15 @@ func takeCarrier() *carrier {
 
 // newCarrier starts a carrier. It is called by the go statement, so the race detector orders
 // the parent's past before the child.
+//
+//go:norace
 func newCarrier() *carrier {
 	c := &carrier{wake: make(chan struct{}, 1)}
 	go c.loop()
 	return c
 }
 
+//go:norace
 func (c *carrier) loop() {
 	c.gp, c.goid = getg(), goid()
 	for c.carry() {
@@ -93,6 +97,8 @@ func (c *carrier) carry() bool {
 
 // ownGoroutines is the number of goroutines that heddle keeps between runs: the idle carriers
 // and the watchdog.
+//
+//go:norace
 func ownGoroutines() int {
 	carriers.Lock()
 	n := len(carriers.cs)

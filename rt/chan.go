@@ -42,6 +42,7 @@ type chanOps interface {
 
 type typedChan[T any] struct{ c chan T }
 
+//go:norace
 func (t typedChan[T]) trySend(v any) bool {
 	var x T
 	if v != nil {
@@ -55,6 +56,7 @@ func (t typedChan[T]) trySend(v any) bool {
 	}
 }
 
+//go:norace
 func (t typedChan[T]) tryRecv() (any, bool, bool) {
 	select {
 	case v, ok := <-t.c:
@@ -64,11 +66,22 @@ func (t typedChan[T]) tryRecv() (any, bool, bool) {
 	}
 }
 
-func (t typedChan[T]) zero() any      { var z T; return z }
-func (t typedChan[T]) length() int    { return len(t.c) }
-func (t typedChan[T]) capacity() int  { return cap(t.c) }
-func (t typedChan[T]) closeReal()     { close(t.c) }
-func (t typedChan[T]) key() chanKey   { return chanPtr(t.c) }
+//go:norace
+func (t typedChan[T]) zero() any { var z T; return z }
+
+//go:norace
+func (t typedChan[T]) length() int { return len(t.c) }
+
+//go:norace
+func (t typedChan[T]) capacity() int { return cap(t.c) }
+
+//go:norace
+func (t typedChan[T]) closeReal() { close(t.c) }
+
+//go:norace
+func (t typedChan[T]) key() chanKey { return chanPtr(t.c) }
+
+//go:norace
 func (t typedChan[T]) chanValue() any { return t.c }
 
 var (
@@ -76,9 +89,12 @@ var (
 	chans   = map[chanKey]*chanState{}
 )
 
+//go:norace
 func chanPtr[C any](c C) chanKey { return *(*unsafe.Pointer)(unsafe.Pointer(&c)) }
 
 // MakeChan makes a channel, like make(chan T, size).
+//
+//go:norace
 func MakeChan[T any](size int) chan T {
 	c := make(chan T, size)
 	st := &chanState{cap: size, ops: typedChan[T]{c}}
@@ -94,6 +110,7 @@ func MakeChan[T any](size int) chan T {
 	return c
 }
 
+//go:norace
 func unregisterChan(k chanKey) {
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
@@ -104,6 +121,8 @@ func unregisterChan(k chanKey) {
 
 // stateOf returns the state of channel c (nil for a nil channel), registering a channel made
 // outside instrumented code as foreign.
+//
+//go:norace
 func stateOf(r *run, c chanOps) *chanState {
 	k := c.key()
 	if k == nil {
@@ -123,8 +142,10 @@ func stateOf(r *run, c chanOps) *chanState {
 	return st
 }
 
+//go:norace
 func bidi[T any, C ~chan<- T | ~<-chan T](c C) chan T { return *(*chan T)(unsafe.Pointer(&c)) }
 
+//go:norace
 func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 	if st == nil {
 		return NoObj
@@ -141,6 +162,8 @@ func (r *run) chanObj(st *chanState, g *goroutine) ObjID {
 // partner), so parking is a step of its own.
 
 // Send sends v on ch, like ch <- v.
+//
+//go:norace
 func Send[T any](ch chan<- T, v T) {
 	r, g := current()
 	if r == nil {
@@ -156,15 +179,20 @@ func Send[T any](ch chan<- T, v T) {
 	}
 	r.parkOn(g)
 	g.panicIfClosed()
+	g.realHalf(st, v)
 }
 
 // Recv receives from ch, like <-ch.
+//
+//go:norace
 func Recv[T any](ch <-chan T) T {
 	v, _ := Recv2(ch)
 	return v
 }
 
 // Recv2 receives from ch, like v, ok := <-ch.
+//
+//go:norace
 func Recv2[T any](ch <-chan T) (T, bool) {
 	r, g := current()
 	if r == nil {
@@ -178,6 +206,7 @@ func Recv2[T any](ch <-chan T) (T, bool) {
 	v, ok, done := r.tryRecv(g, st, -1)
 	if !done {
 		r.parkOn(g)
+		g.realHalf(st, nil)
 		v, ok = g.recv, g.recvOK
 	}
 	if v == nil {
@@ -205,6 +234,8 @@ func (r *run) parkOn(g *goroutine) {
 }
 
 // Close closes ch, like close(ch).
+//
+//go:norace
 func Close[T any](ch chan<- T) {
 	r, g := current()
 	if r == nil {
@@ -222,7 +253,8 @@ func Close[T any](ch chan<- T) {
 	case st.closed:
 		panic(plainError("close of closed channel"))
 	}
-	r.release(e, id)
+	// The real close releases what a receive that sees it acquires.
+	r.releaseModel(e, id)
 	st.closed = true
 	st.ops.closeReal()
 	// As in the Go runtime, closing completes every goroutine parked on the channel: a
@@ -238,7 +270,7 @@ func Close[T any](ch chan<- T) {
 		if send {
 			w.panicMsg = "send on closed channel"
 		} else {
-			w.recv, w.recvOK = st.ops.zero(), false
+			w.real = realRecv
 		}
 		w.selected = i
 		r.resumeG(w)
@@ -246,6 +278,8 @@ func Close[T any](ch chan<- T) {
 }
 
 // Len returns len(ch) for any channel value; it is a scheduling point.
+//
+//go:norace
 func Len(ch any) int {
 	n := reflect.ValueOf(ch).Len()
 	if r, g := current(); r != nil {
@@ -259,10 +293,14 @@ func Len(ch any) int {
 
 // Cap returns cap(ch) for any channel value. A channel's capacity never changes, so it is not
 // a scheduling point.
+//
+//go:norace
 func Cap(ch any) int { return reflect.ValueOf(ch).Cap() }
 
 // waitsOn reports whether w's operation involves st: the select case index (-1 for a plain
 // send or receive) and whether it sends. It returns -2 when it does not.
+//
+//go:norace
 func waitsOn(w *goroutine, st *chanState) (int, bool) {
 	switch w.op.kind {
 	case OpSend:
@@ -331,6 +369,7 @@ func (r *run) sendReady(st *chanState) bool {
 	return w != nil
 }
 
+//go:norace
 func (r *run) recvReady(st *chanState) bool {
 	if st == nil {
 		return false
@@ -359,14 +398,21 @@ func (r *run) trySend(g *goroutine, st *chanState, v any, c int) bool {
 	}
 	if w, wc := r.parked(st, false); w != nil {
 		e := r.record(g, OpSend, id)
-		r.release(e, id)
-		w.recv, w.recvOK, w.selected = v, true, wc
+		r.releaseModel(e, id)
+		w.selected = wc
+		if st.cap > 0 && !st.foreign {
+			// The buffer is empty, since w waits: the value goes through it.
+			st.ops.trySend(v)
+			w.real = realRecv
+		} else {
+			w.recv, w.recvOK = v, true
+		}
 		r.resumeG(w)
 		return true
 	}
 	if st.ops.length() < st.cap || st.foreign {
 		if st.ops.trySend(v) {
-			r.release(r.record(g, OpSend, id), id)
+			r.releaseModel(r.record(g, OpSend, id), id)
 			return true
 		}
 	}
@@ -384,26 +430,32 @@ func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
 	if n := st.ops.length(); n > 0 {
 		e := r.record(g, OpRecv, id)
 		v, ok, _ := st.ops.tryRecv()
-		r.acquire(e, id)
-		// A sender parked on the full buffer now moves its value in, as in the Go runtime.
+		if st.timer != nil {
+			raceAcquire(st.timer.obj.id) // the tick was sent by the clock, unseen
+		}
+		r.acquireModel(e, id)
+		// A sender parked on the full buffer now moves its value in, as in the Go runtime:
+		// it sends into the slot this receive freed as it resumes.
 		if w, wc := r.parked(st, true); w != nil && n == st.cap {
-			st.ops.trySend(w.sendValueCase(wc))
 			w.selected = wc
+			w.real = realSend
 			r.resumeG(w)
 		}
 		return v, ok, true
 	}
 	if w, wc := r.parked(st, true); w != nil {
 		e := r.record(g, OpRecv, id)
-		r.acquire(e, id)
+		r.acquireModel(e, id)
 		v := w.sendValueCase(wc)
 		w.selected = wc
 		r.resumeG(w)
 		return v, true, true
 	}
 	if st.closed {
-		r.acquire(r.record(g, OpRecv, id), id)
-		return st.ops.zero(), false, true
+		e := r.record(g, OpRecv, id)
+		v, ok, _ := st.ops.tryRecv() // the real receive acquires what the close released
+		r.acquireModel(e, id)
+		return v, ok, true
 	}
 	if st.foreign {
 		if v, ok, got := st.ops.tryRecv(); got {
@@ -415,6 +467,30 @@ func (r *run) tryRecv(g *goroutine, st *chanState, c int) (any, bool, bool) {
 }
 
 // panicIfClosed raises, in g, the panic of a parked send whose channel was closed.
+// A realHalf is the half of a buffered channel's operation left to the goroutine that waited.
+type realHalf uint8
+
+const (
+	realNone realHalf = iota
+	realSend          // send the value into the slot that the partner's receive freed
+	realRecv          // receive the value the partner sent into the buffer, or see the close
+)
+
+// realHalf does on the real channel the half of g's completed operation that its partner
+// left to it, so that the race detector sees g make it (race.go): v is the value of a send.
+//
+//go:norace
+func (g *goroutine) realHalf(st *chanState, v any) {
+	switch g.real {
+	case realSend:
+		st.ops.trySend(v)
+	case realRecv:
+		g.recv, g.recvOK, _ = st.ops.tryRecv()
+	}
+	g.real = realNone
+}
+
+//go:norace
 func (g *goroutine) panicIfClosed() {
 	if msg := g.panicMsg; msg != "" {
 		g.panicMsg = ""
@@ -422,6 +498,7 @@ func (g *goroutine) panicIfClosed() {
 	}
 }
 
+//go:norace
 func (w *goroutine) sendValueCase(c int) any {
 	if w.op.kind == OpSelect {
 		return w.op.cases[c].val
@@ -430,6 +507,8 @@ func (w *goroutine) sendValueCase(c int) any {
 }
 
 // internal reports a violation of heddle's own invariants.
+//
+//go:norace
 func (r *run) internal(g *goroutine, msg string) {
 	r.fail(VerdictInternal, "heddle internal error: "+msg, g, nil)
 	r.block(g)
@@ -438,5 +517,8 @@ func (r *run) internal(g *goroutine, msg string) {
 // plainError is the panic value of channel misuse, formatted as the Go runtime formats its own.
 type plainError string
 
+//go:norace
 func (e plainError) Error() string { return string(e) }
+
+//go:norace
 func (e plainError) RuntimeError() {}

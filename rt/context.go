@@ -3,7 +3,6 @@ package rt
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 )
 
@@ -27,10 +26,13 @@ type cancelCtx struct {
 
 type afterFunc struct{ f func() }
 
+//go:norace
 func (c *cancelCtx) Done() <-chan struct{} { return c.done }
 
 // Err reads the cancellation state, which another goroutine's cancel writes: it is a visible
 // operation on the Done channel.
+//
+//go:norace
 func (c *cancelCtx) Err() error {
 	c.step(OpLen)
 	return c.err
@@ -38,6 +40,8 @@ func (c *cancelCtx) Err() error {
 
 // step makes the calling goroutine's access to the context's state a visible operation on
 // its Done channel: reading (Err) commutes with other reads, cancelling depends on everything.
+//
+//go:norace
 func (c *cancelCtx) step(kind OpKind) {
 	r, g := current()
 	if r == nil {
@@ -54,6 +58,7 @@ func (c *cancelCtx) step(kind OpKind) {
 	}
 }
 
+//go:norace
 func (c *cancelCtx) Deadline() (time.Time, bool) {
 	if !c.deadline.IsZero() {
 		return c.deadline, true
@@ -61,6 +66,7 @@ func (c *cancelCtx) Deadline() (time.Time, bool) {
 	return c.Context.Deadline()
 }
 
+//go:norace
 func (c *cancelCtx) Value(key any) any {
 	if key == &cancelCtxKey {
 		return c
@@ -70,11 +76,13 @@ func (c *cancelCtx) Value(key any) any {
 
 var cancelCtxKey int
 
+//go:norace
 func parentCancelCtx(parent context.Context) *cancelCtx {
 	p, _ := parent.Value(&cancelCtxKey).(*cancelCtx)
 	return p
 }
 
+//go:norace
 func newCancelCtx(parent context.Context) *cancelCtx {
 	if parent == nil {
 		panic("cannot create context from nil parent")
@@ -107,6 +115,8 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 }
 
 // controlledChan reports whether ch was made under heddle's control (MakeChan).
+//
+//go:norace
 func controlledChan[T any](ch <-chan T) bool {
 	chansMu.Lock()
 	defer chansMu.Unlock()
@@ -114,6 +124,7 @@ func controlledChan[T any](ch <-chan T) bool {
 	return ok
 }
 
+//go:norace
 func (c *cancelCtx) cancel(err, cause error) {
 	c.step(OpAtomicRMW)
 	if c.err != nil {
@@ -130,9 +141,7 @@ func (c *cancelCtx) cancel(err, cause error) {
 		child.cancel(err, cause)
 	}
 	if p := c.parent; p != nil {
-		if i := slices.Index(p.children, c); i >= 0 {
-			p.children = slices.Delete(p.children, i, i+1)
-		}
+		remove(&p.children, c)
 		c.parent = nil
 	}
 	if c.timer != nil {
@@ -145,6 +154,8 @@ func (c *cancelCtx) cancel(err, cause error) {
 }
 
 // WithCancel is context.WithCancel under heddle's control.
+//
+//go:norace
 func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 	if !Running() {
 		return context.WithCancel(parent)
@@ -154,6 +165,8 @@ func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 }
 
 // WithCancelCause is context.WithCancelCause under heddle's control.
+//
+//go:norace
 func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
 	if !Running() {
 		return context.WithCancelCause(parent)
@@ -163,11 +176,15 @@ func WithCancelCause(parent context.Context) (context.Context, context.CancelCau
 }
 
 // WithDeadline is context.WithDeadline on the virtual clock.
+//
+//go:norace
 func WithDeadline(parent context.Context, d time.Time) (context.Context, context.CancelFunc) {
 	return WithDeadlineCause(parent, d, nil)
 }
 
 // WithDeadlineCause is context.WithDeadlineCause on the virtual clock.
+//
+//go:norace
 func WithDeadlineCause(parent context.Context, d time.Time, cause error) (context.Context, context.CancelFunc) {
 	if !Running() {
 		return context.WithDeadlineCause(parent, d, cause)
@@ -186,16 +203,22 @@ func WithDeadlineCause(parent context.Context, d time.Time, cause error) (contex
 }
 
 // WithTimeout is context.WithTimeout on the virtual clock.
+//
+//go:norace
 func WithTimeout(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	return WithDeadline(parent, Now().Add(d))
 }
 
 // WithTimeoutCause is context.WithTimeoutCause on the virtual clock.
+//
+//go:norace
 func WithTimeoutCause(parent context.Context, d time.Duration, cause error) (context.Context, context.CancelFunc) {
 	return WithDeadlineCause(parent, Now().Add(d), cause)
 }
 
 // Cause is context.Cause, aware of contexts made under control.
+//
+//go:norace
 func Cause(ctx context.Context) error {
 	if c := parentCancelCtx(ctx); c != nil {
 		return c.cause
@@ -205,6 +228,8 @@ func Cause(ctx context.Context) error {
 
 // ContextAfterFunc is context.AfterFunc under heddle's control: f runs in its own goroutine
 // once ctx is done.
+//
+//go:norace
 func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 	c := parentCancelCtx(ctx)
 	if c == nil || !Running() {
@@ -217,6 +242,8 @@ func ContextAfterFunc(ctx context.Context, f func()) (stop func() bool) {
 // uninstrumented code derives from it with context.WithCancel (and the others) registers its
 // cancellation here, to run in a goroutine of the run, instead of starting a goroutine of its
 // own that heddle could not schedule.
+//
+//go:norace
 func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 	a := &afterFunc{f: f}
 	c.step(OpAtomicRMW)
@@ -226,16 +253,14 @@ func (c *cancelCtx) AfterFunc(f func()) (stop func() bool) {
 	}
 	c.after = append(c.after, a)
 	return func() bool {
-		i := slices.Index(c.after, a)
-		if i >= 0 {
-			c.after = slices.Delete(c.after, i, i+1)
-		}
-		return i >= 0
+		return remove(&c.after, a)
 	}
 }
 
 // WithoutCancel is context.WithoutCancel, whose result must not lead back to the controlled
 // context it was made from: its children are not cancelled with that context.
+//
+//go:norace
 func WithoutCancel(parent context.Context) context.Context {
 	if !Running() {
 		return context.WithoutCancel(parent)
@@ -245,6 +270,7 @@ func WithoutCancel(parent context.Context) context.Context {
 
 type withoutCancelCtx struct{ context.Context }
 
+//go:norace
 func (c withoutCancelCtx) Value(key any) any {
 	if key == &cancelCtxKey {
 		return nil
@@ -252,11 +278,14 @@ func (c withoutCancelCtx) Value(key any) any {
 	return c.Context.Value(key)
 }
 
+//go:norace
 func (c withoutCancelCtx) String() string { return fmt.Sprint(c.Context) }
 
 // WithValue is context.WithValue. The result is an afterFuncer, so that a context that
 // uninstrumented code derives from it is cancelled with the controlled context it carries, as
 // by cancelCtx.AfterFunc, rather than by a goroutine heddle did not start.
+//
+//go:norace
 func WithValue(parent context.Context, key, val any) context.Context {
 	if !Running() {
 		return context.WithValue(parent, key, val)
@@ -266,6 +295,32 @@ func WithValue(parent context.Context, key, val any) context.Context {
 
 type valueCtx struct{ context.Context }
 
+//go:norace
 func (c valueCtx) AfterFunc(f func()) (stop func() bool) { return ContextAfterFunc(c.Context, f) }
 
+//go:norace
 func (c valueCtx) String() string { return fmt.Sprint(c.Context) }
+
+// remove deletes the first x from *s and reports whether it was there. It is written out
+// rather than calling slices.Delete, whose instantiation is the standard library's code: the
+// race detector would see it edit heddle's state, which goroutines touch in turn across the
+// hidden hand-offs (x/sync's semaphore tests, whose contexts are cancelled by several
+// goroutines, showed it).
+//
+//go:norace
+func remove[S ~[]E, E comparable](s *S, x E) bool {
+	t := *s
+	for i := range t {
+		if t[i] != x {
+			continue
+		}
+		for j := i; j+1 < len(t); j++ {
+			t[j] = t[j+1]
+		}
+		var zero E
+		t[len(t)-1] = zero
+		*s = t[:len(t)-1]
+		return true
+	}
+	return false
+}

@@ -12,6 +12,8 @@ import (
 // the function value and its arguments before calling Go, as the go statement does. Starting a
 // goroutine is not a scheduling point (the child does nothing visible before its own first
 // scheduling point); the child runs up to that point before the next decision.
+//
+//go:norace
 func Go(f func()) {
 	r, g := current()
 	if r == nil {
@@ -37,6 +39,8 @@ func Go(f func()) {
 // Gosched is a scheduling point with no other effect, like runtime.Gosched. It polls: from
 // its second poll on, the goroutine lets every other enabled goroutine step before it
 // continues.
+//
+//go:norace
 func Gosched() {
 	r, g := current()
 	if r == nil {
@@ -51,10 +55,14 @@ func Gosched() {
 
 // Goexit terminates the calling goroutine after running its deferred calls, like
 // runtime.Goexit.
+//
+//go:norace
 func Goexit() { runtime.Goexit() }
 
 // NumGoroutine returns the number of live goroutines of the run (outside a run, the real
 // number, less heddle's own).
+//
+//go:norace
 func NumGoroutine() int {
 	r := active
 	if r == nil {
@@ -71,6 +79,8 @@ func NumGoroutine() int {
 
 // Choose returns a value in [0, n) chosen by the scheduler: each value is a decision that an
 // exhaustive search explores (VeriSoft's VS_toss). Outside a run it returns 0.
+//
+//go:norace
 func Choose(n int) int {
 	r, g := current()
 	if r == nil || n <= 1 {
@@ -92,12 +102,14 @@ func Choose(n int) int {
 // AssertionError is the panic value of a failed heddle.Assert.
 type AssertionError struct{ Msg string }
 
+//go:norace
 func (e *AssertionError) Error() string { return "assertion failed: " + e.Msg }
 
 // TestFailure is the panic value by which a test harness reports that the root test failed
 // (t.Error or t.Fatal) once its function has returned.
 type TestFailure struct{ Msg string }
 
+//go:norace
 func (e *TestFailure) Error() string { return e.Msg }
 
 // Exit stands for os.Exit, which the instrumenter rewrites into a call of Exit. In a run, the
@@ -105,6 +117,8 @@ func (e *TestFailure) Error() string { return e.Msg }
 // on. A status other than 0 is the run's verdict exit, against the calling goroutine, so the
 // report says where the program exited and under which schedule; status 0 ends the run as a
 // program that returned would. Outside a run it is os.Exit.
+//
+//go:norace
 func Exit(code int) {
 	r, g := current()
 	if r == nil || g == nil {
@@ -125,6 +139,8 @@ func Exit(code int) {
 
 // Fail ends the run with a verdict of the given kind, reported against the current goroutine
 // if blame is set. A harness calls it for test failures; it has no effect outside a run.
+//
+//go:norace
 func Fail(kind VerdictKind, msg string, blame bool) {
 	r, g := current()
 	if r == nil {
@@ -140,6 +156,7 @@ func Fail(kind VerdictKind, msg string, blame bool) {
 	}
 }
 
+//go:norace
 func classifyPanic(p any) VerdictKind {
 	var ae *AssertionError
 	var tf *TestFailure
@@ -159,6 +176,8 @@ func classifyPanic(p any) VerdictKind {
 }
 
 // panicStack returns the stack of a panicking goroutine, from inside its deferred recover.
+//
+//go:norace
 func panicStack() []uintptr {
 	pcs := make([]uintptr, 64)
 	n := runtime.Callers(3, pcs)
@@ -174,6 +193,8 @@ const rtPrefix = ModulePath + "/rt"
 const harnessPrefix = ModulePath + "/harness."
 
 // callers returns the user's call site of the rt operation in progress and the user's stack.
+//
+//go:norace
 func callers() (uintptr, []uintptr) {
 	var buf [48]uintptr
 	n := runtime.Callers(3, buf[:])
@@ -198,6 +219,8 @@ func callers() (uintptr, []uintptr) {
 }
 
 // frames symbolises a stack, dropping heddle's own frames.
+//
+//go:norace
 func frames(pcs []uintptr) []Frame {
 	if len(pcs) == 0 {
 		return nil
@@ -218,6 +241,8 @@ func frames(pcs []uintptr) []Frame {
 
 // Position symbolises a PC recorded in detail mode. It works on the pcs of Event.PC,
 // ObjectInfo.PC and GoroutineState.PC, which are return addresses.
+//
+//go:norace
 func Position(pc uintptr) (file string, line int, fn string) {
 	if pc == 0 {
 		return "", 0, ""
@@ -233,4 +258,5 @@ func Position(pc uintptr) (file string, line int, fn string) {
 	}
 }
 
+//go:norace
 func funcPC(f func()) uintptr { return reflect.ValueOf(f).Pointer() }

@@ -46,6 +46,8 @@ type history struct {
 }
 
 // historyStep performs g's call or return as a visible operation on the history.
+//
+//go:norace
 func (r *run) historyStep(g *goroutine, kind OpKind) {
 	h := &r.history
 	if !h.has {
@@ -58,6 +60,8 @@ func (r *run) historyStep(g *goroutine, kind OpKind) {
 
 // HistoryCall records that the calling goroutine calls an operation with input in. It returns
 // the operation's index, for HistoryReturn, and false outside a run.
+//
+//go:norace
 func HistoryCall(in any) (int, bool) {
 	r, g := current()
 	if r == nil || g == nil {
@@ -71,6 +75,8 @@ func HistoryCall(in any) (int, bool) {
 }
 
 // HistoryReturn records that operation i, of HistoryCall, returned out.
+//
+//go:norace
 func HistoryReturn(i int, out any) {
 	r, g := current()
 	if r == nil || g == nil || i < 0 || i >= len(r.history.ops) {
@@ -85,6 +91,8 @@ func HistoryReturn(i int, out any) {
 
 // History returns a copy of the run's history so far, in the order of the calls, and false
 // outside a run.
+//
+//go:norace
 func History() ([]HistoryOp, bool) {
 	r, _ := current()
 	if r == nil {
@@ -97,6 +105,8 @@ func History() ([]HistoryOp, bool) {
 // may wait for goroutines of its own (Porcupine checks on one), which the watchdog must not
 // take for a goroutine of the run waiting on something outside heddle's control; a check that
 // takes longer than the hang limit still ends the run as a hang.
+//
+//go:norace
 func CheckHistory(check func()) {
 	r, _ := current()
 	if r == nil {
@@ -111,6 +121,8 @@ func CheckHistory(check func()) {
 // NotLinearizable ends the run with a linearizability verdict: no sequential order of the
 // operations of history that respects their real-time order is allowed by the model. The
 // calling goroutine, which checked the history, does not return.
+//
+//go:norace
 func NotLinearizable(msg string, history []Operation) {
 	r, g := current()
 	if r == nil {

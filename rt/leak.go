@@ -29,6 +29,8 @@ var processIgnore struct {
 // in top, or running one named in any (full names, as runtime.FuncForPC gives them:
 // "example.com/pkg.(*T).loop"), and, if existing is set, the goroutines that exist now. In a
 // run it applies to the run; outside one, to every later run of the process.
+//
+//go:norace
 func IgnoreLeaks(top, any []string, existing bool) {
 	r, _ := current()
 	if r == nil {
@@ -47,6 +49,8 @@ func IgnoreLeaks(top, any []string, existing bool) {
 
 // ignoredLeak reports whether g, blocked after the root returned, is one the program's leak
 // checks said to pass over.
+//
+//go:norace
 func (r *run) ignoredLeak(g *goroutine) bool {
 	processIgnore.Lock()
 	top := append(slices.Clip(r.ignore.top), processIgnore.top...)

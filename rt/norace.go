@@ -6,14 +6,41 @@ package rt
 
 const raceEnabled = false
 
-func raceHide()                        {}
-func raceShow()                        {}
-func raceAcquire(ObjID)                {}
-func raceRelease(ObjID)                {}
-func (r *run) raceParked(*goroutine)   {}
-func (r *run) raceResume(*goroutine)   {}
+//go:norace
+func raceHide() {}
+
+//go:norace
+func raceShow() {}
+
+//go:norace
+func raceAcquire(ObjID) {}
+
+//go:norace
+func raceRelease(ObjID) {}
+
+//go:norace
+func raceAcquireWriters(ObjID) {}
+
+//go:norace
+func raceReleaseWriters(ObjID) {}
+
+//go:norace
+func (r *run) raceParked(*goroutine) {}
+
+//go:norace
+func (r *run) raceResume(*goroutine) {}
+
+//go:norace
 func raceStartAfter(*goroutine, ObjID) {}
-func raceWoken(*goroutine)             {}
-func (r *run) raceStart()              {}
-func (r *run) raceVerdict()            {}
-func (r *run) raceStep(*goroutine)     {}
+
+//go:norace
+func raceWoken(*goroutine) {}
+
+//go:norace
+func (r *run) raceStart() {}
+
+//go:norace
+func (r *run) raceVerdict() {}
+
+//go:norace
+func (r *run) raceStep(*goroutine) {}

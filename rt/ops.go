@@ -119,7 +119,11 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 func (r *run) addCompletedSelects(a *Alt) {
 	start := len(r.altObjs)
 	if a.Objs != nil {
-		r.altObjs = append(r.altObjs, a.Objs...)
+		// One by one: append(s, t...) copies with runtime.slicecopy, which the race detector
+		// checks whoever calls it (x/sync's semaphore tests showed it).
+		for _, o := range a.Objs {
+			r.altObjs = append(r.altObjs, o)
+		}
 	} else if a.Obj != NoObj {
 		r.altObjs = append(r.altObjs, a.Obj)
 	}
@@ -142,6 +146,8 @@ func (r *run) addCompletedSelects(a *Alt) {
 }
 
 // waitsOnClock reports whether g's wait can still be ended by a timer.
+//
+//go:norace
 func (r *run) waitsOnClock(g *goroutine) bool {
 	switch g.op.kind {
 	case OpSleep:

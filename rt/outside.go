@@ -18,9 +18,13 @@ const outsideAfter = time.Second
 // outsideLimit is how long the run's goroutine may wait outside heddle: outsideAfter, or a
 // tenth of the hang limit when that is longer, so that a debuggee, which has no hang limit
 // while a person looks at it, is never given up.
+//
+//go:norace
 func (r *run) outsideLimit() time.Duration { return max(r.cfg.Hang/10, outsideAfter) }
 
 // goid returns the calling goroutine's id, as the runtime prints it in stack traces.
+//
+//go:norace
 func goid() int64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
@@ -34,17 +38,23 @@ func goid() int64 {
 
 // inRT reports whether function fn is part of heddle's runtime: rt and its shadow packages,
 // not the harness that runs tests, whose frames stand for the test's caller.
+//
+//go:norace
 func inRT(fn string) bool {
 	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/")
 }
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
 // code rather than running or waiting inside heddle; it returns "" otherwise.
+//
+//go:norace
 func (r *run) blockedOutside() string { return r.waitsOutside(waitOutside) }
 
 // atLimit describes where the running goroutine waits, past heddle's hang limit, in a system
 // call or in uninstrumented code, whatever the process's other goroutines do; it returns ""
 // if it does not wait there (it loops).
+//
+//go:norace
 func (r *run) atLimit() string {
 	if s := r.waitsOutside(waitSyscall); s != "" {
 		return s
@@ -64,6 +74,8 @@ const (
 // waitsOutside describes where the running goroutine waits outside heddle, looked at in mode,
 // or returns "". A goroutine in a system call past the hang limit (waiting for a child process)
 // is not a loop of the program's but a wait that heddle cannot see the end of.
+//
+//go:norace
 func (r *run) waitsOutside(mode waitMode) string {
 	g := r.cur
 	if g == nil || g.goid == 0 || r.checking.Load() {
@@ -125,6 +137,8 @@ func (r *run) waitsOutside(mode waitMode) string {
 // stackOf reads the stack of the goroutine with runtime id goid from a dump of all the
 // process's goroutines: its state ("running", "chan receive", ...), and its function lines,
 // innermost first, each with its "file:line +0x.." line. The creator's frame is left out.
+//
+//go:norace
 func stackOf(goid int64) (state string, fns, files []string) { return stackIn(allStacks(), goid) }
 
 // allStacks is the traceback of every goroutine of the process.
@@ -201,6 +215,8 @@ func stackIn(all string, goid int64) (state string, fns, files []string) {
 
 // loopingAt returns the frames of goroutine g, which runs without reaching a scheduling
 // point, from the program's innermost one: where it loops.
+//
+//go:norace
 func loopingAt(g *goroutine) []Frame {
 	if g == nil || g.goid == 0 {
 		return nil
@@ -227,6 +243,8 @@ func loopingAt(g *goroutine) []Frame {
 }
 
 // frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.
+//
+//go:norace
 func frameOf(fns, files []string, ok func(fn, file string) bool) int {
 	for k := range fns {
 		if !inRT(fns[k]) && !strings.HasPrefix(fns[k], harnessPrefix) && ok(fns[k], files[k]) {

@@ -48,6 +48,8 @@ type mldG struct {
 // seed whose set has the fewest enabled goroutines, preferring one with the current goroutine
 // cur. It returns nil (every alternative) when it cannot tell: the clock or a synctest bubble
 // takes part, or the lockset check is off.
+//
+//go:norace
 func (r *run) persistent(alts []Alt, cur int) []bool {
 	if !r.heldKnown {
 		return nil
@@ -139,6 +141,8 @@ func (r *run) persistent(alts []Alt, cur int) []bool {
 }
 
 // pending fills in m's pending step.
+//
+//go:norace
 func (m *mldG) pending(r *run, a *accesses, key func(ObjID) uintptr) {
 	g := m.g
 	o := &g.op
@@ -190,6 +194,8 @@ func (m *mldG) pending(r *run, a *accesses, key func(ObjID) uintptr) {
 // mldAllows is eq. (7): whether a step holding the locks L may access the variable at p
 // (write if write) under MLD, by the variable's lockset mode. A virgin variable may be
 // initialized by any goroutine; an exclusive one's candidate lockset is every lock.
+//
+//go:norace
 func mldAllows(a *accesses, p unsafe.Pointer, write bool, locks []ObjID) bool {
 	k, ok := a.vars[p]
 	if !ok {
@@ -212,6 +218,8 @@ func mldAllows(a *accesses, p unsafe.Pointer, write bool, locks []ObjID) bool {
 
 // dependent reports whether an operation of t's pending step is dependent with an operation
 // that u may perform.
+//
+//go:norace
 func (t *mldG) dependent(u *mldG) bool {
 	b := u.bound
 	if b == nil || b.polls || t.poll {

@@ -38,14 +38,17 @@ var (
 // runSource is the run's source, for both generators.
 type runSource struct{}
 
+//go:norace
 func (runSource) Int63() int64 { return int64(runSource{}.Uint64() >> 1) }
 
+//go:norace
 func (runSource) Uint64() uint64 {
 	raceHide()
 	defer raceShow()
 	return randState.pcg.Uint64()
 }
 
+//go:norace
 func (runSource) Seed(seed int64) {
 	raceHide()
 	defer raceShow()
@@ -58,6 +61,8 @@ const randStream = 0x686564646c65 // "heddle"
 
 // runRand seeds the current run's source at its first use and reports whether the caller is
 // in a run.
+//
+//go:norace
 func runRand() bool {
 	r, _ := current()
 	if r == nil {
@@ -74,18 +79,26 @@ func runRand() bool {
 // stdSource64 is math/rand's global source, for calls outside a run.
 type stdSource64 struct{}
 
-func (stdSource64) Int63() int64    { return mrand.Int63() }
-func (stdSource64) Uint64() uint64  { return mrand.Uint64() }
+//go:norace
+func (stdSource64) Int63() int64 { return mrand.Int63() }
+
+//go:norace
+func (stdSource64) Uint64() uint64 { return mrand.Uint64() }
+
+//go:norace
 func (stdSource64) Seed(seed int64) { mrand.Seed(seed) }
 
 // stdSource is math/rand/v2's global source, for calls outside a run.
 type stdSource struct{}
 
+//go:norace
 func (stdSource) Uint64() uint64 { return rand.Uint64() }
 
 var stdRand = rand.New(stdSource{})
 
 // RandV1 returns the generator of math/rand's top-level functions for the caller.
+//
+//go:norace
 func RandV1() *mrand.Rand {
 	if runRand() {
 		return randV1
@@ -95,6 +108,8 @@ func RandV1() *mrand.Rand {
 }
 
 // RandV2 returns the generator of math/rand/v2's top-level functions for the caller.
+//
+//go:norace
 func RandV2() *rand.Rand {
 	if runRand() {
 		return randV2
@@ -103,6 +118,8 @@ func RandV2() *rand.Rand {
 }
 
 // RandN is math/rand/v2.N, drawing from RandV2.
+//
+//go:norace
 func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](n Int) Int {
 	if n <= 0 {
 		panic("invalid argument to N")
@@ -113,6 +130,8 @@ func RandN[Int ~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint1
 // RandRead is math/rand.Read. In a run it fills p from the run's source, keeping the bytes
 // of a draw that p did not take for the next call, as math/rand does; the generator's state
 // is hidden from the race detector, and p is not.
+//
+//go:norace
 func RandRead(p []byte) (int, error) {
 	if !runRand() {
 		return mrand.New(stdSource64{}).Read(p)
@@ -123,6 +142,7 @@ func RandRead(p []byte) (int, error) {
 	return len(p), nil
 }
 
+//go:norace
 func randByte() byte {
 	raceHide()
 	defer raceShow()

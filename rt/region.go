@@ -60,6 +60,8 @@ const VerdictAtomicity VerdictKind = "atomicity"
 
 // AtomicEnter starts an execution of the //heddle:atomic function fn declared at decl
 // (file:line). Only the outermost execution of a goroutine is a region.
+//
+//go:norace
 func AtomicEnter(fn, decl string) {
 	r, g := current()
 	if r == nil || g == nil || r.ended {
@@ -83,6 +85,8 @@ func AtomicEnter(fn, decl string) {
 }
 
 // AtomicExit ends the execution that the matching AtomicEnter started.
+//
+//go:norace
 func AtomicExit() {
 	r, g := current()
 	if r == nil || g == nil || g.atomicDepth == 0 {
@@ -98,6 +102,8 @@ func AtomicExit() {
 }
 
 // regionAccess adds an access of g, to variable v of the lockset check, to g's region.
+//
+//go:norace
 func (r *run) regionAccess(g *goroutine, v int32, write bool, pos string) {
 	if g.atomicDepth == 0 {
 		return
@@ -110,6 +116,8 @@ func (r *run) regionAccess(g *goroutine, v int32, write bool, pos string) {
 // (or the clock) with what, is inside a region: the region cannot run as one step, since
 // others must run in its middle for it to go on (Bogor's isWait). The goroutine does not
 // return.
+//
+//go:norace
 func (r *run) atomicWait(g *goroutine, what string) {
 	if g.atomicDepth == 0 || r.ended {
 		return
@@ -126,6 +134,8 @@ func (r *run) atomicWait(g *goroutine, what string) {
 // the goroutines it names is inside a region: the region can never be left, so it is not
 // atomic whichever order its steps take (Lipton's R1; Bogor's checkAtomicDeadlock and
 // checkAtomicCycle).
+//
+//go:norace
 func (r *run) atomicEnd() {
 	var how string
 	switch r.verdict.Kind {
@@ -155,6 +165,8 @@ func (r *run) atomicEnd() {
 }
 
 // regionsResult returns the run's regions, with the racy flags of their accesses.
+//
+//go:norace
 func (r *run) regionsResult() []Region {
 	if r.acc != nil {
 		for i := range r.regions {
@@ -167,6 +179,7 @@ func (r *run) regionsResult() []Region {
 	return r.regions
 }
 
+//go:norace
 func cloneRegions(rs []Region) []Region {
 	if len(rs) == 0 {
 		return nil
@@ -179,6 +192,8 @@ func cloneRegions(rs []Region) []Region {
 }
 
 // waitName describes a wait: the operation, its object and how it waits.
+//
+//go:norace
 func (r *run) waitName(op OpKind, obj ObjID, how string) string {
 	if obj < 0 {
 		return op.String() + " " + how

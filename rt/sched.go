@@ -159,6 +159,10 @@ type goroutine struct {
 	recvOK   bool
 	selected int
 	panicMsg string // a parked send whose channel was closed panics when it resumes
+	// real is the half of a buffered channel's operation that the partner which completed
+	// g's left to g, to do on the real channel when it resumes: the race detector orders a
+	// buffer's operations by the goroutines that make them (race.go).
+	real realHalf
 	// Detail mode.
 	pc    uintptr
 	stack []uintptr
@@ -309,6 +313,8 @@ var spare *run
 // Run executes body as the root goroutine G1 of a new run under control and returns when the
 // run has ended and every goroutine it started has been torn down. The result is the
 // caller's, unless cfg.Reuse is set.
+//
+//go:norace
 func Run(cfg Config, body func()) *Result {
 	if active != nil {
 		if r, _ := current(); r != nil {
@@ -364,6 +370,7 @@ func Run(cfg Config, body func()) *Result {
 	return res
 }
 
+//go:norace
 func (r *run) reset(cfg Config) {
 	epoch++
 	clear(r.events)
@@ -419,6 +426,8 @@ func (r *run) reset(cfg Config) {
 
 // wait blocks the driver until the run ends, or until the watchdog finds that the running
 // goroutine stopped reaching scheduling points.
+//
+//go:norace
 func (r *run) wait() {
 	hung, outside := r.await(r.done)
 	if !hung {
@@ -447,6 +456,8 @@ func (r *run) wait() {
 // teardown ends every goroutine of the run that has not returned: each is woken in turn and
 // calls runtime.Goexit, which runs its deferred calls; rt operations in those calls exit again
 // at once.
+//
+//go:norace
 func (r *run) teardown() {
 	if poisoned != nil {
 		return
@@ -521,6 +532,8 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 // body runs goroutine g of run r on its carrier, from its first resumption. It returns when
 // g returned, recovered from a panic, or was torn down before it started; a goroutine that
 // exits (runtime.Goexit, teardown) ends its carrier.
+//
+//go:norace
 func (r *run) body(g *goroutine, f func()) {
 	if r.aborted {
 		g.state = gDone
@@ -559,6 +572,8 @@ func (r *run) body(g *goroutine, f func()) {
 }
 
 // retire counts a goroutine out of the run; the last one tells teardown.
+//
+//go:norace
 func (r *run) retire() {
 	if r.live.Add(-1) == 0 {
 		select {
@@ -629,6 +644,8 @@ func (r *run) yield(g *goroutine) {
 
 // resumed reports g's resumption to the Resumed hook. The decision that picked g is the last
 // one when it picked g at the current step.
+//
+//go:norace
 func (r *run) resumed(g *goroutine, isNew bool) {
 	d := -1
 	if r.startG == g.id && r.startD >= 0 {
@@ -700,12 +717,15 @@ func (r *run) takeResumed() *goroutine {
 
 // wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
 // detector, which is told of heddle's modelled synchronization instead (race.go).
+//
+//go:norace
 func wake(n *goroutine) {
 	raceHide()
 	n.wake <- struct{}{}
 	raceShow()
 }
 
+//go:norace
 func sleep(g *goroutine) {
 	raceHide()
 	<-g.wake
@@ -900,6 +920,7 @@ func (r *run) waits(g *goroutine, alts []Alt) bool {
 	return len(w) > 0
 }
 
+//go:norace
 func offered(alts []Alt, id GID) bool {
 	for _, a := range alts {
 		if a.G == id {
@@ -959,6 +980,7 @@ func (r *run) choose(kind DecisionKind, alts []Alt, cur int) int {
 	return i
 }
 
+//go:norace
 func (r *run) gOf(id GID) *goroutine {
 	if id == ClockID {
 		return clockG
@@ -966,6 +988,7 @@ func (r *run) gOf(id GID) *goroutine {
 	return r.gs[id.index()]
 }
 
+//go:norace
 func (r *run) rootDone() bool { return r.root.state == gDone }
 
 // resumeG queues g, whose operation was completed by the current step, to run to its next
@@ -1071,6 +1094,8 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 
 // livelock ends a run in which, for the last r.stretch steps, every goroutine that stepped
 // was spinning, blaming the spinning goroutines.
+//
+//go:norace
 func (r *run) livelock() {
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
@@ -1082,6 +1107,8 @@ func (r *run) livelock() {
 }
 
 // fail ends the run with a bug verdict caused by goroutine g (nil for none).
+//
+//go:norace
 func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) {
 	if r.ended {
 		return
@@ -1105,6 +1132,7 @@ func (r *run) fail(kind VerdictKind, msg string, g *goroutine, stack []uintptr) 
 	r.finish()
 }
 
+//go:norace
 func (r *run) finish() {
 	if r.ended {
 		return
@@ -1140,6 +1168,8 @@ func (r *run) finish() {
 }
 
 // Connected records that the active run made a connection of the virtual network (rt/net).
+//
+//go:norace
 func Connected() {
 	if r := active; r != nil {
 		r.connected = true
@@ -1147,6 +1177,8 @@ func Connected() {
 }
 
 // allDone reports whether every goroutine of the run has ended.
+//
+//go:norace
 func (r *run) allDone() bool {
 	for _, g := range r.gs {
 		if g.state != gDone {
@@ -1164,6 +1196,8 @@ func (r *run) allDone() bool {
 // when every other goroutine of the process waits (blockingWait): how long that takes depends
 // on the machine's load, the verdict does not. The hang limit, or 10 s for a debuggee, whose
 // limit is a person's patience, bounds it.
+//
+//go:norace
 func (r *run) graceConnected() {
 	self, limit := goid(), min(r.cfg.Hang, 10*time.Second)
 	for start := time.Now(); r.foreign.Load() == nil && time.Since(start) < limit; {
@@ -1175,6 +1209,8 @@ func (r *run) graceConnected() {
 }
 
 // end classifies a run in which nothing can run any more.
+//
+//go:norace
 func (r *run) end() {
 	if r.ended {
 		return
@@ -1212,6 +1248,7 @@ func (r *run) end() {
 	r.finish()
 }
 
+//go:norace
 func (r *run) goroutineState(g *goroutine) GoroutineState {
 	s := GoroutineState{ID: g.id, State: "running"}
 	switch g.state {
@@ -1237,6 +1274,8 @@ func (r *run) goroutineState(g *goroutine) GoroutineState {
 }
 
 // Running reports whether the caller is the running goroutine of a run.
+//
+//go:norace
 func Running() bool {
 	r, _ := current()
 	return r != nil
@@ -1244,6 +1283,8 @@ func Running() bool {
 
 // Poisoned returns why the process can run no more schedules (a goroutine that never came
 // back to heddle), or nil.
+//
+//go:norace
 func Poisoned() error { return poisoned }
 
 // current returns the running run and goroutine, or nils outside a run. Only the running
@@ -1297,6 +1338,8 @@ func (r *run) controls(gp uintptr) bool {
 
 // callFrom records a call of instrumented code from a goroutine heddle does not control,
 // with the caller's position.
+//
+//go:norace
 func (r *run) callFrom() {
 	if r.foreign.Load() != nil {
 		return
@@ -1322,6 +1365,8 @@ func (r *run) callFrom() {
 // RunEpoch numbers the run that the caller belongs to, 0 outside a run. Packages beyond rt that
 // keep state for a run (the virtual network's listeners, rt/net) discard it when another run
 // begins.
+//
+//go:norace
 func RunEpoch() uint64 {
 	r, _ := current()
 	if r == nil {
@@ -1334,6 +1379,8 @@ func RunEpoch() uint64 {
 // its next step. Unlike the other functions of rt, any goroutine may call it: a goroutine of
 // heddle's own that notices something outside the run's control (a real connection to one of
 // the run's listeners) reports it so.
+//
+//go:norace
 func Unsupported(msg string) {
 	if r := active; r != nil {
 		r.foreign.CompareAndSwap(nil, &msg)

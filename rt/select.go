@@ -14,16 +14,22 @@ type Case struct {
 }
 
 // SendCase is the case `case ch <- v`.
+//
+//go:norace
 func SendCase[T any](ch chan<- T, v T) Case {
 	return Case{send: true, ops: typedChan[T]{bidi[T](ch)}, val: v}
 }
 
 // RecvCase is the case `case <-ch` (and its assigning forms).
+//
+//go:norace
 func RecvCase[T any](ch <-chan T) Case {
 	return Case{ops: typedChan[T]{bidi[T](ch)}}
 }
 
 // Recvd converts the value received by a select case on ch to the channel's element type.
+//
+//go:norace
 func Recvd[T any](_ <-chan T, v any) T {
 	if v == nil {
 		var z T
@@ -35,6 +41,8 @@ func Recvd[T any](_ <-chan T, v any) T {
 // Select runs a select statement. It returns the index of the case that fired (-1 for
 // default) and, for a receive case, the value received and whether it was sent rather than
 // the zero value of a closed channel. Which of several ready cases fires is a decision.
+//
+//go:norace
 func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) {
 	r, g := current()
 	if r == nil {
@@ -72,8 +80,10 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 		i := g.selected
 		if cases[i].send {
 			g.panicIfClosed()
+			g.realHalf(cases[i].st, cases[i].val)
 			return i, nil, false
 		}
+		g.realHalf(cases[i].st, nil)
 		return i, g.recv, g.recvOK
 	case 1:
 		chosen = alts[0].Case
@@ -97,6 +107,8 @@ func Select(hasDefault bool, cases ...Case) (chosen int, recv any, recvOK bool) 
 
 // selectObjs makes the step of a select touch every channel it looked at: the case that did
 // not fire was read too (it was not ready), so the step depends on all of them.
+//
+//go:norace
 func (r *run) selectObjs(cases []Case) {
 	e := &r.events[len(r.events)-1]
 	for _, c := range cases {
@@ -106,6 +118,7 @@ func (r *run) selectObjs(cases []Case) {
 	}
 }
 
+//go:norace
 func opFor(send bool) OpKind {
 	if send {
 		return OpSend
@@ -114,6 +127,8 @@ func opFor(send bool) OpKind {
 }
 
 // caseReady reports whether a select case can proceed now.
+//
+//go:norace
 func (r *run) caseReady(c *Case) bool {
 	if c.send {
 		return r.sendReady(c.st)
@@ -124,6 +139,8 @@ func (r *run) caseReady(c *Case) bool {
 // pollForeign tries, without blocking, the operation of a goroutine parked on channels that
 // heddle does not control. A success has already happened in the real channel: it completes
 // the goroutine.
+//
+//go:norace
 func (r *run) pollForeign(g *goroutine) bool {
 	o := &g.op
 	try := func(st *chanState, send bool, val any) (any, bool, bool) {
@@ -154,6 +171,8 @@ func (r *run) pollForeign(g *goroutine) bool {
 
 // pollParked completes the goroutines parked on foreign channels that became ready, and
 // reports whether it completed any.
+//
+//go:norace
 func (r *run) pollParked() bool {
 	any := false
 	for _, w := range r.gs {
@@ -185,6 +204,8 @@ func (r *run) onForeign(w *goroutine) bool {
 // channels in real time, up to cfg.ForeignWait, or less when the clock may advance: up to the
 // next deadline, which the program would have waited for in real time too (with adversarial
 // time, the clock advances at once). It reports whether one became ready, and resumed it.
+//
+//go:norace
 func (r *run) waitForeign() bool {
 	for _, w := range r.gs {
 		if w.state == gParked && r.onForeign(w) {
@@ -204,6 +225,7 @@ func (r *run) waitForeign() bool {
 // waitForeignSlow is kept out of line: its frame is large, and goroutine stacks are small.
 //
 //go:noinline
+//go:norace
 func (r *run) waitForeignSlow(limit time.Duration) bool {
 	var cases []reflect.SelectCase
 	var who []*goroutine
@@ -247,6 +269,8 @@ func (r *run) waitForeignSlow(limit time.Duration) bool {
 }
 
 // selectReal runs a select outside a run, with the real Go semantics.
+//
+//go:norace
 func selectReal(hasDefault bool, cases []Case) (int, any, bool) {
 	sc := make([]reflect.SelectCase, 0, len(cases)+1)
 	for _, c := range cases {

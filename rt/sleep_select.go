@@ -8,6 +8,8 @@ import (
 )
 
 // sleepOS blocks the calling goroutine's thread for about d without a Go timer.
+//
+//go:norace
 func sleepOS(d time.Duration) {
 	tv := syscall.NsecToTimeval(d.Nanoseconds())
 	syscall.Select(0, nil, nil, nil, &tv)

@@ -24,6 +24,8 @@ var sockets struct {
 // Op stops the calling goroutine before operation kind on s. When it returns, the goroutine
 // has been picked to perform it, and does so through the controller. Outside a run it
 // returns at once.
+//
+//go:norace
 func (s *Socket) Op(kind OpKind) {
 	r, g := current()
 	if r == nil {
@@ -42,6 +44,8 @@ func (s *Socket) Op(kind OpKind) {
 }
 
 // SocketOf returns the socket that is object o of the latest run, or nil.
+//
+//go:norace
 func SocketOf(o ObjID) *Socket {
 	if sockets.epoch != epoch {
 		return nil

@@ -13,6 +13,8 @@ import "fmt"
 // If the run is torn down while f runs, Subtest calls end, which must end the goroutine the way
 // the testing package expects (t.SkipNow). A panic in f ends the run with the verdict that a
 // panic in the parent would have, and then waits for the teardown.
+//
+//go:norace
 func Subtest(f func(), end func()) {
 	r := active
 	if r == nil {

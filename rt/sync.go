@@ -18,6 +18,8 @@ type Mutex struct {
 }
 
 // Lock locks m; it blocks while m is locked.
+//
+//go:norace
 func (m *Mutex) Lock() {
 	r, g := current()
 	if r == nil {
@@ -31,6 +33,7 @@ func (m *Mutex) Lock() {
 	r.acquire(r.record(g, OpLock, id), id)
 }
 
+//go:norace
 func (m *Mutex) touch(r *run, g *goroutine) ObjID {
 	id, fresh := r.touch(&m.st, ObjMutex, g)
 	if fresh {
@@ -40,6 +43,8 @@ func (m *Mutex) touch(r *run, g *goroutine) ObjID {
 }
 
 // TryLock locks m if it is unlocked and reports whether it did.
+//
+//go:norace
 func (m *Mutex) TryLock() bool {
 	r, g := current()
 	if r == nil {
@@ -59,6 +64,8 @@ func (m *Mutex) TryLock() bool {
 }
 
 // Unlock unlocks m. Unlocking an unlocked mutex is a fatal error, as in Go.
+//
+//go:norace
 func (m *Mutex) Unlock() {
 	r, g := current()
 	if r == nil {
@@ -84,6 +91,7 @@ type RWMutex struct {
 	fb      sync.RWMutex
 }
 
+//go:norace
 func (rw *RWMutex) touch(r *run, g *goroutine) ObjID {
 	id, fresh := r.touch(&rw.st, ObjRWMutex, g)
 	if fresh {
@@ -94,6 +102,8 @@ func (rw *RWMutex) touch(r *run, g *goroutine) ObjID {
 
 // Lock locks rw for writing. It takes two steps when readers hold the lock: the first
 // announces the writer (blocking new readers), the second acquires once they have left.
+//
+//go:norace
 func (rw *RWMutex) Lock() {
 	r, g := current()
 	if r == nil {
@@ -111,9 +121,12 @@ func (rw *RWMutex) Lock() {
 	}
 	rw.held = true
 	r.acquire(r.record(g, OpLock, id), id)
+	raceAcquireWriters(id)
 }
 
 // Unlock unlocks rw for writing and admits every reader that was blocked by the writer.
+//
+//go:norace
 func (rw *RWMutex) Unlock() {
 	r, g := current()
 	if r == nil {
@@ -136,6 +149,8 @@ func (rw *RWMutex) Unlock() {
 }
 
 // RLock locks rw for reading.
+//
+//go:norace
 func (rw *RWMutex) RLock() {
 	r, g := current()
 	if r == nil {
@@ -152,6 +167,8 @@ func (rw *RWMutex) RLock() {
 }
 
 // RUnlock undoes one RLock.
+//
+//go:norace
 func (rw *RWMutex) RUnlock() {
 	r, g := current()
 	if r == nil {
@@ -159,7 +176,10 @@ func (rw *RWMutex) RUnlock() {
 		return
 	}
 	id := rw.touch(r, g)
-	r.release(r.record(g, OpRUnlock, id), id)
+	// Readers release to the writers' semaphore only: an RUnlock orders a later Lock, not a
+	// later RLock.
+	raceReleaseWriters(id)
+	r.releaseModel(r.record(g, OpRUnlock, id), id)
 	if rw.readers <= 0 {
 		r.misuse(g, "fatal error: sync: RUnlock of unlocked RWMutex")
 	}
@@ -167,6 +187,8 @@ func (rw *RWMutex) RUnlock() {
 }
 
 // TryLock locks rw for writing if it is free.
+//
+//go:norace
 func (rw *RWMutex) TryLock() bool {
 	r, g := current()
 	if r == nil {
@@ -182,10 +204,13 @@ func (rw *RWMutex) TryLock() bool {
 	}
 	rw.writer, rw.held = g, true
 	r.acquire(e, id)
+	raceAcquireWriters(id)
 	return true
 }
 
 // TryRLock locks rw for reading if no writer holds or awaits it.
+//
+//go:norace
 func (rw *RWMutex) TryRLock() bool {
 	r, g := current()
 	if r == nil {
@@ -205,11 +230,16 @@ func (rw *RWMutex) TryRLock() bool {
 }
 
 // RLocker returns a Locker whose Lock and Unlock call RLock and RUnlock.
+//
+//go:norace
 func (rw *RWMutex) RLocker() sync.Locker { return (*rlocker)(rw) }
 
 type rlocker RWMutex
 
-func (l *rlocker) Lock()   { (*RWMutex)(l).RLock() }
+//go:norace
+func (l *rlocker) Lock() { (*RWMutex)(l).RLock() }
+
+//go:norace
 func (l *rlocker) Unlock() { (*RWMutex)(l).RUnlock() }
 
 // WaitGroup is sync.WaitGroup under heddle's control.
@@ -221,6 +251,8 @@ type WaitGroup struct {
 
 // Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
 // zero, every goroutine blocked in Wait is released at once.
+//
+//go:norace
 func (wg *WaitGroup) Add(delta int) { wg.add(delta, OpWGAdd) }
 
 // add adds delta to the counter by operation kind, OpWGAdd or OpWGDone: the two differ
@@ -251,7 +283,10 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 		r.accessRelease(e, id)
 	}
 	if wg.count == 0 {
-		r.release(e, id)
+		if delta < 0 {
+			raceRelease(id)
+		}
+		r.releaseModel(e, id)
 		for _, w := range r.gs {
 			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
 				r.resumeG(w)
@@ -261,9 +296,13 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 }
 
 // Done decrements the counter by one.
+//
+//go:norace
 func (wg *WaitGroup) Done() { wg.add(-1, OpWGDone) }
 
 // Wait blocks until the counter is zero.
+//
+//go:norace
 func (wg *WaitGroup) Wait() {
 	r, g := current()
 	if r == nil {
@@ -284,6 +323,8 @@ func (wg *WaitGroup) Wait() {
 }
 
 // Go calls f in a new goroutine and adds that task to the group.
+//
+//go:norace
 func (wg *WaitGroup) Go(f func()) {
 	wg.Add(1)
 	Go(func() {
@@ -302,8 +343,11 @@ type Cond struct {
 }
 
 // NewCond returns a new Cond with Locker l.
+//
+//go:norace
 func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
 
+//go:norace
 func (c *Cond) touch(r *run, g *goroutine) ObjID {
 	id, fresh := r.touch(&c.st, ObjCond, g)
 	if fresh {
@@ -312,6 +356,7 @@ func (c *Cond) touch(r *run, g *goroutine) ObjID {
 	return id
 }
 
+//go:norace
 func (c *Cond) fallback() *sync.Cond {
 	c.fbOnce.Do(func() { c.fb = sync.NewCond(c.L) })
 	return c.fb
@@ -320,6 +365,8 @@ func (c *Cond) fallback() *sync.Cond {
 // Wait atomically unlocks c.L and suspends the goroutine until it is woken by Signal or
 // Broadcast, then locks c.L again. As in Go, the goroutine joins the wait list before it
 // unlocks, so a Signal after the Unlock is never lost.
+//
+//go:norace
 func (c *Cond) Wait() {
 	r, g := current()
 	if r == nil {
@@ -330,7 +377,9 @@ func (c *Cond) Wait() {
 	id := c.touch(r, g)
 	r.atomicWait(g, r.waitName(OpCondWait, id, "unlocks and waits for a Signal"))
 	c.waiters = append(c.waiters, g)
-	r.release(r.record(g, OpCondWait, id), id)
+	// A Cond orders nothing by itself for the race detector, as Go's (its lock does); the
+	// lockset check's clocks count the wake.
+	r.releaseModel(r.record(g, OpCondWait, id), id)
 	c.L.Unlock()
 	if r, g = current(); r != nil && !c.signalled(g) {
 		g.op = op{kind: OpCondWait, obj: id}
@@ -339,6 +388,7 @@ func (c *Cond) Wait() {
 	c.L.Lock()
 }
 
+//go:norace
 func (c *Cond) signalled(g *goroutine) bool {
 	for _, w := range c.waiters {
 		if w == g {
@@ -349,6 +399,8 @@ func (c *Cond) signalled(g *goroutine) bool {
 }
 
 // Signal wakes one waiter, if any; which one is a decision.
+//
+//go:norace
 func (c *Cond) Signal() {
 	r, g := current()
 	if r == nil {
@@ -374,14 +426,16 @@ func (c *Cond) Signal() {
 		}
 	}
 	w := c.waiters[i]
-	c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+	remove(&c.waiters, w)
 	e = &r.events[e.Step]
 	e.With = w.id
-	r.release(e, id)
+	r.releaseModel(e, id)
 	r.wakeWaiter(w, id)
 }
 
 // Broadcast wakes every waiter.
+//
+//go:norace
 func (c *Cond) Broadcast() {
 	r, g := current()
 	if r == nil {
@@ -391,7 +445,7 @@ func (c *Cond) Broadcast() {
 	id := c.touch(r, g)
 	g.op = op{kind: OpBroadcast, obj: id}
 	r.yield(g)
-	r.release(r.record(g, OpBroadcast, id), id)
+	r.releaseModel(r.record(g, OpBroadcast, id), id)
 	ws := c.waiters
 	c.waiters = nil
 	for _, w := range ws {
@@ -399,6 +453,7 @@ func (c *Cond) Broadcast() {
 	}
 }
 
+//go:norace
 func (r *run) wakeWaiter(w *goroutine, id ObjID) {
 	if w.state == gParked && w.op.kind == OpCondWait {
 		r.resumeG(w)
@@ -415,6 +470,8 @@ type Once struct {
 
 // Do calls f if and only if Do is being called for the first time for this Once. Other callers
 // block until f has returned; a recursive call deadlocks, as in Go.
+//
+//go:norace
 func (o *Once) Do(f func()) {
 	r, g := current()
 	if r == nil {
@@ -442,6 +499,8 @@ func (o *Once) Do(f func()) {
 }
 
 // OnceFunc returns a function that invokes f only once; see sync.OnceFunc.
+//
+//go:norace
 func OnceFunc(f func()) func() {
 	var (
 		once  Once
@@ -469,6 +528,8 @@ func OnceFunc(f func()) func() {
 
 // OnceValue returns a function that invokes f only once and returns its value; see
 // sync.OnceValue.
+//
+//go:norace
 func OnceValue[T any](f func() T) func() T {
 	var (
 		once   Once
@@ -498,6 +559,8 @@ func OnceValue[T any](f func() T) func() T {
 
 // OnceValues returns a function that invokes f only once and returns its values; see
 // sync.OnceValues.
+//
+//go:norace
 func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
 	var (
 		once  Once
@@ -532,6 +595,7 @@ type Map struct {
 	m  sync.Map
 }
 
+//go:norace
 func (m *Map) step() {
 	r, g := current()
 	if r == nil {
@@ -547,33 +611,54 @@ func (m *Map) step() {
 	r.accessRelease(e, id)
 }
 
+//go:norace
 func (m *Map) Load(key any) (value any, ok bool) { m.step(); return m.m.Load(key) }
-func (m *Map) Store(key, value any)              { m.step(); m.m.Store(key, value) }
+
+//go:norace
+func (m *Map) Store(key, value any) { m.step(); m.m.Store(key, value) }
+
+//go:norace
 func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {
 	m.step()
 	return m.m.LoadOrStore(key, value)
 }
+
+//go:norace
 func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {
 	m.step()
 	return m.m.LoadAndDelete(key)
 }
-func (m *Map) Delete(key any)                                  { m.step(); m.m.Delete(key) }
+
+//go:norace
+func (m *Map) Delete(key any) { m.step(); m.m.Delete(key) }
+
+//go:norace
 func (m *Map) Swap(key, value any) (previous any, loaded bool) { m.step(); return m.m.Swap(key, value) }
+
+//go:norace
 func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {
 	m.step()
 	return m.m.CompareAndSwap(key, old, new)
 }
+
+//go:norace
 func (m *Map) CompareAndDelete(key, old any) (deleted bool) {
 	m.step()
 	return m.m.CompareAndDelete(key, old)
 }
 
 // Range calls f for each key and value; the snapshot is taken in one step.
+//
+//go:norace
 func (m *Map) Range(f func(key, value any) bool) { m.step(); m.m.Range(f) }
-func (m *Map) Clear()                            { m.step(); m.m.Clear() }
+
+//go:norace
+func (m *Map) Clear() { m.step(); m.m.Clear() }
 
 // misuse ends the run with a misuse verdict for a fatal error that Go would not let the
 // program recover from, and stops g.
+//
+//go:norace
 func (r *run) misuse(g *goroutine, msg string) {
 	_, stack := callers()
 	r.fail(VerdictMisuse, msg, g, stack)
@@ -581,17 +666,26 @@ func (r *run) misuse(g *goroutine, msg string) {
 }
 
 // block stops g for good: the run has ended and teardown will end g.
+//
+//go:norace
 func (r *run) block(g *goroutine) {
 	sleep(g)
 	runtime.Goexit()
 }
 
 // acquire and release maintain the happens-before arrows of the trace in detail mode, and
-// give them to the race detector.
+// give them to the race detector on the object's address. acquireModel and releaseModel
+// leave the detector out, for primitives whose edges it gets otherwise or not at all
+// (race.go).
 //
 //go:norace
 func (r *run) acquire(e *Event, id ObjID) {
 	raceAcquire(id)
+	r.acquireModel(e, id)
+}
+
+//go:norace
+func (r *run) acquireModel(e *Event, id ObjID) {
 	r.accessAcquire(e, id)
 	if r.lastRelease == nil {
 		return
@@ -604,6 +698,11 @@ func (r *run) acquire(e *Event, id ObjID) {
 //go:norace
 func (r *run) release(e *Event, id ObjID) {
 	raceRelease(id)
+	r.releaseModel(e, id)
+}
+
+//go:norace
+func (r *run) releaseModel(e *Event, id ObjID) {
 	r.accessRelease(e, id)
 	if r.lastRelease != nil {
 		r.lastRelease[id] = e.Step

@@ -21,6 +21,8 @@ type bubble struct {
 // for a timer is blocked for ever), and Wait. A bubble that cannot end (its goroutines all
 // blocked, with no timer to wake them) leaves Bubble's caller blocked: the run ends as a
 // deadlock, where Go's synctest.Test panics.
+//
+//go:norace
 func Bubble(f func()) {
 	r, g := current()
 	if r == nil {
@@ -55,6 +57,8 @@ func Bubble(f func()) {
 // BubbleWait blocks until every other goroutine of the caller's bubble is durably blocked (see
 // TimeSynctest), as testing/synctest.Wait does. It is a step of its own: the goroutines that
 // became durably blocked do so before it in every schedule.
+//
+//go:norace
 func BubbleWait() {
 	r, g := current()
 	if r == nil {
@@ -71,6 +75,8 @@ func BubbleWait() {
 
 // quiet reports whether every goroutine of b other than g is durably blocked or has exited.
 // It runs when no goroutine is ready (the resume queue is drained before each decision).
+//
+//go:norace
 func (r *run) quiet(b *bubble, g *goroutine) bool {
 	for _, h := range r.gs {
 		if h == g || h.bubble != b {
@@ -94,12 +100,16 @@ func (r *run) quiet(b *bubble, g *goroutine) bool {
 
 // bubbleStopped reports whether the clock has stopped: the root of the bubble in progress has
 // returned.
+//
+//go:norace
 func (r *run) bubbleStopped() bool {
 	return r.bubble != nil && r.bubble.root.state == gDone
 }
 
 // bubbleExit counts g, which has just exited (step e), out of its bubble. The exit touches
 // the bubble, which Bubble's caller waits on.
+//
+//go:norace
 func (r *run) bubbleExit(g *goroutine, e *Event) {
 	b := g.bubble
 	b.live--

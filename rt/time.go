@@ -40,6 +40,7 @@ const (
 
 var timeModelNames = [...]string{TimeSynctest: "synctest", TimeAdversarial: "adversarial"}
 
+//go:norace
 func (m TimeModel) String() string {
 	if int(m) < len(timeModelNames) {
 		return timeModelNames[m]
@@ -48,6 +49,8 @@ func (m TimeModel) String() string {
 }
 
 // ParseTimeModel is the inverse of TimeModel.String; the empty string is TimeSynctest.
+//
+//go:norace
 func ParseTimeModel(s string) (TimeModel, error) {
 	if s == "" {
 		return TimeSynctest, nil
@@ -62,8 +65,11 @@ func ParseTimeModel(s string) (TimeModel, error) {
 
 // MarshalText and UnmarshalText carry a TimeModel by name (on the wire, in launch
 // configurations).
+//
+//go:norace
 func (m TimeModel) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+//go:norace
 func (m *TimeModel) UnmarshalText(b []byte) error {
 	v, err := ParseTimeModel(string(b))
 	*m = v
@@ -125,6 +131,8 @@ type earlyFire struct {
 
 // noteEarly records that t fires at the current step, which the clock took while the
 // alternatives r.alts could run.
+//
+//go:norace
 func (r *run) noteEarly(t *timer) {
 	f := earlyFire{step: int32(len(r.events) - 1), dur: t.dur, set: t.set}
 	for _, a := range r.alts {
@@ -138,6 +146,8 @@ func (r *run) noteEarly(t *timer) {
 // timing explains, for a bug found with adversarial time, each timer that fired while
 // goroutines could still run: those goroutines would have had to run, without waiting, for
 // longer than the timer's duration.
+//
+//go:norace
 func (r *run) timing() []string {
 	var out []string
 	for _, f := range r.early {
@@ -154,6 +164,8 @@ func (r *run) timing() []string {
 }
 
 // awakeSince says since when goroutine g had run without waiting, before step.
+//
+//go:norace
 func (r *run) awakeSince(g *goroutine, step int32) string {
 	for i := step - 1; i >= 0; i-- {
 		e := &r.events[i]
@@ -173,6 +185,8 @@ func (r *run) awakeSince(g *goroutine, step int32) string {
 }
 
 // stepPos is the short position (file:line) of step i, or the step's number when unknown.
+//
+//go:norace
 func (r *run) stepPos(i int32) string {
 	file, line, _ := Position(r.events[i].PC)
 	if file == "" {
@@ -222,6 +236,7 @@ func (c *clock) pending() bool { return len(c.timers) > 0 }
 
 type timerHeap []*timer
 
+//go:norace
 func (h timerHeap) Len() int { return len(h) }
 
 //go:norace
@@ -262,6 +277,7 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	heap.Push(&r.clock.timers, t)
 }
 
+//go:norace
 func (r *run) unschedule(t *timer) bool {
 	if !t.active || t.index < 0 {
 		t.active = false
@@ -321,7 +337,9 @@ func (r *run) fireClock() {
 				r.resumeG(t.g)
 			}
 		case timerChan:
-			r.release(e, t.st.obj.id)
+			// Hidden from the race detector, as the clock's whole step: the receiver of the
+			// tick acquires what setting the timer released (race.go).
+			r.releaseModel(e, t.st.obj.id)
 			r.deliverTick(t)
 			if t.period > 0 {
 				r.clock.seq++
@@ -342,6 +360,8 @@ func (r *run) fireClock() {
 
 // deliverTick sends the current time on a timer's channel: to a waiting receiver directly, or
 // into the one-element buffer; a tick that finds the buffer full is dropped, as in Go.
+//
+//go:norace
 func (r *run) deliverTick(t *timer) {
 	now := clockBase.Add(time.Duration(r.clock.now + r.clock.read))
 	if w, wc := r.parked(t.st, false); w != nil {
@@ -370,6 +390,8 @@ const readingTick = 100 * time.Nanosecond
 // has. The clock is the run's, so time stays monotonic across goroutines, and a replay of the
 // same schedule reads the same times. The readings do not move timers: two set at the same
 // instant for the same duration still fall due together, and race as they do in Go.
+//
+//go:norace
 func Now() time.Time {
 	if r := active; r != nil && r.cur.bubble == nil {
 		r.clock.read += int64(readingTick)
@@ -380,6 +402,8 @@ func Now() time.Time {
 // Instant returns the virtual time as Now does, without moving the clock on: for heddle's own
 // arithmetic on the deadlines a program gives (a context's, a connection's), so that a timeout
 // of d sets a timer of exactly d, due with the program's other timers of d set then.
+//
+//go:norace
 func Instant() time.Time {
 	if r := active; r != nil {
 		if b := r.cur.bubble; b != nil {
@@ -391,12 +415,18 @@ func Instant() time.Time {
 }
 
 // Since returns the virtual time elapsed since t.
+//
+//go:norace
 func Since(t time.Time) time.Duration { return Now().Sub(t) }
 
 // Until returns the virtual duration until t.
+//
+//go:norace
 func Until(t time.Time) time.Duration { return t.Sub(Now()) }
 
 // Sleep pauses the goroutine for at least d of virtual time.
+//
+//go:norace
 func Sleep(d time.Duration) {
 	r, g := current()
 	if r == nil {
@@ -418,6 +448,7 @@ func Sleep(d time.Duration) {
 	r.park(g)
 }
 
+//go:norace
 func (r *run) timerObj(t *timer, g *goroutine) ObjID {
 	id, _ := r.touch(&t.obj, ObjTimer, g)
 	return id
@@ -430,6 +461,7 @@ type Timer struct {
 	real *time.Timer
 }
 
+//go:norace
 func newTimer(d, period time.Duration, f func()) (*timer, chan time.Time) {
 	r, g := current()
 	t := &timer{kind: timerChan, period: int64(period), index: -1, creator: g}
@@ -454,6 +486,8 @@ func newTimer(d, period time.Duration, f func()) (*timer, chan time.Time) {
 }
 
 // NewTimer creates a Timer that sends the virtual time on its channel after d.
+//
+//go:norace
 func NewTimer(d time.Duration) *Timer {
 	if !Running() {
 		rt := time.NewTimer(d)
@@ -464,6 +498,8 @@ func NewTimer(d time.Duration) *Timer {
 }
 
 // AfterFunc calls f in its own goroutine after d of virtual time.
+//
+//go:norace
 func AfterFunc(d time.Duration, f func()) *Timer {
 	if !Running() {
 		return &Timer{real: time.AfterFunc(d, f)}
@@ -473,10 +509,14 @@ func AfterFunc(d time.Duration, f func()) *Timer {
 }
 
 // After is NewTimer(d).C.
+//
+//go:norace
 func After(d time.Duration) <-chan time.Time { return NewTimer(d).C }
 
 // Stop prevents the timer from firing. As since Go 1.23, no stale value is received from C
 // after Stop returns.
+//
+//go:norace
 func (t *Timer) Stop() bool {
 	if t.real != nil {
 		return t.real.Stop()
@@ -489,6 +529,8 @@ func (t *Timer) Stop() bool {
 }
 
 // Reset changes the timer to expire after d, reporting whether it had been active.
+//
+//go:norace
 func (t *Timer) Reset(d time.Duration) bool {
 	if t.real != nil {
 		return t.real.Reset(d)
@@ -502,6 +544,7 @@ func (t *Timer) Reset(d time.Duration) bool {
 	return was
 }
 
+//go:norace
 func (r *run) stopTimer(t *timer, g *goroutine) bool {
 	id := r.timerObj(t, g)
 	g.op = op{kind: OpTimer, obj: id}
@@ -528,6 +571,8 @@ type Ticker struct {
 }
 
 // NewTicker returns a Ticker that ticks every d of virtual time.
+//
+//go:norace
 func NewTicker(d time.Duration) *Ticker {
 	if d <= 0 {
 		panic("non-positive interval for NewTicker")
@@ -541,6 +586,8 @@ func NewTicker(d time.Duration) *Ticker {
 }
 
 // Tick is NewTicker(d).C, or nil for d <= 0.
+//
+//go:norace
 func Tick(d time.Duration) <-chan time.Time {
 	if d <= 0 {
 		return nil
@@ -549,6 +596,8 @@ func Tick(d time.Duration) <-chan time.Time {
 }
 
 // Stop turns off the ticker.
+//
+//go:norace
 func (t *Ticker) Stop() {
 	if t.real != nil {
 		t.real.Stop()
@@ -560,6 +609,8 @@ func (t *Ticker) Stop() {
 }
 
 // Reset stops the ticker and resets its period to d.
+//
+//go:norace
 func (t *Ticker) Reset(d time.Duration) {
 	if d <= 0 {
 		panic("non-positive interval for Ticker.Reset")

@@ -103,6 +103,7 @@ var opNames = [opCount]string{
 	OpWrite: "net.write", OpShut: "net.close", OpWGDone: "wg.done",
 }
 
+//go:norace
 func (k OpKind) String() string {
 	if k < opCount {
 		return opNames[k]
@@ -114,6 +115,8 @@ func (k OpKind) String() string {
 // §2.3: blocks end at lock exits). Go adds communication the thesis's Java model did not
 // have: channel operations, atomics, WaitGroups, timers and the like all observe or publish
 // shared state, so they end blocks too. Only acquisitions continue a block.
+//
+//go:norace
 func (k OpKind) Releases() bool {
 	switch k {
 	case OpLock, OpRLock, OpLockWait, OpGo, OpNone, OpChoose:
@@ -126,6 +129,8 @@ func (k OpKind) Releases() bool {
 // other (atomic loads and len commute; Stoller's Fig. 3 covers only lock, wait and notify operations).
 // The calls of a history commute too: only a return before a call orders two operations in
 // real time.
+//
+//go:norace
 func (k OpKind) ReadOnly() bool {
 	return k == OpAtomicLoad || k == OpLen || k == OpCall
 }
@@ -146,9 +151,12 @@ const (
 
 var decisionNames = [...]string{"goroutine", "select", "wake", "choose"}
 
+//go:norace
 func (k DecisionKind) String() string { return decisionNames[k] }
 
 // ParseDecisionKind is the inverse of DecisionKind.String.
+//
+//go:norace
 func ParseDecisionKind(s string) (DecisionKind, bool) {
 	for i, n := range decisionNames {
 		if n == s {
@@ -176,6 +184,8 @@ type Alt struct {
 }
 
 // Objects returns the objects the alternative's operation may touch: Objs, or Obj alone.
+//
+//go:norace
 func (a *Alt) Objects() []ObjID {
 	if a.Objs != nil {
 		return a.Objs
@@ -217,11 +227,15 @@ type System interface {
 
 // NewPoint makes a decision point of system s, whose goroutines and objects the alternatives
 // name by the system's numbering.
+//
+//go:norace
 func NewPoint(s System, kind DecisionKind, alts []Alt, current, index, step int) *Point {
 	return &Point{Kind: kind, Alts: alts, Current: current, Index: index, Step: step, sys: s}
 }
 
 // Events returns the steps performed so far in this run.
+//
+//go:norace
 func (p *Point) Events() []Event {
 	if p.sys != nil {
 		return p.sys.Events()
@@ -231,6 +245,8 @@ func (p *Point) Events() []Event {
 
 // Accesses returns the plain accesses made so far in this run, with Config.StepAccesses. A
 // system's members keep their plain accesses to themselves: its points have none.
+//
+//go:norace
 func (p *Point) Accesses() []VarAccess {
 	if p.sys != nil {
 		return nil
@@ -239,6 +255,8 @@ func (p *Point) Accesses() []VarAccess {
 }
 
 // Objects returns the number of objects used so far in this run: the ObjIDs below it.
+//
+//go:norace
 func (p *Point) Objects() int {
 	if p.sys != nil {
 		return p.sys.Objects()
@@ -247,6 +265,8 @@ func (p *Point) Objects() int {
 }
 
 // Name returns the logical id (G1.2, or clock) of goroutine id.
+//
+//go:norace
 func (p *Point) Name(id GID) string {
 	if id == ClockID {
 		return "clock"
@@ -259,6 +279,8 @@ func (p *Point) Name(id GID) string {
 
 // Dependent reports whether operations a and b may not commute: they are performed by
 // different goroutines and touch a common object, unless both only read it.
+//
+//go:norace
 func Dependent(aOp OpKind, aObjs []ObjID, bOp OpKind, bObjs []ObjID) bool {
 	if aOp.ReadOnly() && bOp.ReadOnly() {
 		return false
@@ -320,6 +342,8 @@ type Decision struct {
 
 // Preemptive reports whether the decision switched away from a goroutine that could have
 // continued.
+//
+//go:norace
 func (d *Decision) Preemptive() bool {
 	return d.Kind == DecideGoroutine && d.Current >= 0 && d.Pick != d.Current
 }
@@ -363,6 +387,8 @@ const (
 )
 
 // Bug reports whether the verdict is a bug.
+//
+//go:norace
 func (k VerdictKind) Bug() bool {
 	switch k {
 	case VerdictOK, VerdictPruned, VerdictCut, VerdictStopped, "":
@@ -405,6 +431,8 @@ type Frame struct {
 }
 
 // Position is the frame's file:line, with the file's base name, as reports print it.
+//
+//go:norace
 func (f Frame) Position() string { return filepath.Base(f.File) + ":" + strconv.Itoa(f.Line) }
 
 // ObjKind is the kind of a synchronization object.
@@ -426,6 +454,7 @@ const (
 
 var objKindNames = [...]string{"mutex", "rwmutex", "waitgroup", "cond", "once", "map", "atomic", "chan", "timer", "history", "socket"}
 
+//go:norace
 func (k ObjKind) String() string { return objKindNames[k] }
 
 type objInfo struct {
@@ -478,6 +507,8 @@ type ObjectInfo struct {
 }
 
 // Name returns the logical id of goroutine id in this result.
+//
+//go:norace
 func (res *Result) Name(id GID) string {
 	switch {
 	case id == ClockID:
@@ -489,6 +520,8 @@ func (res *Result) Name(id GID) string {
 }
 
 // ObjName returns the logical id of object o.
+//
+//go:norace
 func (res *Result) ObjName(o ObjID) string {
 	if o < 0 || int(o) >= len(res.Objects) {
 		return ""
@@ -496,6 +529,7 @@ func (res *Result) ObjName(o ObjID) string {
 	return res.Objects[o].Name
 }
 
+//go:norace
 func (r *run) result() *Result {
 	var res *Result
 	if r.cfg.Reuse {
@@ -544,6 +578,8 @@ func (r *run) result() *Result {
 }
 
 // grow returns s resized to n elements, reusing its storage; it is never nil.
+//
+//go:norace
 func grow[S ~[]E, E any](s S, n int) S {
 	if n <= cap(s) {
 		return s[:n]
@@ -553,6 +589,8 @@ func grow[S ~[]E, E any](s S, n int) S {
 
 // Clone returns a copy of res that shares no storage with the runtime, for keeping the result
 // of a run with Config.Reuse.
+//
+//go:norace
 func (res *Result) Clone() *Result {
 	c := *res
 	c.Events = cloneEvents(res.Events)
@@ -566,6 +604,8 @@ func (res *Result) Clone() *Result {
 }
 
 // cloneEvents copies events and their partners, which share storage.
+//
+//go:norace
 func cloneEvents(es []Event) []Event {
 	out := slices.Clone(es)
 	np, no := 0, 0
@@ -599,6 +639,8 @@ func cloneEvents(es []Event) []Event {
 
 // CloneDecisions copies decisions and their alternatives, which share one allocation: a
 // run's decisions kept without its events.
+//
+//go:norace
 func CloneDecisions(ds []Decision) []Decision {
 	if ds == nil {
 		return nil
@@ -644,6 +686,7 @@ func (r *run) objName(o ObjID) string {
 	return name
 }
 
+//go:norace
 func (r *run) gname(g *goroutine) string {
 	if g.parent == nil {
 		return "G1"
@@ -655,10 +698,13 @@ func (r *run) gname(g *goroutine) string {
 	return g.name
 }
 
+//go:norace
 func (id GID) index() int { return int(id) }
 
 // Goroutines returns the state of every goroutine of the run that has not finished, with the
 // position of its pending operation in detail mode.
+//
+//go:norace
 func (p *Point) Goroutines() []GoroutineState {
 	var out []GoroutineState
 	if p.run == nil {
@@ -673,6 +719,8 @@ func (p *Point) Goroutines() []GoroutineState {
 }
 
 // ObjName returns the logical id of object o (G1#3).
+//
+//go:norace
 func (p *Point) ObjName(o ObjID) string {
 	if p.run == nil || o < 0 || int(o) >= len(p.run.objs) {
 		return ""
@@ -681,6 +729,8 @@ func (p *Point) ObjName(o ObjID) string {
 }
 
 // PC returns the position of goroutine id's pending operation (detail mode), or 0.
+//
+//go:norace
 func (p *Point) PC(id GID) uintptr {
 	if p.run == nil || id < 0 || int(id) >= len(p.run.gs) {
 		return 0

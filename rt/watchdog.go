@@ -21,6 +21,8 @@ var watch struct {
 // await receives from ch, one of r's signals, unless r's goroutines make no step for
 // cfg.Hang first, or the running goroutine waits in uninstrumented code for outsideAfter: it
 // then reports that they hung, and where the goroutine waits in the second case.
+//
+//go:norace
 func (r *run) await(ch chan struct{}) (hung bool, outside string) {
 	watch.mu.Lock()
 	if !watch.started {
@@ -38,6 +40,8 @@ func (r *run) await(ch chan struct{}) (hung bool, outside string) {
 }
 
 // giveUp wakes the driver of the run watched, saying that it hung, and why. watch.mu is held.
+//
+//go:norace
 func giveUp(outside string) {
 	select {
 	case watch.ch <- struct{}{}:
@@ -50,6 +54,8 @@ func giveUp(outside string) {
 // watchdog wakes the driver of a run whose step counter has not moved for cfg.Hang: a
 // goroutine of the run has not reached a scheduling point, or has not exited during teardown,
 // for that long.
+//
+//go:norace
 func watchdog() {
 	var (
 		last  *run

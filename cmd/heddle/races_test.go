@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,7 +36,11 @@ func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWan
 			verdicts[e.Test] = e.Verdict
 		}
 	}
-	goFailed := goTestRace(t, dir, pkgs)
+	goFailed := make(map[string]bool) // by test name: the tests' names differ across pkgs
+	for k := range goTestRace(t, dir, 20, pkgs...) {
+		_, test, _ := strings.Cut(k, ".")
+		goFailed[test] = true
+	}
 	for test, w := range want {
 		race := len(w.lines) > 0
 		if goFailed[test] != race {
@@ -67,25 +70,6 @@ func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWan
 			t.Errorf("%s: race %q, want accesses at %s lines %v", test, msg, w.file, w.lines)
 		}
 	}
-}
-
-// goTestRace runs go test -race -count=20 on pkgs in dir and returns the tests that failed.
-func goTestRace(t *testing.T, dir string, pkgs []string) map[string]bool {
-	t.Helper()
-	cmd := exec.Command("go", append([]string{"test", "-race", "-count=20", "-json"}, pkgs...)...)
-	cmd.Dir = dir
-	out, _ := cmd.Output()
-	failed := make(map[string]bool)
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var e struct{ Action, Test string }
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("go test -json: %q: %v", line, err)
-		}
-		if e.Action == "fail" && e.Test != "" {
-			failed[e.Test] = true
-		}
-	}
-	return failed
 }
 
 // TestNoDotModule checks the races of a module whose path has no dot (module r2), which are

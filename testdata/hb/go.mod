@@ -1,0 +1,3 @@
+module example.com/hb
+
+go 1.26.0
