@@ -142,6 +142,12 @@ func stateOf(r *run, c chanOps) *chanState {
 	return st
 }
 
+// chanRaceAddr is where the Go runtime's channel operations read and write a channel for the
+// race detector (hchan.raceaddr: the address of its buf field, after qcount and dataqsiz).
+//
+//go:norace
+func chanRaceAddr(c chanKey) unsafe.Pointer { return unsafe.Add(c, 2*unsafe.Sizeof(uintptr(0))) }
+
 //go:norace
 func bidi[T any, C ~chan<- T | ~<-chan T](c C) chan T { return *(*chan T)(unsafe.Pointer(&c)) }
 
@@ -174,6 +180,10 @@ func Send[T any](ch chan<- T, v T) {
 	st := stateOf(r, typedChan[T]{bidi[T](ch)})
 	g.op = op{kind: OpSend, obj: r.chanObj(st, g), ch: st, val: v}
 	r.yield(g)
+	if ch != nil {
+		// As chansend, which heddle's hand-off to a parked receiver does not call.
+		raceReadAt(chanRaceAddr(chanPtr(ch)))
+	}
 	if r.trySend(g, st, v, -1) {
 		return
 	}

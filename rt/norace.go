@@ -2,6 +2,8 @@
 
 package rt
 
+import "unsafe"
+
 // Without the race detector, the hooks of race.go cost nothing.
 
 const raceEnabled = false
@@ -44,3 +46,7 @@ func (r *run) raceVerdict() {}
 
 //go:norace
 func (r *run) raceStep(*goroutine) {}
+
+func raceReadAt(unsafe.Pointer) {}
+
+func raceWriteAt(unsafe.Pointer) {}

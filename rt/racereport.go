@@ -131,7 +131,9 @@ func (a *raceAccess) position() string {
 		return "an unknown position"
 	}
 	pos := fs[0].Position()
-	if len(a.frames) > 0 && a.frames[0].Func != fs[0].Func {
+	// runtime.raceread and racewrite are the accesses heddle makes for a primitive's own
+	// memory (raceReadAt): the program's line is where it used the primitive.
+	if len(a.frames) > 0 && a.frames[0].Func != fs[0].Func && !strings.HasPrefix(a.frames[0].Func, "runtime.race") {
 		pos += " (in " + a.frames[0].Func + ")"
 	}
 	return pos

@@ -3,6 +3,7 @@ package rt
 import (
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // Lock releases (Unlock, RUnlock, the end of Once.Do) are not scheduling points: a release is
@@ -273,6 +274,10 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 	r.yield(g)
 	e := r.record(g, kind, id)
 	wg.count += delta
+	if delta > 0 && wg.count == delta {
+		// As sync's Add: the first increment must be ordered with Wait.
+		raceReadAt(unsafe.Pointer(&wg.count))
+	}
 	if wg.count < 0 {
 		wg.count = 0
 		panic("sync: negative WaitGroup counter")
@@ -316,10 +321,26 @@ func (wg *WaitGroup) Wait() {
 	}
 	if wg.count > 0 {
 		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
+		if !r.waitedOn(wg) {
+			// As sync's Wait, for its first waiter: a write against the read of an Add from zero.
+			raceWriteAt(unsafe.Pointer(&wg.count))
+		}
 	}
 	g.op = op{kind: OpWGWait, obj: id, wg: wg}
 	r.yield(g)
 	r.acquire(r.record(g, OpWGWait, id), id)
+}
+
+// waitedOn reports whether a goroutine of r waits in wg.Wait.
+//
+//go:norace
+func (r *run) waitedOn(wg *WaitGroup) bool {
+	for _, w := range r.gs {
+		if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
+			return true
+		}
+	}
+	return false
 }
 
 // Go calls f in a new goroutine and adds that task to the group.
