@@ -22,16 +22,19 @@ var raceMessage = regexp.MustCompile(`^data race: \w+(?: \w+)? at (\S+):(\d+)(?:
 
 // checkRaces runs heddle test with default flags and go test -race -count=20 on pkgs of the
 // module in dir, and checks each test named in want: a race is one race bug naming both accesses,
-// and plain Go fails the test; a test without one is clean under both.
+// whose schedule replays to it 100 times out of 100, and plain Go fails the test; a test without
+// one is clean under both.
 func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWant) {
 	t.Helper()
 	stdout, stderr, _ := heddle(t, dir, append([]string{"test", "-json", "-out", t.TempDir()}, pkgs...)...)
 	verdicts := make(map[string]string)
 	bugs := make(map[string][]string) // test → "kind: message"
+	traces := make(map[string]string) // test → its bug's trace file
 	for _, e := range events(t, stdout) {
 		switch {
 		case e.Bug != nil:
 			bugs[e.Test] = append(bugs[e.Test], e.Bug.Kind+": "+e.Bug.Message)
+			traces[e.Test] = e.Bug.Trace
 		case e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
 			verdicts[e.Test] = e.Verdict
 		}
@@ -69,6 +72,9 @@ func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWan
 		if m[1] != w.file || m[3] != w.file || !slices.Equal(got, w.lines) {
 			t.Errorf("%s: race %q, want accesses at %s lines %v", test, msg, w.file, w.lines)
 		}
+		if out, _, _ := heddle(t, dir, "replay", "-count", "100", traces[test]); !strings.Contains(out, "reproduced 100/100 (verdict race)") {
+			t.Errorf("%s: heddle replay -count 100 %s did not reproduce the race every time:\n%s", test, traces[test], out)
+		}
 	}
 }
 
@@ -86,6 +92,11 @@ func TestNoDotModule(t *testing.T) {
 		"TestField":                {},
 		"TestBugFunc":              {"race_test.go", []int{75, 78}},
 		"TestFunc":                 {},
+		"TestBugRLockWrite":        {"rw_test.go", []int{24, 24}},
+		"TestLockWrite":            {},
+		"TestRLockAtomic":          {},
+		"TestBugAtomicPlain":       {"rw_test.go", []int{69, 70}},
+		"TestSemaphore":            {},
 		"TestSiblingCancel":        {},
 		"TestDebugStackFirstFrame": {},
 	})
