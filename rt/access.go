@@ -470,6 +470,8 @@ func (r *run) accessGo(parent, child *goroutine) {
 
 // fullAcquire and fullRelease are where the full order, locks included, is built: the
 // transactional graph of atomic regions takes its synchronization edges from there.
+//
+//go:norace
 func (r *run) fullAcquire(a *accesses, e *Event, slot ObjID) {
 	a.full.acquire(e.G, slot)
 	if r.tx != nil {
@@ -477,6 +479,7 @@ func (r *run) fullAcquire(a *accesses, e *Event, slot ObjID) {
 	}
 }
 
+//go:norace
 func (r *run) fullRelease(a *accesses, e *Event, slot ObjID) {
 	a.full.release(e.G, slot)
 	if r.tx != nil {

@@ -31,6 +31,8 @@ var initGs struct {
 }
 
 // holdInit holds f if the caller is package initialisation, and reports whether it did.
+//
+//go:norace
 func holdInit(f func()) bool {
 	where, ok := initCaller()
 	if !ok {
@@ -46,6 +48,8 @@ func holdInit(f func()) bool {
 
 // initCaller reports whether Go's caller runs package initialisation (runtime.doInit1 is on
 // its stack), and the position of the go statement.
+//
+//go:norace
 func initCaller() (string, bool) {
 	var pcs [64]uintptr
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs[:])])
@@ -67,6 +71,8 @@ func initCaller() (string, bool) {
 
 // initWait is called before a blocking operation outside any run: if init waits, what it
 // waits for may be a goroutine it started, which must then run.
+//
+//go:norace
 func initWait() {
 	if !initGs.held.Load() {
 		return
@@ -82,6 +88,8 @@ func initWait() {
 }
 
 // adoptInit starts the held goroutines as goroutines of run r, children of its root.
+//
+//go:norace
 func (r *run) adoptInit() {
 	if !initGs.held.Load() {
 		return
@@ -103,6 +111,8 @@ func (r *run) adoptInit() {
 // InitGoroutines describes the goroutines that package initialisation started, which a run
 // adopts: how many, and where the first was started. A process that has them can run one
 // schedule of a test, and is then used up: n > 0 asks for a fresh process per run.
+//
+//go:norace
 func InitGoroutines() (n int, where string) {
 	initGs.mu.Lock()
 	defer initGs.mu.Unlock()

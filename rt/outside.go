@@ -142,6 +142,8 @@ func (r *run) waitsOutside(mode waitMode) string {
 func stackOf(goid int64) (state string, fns, files []string) { return stackIn(allStacks(), goid) }
 
 // allStacks is the traceback of every goroutine of the process.
+//
+//go:norace
 func allStacks() string {
 	buf := make([]byte, 1<<20)
 	for {
@@ -158,6 +160,8 @@ func allStacks() string {
 // state is work or a wait that ends by itself: running, runnable, a system call, a sleep, and
 // the runtime's own waits such as "GC assist wait" or "preempted", which a loaded machine makes
 // long.
+//
+//go:norace
 func blockingWait(state string) bool {
 	switch strings.TrimSuffix(state, " (durable)") {
 	case "chan receive", "chan send", "chan receive (nil chan)", "chan send (nil chan)",
@@ -172,6 +176,8 @@ func blockingWait(state string) bool {
 // (its state is not a blocking wait): the goroutine that waits may be waiting for it. A
 // goroutine in a system call waits for the world outside, as the worker's reader of its
 // requests does, and so does not count.
+//
+//go:norace
 func othersWork(all string, wait, self int64) bool {
 	for _, block := range strings.Split(all, "\n\n") {
 		rest, ok := strings.CutPrefix(block, "goroutine ")
@@ -190,6 +196,8 @@ func othersWork(all string, wait, self int64) bool {
 }
 
 // stackIn reads the stack of goroutine goid from all, as stackOf.
+//
+//go:norace
 func stackIn(all string, goid int64) (state string, fns, files []string) {
 	head := "goroutine " + strconv.FormatInt(goid, 10) + " ["
 	i := strings.Index(all, head)

@@ -68,11 +68,12 @@ func raceGAddr(g *goroutine) unsafe.Pointer {
 	return unsafe.Pointer(&raceGs[int(g.id)%len(raceGs)])
 }
 
-//go:norace
 // raceReadAt and raceWriteAt make, for the detector, the accesses that Go's own primitives
 // make to their own memory, so that it reports what go test -race reports of them: a send
 // against a close of its channel (chansend reads the channel where closechan writes it), and
 // a WaitGroup's Add from zero against a Wait (sync reads and writes its semaphore).
+//
+//go:norace
 func raceReadAt(p unsafe.Pointer)  { runtime.RaceRead(p) }
 func raceWriteAt(p unsafe.Pointer) { runtime.RaceWrite(p) }
 

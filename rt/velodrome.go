@@ -94,6 +94,8 @@ type txVar struct {
 }
 
 // reset empties t for a new run, keeping its storage.
+//
+//go:norace
 func (t *txGraph) reset() {
 	for i := range t.nodes {
 		t.nodes[i].out = t.nodes[i].out[:0]
@@ -110,6 +112,7 @@ func (t *txGraph) reset() {
 	t.cycle = nil
 }
 
+//go:norace
 func (t *txGraph) thread(g GID) *txThread {
 	for int(g) >= len(t.gs) {
 		t.gs = append(t.gs, txThread{node: -1, fresh: -1})
@@ -117,6 +120,7 @@ func (t *txGraph) thread(g GID) *txThread {
 	return &t.gs[g]
 }
 
+//go:norace
 func (t *txGraph) newNode(g GID, region int32) int32 {
 	n := int32(len(t.nodes))
 	if len(t.nodes) < cap(t.nodes) {
@@ -131,6 +135,8 @@ func (t *txGraph) newNode(g GID, region int32) int32 {
 // current returns the transaction of g's operation op (ev its event, -1 for an access):
 // inside a region, the region; outside, g's unary node when nothing of another goroutine's
 // orders op (ordered false), else a new unary node after it.
+//
+//go:norace
 func (t *txGraph) current(g GID, ordered bool, op txOp) int32 {
 	th := t.thread(g)
 	if th.inRegion || th.node >= 0 && op.ev >= 0 && th.fresh == op.ev {
@@ -149,6 +155,8 @@ func (t *txGraph) current(g GID, ordered bool, op txOp) int32 {
 }
 
 // enter starts region reg of g: a new transaction after g's last.
+//
+//go:norace
 func (t *txGraph) enter(g GID, reg int32) {
 	th := t.thread(g)
 	n := t.newNode(g, reg)
@@ -159,10 +167,14 @@ func (t *txGraph) enter(g GID, reg int32) {
 }
 
 // exit ends g's region: its next operation starts a new transaction.
+//
+//go:norace
 func (t *txGraph) exit(g GID) { t.thread(g).inRegion = false }
 
 // edge adds from → to, and looks for a cycle when to is a region that already has
 // successors: the only way the new edge can close one (§4).
+//
+//go:norace
 func (t *txGraph) edge(from, to int32, src, dst txOp) {
 	if from == to {
 		return
@@ -179,6 +191,8 @@ func (t *txGraph) edge(from, to int32, src, dst txOp) {
 
 // findCycle searches a path from → … → to, depth first; with the edge to → from just added,
 // it is a cycle.
+//
+//go:norace
 func (t *txGraph) findCycle(from, to int32) {
 	t.gen++
 	if t.gen == 0 {
@@ -219,6 +233,8 @@ func (t *txGraph) findCycle(from, to int32) {
 
 // acquire adds the edges of g's operation at event e that acquires slot: from the last
 // transaction of each other goroutine that released to it.
+//
+//go:norace
 func (t *txGraph) acquire(e *Event, slot ObjID) {
 	if int(slot) >= len(t.rel) {
 		return
@@ -243,6 +259,8 @@ func (t *txGraph) acquire(e *Event, slot ObjID) {
 }
 
 // release makes g's transaction of event e the last that released to slot.
+//
+//go:norace
 func (t *txGraph) release(e *Event, slot ObjID) {
 	op := txOp{ev: e.Step}
 	cur := t.current(e.G, false, op)
@@ -252,6 +270,7 @@ func (t *txGraph) release(e *Event, slot ObjID) {
 	t.rel[slot] = setLast(t.rel[slot], txLast{g: e.G, node: cur, op: op})
 }
 
+//go:norace
 func setLast(ls []txLast, l txLast) []txLast {
 	for i := range ls {
 		if ls[i].g == l.g {
@@ -263,6 +282,8 @@ func setLast(ls []txLast, l txLast) []txLast {
 }
 
 // fork orders a go statement of parent, at its event ev, before everything child does.
+//
+//go:norace
 func (t *txGraph) fork(parent, child GID, ev int32) {
 	op := txOp{ev: ev}
 	p := t.current(parent, false, op)
@@ -274,6 +295,8 @@ func (t *txGraph) fork(parent, child GID, ev int32) {
 // rendezvous orders a completed channel operation both ways, as the clocks' join does: what
 // w did before it parked comes before cur's step ev, and that step before w's completion,
 // which starts a new transaction of w. A close orders only the second way.
+//
+//go:norace
 func (t *txGraph) rendezvous(cur, w GID, ev int32, both bool) {
 	op := txOp{ev: ev}
 	c := t.current(cur, true, op)
@@ -297,6 +320,8 @@ func (t *txGraph) rendezvous(cur, w GID, ev int32, both bool) {
 
 // access adds the edges of g's read or write of variable v: from the last write, and for a
 // write from the last reads, of other goroutines (§4: the read and write conflicts).
+//
+//go:norace
 func (t *txGraph) access(g GID, v int32, write bool, pos string) {
 	for int(v) >= len(t.vars) {
 		if len(t.vars) < cap(t.vars) {
@@ -338,6 +363,8 @@ func (t *txGraph) access(g GID, v int32, write bool, pos string) {
 // built: the run's synchronization and accesses are followed (the lockset check's clocks are
 // kept), and it is not a serial search, whose regions are never preempted while they can go
 // on.
+//
+//go:norace
 func (r *run) txStart(g *goroutine, reg int32) {
 	if r.tx == nil {
 		if !accessesUsed.Load() || r.cfg.IgnoreAccesses || r.cfg.Serial || g.id < 0 || txOff {
@@ -352,6 +379,8 @@ func (r *run) txStart(g *goroutine, reg int32) {
 // txEnd makes a run that passed with a cycle in its graph a bug of kind atomicity: the
 // region the cycle closed on is definitely not atomic. A run that failed keeps its failure,
 // which the serial search may still find no serial order gives (docs/atomicity.md).
+//
+//go:norace
 func (r *run) txEnd() {
 	if r.tx == nil || len(r.tx.cycle) == 0 || r.verdict.Kind != VerdictOK {
 		return
@@ -374,6 +403,7 @@ func (r *run) txEnd() {
 	r.verdict = Verdict{Kind: VerdictAtomicity, Message: sb.String(), Atomicity: &AtomicFunc{Func: reg.Func, Decl: reg.Decl}}
 }
 
+//go:norace
 func (r *run) txNodeName(n int32) string {
 	nd := &r.tx.nodes[n]
 	if nd.region < 0 {
@@ -385,6 +415,8 @@ func (r *run) txNodeName(n int32) string {
 
 // txOpName names an operation: a step by its operation, object and, in detail mode, its
 // position; an access by its kind and position.
+//
+//go:norace
 func (r *run) txOpName(op txOp) string {
 	if op.ev < 0 {
 		if op.pos == "" {
@@ -403,6 +435,7 @@ func (r *run) txOpName(op txOp) string {
 	return fmt.Sprintf("%s (step %d)", s, e.Step)
 }
 
+//go:norace
 func shortFile(file string) string {
 	if i := strings.LastIndexByte(file, '/'); i >= 0 {
 		return file[i+1:]

@@ -41,6 +41,8 @@ type conn struct {
 }
 
 // pair returns the two ends of a new connection.
+//
+//go:norace
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
 	rt.Connected()
 	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
@@ -50,9 +52,13 @@ func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
 	return client, server
 }
 
-func (c *conn) LocalAddr() net.Addr  { return c.local }
+//go:norace
+func (c *conn) LocalAddr() net.Addr { return c.local }
+
+//go:norace
 func (c *conn) RemoteAddr() net.Addr { return c.remote }
 
+//go:norace
 func (c *conn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
 }
@@ -60,6 +66,8 @@ func (c *conn) opError(op string, err error) error {
 // Read reads what the peer wrote, waiting for it until the peer closes its side (io.EOF),
 // this end is closed (net.ErrClosed) or the read deadline passes on the virtual clock
 // (os.ErrDeadlineExceeded, a net.Error whose Timeout is true).
+//
+//go:norace
 func (c *conn) Read(b []byte) (int, error) {
 	if c.closed {
 		return 0, c.opError("read", net.ErrClosed)
@@ -114,6 +122,8 @@ func (c *conn) Read(b []byte) (int, error) {
 // Write sends a copy of b to the peer: one chunk, buffered, so it blocks only when the peer
 // has left chunks of writes unread. Writing to a peer that has closed its end fails with EPIPE;
 // a write racing with that close may also succeed (its data is lost), as on a socket.
+//
+//go:norace
 func (c *conn) Write(b []byte) (int, error) {
 	switch {
 	case c.closed:
@@ -147,6 +157,8 @@ func (c *conn) Write(b []byte) (int, error) {
 // deadline returns a timer on the virtual clock that fires at d, or whether d has passed.
 // A deadline of the real clock (code that heddle does not instrument reads time.Now) lies
 // far in the virtual future and never passes; time.Time{} is no deadline.
+//
+//go:norace
 func deadline(d time.Time) (*rt.Timer, bool) {
 	if d.IsZero() {
 		return nil, false
@@ -160,6 +172,8 @@ func deadline(d time.Time) (*rt.Timer, bool) {
 
 // Close closes this end: its blocked Read and Write return net.ErrClosed, the peer reads
 // what was written and then io.EOF, and the peer's writes fail.
+//
+//go:norace
 func (c *conn) Close() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
@@ -171,6 +185,7 @@ func (c *conn) Close() error {
 	return nil
 }
 
+//go:norace
 func (c *conn) closeWrite() {
 	if !c.out.wclosed {
 		c.out.wclosed = true
@@ -179,6 +194,8 @@ func (c *conn) closeWrite() {
 }
 
 // CloseWrite shuts down the writing side: the peer reads io.EOF after what was written.
+//
+//go:norace
 func (c *conn) CloseWrite() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
@@ -188,6 +205,8 @@ func (c *conn) CloseWrite() error {
 }
 
 // CloseRead shuts down the reading side: the peer's writes fail.
+//
+//go:norace
 func (c *conn) CloseRead() error {
 	if c.closed {
 		return c.opError("close", net.ErrClosed)
@@ -196,6 +215,7 @@ func (c *conn) CloseRead() error {
 	return nil
 }
 
+//go:norace
 func (c *conn) closeRead() {
 	if !c.in.rclosed {
 		c.in.rclosed = true
@@ -206,6 +226,8 @@ func (c *conn) closeRead() {
 // SetDeadline sets both deadlines. Deadlines are times of the virtual clock: a Read or Write
 // that waits past one fails with os.ErrDeadlineExceeded, at once in real time. A write
 // deadline applies from the next Write.
+//
+//go:norace
 func (c *conn) SetDeadline(t time.Time) error {
 	c.SetReadDeadline(t)
 	c.wdl = t
@@ -213,6 +235,8 @@ func (c *conn) SetDeadline(t time.Time) error {
 }
 
 // SetReadDeadline sets the read deadline, for a Read that waits now too.
+//
+//go:norace
 func (c *conn) SetReadDeadline(t time.Time) error {
 	c.rdl = t
 	if c.rwaiting {
@@ -222,4 +246,5 @@ func (c *conn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
+//go:norace
 func (c *conn) SetWriteDeadline(t time.Time) error { c.wdl = t; return nil }

@@ -29,6 +29,8 @@ type Dialer struct {
 }
 
 // std returns the net.Dialer that d stands for.
+//
+//go:norace
 func (d *Dialer) std() *net.Dialer {
 	s := &net.Dialer{Timeout: d.Timeout, Deadline: d.Deadline, LocalAddr: d.LocalAddr, DualStack: d.DualStack,
 		FallbackDelay: d.FallbackDelay, KeepAlive: d.KeepAlive, KeepAliveConfig: d.KeepAliveConfig, Resolver: d.Resolver,
@@ -40,12 +42,16 @@ func (d *Dialer) std() *net.Dialer {
 }
 
 // Dial connects to address, on the virtual network in a run.
+//
+//go:norace
 func (d *Dialer) Dial(network, address string) (net.Conn, error) {
 	return d.DialContext(context.Background(), network, address)
 }
 
 // DialContext connects to address, on the virtual network in a run; the Timeout is one of
 // the virtual clock.
+//
+//go:norace
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	if !rt.Running() || !stream(network) {
 		return d.std().DialContext(ctx, network, address)
@@ -53,22 +59,28 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.
 	return dial(ctx, network, address, d.Timeout)
 }
 
+//go:norace
 func (d *Dialer) MultipathTCP() bool { return d.std().MultipathTCP() }
 
+//go:norace
 func (d *Dialer) SetMultipathTCP(use bool) { d.mptcp = &use }
 
+//go:norace
 func (d *Dialer) DialTCP(ctx context.Context, network string, laddr netip.AddrPort, raddr netip.AddrPort) (*net.TCPConn, error) {
 	return d.std().DialTCP(ctx, network, laddr, raddr)
 }
 
+//go:norace
 func (d *Dialer) DialUDP(ctx context.Context, network string, laddr netip.AddrPort, raddr netip.AddrPort) (*net.UDPConn, error) {
 	return d.std().DialUDP(ctx, network, laddr, raddr)
 }
 
+//go:norace
 func (d *Dialer) DialIP(ctx context.Context, network string, laddr netip.Addr, raddr netip.Addr) (*net.IPConn, error) {
 	return d.std().DialIP(ctx, network, laddr, raddr)
 }
 
+//go:norace
 func (d *Dialer) DialUnix(ctx context.Context, network string, laddr *net.UnixAddr, raddr *net.UnixAddr) (*net.UnixConn, error) {
 	return d.std().DialUnix(ctx, network, laddr, raddr)
 }

@@ -41,6 +41,8 @@ var vnet struct {
 }
 
 // listeners returns the run's listeners, discarding another run's.
+//
+//go:norace
 func listeners() map[string]*listener {
 	if e := rt.RunEpoch(); vnet.epoch != e || vnet.listeners == nil {
 		vnet.epoch, vnet.listeners, vnet.slot = e, make(map[string]*listener), 0
@@ -55,6 +57,8 @@ func listeners() map[string]*listener {
 // loopback interface, so that addresses are unique and an uninstrumented client that dials it
 // over a real socket is noticed (the run cannot be explored) instead of reaching some other
 // program.
+//
+//go:norace
 func Listen(network, address string) (net.Listener, error) {
 	if !rt.Running() || !stream(network) {
 		return net.Listen(network, address)
@@ -90,6 +94,8 @@ func Listen(network, address string) (net.Listener, error) {
 }
 
 // nextSlot numbers the run's listeners on port 0.
+//
+//go:norace
 func nextSlot() int {
 	vnet.slot++
 	return vnet.slot - 1
@@ -98,20 +104,27 @@ func nextSlot() int {
 // Dial connects to address on the virtual network of the run (outside a run, and for networks
 // other than tcp, tcp4 and tcp6, on the real one). Connecting is a scheduling point, and so is the listener's Accept: which of several
 // pending connections a server accepts first is a decision.
+//
+//go:norace
 func Dial(network, address string) (net.Conn, error) {
 	return dial(context.Background(), network, address, 0)
 }
 
 // DialTimeout is Dial with a timeout on the virtual clock.
+//
+//go:norace
 func DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
 	return dial(context.Background(), network, address, timeout)
 }
 
 // DialContext dials as a net.Dialer would with ctx: http.Transport's DialContext.
+//
+//go:norace
 func DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	return dial(ctx, network, address, 0)
 }
 
+//go:norace
 func dial(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
 	if !rt.Running() || !stream(network) {
 		d := net.Dialer{Timeout: timeout}
@@ -147,11 +160,14 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 var errRefused = fmt.Errorf("connect: connection refused")
 
 // clientAddr numbers the client ends of the connections to l, as ephemeral ports.
+//
+//go:norace
 func clientAddr(l *listener) *net.TCPAddr {
 	l.clients++
 	return tcpAddr("127.0.0.1", 50000+l.clients)
 }
 
+//go:norace
 func stream(network string) bool {
 	switch network {
 	case "tcp", "tcp4", "tcp6":
@@ -160,6 +176,7 @@ func stream(network string) bool {
 	return false
 }
 
+//go:norace
 func splitAddr(address string) (host string, port int, err error) {
 	h, p, err := net.SplitHostPort(address)
 	if err != nil {
@@ -177,6 +194,8 @@ func splitAddr(address string) (host string, port int, err error) {
 
 // loopback reports whether address names this machine: the process's listeners are reached
 // under any loopback name.
+//
+//go:norace
 func loopback(address string) bool {
 	h, _, _ := net.SplitHostPort(address)
 	switch h {
@@ -187,6 +206,7 @@ func loopback(address string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+//go:norace
 func tcpAddr(host string, port int) *net.TCPAddr {
 	ip := net.ParseIP(host)
 	if ip == nil || ip.IsUnspecified() || host == "localhost" {
@@ -204,9 +224,12 @@ type listener struct {
 	clients int
 }
 
+//go:norace
 func (l *listener) Addr() net.Addr { return l.addr }
 
 // Accept waits for the next connection: a scheduling point.
+//
+//go:norace
 func (l *listener) Accept() (net.Conn, error) {
 	i, v, _ := rt.Select(false, rt.RecvCase(l.pending), rt.RecvCase(l.done))
 	if i == 1 {
@@ -217,6 +240,8 @@ func (l *listener) Accept() (net.Conn, error) {
 
 // Close stops the listener: its Accept returns net.ErrClosed, and the connections dialed but
 // not accepted are reset, as a kernel resets its backlog.
+//
+//go:norace
 func (l *listener) Close() error {
 	if l.closed {
 		return &net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
@@ -233,6 +258,8 @@ func (l *listener) Close() error {
 }
 
 // deliver queues c, a connection from outside the process, for Accept.
+//
+//go:norace
 func (l *listener) deliver(c net.Conn) error {
 	vc, ok := c.(*conn)
 	if !ok {
@@ -255,6 +282,7 @@ var reserved struct {
 	ports []int
 }
 
+//go:norace
 func reserve(slot int) (int, error) {
 	reserved.Lock()
 	defer reserved.Unlock()
@@ -270,6 +298,7 @@ func reserve(slot int) (int, error) {
 	return reserved.ports[slot], nil
 }
 
+//go:norace
 func refuse(ln net.Listener, port int) {
 	for {
 		c, err := ln.Accept()

@@ -50,6 +50,7 @@ type connState struct{ active bool }
 // touches it.
 var servers = map[*http.Server]*served{}
 
+//go:norace
 func stateOf(srv *http.Server) *served {
 	e := rt.RunEpoch()
 	s := servers[srv]
@@ -66,16 +67,22 @@ func stateOf(srv *http.Server) *served {
 }
 
 // Serve is http.Serve.
+//
+//go:norace
 func Serve(l net.Listener, h http.Handler) error {
 	return ServerServe(&http.Server{Handler: h}, l)
 }
 
 // ListenAndServe is http.ListenAndServe.
+//
+//go:norace
 func ListenAndServe(addr string, h http.Handler) error {
 	return ServerListenAndServe(&http.Server{Addr: addr, Handler: h})
 }
 
 // ServerListenAndServe is srv.ListenAndServe().
+//
+//go:norace
 func ServerListenAndServe(srv *http.Server) error {
 	if !rt.Running() {
 		return srv.ListenAndServe()
@@ -96,6 +103,8 @@ func ServerListenAndServe(srv *http.Server) error {
 
 // ServerServe is srv.Serve(l): it accepts connections on l and serves each on a controlled
 // goroutine of its own, until l fails or srv is closed (http.ErrServerClosed).
+//
+//go:norace
 func ServerServe(srv *http.Server, l net.Listener) error {
 	if !rt.Running() {
 		return srv.Serve(l)
@@ -129,6 +138,7 @@ func ServerServe(srv *http.Server, l net.Listener) error {
 	}
 }
 
+//go:norace
 func hook(srv *http.Server, c net.Conn, state http.ConnState) {
 	if srv.ConnState != nil {
 		srv.ConnState(c, state)
@@ -136,6 +146,8 @@ func hook(srv *http.Server, c net.Conn, state http.ConnState) {
 }
 
 // ServerClose is srv.Close(): it closes the listeners and every connection at once.
+//
+//go:norace
 func ServerClose(srv *http.Server) error {
 	if !rt.Running() {
 		return srv.Close()
@@ -150,6 +162,7 @@ func ServerClose(srv *http.Server) error {
 	return err
 }
 
+//go:norace
 func (s *served) closeListeners() error {
 	var err error
 	for _, l := range s.listeners {
@@ -163,6 +176,8 @@ func (s *served) closeListeners() error {
 
 // ServerShutdown is srv.Shutdown(ctx): it closes the listeners and the connections that wait
 // for a request, then waits until the others have finished theirs, or ctx is done.
+//
+//go:norace
 func ServerShutdown(srv *http.Server, ctx context.Context) error {
 	if !rt.Running() {
 		return srv.Shutdown(ctx)
@@ -187,11 +202,15 @@ func ServerShutdown(srv *http.Server, ctx context.Context) error {
 }
 
 // notify tells a Shutdown in progress that a connection changed state.
+//
+//go:norace
 func (s *served) notify() {
 	rt.Select(true, rt.SendCase(s.changed, struct{}{}))
 }
 
 // serveConn serves the requests of one connection in turn, as net/http's conn.serve does.
+//
+//go:norace
 func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx context.Context) {
 	hijacked := false
 	defer func() {
@@ -244,6 +263,7 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 	}
 }
 
+//go:norace
 func readTimeout(srv *http.Server) time.Duration {
 	if srv.ReadHeaderTimeout > 0 {
 		return srv.ReadHeaderTimeout
@@ -253,6 +273,8 @@ func readTimeout(srv *http.Server) time.Duration {
 
 // handle calls the handler. As net/http does, it recovers a panic in it (but
 // http.ErrAbortHandler's) and logs it: the connection ends, the server goes on.
+//
+//go:norace
 func handle(srv *http.Server, w *response, req *http.Request) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -276,6 +298,7 @@ func handle(srv *http.Server, w *response, req *http.Request) {
 	h.ServeHTTP(w, req)
 }
 
+//go:norace
 func logf(srv *http.Server, format string, args ...any) {
 	if srv.ErrorLog != nil {
 		srv.ErrorLog.Printf(format, args...)
@@ -300,8 +323,10 @@ type response struct {
 	hijacked, aborted bool
 }
 
+//go:norace
 func (w *response) Header() http.Header { return w.header }
 
+//go:norace
 func (w *response) WriteHeader(code int) {
 	if w.hijacked || w.status != 0 {
 		return
@@ -320,6 +345,7 @@ func (w *response) WriteHeader(code int) {
 	w.status = code
 }
 
+//go:norace
 func (w *response) Write(b []byte) (int, error) {
 	if w.hijacked {
 		return 0, http.ErrHijacked
@@ -338,6 +364,8 @@ func (w *response) Write(b []byte) (int, error) {
 }
 
 // Flush sends the header and the body so far, and streams the rest of the body in chunks.
+//
+//go:norace
 func (w *response) Flush() {
 	if w.hijacked {
 		return
@@ -364,6 +392,8 @@ func (w *response) Flush() {
 }
 
 // Hijack hands the connection to the handler, as http.Hijacker.
+//
+//go:norace
 func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if w.hijacked {
 		return nil, nil, http.ErrHijacked
@@ -373,18 +403,22 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return w.conn, bufio.NewReadWriter(w.br, bufio.NewWriter(w.conn)), nil
 }
 
+//go:norace
 func (w *response) sniff(b []byte) {
 	if _, ok := w.header["Content-Type"]; !ok && len(b) > 0 && w.header.Get("Transfer-Encoding") == "" {
 		w.header.Set("Content-Type", http.DetectContentType(b))
 	}
 }
 
+//go:norace
 func bodyAllowed(status int) bool {
 	return !(status >= 100 && status <= 199 || status == http.StatusNoContent || status == http.StatusNotModified)
 }
 
 // finish writes the response once the handler has returned, and reports whether the
 // connection may carry another request.
+//
+//go:norace
 func (w *response) finish() bool {
 	if w.aborted {
 		return false
@@ -420,6 +454,8 @@ func (w *response) finish() bool {
 }
 
 // CloseConns closes the connections of srv, as httptest.Server.CloseClientConnections.
+//
+//go:norace
 func CloseConns(srv *http.Server) {
 	s := stateOf(srv)
 	for c := range s.conns {

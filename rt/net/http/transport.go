@@ -21,6 +21,7 @@ type Transport struct {
 	Fallback http.RoundTripper
 }
 
+//go:norace
 func init() {
 	// http.DefaultClient, http.Get and every client without a Transport of its own use
 	// http.DefaultTransport, whose connections net/http serves on goroutines heddle does not
@@ -29,6 +30,8 @@ func init() {
 }
 
 // RoundTrip performs one HTTP/1.1 exchange.
+//
+//go:norace
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !rt.Running() {
 		fb := t.Fallback
@@ -67,6 +70,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+//go:norace
 func closeBody(req *http.Request) {
 	if req.Body != nil {
 		req.Body.Close()
@@ -79,6 +83,7 @@ type body struct {
 	conn net.Conn
 }
 
+//go:norace
 func (b *body) Close() error {
 	err := b.ReadCloser.Close()
 	b.conn.Close()
