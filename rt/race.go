@@ -286,18 +286,26 @@ func (r *run) raceVerdict() {
 		v = Verdict{Kind: VerdictRace, Message: "data race (the race detector's report is on standard error)"}
 	} else {
 		reports := parseRaceReports(text)
-		if len(reports) == 0 {
+		i := 0
+		for i < len(reports) && reports[i].internal() {
+			i++
+		}
+		if i == len(reports) {
+			// Only heddle's own state: see raceReport.internal.
+			if r.verdict.Kind == VerdictFatal {
+				r.verdict = Verdict{Kind: VerdictOK}
+			}
 			cached()
 			return
 		}
 		var by *goroutine
 		for _, s := range raceSteps {
-			if first < s.upTo {
+			if first+i < s.upTo {
 				by, steps = s.g, s.step
 				break
 			}
 		}
-		v = r.raceVerdictOf(&reports[0], by)
+		v = r.raceVerdictOf(&reports[i], by)
 	}
 	raceReports.verdicts = append(raceReports.verdicts, raceSeen{r.raceKey(steps), v})
 	r.verdict = v
