@@ -78,25 +78,25 @@ func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWan
 	}
 }
 
-// TestNoDotModule checks the races of a module whose path has no dot (module r2), which are
-// the program's whatever its name: heddle reports each of them as go test -race does, and
+// TestNoDotModule checks the races of modules whose path has no dot (hbcases, which
+// TestDifferential compares with go test -race too, and r2), which are the program's whatever
+// their name: heddle reports each of them as go test -race does, and
 // leaves their twins, and contexts cancelled side by side, alone.
 func TestNoDotModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module and runs go test -race")
 	}
-	checkRaces(t, "testdata/nodot", []string{"./race", "./cancel", "./stack"}, map[string]raceWant{
-		"TestBugCounter":           {"race_test.go", []int{17, 17}},
-		"TestCounter":              {},
-		"TestBugField":             {"race_test.go", []int{47, 47}},
-		"TestField":                {},
-		"TestBugFunc":              {"race_test.go", []int{75, 78}},
-		"TestFunc":                 {},
-		"TestBugRLockWrite":        {"rw_test.go", []int{24, 24}},
-		"TestLockWrite":            {},
-		"TestRLockAtomic":          {},
-		"TestBugAtomicPlain":       {"rw_test.go", []int{69, 70}},
-		"TestSemaphore":            {},
+	checkRaces(t, "../../testdata/hbcases", []string{"./..."}, map[string]raceWant{
+		"TestRaceCounter":         {"hbcases_test.go", []int{19, 19}},
+		"TestRaceField":           {"hbcases_test.go", []int{40, 40}},
+		"TestRaceFuncValue":       {"hbcases_test.go", []int{50, 51}},
+		"TestRaceRLockWrite":      {"hbcases_test.go", []int{65, 65}},
+		"TestRaceAtomicPlainRead": {"hbcases_test.go", []int{79, 80}},
+		"TestNoRaceLock":          {},
+		"TestNoRaceAtomicRLock":   {},
+		"TestNoRaceSemaphore":     {},
+	})
+	checkRaces(t, "testdata/nodot", []string{"./cancel", "./stack"}, map[string]raceWant{
 		"TestSiblingCancel":        {},
 		"TestDebugStackFirstFrame": {},
 	})
