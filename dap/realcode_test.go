@@ -9,11 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/internal/spawn"
 )
 
 // moduleCopy downloads module (path@version) with the go command and copies it out of the
@@ -117,7 +118,7 @@ func newDelveClient(t *testing.T) *client {
 				}
 			}
 		}
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		spawn.Kill(cmd)
 		done <- nil
 	}}
 	t.Cleanup(c.close)
