@@ -39,14 +39,18 @@ func Register(name string, test func(*testing.T)) { tests[name] = test }
 // RegisterMain records the main function of a program. When the process is a worker, it
 // serves the request and exits instead of letting main run uncontrolled.
 func RegisterMain(main func()) {
+	body := func() {
+		rt.NameMain()
+		main()
+	}
 	if group.Member() {
-		os.Exit(group.Serve(func(run func(body func())) { run(main) }))
+		os.Exit(group.Serve(func(run func(body func())) { run(body) }))
 	}
 	if os.Getenv(worker.EnvWorker) == "" {
 		return
 	}
 	harnessFor := func(string) (explorer.Harness, error) {
-		return func(run func(body func())) { run(main) }, nil
+		return func(run func(body func())) { run(body) }, nil
 	}
 	if ok, code := debug(harnessFor, func(string) string { return funcName(main) }); ok {
 		os.Exit(code)
@@ -175,6 +179,7 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			current.name, current.t, current.cap = name, st, cap
 			clear(cleanups)
 			run(func() {
+				rt.NameRoot(name)
 				defer func() {
 					if !checkChildren(name) {
 						own := failedOnItsOwn(st)

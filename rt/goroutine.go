@@ -27,6 +27,11 @@ func Go(f func()) {
 		r.yield(g)
 	}
 	e := r.record(g, OpGo, NoObj)
+	if r.ended {
+		// The step ended the run (its bound): teardown has begun, and a child started now
+		// could escape it.
+		return
+	}
 	child := r.newG(g, f)
 	r.accessGo(g, child)
 	e.Child = child.id

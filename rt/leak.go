@@ -1,10 +1,102 @@
 package rt
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 )
+
+// LeakWindow is how long, in virtual time, the goroutines of a run go on after the root
+// returned before heddle judges them, as goleak's VerifyNone retries before it reports: by
+// default (goleak v1.3.0) 20 retries, sleeping from 1 µs, doubling, at most 100 ms, between
+// them; 431.071 ms in all.
+const LeakWindow = 431071 * time.Microsecond
+
+// NameRoot names the run's root goroutine in its verdicts ("after TestX returned").
+//
+//go:norace
+func NameRoot(name string) {
+	if r, _ := current(); r != nil {
+		r.rootName = name
+	}
+}
+
+// NameMain names the run's root main: the run is a program's, which exits when main returns,
+// as Go ends the process without waiting for its other goroutines.
+//
+//go:norace
+func NameMain() {
+	if r, _ := current(); r != nil {
+		r.rootName, r.exits = "main", true
+	}
+}
+
+// endAfterReturn ends a run whose root has returned: at the end of the window, at the step
+// bound, or when nothing can run before the window ends. A goroutine blocked on an object of
+// the run is blocked forever; one that can run, or waits for a timer, is still running. Both
+// are leaks, as goleak reports them, except the goroutines of package init, and those the
+// program's leak checks pass over.
+//
+//go:norace
+func (r *run) endAfterReturn() {
+	var blocked, running []*goroutine
+	for _, g := range r.gs {
+		switch {
+		case g.state == gDone || g.noLeak || r.ignoredLeak(g):
+		case r.stillRunning(g):
+			running = append(running, g)
+		default:
+			blocked = append(blocked, g)
+		}
+	}
+	if len(blocked)+len(running) == 0 {
+		r.verdict = Verdict{Kind: VerdictOK}
+		r.finish()
+		return
+	}
+	root := r.rootName
+	if root == "" {
+		root = "the root goroutine"
+	}
+	still := fmt.Sprintf("still running %v after %s returned", LeakWindow.Round(time.Millisecond), root)
+	if r.steps > r.cfg.MaxSteps {
+		still = fmt.Sprintf("still running at heddle's step bound, %d steps after %s returned", r.steps-int(r.root.exited), root)
+	}
+	var msg string
+	switch {
+	case len(running) == 0:
+		msg = fmt.Sprintf("%d goroutine(s) blocked forever after %s returned", len(blocked), root)
+	case len(blocked) == 0:
+		msg = fmt.Sprintf("%d goroutine(s) %s", len(running), still)
+	default:
+		msg = fmt.Sprintf("%d goroutine(s) blocked forever, and %d %s", len(blocked), len(running), still)
+	}
+	r.verdict = Verdict{Kind: VerdictLeak, Message: msg}
+	for _, g := range append(blocked, running...) {
+		s := r.goroutineState(g)
+		if r.stillRunning(g) && g.state != gParked && g.state != gPending {
+			s.State = "running"
+		}
+		r.verdict.Goroutines = append(r.verdict.Goroutines, s)
+	}
+	r.finish()
+}
+
+// stillRunning reports whether g, alive after the root returned, is not blocked forever: it
+// can run, or a timer will wake it.
+//
+//go:norace
+func (r *run) stillRunning(g *goroutine) bool {
+	switch g.state {
+	case gParked:
+		return r.waitsOnClock(g)
+	case gPending:
+		return r.enabled(g) || r.waitsOnClock(g)
+	}
+	return true
+}
 
 // Leak checks written for go test, such as go.uber.org/goleak's VerifyNone, list every
 // goroutine of the process and would see heddle's own. Under heddle, a goroutine still blocked

@@ -53,10 +53,9 @@ type Config struct {
 	ForeignWait time.Duration
 	// Time is the model of time: when the virtual clock may advance.
 	Time TimeModel
-	// AfterRootClock bounds how many times the virtual clock may advance after the root
-	// goroutine has returned, so that background tickers cannot keep a finished run alive.
-	// Zero means 64.
-	AfterRootClock int
+	// Quantum is how far each step moves the virtual clock under TimeQuantum. Zero means
+	// DefaultQuantum.
+	Quantum time.Duration
 	// AskAlways makes the chooser see every scheduling point, even those with a single
 	// alternative (which are not recorded as decisions), so that a strategy can track sleep
 	// sets exactly and abandon a run whose only enabled goroutine is asleep.
@@ -191,6 +190,8 @@ type goroutine struct {
 	// spins once it has spun clockSpins times: a few reads of shared state in a row (a test
 	// that asks a circuit breaker's state five times while its timer is set) are not a wait.
 	spins int32
+	// asleep is 1 while g waits for a wake (wake, sleep).
+	asleep uint32
 	// bound is what g declared it may still do (Declare), or nil.
 	bound *Bound
 	// lastLoad is the object of g's last step if it was an atomic load, else NoObj: a load
@@ -222,26 +223,33 @@ type run struct {
 	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
-	foreign    atomic.Pointer[string]
-	ended      bool
-	aborted    bool
-	verdict    Verdict
-	done       chan struct{} // receives when the run ends
-	live       atomic.Int32  // goroutines whose carrier has not finished with them
-	idle       chan struct{} // receives once when live drops to zero
-	chans      []chanKey
-	acc        *accesses // the lockset check's state, from the first synchronization or access
-	watched    []string  // the positions of Config.Watch reached, in order
-	addrs      map[uintptr]ObjID
-	clock      clock
-	afterRoot  int
-	pending    []GoroutineState
-	hasForeign bool // a foreign channel was seen: parked goroutines may need polling
-	connected  bool // a connection of the virtual network was made (Connected)
-	clockLast  bool // the last step was the clock's
-	clockNext  []ObjID
-	startG     GID   // the goroutine picked for the next step
-	startD     int32 // the decision that picked it, -1 if it was the only alternative
+	foreign atomic.Pointer[string]
+	ended   bool
+	aborted bool
+	tearing atomic.Bool // teardown has begun (aborted is set): see sleep
+	verdict Verdict
+	done    chan struct{} // receives when the run ends
+	live    atomic.Int32  // goroutines whose carrier has not finished with them
+	idle    chan struct{} // receives once when live drops to zero
+	chans   []chanKey
+	acc     *accesses // the lockset check's state, from the first synchronization or access
+	watched []string  // the positions of Config.Watch reached, in order
+	addrs   map[uintptr]ObjID
+	clock   clock
+	quantum int64 // cfg.Quantum
+	// window is the virtual time at which the lifecycle window ends, once the root has
+	// returned (LeakWindow); returned is when it returned. rootName names the root in
+	// verdicts: the test's name, or main.
+	window, returned int64
+	rootName         string
+	exits            bool // the root is a program's main (NameMain)
+	pending          []GoroutineState
+	hasForeign       bool // a foreign channel was seen: parked goroutines may need polling
+	connected        bool // a connection of the virtual network was made (Connected)
+	clockLast        bool // the last step was the clock's
+	clockNext        []ObjID
+	startG           GID   // the goroutine picked for the next step
+	startD           int32 // the decision that picked it, -1 if it was the only alternative
 	// worked is the last step that was work: a step of a goroutine that was not spinning,
 	// or of the clock. A run whose last stretch steps were all spinning is a livelock.
 	// A step is taken for work when recorded; prevWorked lets poll take that back.
@@ -340,8 +348,8 @@ func Run(cfg Config, body func()) *Result {
 	if cfg.ForeignWait == 0 {
 		cfg.ForeignWait = time.Second
 	}
-	if cfg.AfterRootClock == 0 {
-		cfg.AfterRootClock = 64
+	if cfg.Quantum <= 0 {
+		cfg.Quantum = DefaultQuantum
 	}
 	r := spare
 	if r == nil {
@@ -349,6 +357,7 @@ func Run(cfg Config, body func()) *Result {
 	}
 	spare = nil
 	r.reset(cfg)
+	r.quantum = int64(cfg.Quantum)
 	r.stretch = max(1, min(pollStretch, cfg.MaxSteps/2))
 	clockG.lastStep = -1
 	r.raceStart()
@@ -358,7 +367,7 @@ func Run(cfg Config, body func()) *Result {
 	r.adoptInit()
 	// A goroutine heddle did not start may call in at any time: it finds the run whole.
 	active = r
-	root.wake <- struct{}{}
+	wake(root)
 	r.wait()
 	r.teardown()
 	r.raceVerdict()
@@ -463,8 +472,9 @@ func (r *run) teardown() {
 		return
 	}
 	r.aborted = true
+	r.tearing.Store(true)
 	for _, g := range r.gs {
-		if g.state != gDone {
+		if atomic.CompareAndSwapUint32(&g.asleep, 1, 0) {
 			g.wake <- struct{}{}
 		}
 	}
@@ -502,6 +512,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		created:    -1,
 		exited:     -1,
 		state:      gReady,
+		asleep:     1, // its carrier waits for the first wake
 		name:       ng.name,
 		nameParent: ng.nameParent,
 		nameSeq:    ng.nameSeq,
@@ -589,6 +600,15 @@ func (r *run) retire() {
 func (r *run) exit(g *goroutine) {
 	g.state = gDone
 	g.exited = int32(r.steps)
+	if g == r.root && !r.ended {
+		if r.exits {
+			r.verdict = Verdict{Kind: VerdictOK}
+			r.finish()
+			return
+		}
+		r.returned = r.clock.now
+		r.window = r.clock.now + int64(LeakWindow)
+	}
 	if r.ended {
 		return
 	}
@@ -628,11 +648,7 @@ func (r *run) yield(g *goroutine) {
 		}
 		return
 	}
-	if n != nil {
-		r.cur = n
-		wake(n)
-	}
-	sleep(g)
+	r.switchTo(g, n)
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -662,11 +678,7 @@ func (r *run) park(g *goroutine) {
 	g.state = gParked
 	r.nsince++
 	g.since = r.nsince
-	if n := r.next(g); n != nil {
-		r.cur = n
-		wake(n)
-	}
-	sleep(g)
+	r.switchTo(g, r.next(g))
 	if r.aborted {
 		runtime.Goexit()
 	}
@@ -718,15 +730,43 @@ func (r *run) takeResumed() *goroutine {
 // wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
 // detector, which is told of heddle's modelled synchronization instead (race.go).
 //
+// A goroutine is woken once per sleep: g.asleep goes from 1 to 0 for the one that wakes it,
+// the scheduler or teardown. Teardown runs while the goroutine that ended the run may still be
+// running (finishing the operation whose step ended it); a wake that it sent to that goroutine
+// too would stay in the channel and start its carrier again, with no goroutine, once it
+// is back in the pool.
+//
 //go:norace
 func wake(n *goroutine) {
+	if !atomic.CompareAndSwapUint32(&n.asleep, 1, 0) {
+		return // teardown took it
+	}
 	raceHide()
 	n.wake <- struct{}{}
 	raceShow()
 }
 
+// switchTo hands control from g to n (nil: to nobody, as the run has ended) and waits for g's
+// turn. g is asleep before n can run, so that n may wake it at once.
+//
 //go:norace
-func sleep(g *goroutine) {
+func (r *run) switchTo(g, n *goroutine) {
+	atomic.StoreUint32(&g.asleep, 1)
+	if n != nil {
+		r.cur = n
+		wake(n)
+	}
+	sleep(r, g)
+}
+
+// sleep waits for g's wake, g being asleep. It returns at once, without a wake, when teardown
+// began before g was asleep and did not see it; the caller then exits, as r.aborted says.
+//
+//go:norace
+func sleep(r *run, g *goroutine) {
+	if r.tearing.Load() && atomic.CompareAndSwapUint32(&g.asleep, 1, 0) {
+		return
+	}
 	raceHide()
 	<-g.wake
 	raceShow()
@@ -1043,6 +1083,9 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 		r.sliceG, r.slice = g, 1
 	}
 	r.clockLast = g == clockG
+	if !r.clockLast && r.cfg.Time == TimeQuantum && r.bubble == nil {
+		r.clock.now += r.quantum
+	}
 	g.lastStep, g.lastLoad = int32(r.steps), NoObj
 	// The stretch is judged up to the previous step, before this one changes what g is
 	// doing: whether a step is work is known only once poll has seen it.
@@ -1083,8 +1126,15 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 		r.finish()
 	}
 	if r.steps > r.cfg.MaxSteps && !r.ended {
+		if r.rootDone() {
+			r.endAfterReturn()
+			return e
+		}
 		r.verdict = Verdict{Kind: VerdictCut, Message: fmt.Sprintf("stopped at the step bound of %d while making progress", r.cfg.MaxSteps)}
 		r.finish()
+	}
+	if r.rootDone() && r.clock.now > r.window && !r.ended {
+		r.endAfterReturn()
 	}
 	if r.foreign.Load() != nil && !r.ended {
 		r.finish()
@@ -1097,6 +1147,12 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 //
 //go:norace
 func (r *run) livelock() {
+	if r.rootDone() {
+		// Goroutines that only poll after the test returned are still running: goleak sees
+		// them, whatever they wait for.
+		r.endAfterReturn()
+		return
+	}
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
 		if g.state != gDone && g.spinning {
@@ -1225,20 +1281,8 @@ func (r *run) end() {
 	case len(blocked) == 0:
 		r.verdict = Verdict{Kind: VerdictOK}
 	case r.rootDone():
-		var leaked []*goroutine
-		for _, g := range blocked {
-			if !r.waitsOnClock(g) && !g.noLeak && !r.ignoredLeak(g) {
-				leaked = append(leaked, g)
-			}
-		}
-		if len(leaked) == 0 {
-			r.verdict = Verdict{Kind: VerdictOK}
-			break
-		}
-		r.verdict = Verdict{Kind: VerdictLeak, Message: fmt.Sprintf("%d goroutine(s) blocked forever after the root goroutine returned", len(leaked))}
-		for _, g := range leaked {
-			r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
-		}
+		r.endAfterReturn()
+		return
 	default:
 		r.verdict = Verdict{Kind: VerdictDeadlock, Message: "all goroutines are blocked"}
 		for _, g := range blocked {

@@ -690,7 +690,7 @@ func (r *run) misuse(g *goroutine, msg string) {
 //
 //go:norace
 func (r *run) block(g *goroutine) {
-	sleep(g)
+	r.switchTo(g, nil)
 	runtime.Goexit()
 }
 

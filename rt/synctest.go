@@ -40,6 +40,9 @@ func Bubble(f func()) {
 		}
 	}()
 	e := r.record(g, OpGo, NoObj)
+	if r.ended {
+		return // as in Go
+	}
 	e.Objs = append(e.Objs, id)
 	g.bubble = b // inherited by the root, and by every goroutine started in the bubble
 	b.root = r.newG(g, f)

@@ -15,6 +15,16 @@ var clockBase = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 type TimeModel uint8
 
 const (
+	// TimeQuantum, the default, is Go's time: it passes while goroutines work. Outside a
+	// synctest bubble, every step, and every reading of the clock, moves the clock on by the
+	// quantum (Config.Quantum), about what a step of real Go costs. A timer whose deadline has
+	// passed is then an enabled alternative at every later decision: the clock's step fires
+	// it, and when that happens is a choice of the strategy like any other, never before the
+	// deadline. A 1 ns timer therefore fires in the middle of other goroutines' work, as in
+	// Go, and a 2 s guard around a millisecond of work never does. When every goroutine waits,
+	// the clock jumps to the next deadline as under TimeSynctest; inside a bubble, TimeSynctest
+	// holds exactly (docs/time.md).
+	TimeQuantum TimeModel = iota
 	// TimeSynctest is the time of Go's testing/synctest (Go 1.25): the clock advances only when
 	// every goroutine is durably blocked, and then jumps to the next deadline. A timeout
 	// therefore beats a piece of work only where that work itself waits: it sleeps, waits on a
@@ -29,16 +39,24 @@ const (
 	//
 	// When every goroutine is blocked and no timer would wake one (a ticker nobody reads), the
 	// clock does not advance: the goroutines are blocked for ever, as in synctest. Timers due
-	// at the same instant fire in one step of the clock, in the order they were set; the goroutines they wake then race as in Go: each runs only to its next scheduling
-	// point, and the order of their following steps is a decision like any other.
-	TimeSynctest TimeModel = iota
+	// at the same instant fire in one step of the clock, in the order they were set; the
+	// goroutines they wake then race as in Go: each runs only to its next scheduling point, and
+	// the order of their following steps is a decision like any other.
+	TimeSynctest
 	// TimeAdversarial lets the clock advance at any step while a timer is set, so a timeout may
 	// fire before work that does not wait at all: the work would have to run longer than the
 	// timeout. A bug found so names the goroutines that were still running (Verdict.Timing).
 	TimeAdversarial
 )
 
-var timeModelNames = [...]string{TimeSynctest: "synctest", TimeAdversarial: "adversarial"}
+// DefaultQuantum is how far a step moves the clock under TimeQuantum: the cost of a cheap
+// synchronization operation in real Go (BENCHMARKS.md measures them: an uncontended Lock and
+// Unlock, a buffered send and receive, an atomic add take from 5 to 40 ns on this project's
+// machines; a hand-off between goroutines takes hundreds). The lower end is taken, so that a
+// timer fires no earlier, in steps, than the fastest real program could reach it.
+const DefaultQuantum = 10 * time.Nanosecond
+
+var timeModelNames = [...]string{TimeQuantum: "quantum", TimeSynctest: "synctest", TimeAdversarial: "adversarial"}
 
 //go:norace
 func (m TimeModel) String() string {
@@ -48,19 +66,19 @@ func (m TimeModel) String() string {
 	return "time(" + strconv.Itoa(int(m)) + ")"
 }
 
-// ParseTimeModel is the inverse of TimeModel.String; the empty string is TimeSynctest.
+// ParseTimeModel is the inverse of TimeModel.String; the empty string is TimeQuantum.
 //
 //go:norace
 func ParseTimeModel(s string) (TimeModel, error) {
 	if s == "" {
-		return TimeSynctest, nil
+		return TimeQuantum, nil
 	}
 	for i, n := range timeModelNames {
 		if n == s {
 			return TimeModel(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown time model %q (want synctest or adversarial)", s)
+	return 0, fmt.Errorf("unknown time model %q (want quantum, synctest or adversarial)", s)
 }
 
 // MarshalText and UnmarshalText carry a TimeModel by name (on the wire, in launch
@@ -87,16 +105,23 @@ func (m *TimeModel) UnmarshalText(b []byte) error {
 //
 //go:norace
 func (r *run) clockEnabled(others, working bool) bool {
-	if !r.clock.pending() || r.rootDone() && r.afterRoot >= r.cfg.AfterRootClock || r.bubbleStopped() {
+	if !r.clock.pending() || r.bubbleStopped() {
 		return false
 	}
-	if r.cfg.Time == TimeAdversarial {
+	next := r.clock.timers[0].when
+	if r.rootDone() && next > r.window {
+		// The test has returned, and its window ends before this timer would fire.
+		return false
+	}
+	switch {
+	case r.cfg.Time == TimeAdversarial:
 		// Fairness: while a goroutine can run, the clock advances at most once between two
 		// of its steps; otherwise a schedule could let time run forever and starve every
 		// goroutine.
 		return !others || !r.clockLast
-	}
-	if working {
+	case r.cfg.Time == TimeQuantum && r.bubble == nil && next <= r.clock.now:
+		return true // a timer is due
+	case working:
 		return false
 	}
 	return others || r.clockWakes()
@@ -312,12 +337,12 @@ func (r *run) clockObjs() []ObjID {
 //
 //go:norace
 func (r *run) fireClock() {
-	if r.rootDone() {
-		r.afterRoot++
-	}
 	next := r.clock.timers[0].when
-	r.clock.now = next
+	r.clock.now = max(r.clock.now, next)
 	e := r.record(clockG, OpClock, NoObj)
+	if r.ended {
+		return // the step bound: see Go
+	}
 	e.Objs = append(e.Objs, ClockObj)
 	early := r.cfg.Time == TimeAdversarial && r.cfg.Detail && len(r.alts) > 1
 	for len(r.clock.timers) > 0 && r.clock.timers[0].when == next {
@@ -342,8 +367,13 @@ func (r *run) fireClock() {
 			r.releaseModel(e, t.st.obj.id)
 			r.deliverTick(t)
 			if t.period > 0 {
+				// A ticker that fell behind drops the ticks it missed, as Go's does.
+				when := next + t.period
+				if when <= r.clock.now {
+					when += (r.clock.now-when)/t.period*t.period + t.period
+				}
 				r.clock.seq++
-				t.when, t.seq, t.active = next+t.period, r.clock.seq, true
+				t.when, t.seq, t.active = when, r.clock.seq, true
 				t.dur, t.set = t.period, int32(len(r.events)-1)
 				heap.Push(&r.clock.timers, t)
 			}
@@ -375,26 +405,31 @@ func (r *run) deliverTick(t *timer) {
 	}
 }
 
-// readingTick is how far a reading of the clock outside a synctest bubble moves it: about what
-// a reading of the real clock and a little work take. Much more would fail correct code that
-// bounds its own overhead (ratelimit's TestUnlimited: a thousand Takes, each reading the
-// clock, in under a millisecond).
+// readingTick is how far a reading of the clock moves it under TimeSynctest, outside a bubble:
+// about what a reading of the real clock and a little work take. Much more would fail correct
+// code that bounds its own overhead (ratelimit's TestUnlimited: a thousand Takes, each reading
+// the clock, in under a millisecond). Under TimeQuantum a reading is work like a step, and
+// moves the clock by the quantum.
 const readingTick = 100 * time.Nanosecond
 
 // Now returns the current virtual time (the real time outside a run). In a synctest bubble,
 // time starts at midnight UTC 2000-01-01, as testing/synctest's does, and stands still while
-// goroutines run. Outside a bubble, each call moves the clock on by readingTick: code written
-// for the real clock takes two readings to differ when work happened between them (a cache
-// whose touched entry must expire later than before, an entry with a nanosecond's lifetime
-// expired by the next look), and would fail on a clock that stands still, which no real machine
-// has. The clock is the run's, so time stays monotonic across goroutines, and a replay of the
-// same schedule reads the same times. The readings do not move timers: two set at the same
-// instant for the same duration still fall due together, and race as they do in Go.
+// goroutines run. Outside a bubble, each call moves the clock on: code written for the real
+// clock takes two readings to differ when work happened between them (a cache whose touched
+// entry must expire later than before, an entry with a nanosecond's lifetime expired by the
+// next look), and would fail on a clock that stands still, which no real machine has. The
+// clock is the run's, so time stays monotonic across goroutines, and a replay of the same
+// schedule reads the same times. Under TimeSynctest the readings do not move timers: two set
+// at the same instant for the same duration still fall due together.
 //
 //go:norace
 func Now() time.Time {
 	if r := active; r != nil && r.cur.bubble == nil {
-		r.clock.read += int64(readingTick)
+		if r.cfg.Time == TimeQuantum {
+			r.clock.now += r.quantum
+		} else {
+			r.clock.read += int64(readingTick)
+		}
 	}
 	return Instant()
 }

@@ -1,0 +1,126 @@
+package rt_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// TestQuantum checks that time passes with work: a timer becomes an alternative once as many
+// steps have passed as its duration holds quanta, and never earlier.
+func TestQuantum(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    time.Duration
+		// fired is the number of the loop's steps before which the callback ran, or -1.
+		fired int
+	}{
+		{"1ns", time.Nanosecond, 1},
+		{"1µs", time.Microsecond, 50}, // 100 quanta: 50 Locks and Unlocks
+		{"1s", time.Second, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fired, loop := -1, 0
+			// The clock is the last alternative when offered; then the callback's goroutine.
+			res := rt.Run(rt.Config{Chooser: last{}}, func() {
+				var mu rt.Mutex
+				rt.AfterFunc(tc.d, func() {
+					mu.Lock()
+					fired = loop
+					mu.Unlock()
+				})
+				for range 200 {
+					mu.Lock()
+					loop++
+					mu.Unlock()
+				}
+			})
+			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if fired != tc.fired {
+				t.Errorf("the callback ran after %d iterations, want %d", fired, tc.fired)
+			}
+		})
+	}
+}
+
+// TestQuantumBubble: inside a synctest bubble time stands still while goroutines work.
+func TestQuantumBubble(t *testing.T) {
+	var elapsed time.Duration
+	res := rt.Run(rt.Config{Chooser: firstClock{}}, func() {
+		rt.Bubble(func() {
+			start := rt.Now()
+			var mu rt.Mutex
+			for range 100 {
+				mu.Lock()
+				mu.Unlock()
+			}
+			elapsed = rt.Since(start)
+		})
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if elapsed != 0 {
+		t.Errorf("200 steps in a bubble took %v, want 0", elapsed)
+	}
+}
+
+// TestLifecycle checks what a run says about the goroutines left when the test returns: it
+// goes on for goleak's window, and judges those still there as goleak would.
+func TestLifecycle(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		main  bool
+		steps int
+		body  func()
+		want  rt.VerdictKind
+		msg   string
+	}{
+		{name: "finishes in the window", body: func() {
+			rt.Go(func() { rt.Sleep(10 * time.Millisecond) })
+		}, want: rt.VerdictOK},
+		{name: "blocks after a sleep", body: func() {
+			rt.Go(func() {
+				rt.Sleep(10 * time.Millisecond)
+				rt.Send(rt.MakeChan[int](0), 1)
+			})
+		}, want: rt.VerdictLeak, msg: "1 goroutine(s) blocked forever after TestX returned"},
+		{name: "sleeps past the window", body: func() {
+			rt.Go(func() { rt.Sleep(time.Second) })
+		}, want: rt.VerdictLeak, msg: "1 goroutine(s) still running 431ms after TestX returned"},
+		{name: "loops on a ticker", body: func() {
+			tk := rt.NewTicker(time.Millisecond)
+			rt.Go(func() {
+				for {
+					rt.Recv(tk.C)
+				}
+			})
+		}, want: rt.VerdictLeak, msg: "1 goroutine(s) still running 431ms after TestX returned"},
+		{name: "spawns without end", steps: 10_000, body: func() {
+			var spawn func()
+			spawn = func() { rt.Go(spawn) }
+			rt.Go(spawn)
+		}, want: rt.VerdictLeak, msg: "still running at heddle's step bound"},
+		{name: "main returns", main: true, body: func() {
+			rt.Go(func() { rt.Send(rt.MakeChan[int](0), 1) })
+		}, want: rt.VerdictOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{MaxSteps: tc.steps}, func() {
+				if tc.main {
+					rt.NameMain()
+				} else {
+					rt.NameRoot("TestX")
+				}
+				tc.body()
+			})
+			if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.msg) {
+				t.Fatalf("verdict %s: %q, want %s: %q", res.Verdict.Kind, res.Verdict.Message, tc.want, tc.msg)
+			}
+		})
+	}
+}
