@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
@@ -127,7 +128,7 @@ func (c *controller) accept() {
 }
 
 // begin starts the run of test with plan p. The debuggee must have connected.
-func (c *controller) begin(test string, tm rt.TimeModel, p planned) error {
+func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p planned) error {
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
@@ -135,7 +136,7 @@ func (c *controller) begin(test string, tm rt.TimeModel, p planned) error {
 	}
 	c.started = true
 	c.plan = p
-	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm}
+	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.

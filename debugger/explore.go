@@ -135,7 +135,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 	if err != nil {
 		d.errorf("web view: %v", err)
 	}
-	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time}
+	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time, Quantum: d.prog.quantum}
 	prog := d.prog
 	d.wg.Add(1)
 	go func() {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
@@ -30,6 +31,7 @@ type program struct {
 	stopOnEntry bool
 	cleanup     func()
 	time        rt.TimeModel // of the runs and explorations; a schedule's own when replaying one
+	quantum     time.Duration
 }
 
 // debugFlags adds to the client's build flags what debugging needs: no optimisations, and
@@ -79,9 +81,7 @@ func build(ctx context.Context, a *LaunchConfig, out string) (*program, error) {
 		}
 		p.schedule = s
 		p.test = s.Program.Test
-		if s.Time != rt.TimeSynctest {
-			p.time = s.Time
-		}
+		p.time, p.quantum = s.Time, s.Quantum
 		if dir == "" {
 			dir = s.Program.Dir
 		}
@@ -188,6 +188,6 @@ func (p *program) worker() *remote.Worker {
 
 // newSchedule returns an empty schedule file of the program.
 func (p *program) newSchedule(strategy string) *timeline.Schedule {
-	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time,
+	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time, Quantum: p.quantum,
 		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
 }

@@ -639,7 +639,7 @@ func (e *explorer) serialCheck(over func() bool) {
 	if len(cands) == 0 || over() || !e.canReplay() {
 		return
 	}
-	opts := Options{Strategy: "dpor", MaxRuns: serialRuns, MaxSteps: e.opts.MaxSteps, Hang: e.opts.Hang, Time: e.opts.Time,
+	opts := Options{Strategy: "dpor", MaxRuns: serialRuns, MaxSteps: e.opts.MaxSteps, Hang: e.opts.Hang, Time: e.opts.Time, Quantum: e.opts.Quantum,
 		IgnoreAccesses: true, serial: true}
 	if e.opts.MaxTime > 0 {
 		left := e.opts.MaxTime - time.Since(e.start)

@@ -56,8 +56,9 @@ type Options struct {
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
 	Hang time.Duration
-	// Time is the model of time (rt.Config.Time): synctest's by default.
-	Time rt.TimeModel
+	// Time is the model of time (rt.Config.Time), and Quantum its quantum (rt.Config.Quantum).
+	Time    rt.TimeModel
+	Quantum time.Duration
 	// Outcomes makes the report count runs by terminal outcome (Report.Outcomes), for
 	// comparing strategies; it costs a string per run.
 	Outcomes bool
@@ -227,7 +228,7 @@ func RunGuided(h Harness, gd *Guide, opts Options, detail bool) *rt.Result {
 // runConfig is the configuration of the runs of opts: their limits, the model of time, and
 // the thesis's thread blocks for the strategy that measures as the thesis did.
 func runConfig(opts Options) rt.Config {
-	return rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, ThreadBlocks: opts.Strategy == "exitblock-rw-thesis"}
+	return rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, Quantum: opts.Quantum, ThreadBlocks: opts.Strategy == "exitblock-rw-thesis"}
 }
 
 type explorer struct {
@@ -676,9 +677,7 @@ func Replay(body func(), s *timeline.Schedule, opts Options) (*rt.Result, error)
 
 // ReplayWith is Replay with a harness around the run.
 func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, error) {
-	if s.Time != rt.TimeSynctest {
-		opts.Time = s.Time
-	}
+	opts.Time, opts.Quantum = s.Time, s.Quantum
 	opts.Strategy = s.Strategy
 	return replay(&inProcess{h: h, cfg: runConfig(opts)}, s)
 }

@@ -78,6 +78,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 			AskAlways: true,
 			MaxSteps:  start.MaxSteps,
 			Time:      start.Time,
+			Quantum:   start.Quantum,
 			// The debuggee stands still while the user looks at it: no wall-clock bounds.
 			Hang:        100000 * time.Hour,
 			ForeignWait: time.Second,

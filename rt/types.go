@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // GID identifies a goroutine within a run: its index in creation order. Creation order is a
@@ -478,8 +479,9 @@ type Result struct {
 	Goroutines []GoroutineInfo
 	Objects    []ObjectInfo
 	Steps      int
-	// Time is the model of time the run had.
-	Time TimeModel
+	// Time is the model of time the run had, and Quantum its quantum under TimeQuantum.
+	Time    TimeModel
+	Quantum time.Duration
 	// Warnings are the findings of the lockset check in this run, one per variable.
 	Warnings []Warning `json:",omitempty"`
 	// Watched lists the positions of Config.Watch in the order the run first reached them.
@@ -539,6 +541,9 @@ func (r *run) result() *Result {
 		res = &Result{Events: cloneEvents(r.events), Decisions: CloneDecisions(r.decisions)}
 	}
 	res.Verdict, res.Steps, res.Time = r.verdict, r.steps, r.cfg.Time
+	if r.cfg.Time == TimeQuantum {
+		res.Quantum = r.cfg.Quantum
+	}
 	res.Pending, res.Clock = r.pending, r.clockNext
 	res.Warnings, res.Watched = nil, r.watched
 	if r.cfg.Reuse {

@@ -256,7 +256,24 @@ func Parse(name string, data []byte) (any, error) {
 	if path, err := checkGroup(v, *head.Version); err != nil {
 		return nil, &FileError{File: name, Path: path, Err: err}
 	}
+	if *head.Version < 4 {
+		switch f := v.(type) {
+		case *Schedule:
+			f.Time = earlierTime(f.Time)
+		case *Trace:
+			f.Time = earlierTime(f.Time)
+		}
+	}
 	return v, nil
+}
+
+// earlierTime is the model of time of a file of a version before 4, which omitted the zero
+// model: then rt.TimeSynctest.
+func earlierTime(m rt.TimeModel) rt.TimeModel {
+	if m == rt.TimeQuantum {
+		return rt.TimeSynctest
+	}
+	return m
 }
 
 // decodeError turns an encoding/json error into a FileError with a JSON path and a line and

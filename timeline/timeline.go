@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -11,8 +12,9 @@ import (
 // Version is the version of the file formats this package writes: schedule, trace and
 // exploration. Parse reads every version from 1 up to it. Version 2 added the history of a
 // linearizability verdict (Verdict.History), version 3 the members of a process group
-// (Program.Group).
-const Version = 3
+// (Program.Group), version 4 made time that passes with work the default (rt.TimeQuantum): a
+// file of an earlier version that names no model of time was recorded under rt.TimeSynctest.
+const Version = 4
 
 // Program identifies what a schedule belongs to.
 type Program struct {
@@ -73,8 +75,10 @@ type Schedule struct {
 	Seed      uint64     `json:"seed,omitempty"`
 	Decisions []Decision `json:"decisions"`
 	Verdict   *Verdict   `json:"verdict,omitempty"`
-	// Time is the model of time the schedule was recorded with; a replay uses it.
-	Time rt.TimeModel `json:"time,omitempty"`
+	// Time is the model of time the schedule was recorded with, and Quantum its quantum; a
+	// replay uses them.
+	Time    rt.TimeModel  `json:"time,omitempty"`
+	Quantum time.Duration `json:"quantum,omitempty"`
 }
 
 // Goroutine describes a goroutine of a trace.
@@ -227,8 +231,9 @@ type Trace struct {
 	Objects    []Object    `json:"objects"`
 	Events     []Event     `json:"events"`
 	Verdict    Verdict     `json:"verdict"`
-	// Time is the model of time of the run.
-	Time rt.TimeModel `json:"time,omitempty"`
+	// Time is the model of time of the run, and Quantum its quantum.
+	Time    rt.TimeModel  `json:"time,omitempty"`
+	Quantum time.Duration `json:"quantum,omitempty"`
 	// Warnings are the lockset check's findings in the run (docs/races.md).
 	Warnings []Warning `json:"warnings,omitempty"`
 }
@@ -243,7 +248,7 @@ func pos(pc uintptr) *Pos {
 
 // FromResult converts a run, preferably one executed in detail mode, into a trace.
 func FromResult(res *rt.Result, prog Program, strategy string) *Trace {
-	t := &Trace{Heddle: "trace", Version: Version, Program: prog, Strategy: strategy, Time: res.Time}
+	t := &Trace{Heddle: "trace", Version: Version, Program: prog, Strategy: strategy, Time: res.Time, Quantum: res.Quantum}
 	t.Decisions = Decisions(res)
 	for _, g := range res.Goroutines {
 		tg := Goroutine{ID: g.Name, Parent: res.Name(g.Parent), Func: g.Func, Created: int(g.Created), Exited: int(g.Exited)}
@@ -393,7 +398,7 @@ func waitCycle(res *rt.Result) []string {
 // Schedule extracts the schedule of a trace.
 func (t *Trace) Schedule() *Schedule {
 	v := t.Verdict
-	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Time: t.Time, Decisions: t.Decisions, Verdict: &v}
+	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Time: t.Time, Quantum: t.Quantum, Decisions: t.Decisions, Verdict: &v}
 }
 
 // Picks converts a schedule's decisions into the kinds and the textual picks that a replay

@@ -1,6 +1,8 @@
 package worker
 
 import (
+	"time"
+
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -21,8 +23,9 @@ type DebugStart struct {
 	// checkpoint BreakAt on, it asks.
 	BreakAt int      `json:"breakAt"`
 	Follow  []string `json:"follow,omitempty"`
-	// Time is the model of time of the run.
-	Time rt.TimeModel `json:"time,omitempty"`
+	// Time is the model of time of the run, and Quantum its quantum.
+	Time    rt.TimeModel  `json:"time,omitempty"`
+	Quantum time.Duration `json:"quantum,omitempty"`
 }
 
 // DebugEvent is what a debuggee reports. Type is "point", "resumed", "bug" or "end".

@@ -45,6 +45,7 @@ type Options struct {
 	Part      int           `json:"part,omitempty"`
 	Parts     int           `json:"parts,omitempty"`
 	Time      rt.TimeModel  `json:"time,omitempty"`
+	Quantum   time.Duration `json:"quantum,omitempty"`
 	// Atomicity is the atomicity checker (explorer.Options.Atomicity).
 	Atomicity string `json:"atomicity,omitempty"`
 }

@@ -95,7 +95,7 @@ func TestHappensBefore(t *testing.T) {
 		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
 			Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
 		for _, test := range []string{"TestBug", "TestFixed"} {
-			f := explore(t, w, test, rt.TimeSynctest)
+			f := explore(t, w, test, rt.TimeQuantum)
 			var kinds []string
 			for _, b := range f.bugs {
 				kinds = append(kinds, b.Kind+": "+b.Message)

@@ -86,7 +86,7 @@ func exploreWith(w *remote.Worker, test string, opts worker.Options) (found, err
 
 // TestKernels runs heddle with default settings on every bug kernel: the buggy test must
 // reveal the expected kind of bug, its saved schedule must reproduce it on every replay, and
-// the fixed twin must report nothing, with either model of time. A timer kernel whose want.txt
+// the fixed twin must report nothing, with the default model of time and with adversarial time. A timer kernel whose want.txt
 // says "also: adversarial" must reveal its bug with -time=adversarial too.
 func TestKernels(t *testing.T) {
 	if testing.Short() {
@@ -111,7 +111,7 @@ func TestKernels(t *testing.T) {
 			wt := parseWant(t, string(want))
 			kind := wt.kind
 			w := kernelWorker(bin)
-			bug := explore(t, w, "TestBug", rt.TimeSynctest)
+			bug := explore(t, w, "TestBug", rt.TimeQuantum)
 			var match *worker.Bug
 			for _, b := range bug.bugs {
 				if b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock" {
@@ -168,9 +168,9 @@ func TestKernels(t *testing.T) {
 					t.Fatalf("replay %d: verdict %s (%s), want %s", i, tr.Verdict.Kind, tr.Verdict.Message, match.Kind)
 				}
 			}
-			for _, tm := range []rt.TimeModel{rt.TimeSynctest, rt.TimeAdversarial} {
+			for _, tm := range []rt.TimeModel{rt.TimeQuantum, rt.TimeAdversarial} {
 				fixed := explore(t, w, "TestFixed", tm)
-				if wt.synctestOnly && tm != rt.TimeSynctest {
+				if wt.synctestOnly && tm == rt.TimeAdversarial {
 					// The kernel's point: a guard that adversarial time fires early.
 					if len(fixed.bugs) == 0 {
 						t.Errorf("TestFixed (time %s): no false alarm, though the work the guard waits for never waits", tm)
@@ -266,7 +266,7 @@ func BenchmarkKernelsFirstBug(b *testing.B) {
 					if kind == "none" {
 						continue
 					}
-					d, ok := firstBug(bin, kind, rt.TimeSynctest, strategy, budget)
+					d, ok := firstBug(bin, kind, rt.TimeQuantum, strategy, budget)
 					if ok {
 						found++
 					}
@@ -417,10 +417,10 @@ func TestInstrumentCachedModule(t *testing.T) {
 	}
 	bin := res.Binaries[0]
 	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package}}
-	if bug := explore(t, w, "TestBug", rt.TimeSynctest); len(bug.bugs) == 0 || bug.bugs[0].Kind != "leak" {
+	if bug := explore(t, w, "TestBug", rt.TimeQuantum); len(bug.bugs) == 0 || bug.bugs[0].Kind != "leak" {
 		t.Errorf("TestBug: %d bugs, want a leak", len(bug.bugs))
 	}
-	if fixed := explore(t, w, "TestFixed", rt.TimeSynctest); len(fixed.bugs) != 0 {
+	if fixed := explore(t, w, "TestFixed", rt.TimeQuantum); len(fixed.bugs) != 0 {
 		t.Errorf("TestFixed: %s, want none", fixed.bugs[0].Kind)
 	}
 }

@@ -48,6 +48,7 @@ type testFlags struct {
 	noInstr  string
 	hang     time.Duration
 	time     rt.TimeModel
+	quantum  time.Duration
 	race     bool
 	shard    shardFlag
 	group    bool
@@ -91,7 +92,8 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
-	fs.TextVar(&f.time, "time", rt.TimeSynctest, "model of time: synctest (the clock advances when every goroutine is blocked) or adversarial (a timer may fire at any step)")
+	fs.TextVar(&f.time, "time", rt.TimeQuantum, "model of time: quantum (time passes with work: each step moves the clock by -quantum, and a timer past its deadline may fire at any later step), synctest (the clock advances only when every goroutine is blocked) or adversarial (a timer may fire at any step); docs/time.md")
+	fs.DurationVar(&f.quantum, "quantum", rt.DefaultQuantum, "how far each step moves the clock under -time=quantum")
 	g := &f.goTest
 	fs.IntVar(&g.count, "count", 1, "go test's -count: -count=1 is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
 	fs.BoolVar(&g.failfast, "failfast", false, "stop at the first bug: end that test's search and explore no further tests")
@@ -325,7 +327,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	defer cancel()
 	if f.group {
 		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time}
+			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum}
 		if f.shard.total > 1 {
 			opts.Shard, opts.Shards = f.shard.index, f.shard.total
 		}
@@ -382,7 +384,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
 	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Tree: true, Atomicity: f.atomic}
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Tree: true, Atomicity: f.atomic}
 	if f.shard.total > 1 {
 		opts.Shard, opts.Shards = f.shard.index, f.shard.total
 	}
@@ -681,7 +683,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		}
 		saved = append(saved, sb)
 	}
-	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
+	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, f.quantum, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
 	for _, t := range trees {
@@ -833,7 +835,7 @@ func crashSummary(stderr string) string {
 
 // saveWarningSchedules saves the schedule of the run that each atomicity warning names, and
 // sets the warning's replay command.
-func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, warnings []*timeline.Warning, fail func(error)) {
+func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q time.Duration, warnings []*timeline.Warning, fail func(error)) {
 	n := 0
 	for _, w := range warnings {
 		a := w.Atomicity
@@ -842,7 +844,7 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, wa
 		}
 		n++
 		path := filepath.Join(dir, fmt.Sprintf("warning-%s-%d.schedule.json", w.Kind, n))
-		s := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Program: prog, Decisions: a.Schedule, Time: tm}
+		s := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Program: prog, Decisions: a.Schedule, Time: tm, Quantum: q}
 		if err := timeline.WriteFile(path, s); err != nil {
 			fail(err)
 			continue

@@ -255,7 +255,7 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 		r.spare, _ = r.w.start()
 	}
 	req := worker.Request{Cmd: "run", Test: r.test, Guide: gd.Wire(), Detail: detail,
-		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time}}
+		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	if r.opts.MaxTime > 0 && !detail {
 		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
 	}
@@ -352,7 +352,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
 		if wb.Trace != nil {
 			// The trace's positions are the worker binary's: a worker replays it to name them.
-			if tr, err := Replay(ctx, w, test, wb.Trace.Schedule(), worker.Options{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time}); err == nil {
+			if tr, err := Replay(ctx, w, test, wb.Trace.Schedule(), worker.Options{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, Quantum: opts.Quantum}); err == nil {
 				wb.Trace = tr
 			}
 		}
