@@ -352,6 +352,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 				}
 				rep.buildFailed(pe.Package, out.String(), "setup failed")
 			}
+			rep.finish()
 			return exitBug
 		}
 		if errors.As(err, &be) {
@@ -409,6 +410,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			continue
 		}
 		bin := item.(*instrument.Binary)
+		if bin.NoTestFiles {
+			rep.packageDone(bin.Package, pkgNoTestFiles, 0)
+			continue
+		}
 		pkgStart := time.Now()
 		pkgCtx, pkgCancel := ctx, context.CancelFunc(func() {})
 		if f.goTest.timeout > 0 {
@@ -455,6 +460,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			if ctx.Err() != nil {
 				pkgCancel()
 				rep.packageDone(bin.Package, "interrupted", time.Since(pkgStart))
+				rep.finish()
 				fmt.Fprintln(os.Stderr, "heddle: interrupted")
 				return exitUsage
 			}
@@ -466,12 +472,13 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		status := ""
 		switch {
 		case pkgFailed:
-			status = "FAIL"
+			status = pkgFail
 		case pkgMatched == 0:
-			status = "no tests to run"
+			status = pkgNoTests
 		}
 		rep.packageDone(bin.Package, status, time.Since(pkgStart))
 	}
+	rep.finish()
 	// As go test: a package that does not build fails as a test does.
 	code := exitOK
 	if failed || bugs > 0 {
