@@ -85,7 +85,7 @@ func TestDemoFindsBothBugs(t *testing.T) {
 	// bank.go that locks a mutex.
 	src, _ := os.ReadFile(filepath.Join(dir, "bank.go"))
 	lines := strings.Split(string(src), "\n")
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*.trace.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*"+timeline.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("deadlock traces: %v", traces)
 	}

@@ -37,6 +37,9 @@ type reporter struct {
 	out []outLine
 	// failed is whether a package failed, for go test's last line, FAIL.
 	failed bool
+	// written holds the result files this run wrote and kept, which -keep-out-bytes does not
+	// remove.
+	written map[string]bool
 	// published is whether a message the web view refused was reported: once is enough.
 	published error
 	// liveBase and liveNext number the nodes of the live view: the view has one tree, but each
@@ -425,6 +428,26 @@ func (r *reporter) buildFailed(pkg, output, why string) {
 	r.startPackage(pkg)
 	r.print(pkg, "", line)
 	r.emit(event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
+}
+
+// keep bounds a test's results directory (-keep-files, -keep-bytes), keeping first the files
+// its exploration wrote, and notes those of them that the bounds left no room for.
+func (r *reporter) keep(pkg, test, dir string, wrote []current) {
+	dropped, err := keepTest(dir, wrote, r.f.keepFiles, int64(r.f.keepBytes))
+	if err != nil {
+		r.note(pkg, test, "-keep-files, -keep-bytes: "+err.Error())
+	}
+	for _, p := range dropped {
+		r.note(pkg, test, fmt.Sprintf("%s not kept: the test's results are bounded to %s and %s (-keep-files, -keep-bytes)", p, plural(r.f.keepFiles, "file"), &r.f.keepBytes))
+	}
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+	for _, c := range wrote {
+		if !slices.Contains(dropped, c.path) {
+			r.written[filepath.Clean(c.path)] = true
+		}
+	}
 }
 
 // finish ends the output as go test does: FAIL on a line of its own if a package failed. In

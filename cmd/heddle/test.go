@@ -53,6 +53,10 @@ type testFlags struct {
 	group    bool
 	atomic   string
 	goTest   goTestFlags
+	// The bounds of the results kept (keep.go): files and bytes per test, bytes in -out.
+	keepFiles    int
+	keepBytes    byteSize
+	keepOutBytes byteSize
 }
 
 // goTestFlags are go test's flags that heddle test accepts for a Go developer's habits, with
@@ -82,6 +86,10 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
 	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
 	fs.StringVar(&f.out, "out", timeline.ResultDir, "directory for schedule, trace and exploration files")
+	f.keepBytes, f.keepOutBytes = defaultKeepBytes, defaultKeepOutBytes
+	fs.IntVar(&f.keepFiles, "keep-files", defaultKeepFiles, "most files kept in a test's results directory: the latest exploration's, its bugs' traces simplest first, then the newest others (0: no bound)")
+	fs.Var(&f.keepBytes, "keep-bytes", "most bytes kept in a test's results directory, as -keep-files (such as 10MB; 0: no bound)")
+	fs.Var(&f.keepOutBytes, "keep-out-bytes", "most bytes kept in the -out directory: the oldest files that this run did not write are removed first (such as 200MB; 0: no bound)")
 	fs.BoolVar(&f.isolate, "isolate", false, "run every schedule in a fresh process (programs with global state)")
 	fs.BoolVar(&f.stop, "stop", false, "stop a test's exploration at its first bug")
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
@@ -479,6 +487,11 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		rep.packageDone(bin.Package, status, time.Since(pkgStart))
 	}
 	rep.finish()
+	if n, freed, err := keepOut(f.out, rep.written, int64(f.keepOutBytes)); err != nil {
+		fmt.Fprintln(os.Stderr, "heddle: -keep-out-bytes:", err)
+	} else if n > 0 && f.verbose {
+		fmt.Fprintf(os.Stderr, "heddle: removed the %s oldest results (%.1f MB) from %s, to keep it under %s (-keep-out-bytes)\n", plural(n, "file"), float64(freed)/(1<<20), f.out, &f.keepOutBytes)
+	}
 	// As go test: a package that does not build fails as a test does.
 	code := exitOK
 	if failed || bugs > 0 {
@@ -675,6 +688,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	rep.publish(timeline.Done{Stats: *total})
 	dir := timeline.TestDir(f.out, pkg, test)
 	var saved []savedBug
+	var wrote []current
 	for i, k := range order {
 		b := bugs[k]
 		sb := savedBug{Bug: b}
@@ -684,11 +698,15 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
 				rep.note(pkg, test, err.Error())
 				sb.Path = ""
+			} else {
+				wrote = append(wrote, current{path: sb.Path, preemptions: b.Preemptions, trace: true})
 			}
 		}
 		saved = append(saved, sb)
 	}
-	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
+	for _, p := range saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, warnings, func(err error) { rep.note(pkg, test, err.Error()) }) {
+		wrote = append(wrote, current{path: p})
+	}
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
 	for _, t := range trees {
@@ -700,11 +718,15 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	}
 	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings); err != nil {
 		rep.note(pkg, test, err.Error())
-	} else if rep.srv != nil {
-		if err := rep.srv.Load(expPath); err != nil {
-			rep.note(pkg, test, "web view: "+err.Error())
+	} else {
+		wrote = append(wrote, current{path: expPath})
+		if rep.srv != nil {
+			if err := rep.srv.Load(expPath); err != nil {
+				rep.note(pkg, test, "web view: "+err.Error())
+			}
 		}
 	}
+	rep.keep(pkg, test, dir, wrote)
 	o := searched(len(order), total.Cut)
 	if we != nil {
 		o.ended = "the test process's " + we.Status
@@ -838,9 +860,9 @@ func crashSummary(stderr string) string {
 	return tail
 }
 
-// saveWarningSchedules saves the schedule of the run that each atomicity warning names, and
-// sets the warning's replay command.
-func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, warnings []*timeline.Warning, fail func(error)) {
+// saveWarningSchedules saves the schedule of the run that each atomicity warning names, sets
+// the warning's replay command, and returns the files it wrote.
+func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, warnings []*timeline.Warning, fail func(error)) (paths []string) {
 	n := 0
 	for _, w := range warnings {
 		a := w.Atomicity
@@ -855,7 +877,9 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, wa
 			continue
 		}
 		a.Replay = self() + " replay " + path
+		paths = append(paths, path)
 	}
+	return paths
 }
 
 // heddleNames matches a name under heddle's module path in a stack the program printed.

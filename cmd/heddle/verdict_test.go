@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/internal/golden"
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // TestVerdicts runs heddle test (and heddle run) on packages of every kind and compares what
@@ -100,7 +101,7 @@ func TestOneReportPerBug(t *testing.T) {
 		if bugs[test] != 1 {
 			t.Errorf("%s: %d bug reports, want 1", test, bugs[test])
 		}
-		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*.trace.json"))
+		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*"+timeline.TraceSuffix))
 		if len(traces) != 1 {
 			t.Errorf("%s: trace files %v, want one", test, traces)
 		}

@@ -97,7 +97,7 @@ func TestWarnings(t *testing.T) {
 	if code != exitBug || !strings.Contains(out, "--- FAIL: TestCounter (") || !strings.Contains(out, "    BUG: race (") {
 		t.Fatalf("with -race: exit %d, want %d and the race\n%s\n%s", code, exitBug, out, errOut)
 	}
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*.trace.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*"+timeline.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("race traces: %v", traces)
 	}
