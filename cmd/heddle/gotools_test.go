@@ -165,8 +165,11 @@ func TestGoTools(t *testing.T) {
 			}
 			cases := map[string]*string{} // test → its failure, nil if none
 			for _, s := range rep.Suites {
+				if s.Name == pkg+"/notests" && len(s.Cases) == 0 {
+					continue // [no test files], as go-junit-report makes of go test's output
+				}
 				if s.Name != pkg {
-					t.Errorf("suite %q, want %q", s.Name, pkg)
+					t.Errorf("suite %q with %d test cases, want %q", s.Name, len(s.Cases), pkg)
 				}
 				for _, c := range s.Cases {
 					var f *string
