@@ -93,6 +93,9 @@ type Binary struct {
 	Path    string // path of the executable
 	Test    bool   // a test binary
 	Dir     string // the package's directory, where go test would run its tests
+	// NoTestFiles is a test binary's package without test files: go test reports it as
+	// "[no test files]", runs nothing, and so does heddle.
+	NoTestFiles bool
 }
 
 // A BuildError reports that the go command failed to build a package. Its
@@ -254,9 +257,10 @@ func (b *builder) buildFlags() []string {
 
 // A root is a package to build.
 type root struct {
-	path string
-	name string // package name
-	dir  string
+	path    string
+	name    string // package name
+	dir     string
+	noTests bool // in test mode, the package has no test files
 }
 
 // load loads the packages to build and the packages of theirs to instrument,
@@ -277,6 +281,13 @@ func (b *builder) load() ([]root, error) {
 		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(b.cfg.Packages, " "), err)
 	}
 	b.plain = runtimeTestDeps(graph)
+	// A package with test files has a test main, "pkg.test", in the graph.
+	hasTests := make(map[string]bool)
+	for _, p := range graph {
+		if t, ok := strings.CutSuffix(p.ID, ".test"); ok {
+			hasTests[t] = true
+		}
+	}
 	var roots []root
 	var msgs []PackageError
 	for _, p := range graph {
@@ -305,7 +316,7 @@ func (b *builder) load() ([]root, error) {
 		if len(p.GoFiles) == 0 && len(p.Errors) == 0 && !b.cfg.Test {
 			msgs = append(msgs, PackageError{Package: name, Msg: fmt.Sprintf("%s: no Go files", p.PkgPath)})
 		}
-		roots = append(roots, root{path: p.PkgPath, name: p.Name, dir: pkgDir(p)})
+		roots = append(roots, root{path: p.PkgPath, name: p.Name, dir: pkgDir(p), noTests: b.cfg.Test && !hasTests[p.PkgPath]})
 	}
 	if len(msgs) > 0 {
 		return nil, b.loadError(msgs)
@@ -823,7 +834,7 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 			continue
 		}
 		if program {
-			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test, Dir: r.dir})
+			bins = append(bins, Binary{Package: r.path, Path: bin, Test: b.cfg.Test, Dir: r.dir, NoTestFiles: r.noTests})
 		}
 	}
 	return bins, nil

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // FuzzResults writes a trace file and, if not empty, an exploration file into a test
@@ -20,7 +22,7 @@ import (
 func FuzzResults(f *testing.F) {
 	fixtures := filepath.Join("testdata", "workspace", "dot-heddle")
 	err := filepath.WalkDir(fixtures, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !strings.HasSuffix(path, traceSuffix) {
+		if err != nil || !timeline.IsTrace(path) {
 			return err
 		}
 		trace, err := os.ReadFile(path)

@@ -15,11 +15,9 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// File names that heddle test writes in the directory of each test.
-const (
-	explorationFile = timeline.ExplorationFile
-	traceSuffix     = timeline.TraceSuffix
-)
+// explorationFile is the file that heddle test writes in the directory of each test, beside
+// its traces (timeline.IsTrace: compressed, or plain from earlier versions).
+const explorationFile = timeline.ExplorationFile
 
 // maxTraceSize bounds the trace files read. Traces of long runs are megabytes; one larger than
 // this is not worth holding in an editor's memory.
@@ -47,7 +45,7 @@ type result struct {
 // resultFile reports whether a file in a result directory is one the server reads. Files
 // whose names start with a dot are the temporary files of a write in progress.
 func resultFile(name string) bool {
-	return !strings.HasPrefix(name, ".") && (name == explorationFile || strings.HasSuffix(name, traceSuffix))
+	return !strings.HasPrefix(name, ".") && (name == explorationFile || timeline.IsTrace(name))
 }
 
 // walkResults calls fn for each result file under the directories, in lexical order. A
@@ -208,7 +206,7 @@ func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ent
 		tr := c.trace
 		r := &result{path: path, trace: tr, files: c.files, dir: tr.Program.Dir, test: tr.Program.Test,
 			message: tr.Verdict.Message, atomicity: tr.Verdict.Atomicity}
-		// The kind of a bug is the exploration's, else the file name's (kind-N.trace.json),
+		// The kind of a bug is the exploration's, else the file name's (kind-N.trace.json.gz),
 		// else the verdict's: a predicted bug (lockorder, lockcycle) has the trace of a run
 		// that ended well.
 		if kind, _, ok := strings.Cut(base, "-"); ok && kind != "" {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heddledbg/heddle/timeline"
 )
 
 func TestLoad(t *testing.T) {
@@ -41,6 +43,32 @@ func TestLoad(t *testing.T) {
 		"bugs": [{"id": 0, "kind": "deadlock", "trace": "bad.trace.json"}]}`)
 	if err := s.Load(bad); err == nil || !strings.Contains(err.Error(), "bad.trace.json") {
 		t.Errorf("exploration with a malformed trace: %v", err)
+	}
+	// Traces are compressed, as heddle test writes them, or plain, as earlier versions did.
+	fixtures := filepath.Join("..", "web", "test", "fixtures", "bugs")
+	for _, name := range []string{"deadlock-0.trace.json", "panic-1.trace.json"} {
+		v, err := timeline.ReadFile(filepath.Join(fixtures, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := timeline.WriteFile(filepath.Join(dir, name+".gz"), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(fixtures, "panic-1.trace.json"))
+	write("panic-1.trace.json", string(data))
+	both := write("both.exploration.json", `{"heddle": "exploration", "version": 1, "tree": [],
+		"bugs": [{"id": 0, "kind": "deadlock", "trace": "deadlock-0.trace.json.gz"}, {"id": 1, "kind": "panic", "trace": "panic-1.trace.json"}]}`)
+	if err := s.Load(both); err != nil {
+		t.Fatalf("exploration with a compressed and a plain trace: %v", err)
+	}
+	for _, name := range []string{"deadlock-0.trace.json.gz", "panic-1.trace.json"} {
+		if tr := s.traces[filepath.Join(dir, name)]; tr == nil || tr.t.Verdict.Kind == "" {
+			t.Errorf("%s not loaded: %+v", name, tr)
+		}
+	}
+	if err := s.Load(filepath.Join(dir, "panic-1.trace.json.gz")); err != nil {
+		t.Errorf("loading a compressed trace: %v", err)
 	}
 	if err := s.Load(filepath.Join(dir, "nothing.json")); err == nil {
 		t.Error("loading a missing file succeeded")

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,7 +17,8 @@ import (
 )
 
 // WriteFile writes v as indented JSON to path atomically: readers see the old file or the
-// whole new one, never a part.
+// whole new one, never a part. A path ending in .gz is written compressed (gzip), as traces
+// are (TraceSuffix).
 //
 // A schedule's, trace's or exploration's package directory is written relative to the file's
 // own directory, so that a file handed to someone with another checkout, at the same place
@@ -28,6 +30,15 @@ func WriteFile(path string, v any) error {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
 	data = append(data, '\n')
+	if strings.HasSuffix(path, ".gz") {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write(data)
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("compressing %s: %w", path, err)
+		}
+		data = buf.Bytes()
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -134,7 +145,7 @@ func ReadFile(name string) (any, error) {
 	if fi.Size() > maxFileSize {
 		return nil, &FileError{File: name, Err: fmt.Errorf("file is %d bytes, more than the %d allowed", fi.Size(), maxFileSize)}
 	}
-	data, err := os.ReadFile(name)
+	data, err := readData(name)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +164,30 @@ func ReadFile(name string) (any, error) {
 	return v, err
 }
 
+// readData reads a heddle file, which may be compressed with gzip whatever its name: a file
+// that begins with gzip's magic number is decompressed, up to maxFileSize bytes.
+func readData(name string) ([]byte, error) {
+	data, err := os.ReadFile(name)
+	if err != nil || !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		return data, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, &FileError{File: name, Err: err}
+	}
+	data, err = io.ReadAll(io.LimitReader(zr, maxFileSize+1))
+	if err != nil {
+		return nil, &FileError{File: name, Err: fmt.Errorf("decompressing: %w", err)}
+	}
+	if len(data) > maxFileSize {
+		return nil, &FileError{File: name, Err: fmt.Errorf("file decompresses to more than the %d bytes allowed", maxFileSize)}
+	}
+	return data, nil
+}
+
 // ReadSchedule reads a schedule file, or the schedule of a trace file.
 func ReadSchedule(path string) (*Schedule, error) {
-	data, err := os.ReadFile(path)
+	data, err := readData(path)
 	if err != nil {
 		return nil, err
 	}

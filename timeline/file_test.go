@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,59 @@ func TestReadScheduleNamesFile(t *testing.T) {
 	_, err := ReadSchedule(path)
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("error %v does not name the file", err)
+	}
+}
+
+// TestCompressedTraces checks that a trace written under TraceSuffix is compressed, that the
+// readers read it and the plain traces of earlier versions alike, under either name, and that
+// a damaged compressed file is an error that names it.
+func TestCompressedTraces(t *testing.T) {
+	plain, err := os.ReadFile(filepath.Join("..", "web", "test", "fixtures", "bugs", "deadlock-0.trace.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Parse("fixture", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	gz := filepath.Join(dir, "deadlock-1"+TraceSuffix)
+	if err := WriteFile(gz, want); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(gz)
+	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || len(data) >= len(plain) {
+		t.Fatalf("%s: %d bytes, not compressed (the plain trace has %d)", gz, len(data), len(plain))
+	}
+	old := filepath.Join(dir, "deadlock-2"+PlainTraceSuffix)
+	renamed := filepath.Join(dir, "deadlock-3"+PlainTraceSuffix) // compressed, under the old name
+	os.WriteFile(old, plain, 0o644)
+	os.WriteFile(renamed, data, 0o644)
+	for _, path := range []string{gz, old, renamed} {
+		if !IsTrace(path) {
+			t.Errorf("IsTrace(%s) = false", path)
+		}
+		tr, err := ReadTrace(path)
+		if err != nil {
+			t.Errorf("ReadTrace(%s): %v", path, err)
+			continue
+		}
+		if tr.Verdict.Kind != want.(*Trace).Verdict.Kind || len(tr.Events) != len(want.(*Trace).Events) {
+			t.Errorf("%s: verdict %s with %d events, want %s with %d", path, tr.Verdict.Kind, len(tr.Events), want.(*Trace).Verdict.Kind, len(want.(*Trace).Events))
+		}
+		if s, err := ReadSchedule(path); err != nil || len(s.Decisions) != len(want.(*Trace).Decisions) {
+			t.Errorf("ReadSchedule(%s): %v, %d decisions", path, err, len(s.Decisions))
+		}
+	}
+	if got := TraceName(gz); got != "deadlock-1" {
+		t.Errorf("TraceName(%s) = %q", gz, got)
+	}
+	if got := TraceName(old); got != "deadlock-2" {
+		t.Errorf("TraceName(%s) = %q", old, got)
+	}
+	cut := filepath.Join(dir, "cut"+TraceSuffix)
+	os.WriteFile(cut, data[:len(data)/2], 0o644)
+	if _, err := ReadTrace(cut); err == nil || !strings.Contains(err.Error(), cut) {
+		t.Errorf("a truncated compressed trace: error %v, want one that names %s", err, cut)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // The layout of heddle's results: under a results directory (ResultDir by default), each
@@ -25,10 +26,28 @@ func ShardDir(out string, index, n int) string {
 }
 
 // ExplorationFile and TraceSuffix name a test's exploration and its traces in its directory.
+// Traces are compressed (gzip): a trace holds every step of its run, and its JSON compresses
+// about tenfold. PlainTraceSuffix names the uncompressed traces of earlier versions, and of
+// heddle replay -o; every reader reads both (ReadFile, IsTrace).
 const (
-	ExplorationFile = "exploration.json"
-	TraceSuffix     = ".trace.json"
+	ExplorationFile  = "exploration.json"
+	TraceSuffix      = ".trace.json.gz"
+	PlainTraceSuffix = ".trace.json"
 )
+
+// IsTrace reports whether a file's name is a trace's, compressed or not.
+func IsTrace(name string) bool {
+	return strings.HasSuffix(name, TraceSuffix) || strings.HasSuffix(name, PlainTraceSuffix)
+}
+
+// TraceName is a trace file's name without its suffix, compressed or not: deadlock-1.
+func TraceName(name string) string {
+	name = filepath.Base(name)
+	if n, ok := strings.CutSuffix(name, TraceSuffix); ok {
+		return n
+	}
+	return strings.TrimSuffix(name, PlainTraceSuffix)
+}
 
 // TestDir is the directory of the results of test in package pkg, under the results
 // directory out.

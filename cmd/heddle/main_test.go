@@ -69,8 +69,10 @@ func TestDemoFindsBothBugs(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitBug, out, errOut)
 	}
 	for _, want := range []string{
-		"--- BUG: TestTransfer: deadlock",
-		"--- BUG: TestDeposit: fatal",
+		"--- FAIL: TestTransfer (",
+		"\n    BUG: deadlock (",
+		"--- FAIL: TestDeposit (",
+		"\n    BUG: fatal (",
 		"balance = 50, want 100",
 		"wait-for cycle:",
 		"replay:   " + heddleBin + " replay", // heddle is not on PATH in the test
@@ -83,7 +85,7 @@ func TestDemoFindsBothBugs(t *testing.T) {
 	// bank.go that locks a mutex.
 	src, _ := os.ReadFile(filepath.Join(dir, "bank.go"))
 	lines := strings.Split(string(src), "\n")
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*.trace.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*"+timeline.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("deadlock traces: %v", traces)
 	}
@@ -168,13 +170,13 @@ func TestBadInput(t *testing.T) {
 		{"bad strategy", demo, []string{"test", "-strategy", "best", "."}, exitUsage, `unknown -strategy "best"`},
 		{"bad budget", demo, []string{"test", "-budget", "forever", "."}, exitUsage, `-budget: "forever" is not a duration`},
 		{"os.Exit", "testdata/exits", []string{"test", "-run", "TestExit", "."}, exitBug, "os.Exit(3) called by G1.1 at exits_test.go:14"},
-		{"log.Fatal", "testdata/exits", []string{"test", "-run", "TestLogFatal", "."}, exitBug, "the test process exit status 1:\n    giving up"},
+		{"log.Fatal", "testdata/exits", []string{"test", "-run", "TestLogFatal", "."}, exitBug, "the test process exit status 1:\n        giving up"},
 		{"infinite loop", "testdata/loops", []string{"test", "-hang", "2s", "."}, exitBug, "without reaching a scheduling point"},
 		// A test heddle cannot explore is a skip, as t.Skip is.
 		{"handler net/http runs", "testdata/outside", []string{"test", "-run", "TestHandler", "."}, exitOK,
-			"TestHandler: cannot be explored: instrumented code was called from a goroutine heddle did not start at " + filepath.Join(runtime.GOROOT(), "src/net/http/server.go")},
+			"    heddle: cannot be explored: instrumented code was called from a goroutine heddle did not start at " + filepath.Join(runtime.GOROOT(), "src/net/http/server.go")},
 		{"waits in Accept", "testdata/outside", []string{"test", "-run", "TestAccept", "."}, exitOK,
-			"TestAccept: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (net.(*TCPListener).Accept, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":45; IO wait)"},
+			"    heddle: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (net.(*TCPListener).Accept, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":45; IO wait)"},
 		{"unknown command", demo, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{"unknown flag", demo, []string{"run", "-bench", ".", "."}, exitUsage, "heddle run: flag provided but not defined: -bench"},
 		{"corrupt schedule", demo, []string{"replay", "go.mod"}, exitUsage, "go.mod"},
@@ -205,10 +207,10 @@ func TestOwnPackages(t *testing.T) {
 	// The web view's server serves HTTP and websockets on heddle's virtual network: every test
 	// is explored and clean, but the one that runs heddle's engine itself, which cannot be
 	// explored, a skip (exit status 0).
-	out, errOut, code = heddle(t, "../..", "test", "-budget", "runs=20,time=20s", "./server")
+	out, errOut, code = heddle(t, "../..", "test", "-v", "-budget", "runs=20,time=20s", "./server")
 	if code != exitOK || strings.Contains(out+errOut, "BUG") || strings.Count(out, "cannot be explored") != 1 ||
-		!strings.Contains(out, "TestPublishExplorerOutput: cannot be explored: the test runs heddle's scheduler itself") ||
-		!strings.Contains(out, "TestAPI: clean") || !strings.Contains(out, "TestWebSocketReplayAndBroadcast: clean") {
+		!strings.Contains(out, "    heddle: cannot be explored: the test runs heddle's scheduler itself") || !strings.Contains(out, "--- SKIP: TestPublishExplorerOutput (") ||
+		!strings.Contains(out, "--- PASS: TestAPI (") || !strings.Contains(out, "--- PASS: TestWebSocketReplayAndBroadcast (") {
 		t.Fatalf("heddle test ./server: exit %d, want %d, every test clean but TestPublishExplorerOutput\n%s\n%s", code, exitOK, out, errOut)
 	}
 }
@@ -285,8 +287,8 @@ func TestHelp(t *testing.T) {
 // than the deadline.
 func TestNetwork(t *testing.T) {
 	start := time.Now()
-	out, errOut, code := heddle(t, "testdata/network", "test", "-budget", "runs=100", ".")
-	if code != exitOK || !strings.Contains(out, "TestReadDeadline: clean") || !strings.Contains(out, "search complete") {
+	out, errOut, code := heddle(t, "testdata/network", "test", "-v", "-budget", "runs=100", ".")
+	if code != exitOK || !strings.Contains(out, "--- PASS: TestReadDeadline (") || !strings.Contains(out, "heddle: clean; ") || !strings.Contains(out, "search complete") {
 		t.Fatalf("exit %d, want TestReadDeadline clean and the search complete\n%s\n%s", code, out, errOut)
 	}
 	if real := time.Since(start); real >= time.Minute {

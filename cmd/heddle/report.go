@@ -18,8 +18,11 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// reporter prints what heddle test finds: human-readable reports, a progress line on a
-// terminal, or JSON events in the spirit of test2json.
+// reporter prints what heddle test finds in go test's own format, for people and for Go's
+// tools: a test's output (heddle's reports, indented as go test indents a test's log) with its
+// "--- FAIL:", "--- PASS:" or "--- SKIP:" line, each package's "ok" or "FAIL" line, or, with
+// -json, the events test2json makes of go test -v's output, with heddle's own fields added.
+// A progress line is drawn on a terminal.
 type reporter struct {
 	w        io.Writer
 	f        testFlags
@@ -29,12 +32,28 @@ type reporter struct {
 	drawn    bool
 	srv      *server.Server  // the live web view, with -serve
 	started  map[string]bool // packages whose start event is written
+	// out is the output of the test being explored, printed with its verdict: go test prints
+	// a failed test's output after its "--- FAIL:" line, and under -v before it.
+	out []outLine
+	// failed is whether a package failed, for go test's last line, FAIL.
+	failed bool
+	// written holds the result files this run wrote and kept, which -keep-out-bytes does not
+	// remove.
+	written map[string]bool
 	// published is whether a message the web view refused was reported: once is enough.
 	published error
 	// liveBase and liveNext number the nodes of the live view: the view has one tree, but each
 	// test, and each shard of a test, numbers its own tree from 0. Each gets its own ids and
 	// is shown as a root of its own.
 	liveBase, liveNext int
+}
+
+// outLine is one line of a test's output, without its indentation or newline, and the bug or
+// warning whose report it begins, which -json adds to its output event.
+type outLine struct {
+	text    string
+	bug     *timeline.Bug
+	warning *timeline.Warning
 }
 
 // publish sends a message to the live web view, with -serve. A message the view refuses is
@@ -77,9 +96,10 @@ func newReporter(w io.Writer, f testFlags) *reporter {
 	return r
 }
 
-// event is one line of -json output, in go test -json's format (test2json): the actions are
-// go test's (start, run, output, pass, fail, skip, and build-output and build-fail for a
-// package that does not build), and heddle adds fields of its own.
+// event is one line of -json output: test2json's event (go doc cmd/test2json), made of the
+// lines heddle test -v prints, one output event per line, as go test -json makes them of go
+// test -v's. heddle's own fields, which test2json's readers ignore, ride on the events that
+// print what they hold (docs/formats.md).
 type event struct {
 	Time        *time.Time `json:"Time,omitempty"`
 	Action      string     `json:"Action"`
@@ -94,9 +114,10 @@ type event struct {
 	Verdict string          `json:"Verdict,omitempty"`
 	Reason  string          `json:"Reason,omitempty"`
 	Stats   *timeline.Stats `json:"Stats,omitempty"`
-	// Bug is one bug of a test, on an output event that prints its report.
+	// Bug is one bug of a test, on the output event of the first line of its report.
 	Bug *timeline.Bug `json:"Bug,omitempty"`
-	// Warning is one warning of a test (the lockset check's), on an output event that prints it.
+	// Warning is one warning of a test (the lockset check's), on the output event of its first
+	// line.
 	Warning *timeline.Warning `json:"Warning,omitempty"`
 }
 
@@ -108,32 +129,65 @@ func (r *reporter) emit(e event) {
 	r.enc.Encode(e)
 }
 
+// print prints lines of go test's output that belong to pkg, and to test if not empty: as
+// they are, or one output event per line.
+func (r *reporter) print(pkg, test string, lines ...string) {
+	for _, l := range lines {
+		if r.enc != nil {
+			r.emit(event{Action: "output", Package: pkg, Test: test, Output: l + "\n"})
+		} else {
+			fmt.Fprintln(r.w, l)
+		}
+	}
+}
+
+// verbose is whether go test -v's lines are printed: with -v, and with -json, whose events
+// are made of them as go test -json's are.
+func (r *reporter) verbose() bool { return r.f.verbose || r.enc != nil }
+
 func seconds(d time.Duration) *float64 {
 	s := d.Round(time.Millisecond).Seconds()
 	return &s
 }
 
+// startPackage writes a package's start event, once.
+func (r *reporter) startPackage(pkg string) {
+	if r.enc == nil || r.started[pkg] {
+		return
+	}
+	if r.started == nil {
+		r.started = map[string]bool{}
+	}
+	r.started[pkg] = true
+	r.emit(event{Action: "start", Package: pkg})
+}
+
 func (r *reporter) begin(pkg, test string) {
 	r.liveBase = r.liveNext
+	r.out = r.out[:0]
 	if r.enc != nil {
-		if !r.started[pkg] {
-			if r.started == nil {
-				r.started = map[string]bool{}
-			}
-			r.started[pkg] = true
-			r.emit(event{Action: "start", Package: pkg})
-		}
+		r.startPackage(pkg)
 		r.emit(event{Action: "run", Package: pkg, Test: test})
+	}
+	if r.verbose() {
+		r.print(pkg, test, "=== RUN   "+test)
 	}
 }
 
-func (r *reporter) note(pkg, test, msg string) {
-	if r.enc != nil {
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: "    heddle: " + msg + "\n"})
-		return
+// output adds text, which may have several lines, to the current test's output; the first
+// line begins the report of bug or warning, if not nil.
+func (r *reporter) output(text string, bug *timeline.Bug, warning *timeline.Warning) {
+	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		ol := outLine{text: strings.TrimRight(l, " ")}
+		if i == 0 {
+			ol.bug, ol.warning = bug, warning
+		}
+		r.out = append(r.out, ol)
 	}
-	fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, msg)
 }
+
+// note adds a line of heddle's to the current test's output.
+func (r *reporter) note(pkg, test, msg string) { r.output("heddle: "+msg, nil, nil) }
 
 // progress redraws the progress line, at most ten times a second, on a terminal only.
 func (r *reporter) progress(test string, s *timeline.Stats, budget time.Duration, start time.Time) {
@@ -156,13 +210,10 @@ func (r *reporter) end() {
 	}
 }
 
-// bugs prints the report of every bug of a test: one per bug, however many runs hit it.
+// bugs adds the report of every bug of a test to its output: one per bug, however many runs
+// hit it.
 func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 	for i, b := range bugs {
-		if r.enc == nil {
-			printBug(r.w, test, b)
-			continue
-		}
 		jb := &timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Trace != nil {
 			jb.Goroutines, jb.History = b.Trace.Verdict.Goroutines, b.Trace.Verdict.History
@@ -171,50 +222,97 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 			jb.Trace, jb.Replay = b.Path, self()+" replay "+b.Path
 		}
 		var sb strings.Builder
-		printBug(&sb, test, b)
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: sb.String(), Bug: jb})
+		printBug(&sb, b)
+		if i > 0 {
+			r.output("", nil, nil)
+		}
+		r.output(sb.String(), jb, nil)
 	}
 }
 
-// warnings reports the warnings of a test: findings that are not bugs on their own, and do
-// not change its verdict.
+// warnings adds the warnings of a test to its output: findings that are not bugs on their
+// own, and do not change its verdict.
 func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
 	for _, w := range ws {
-		line := fmt.Sprintf("    warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
+		text := fmt.Sprintf("warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
 		if w.Confirmed != "" {
-			line += "      " + w.Confirmed + "\n"
+			text += "  " + w.Confirmed + "\n"
 		}
 		if a := w.Atomicity; a != nil && a.Replay != "" {
-			line += "      replay: " + a.Replay + "\n"
+			text += "  replay: " + a.Replay + "\n"
 		}
-		if r.enc == nil {
-			fmt.Fprint(r.w, line)
-			continue
-		}
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line, Warning: w})
+		r.output(text, nil, w)
 	}
 }
 
-// verdict reports a test's one verdict, and returns o. The test's elapsed time is counted
-// from start, so that it includes what the reports took.
+// verdict reports a test's one verdict, and returns o: its output, indented as go test
+// indents a test's log, and its "--- FAIL:", "--- PASS:" or "--- SKIP:" line. A test's output
+// is printed under -v, and otherwise only if it fails or is skipped, as go test does, or has a
+// warning; heddle's statistics are printed under -v only. The test's elapsed time is counted from start, so
+// that it includes what the reports took.
 func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time, o testOutcome) testOutcome {
 	s.Elapsed = time.Since(start)
-	status, action := "ok  ", "pass"
-	var what string
+	status, action := "PASS", "pass"
 	switch o.verdict {
-	case verdictClean:
-		what = "clean"
-	case verdictCut:
-		what = fmt.Sprintf("cut: %d of %d runs reached the step bound of %d while making progress", s.Cut, s.Runs, r.f.steps)
 	case verdictBug:
 		status, action = "FAIL", "fail"
-		what = plural(o.bugs, "bug")
 	case verdictUnexplorable:
 		status, action = "SKIP", "skip"
-		what = "cannot be explored: " + o.reason
+		r.note(pkg, test, "cannot be explored: "+o.reason)
 	case verdictInterrupted:
 		status, action = "FAIL", "fail"
-		what = o.reason
+		r.note(pkg, test, o.reason)
+	}
+	if r.verbose() {
+		if o.verdict == verdictCut {
+			r.note(pkg, test, fmt.Sprintf("cut: %d of %d runs reached the step bound of %d while making progress", s.Cut, s.Runs, r.f.steps))
+		}
+		r.note(pkg, test, r.statistics(s, o))
+	}
+	line := fmt.Sprintf("--- %s: %s (%.2fs)", status, test, s.Elapsed.Seconds())
+	if r.verbose() {
+		r.printOutput(pkg, test)
+		r.print(pkg, test, line)
+	} else if status != "PASS" || slices.ContainsFunc(r.out, func(l outLine) bool { return l.warning != nil }) {
+		// A warning is a finding that the test asked for (//heddle:atomic) or that it
+		// should see, though it does not fail the test: it is printed as a failure's log is.
+		r.print(pkg, test, line)
+		r.printOutput(pkg, test)
+	}
+	r.out = r.out[:0]
+	if r.enc != nil {
+		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s})
+	}
+	if r.enc != nil && (o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted) {
+		// On standard error too, where a script looks for what heddle could not do.
+		what := o.reason
+		if o.verdict == verdictUnexplorable {
+			what = "cannot be explored: " + what
+		}
+		fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
+	}
+	return o
+}
+
+// printOutput prints the current test's output, indented by four spaces as go test indents
+// a test's log.
+func (r *reporter) printOutput(pkg, test string) {
+	for _, l := range r.out {
+		text := "    " + l.text
+		if r.enc == nil {
+			fmt.Fprintln(r.w, text)
+			continue
+		}
+		r.emit(event{Action: "output", Package: pkg, Test: test, Output: text + "\n", Bug: l.bug, Warning: l.warning})
+	}
+}
+
+// statistics is heddle's line on a test's search: its verdict, the strategy, the runs, whether
+// the search was complete, and its rates.
+func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
+	what := o.verdict
+	if o.verdict == verdictBug {
+		what = plural(o.bugs, "bug")
 	}
 	search := ", search stopped by the budget"
 	switch {
@@ -229,24 +327,19 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	if r.f.shard.total > 1 {
 		strategy += ", shard " + r.f.shard.String()
 	}
-	line := fmt.Sprintf("%s %s %s: %s (%s: %s%s, %s)", status, pkg, test, what, strategy, plural(s.Runs, "run"), search, fmt.Sprintf("%.2fs", s.Elapsed.Seconds()))
-	if r.f.verbose && s.Runs > 0 {
-		line += fmt.Sprintf("\n    %s, %s in %s; %s runs/s, %s steps/s", plural(s.BuggyRuns, "buggy run"), plural(s.Cut, "cut run"), plural(s.Runs, "run"), rate(s.SchedulesPerSecond()), rate(s.StepsPerSecond()))
+	line := fmt.Sprintf("%s; %s: %s", what, strategy, plural(s.Runs, "run"))
+	if s.Runs > 0 {
+		line += fmt.Sprintf(" (%d buggy, %d cut", s.BuggyRuns, s.Cut)
 		if s.Diverged > 0 {
-			line += fmt.Sprintf(", %s skipped", plural(s.Diverged, "diverging run"))
+			line += fmt.Sprintf(", %d diverging, skipped", s.Diverged)
 		}
+		line += ")"
 	}
-	if r.enc != nil {
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: line + "\n"})
-		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s})
-		if o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted {
-			// On standard error too, where a script looks for what heddle could not do.
-			fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
-		}
-	} else {
-		fmt.Fprintln(r.w, line)
+	line += search
+	if s.Runs > 0 {
+		line += fmt.Sprintf("; %s runs/s, %s steps/s", rate(s.SchedulesPerSecond()), rate(s.StepsPerSecond()))
 	}
-	return o
+	return line
 }
 
 // rate prints runs per second with two significant digits below 10, where long runs are.
@@ -257,39 +350,52 @@ func rate(r float64) string {
 	return strconv.FormatFloat(r, 'f', 0, 64)
 }
 
-// packageDone ends a package as go test does: ok or FAIL, with its elapsed time, or with
-// what went wrong in brackets.
+// Package outcomes of packageDone other than ok and a reason in brackets.
+const (
+	pkgFail        = "FAIL"
+	pkgNoTests     = "no tests to run"
+	pkgNoTestFiles = "no test files"
+)
+
+// packageDone ends a package as go test does: ok or FAIL with its elapsed time, ? for a
+// package without test files, or FAIL with what went wrong in brackets.
 func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
-	line, action := fmt.Sprintf("ok  \t%s\t%.3fs", pkg, elapsed.Seconds()), "pass"
+	r.startPackage(pkg)
+	took := fmt.Sprintf("%.3fs", elapsed.Seconds())
+	var lines []string
+	action := "pass"
 	switch problem {
 	case "":
-	case "FAIL":
-		line, action = fmt.Sprintf("FAIL\t%s\t%.3fs", pkg, elapsed.Seconds()), "fail"
-	case "no tests to run":
-		line = fmt.Sprintf("ok  \t%s\t%.3fs [%s]", pkg, elapsed.Seconds(), problem)
-		if r.f.verbose {
-			// What the test binary prints under go test -v.
-			line = "testing: warning: no tests to run\nPASS\n" + line
+		lines = []string{"ok  \t" + pkg + "\t" + took}
+		if r.verbose() {
+			lines = append([]string{"PASS"}, lines...)
 		}
+	case pkgFail:
+		lines, action = []string{"FAIL", "FAIL\t" + pkg + "\t" + took}, "fail"
+	case pkgNoTests:
+		lines = []string{"ok  \t" + pkg + "\t" + took + " [no tests to run]"}
+		if r.verbose() {
+			// What the test binary prints under go test -v.
+			lines = append([]string{"testing: warning: no tests to run", "PASS"}, lines...)
+		}
+	case pkgNoTestFiles:
+		lines, action = []string{"?   \t" + pkg + "\t[no test files]"}, "skip"
 	default:
-		line, action = fmt.Sprintf("FAIL\t%s [%s]", pkg, problem), "fail"
+		lines, action = []string{"FAIL\t" + pkg + " [" + problem + "]"}, "fail"
+	}
+	r.print(pkg, "", lines...)
+	if action == "fail" {
+		r.failed = true
 	}
 	if r.enc != nil {
-		if !r.started[pkg] {
-			r.emit(event{Action: "start", Package: pkg})
-		}
-		for _, l := range strings.Split(line, "\n") {
-			r.emit(event{Action: "output", Package: pkg, Output: l + "\n"})
-		}
 		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
-		return
 	}
-	fmt.Fprintln(r.w, line)
 }
 
 // buildFailed reports a package that does not build, as go test does: the compiler's (or the
 // go command's) output, then FAIL for the package, with why: "build failed" or "setup failed".
 func (r *reporter) buildFailed(pkg, output, why string) {
+	r.failed = true
 	// The go command's own verdict lines (FAIL pkg [setup failed]) are replaced by heddle's.
 	var keep []string
 	for _, l := range strings.SplitAfter(output, "\n") {
@@ -307,16 +413,49 @@ func (r *reporter) buildFailed(pkg, output, why string) {
 		fmt.Fprintln(r.w, line)
 		return
 	}
-	ip := fmt.Sprintf("%s [%s.test]", pkg, pkg)
+	// go test names the build of a package's test binary "pkg [pkg.test]", and a package it
+	// could not load by its pattern.
+	ip := pkg
+	if why == "build failed" {
+		ip = fmt.Sprintf("%s [%s.test]", pkg, pkg)
+	}
 	for _, l := range strings.SplitAfter(output, "\n") {
 		if l != "" {
 			r.emit(event{Action: "build-output", ImportPath: ip, Output: l})
 		}
 	}
 	r.emit(event{Action: "build-fail", ImportPath: ip})
-	r.emit(event{Action: "start", Package: pkg})
-	r.emit(event{Action: "output", Package: pkg, Output: line + "\n"})
+	r.startPackage(pkg)
+	r.print(pkg, "", line)
 	r.emit(event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
+}
+
+// keep bounds a test's results directory (-keep-files, -keep-bytes), keeping first the files
+// its exploration wrote, and notes those of them that the bounds left no room for.
+func (r *reporter) keep(pkg, test, dir string, wrote []current) {
+	dropped, err := keepTest(dir, wrote, r.f.keepFiles, int64(r.f.keepBytes))
+	if err != nil {
+		r.note(pkg, test, "-keep-files, -keep-bytes: "+err.Error())
+	}
+	for _, p := range dropped {
+		r.note(pkg, test, fmt.Sprintf("%s not kept: the test's results are bounded to %s and %s (-keep-files, -keep-bytes)", p, plural(r.f.keepFiles, "file"), &r.f.keepBytes))
+	}
+	if r.written == nil {
+		r.written = map[string]bool{}
+	}
+	for _, c := range wrote {
+		if !slices.Contains(dropped, c.path) {
+			r.written[filepath.Clean(c.path)] = true
+		}
+	}
+}
+
+// finish ends the output as go test does: FAIL on a line of its own if a package failed. In
+// -json, go test has no such line, and neither has heddle.
+func (r *reporter) finish() {
+	if r.failed && r.enc == nil {
+		fmt.Fprintln(r.w, "FAIL")
+	}
 }
 
 // plural says n things, in English: 1 bug, 2 bugs.
@@ -327,12 +466,12 @@ func plural(n int, thing string) string {
 	return fmt.Sprintf("%d %ss", n, thing)
 }
 
-func printBug(w io.Writer, test string, b savedBug) {
-	fmt.Fprintf(w, "--- BUG: %s: %s (%s)\n", test, b.Kind, plural(b.Hits, "run"))
+// printBug prints the report of a bug, the first line saying which, the others indented.
+func printBug(w io.Writer, b savedBug) {
+	fmt.Fprintf(w, "BUG: %s (%s)\n", b.Kind, plural(b.Hits, "run"))
 	fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(b.Message, "\n", "\n    "))
 	fmt.Fprint(w, foundBy(b.Bug))
 	if b.Trace == nil {
-		fmt.Fprintln(w)
 		return
 	}
 	fmt.Fprint(w, b.Trace.VerdictReport("    "))
@@ -347,7 +486,7 @@ func printBug(w io.Writer, test string, b savedBug) {
 		fmt.Fprintf(w, "\n    interleaving (%s, %s):\n", plural(len(b.Trace.Decisions), "decision"), plural(b.Preemptions, "preemption"))
 		printInterleaving(w, b.Trace, "    ", newWindow(b.Trace))
 	}
-	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n\n", b.Path, self(), b.Path)
+	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n", b.Path, self(), b.Path)
 }
 
 // printHistory prints the history of a linearizability verdict, if any: which operations

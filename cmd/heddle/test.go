@@ -54,6 +54,10 @@ type testFlags struct {
 	group    bool
 	atomic   string
 	goTest   goTestFlags
+	// The bounds of the results kept (keep.go): files and bytes per test, bytes in -out.
+	keepFiles    int
+	keepBytes    byteSize
+	keepOutBytes byteSize
 }
 
 // goTestFlags are go test's flags that heddle test accepts for a Go developer's habits, with
@@ -80,9 +84,13 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.IntVar(&f.bound, "bound", 2, "largest preemption bound of the bounded strategy")
 	fs.IntVar(&f.workers, "workers", 1, "worker processes per test")
 	fs.Var(&f.shard, "shard", "explore share `i/n` of each test's search (i from 0), one of n CI jobs whose results heddle merge combines; by default from $TEST_TOTAL_SHARDS and $TEST_SHARD_INDEX (Bazel) or $JOB_COMPLETION_INDEX and $HEDDLE_SHARDS (Kubernetes)")
-	fs.BoolVar(&f.jsonOut, "json", false, "print machine-readable events, one JSON object per line")
-	fs.BoolVar(&f.verbose, "v", false, "print every test explored, with statistics")
+	fs.BoolVar(&f.jsonOut, "json", false, "print go test -json's events (test2json's) of -v's output, one JSON object per line, with heddle's fields (docs/formats.md)")
+	fs.BoolVar(&f.verbose, "v", false, "print every test explored, as go test -v, with heddle's statistics in its output")
 	fs.StringVar(&f.out, "out", timeline.ResultDir, "directory for schedule, trace and exploration files")
+	f.keepBytes, f.keepOutBytes = defaultKeepBytes, defaultKeepOutBytes
+	fs.IntVar(&f.keepFiles, "keep-files", defaultKeepFiles, "most files kept in a test's results directory: the latest exploration's, its bugs' traces simplest first, then the newest others (0: no bound)")
+	fs.Var(&f.keepBytes, "keep-bytes", "most bytes kept in a test's results directory, as -keep-files: a `size` such as 10MB (0: no bound)")
+	fs.Var(&f.keepOutBytes, "keep-out-bytes", "most bytes kept in the -out directory, a `size` such as 200MB: the oldest files that this run did not write are removed first (0: no bound)")
 	fs.BoolVar(&f.isolate, "isolate", false, "run every schedule in a fresh process (programs with global state)")
 	fs.BoolVar(&f.stop, "stop", false, "stop a test's exploration at its first bug")
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
@@ -354,6 +362,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 				}
 				rep.buildFailed(pe.Package, out.String(), "setup failed")
 			}
+			rep.finish()
 			return exitBug
 		}
 		if errors.As(err, &be) {
@@ -411,6 +420,10 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			continue
 		}
 		bin := item.(*instrument.Binary)
+		if bin.NoTestFiles {
+			rep.packageDone(bin.Package, pkgNoTestFiles, 0)
+			continue
+		}
 		pkgStart := time.Now()
 		pkgCtx, pkgCancel := ctx, context.CancelFunc(func() {})
 		if f.goTest.timeout > 0 {
@@ -457,6 +470,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			if ctx.Err() != nil {
 				pkgCancel()
 				rep.packageDone(bin.Package, "interrupted", time.Since(pkgStart))
+				rep.finish()
 				fmt.Fprintln(os.Stderr, "heddle: interrupted")
 				return exitUsage
 			}
@@ -468,11 +482,17 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		status := ""
 		switch {
 		case pkgFailed:
-			status = "FAIL"
+			status = pkgFail
 		case pkgMatched == 0:
-			status = "no tests to run"
+			status = pkgNoTests
 		}
 		rep.packageDone(bin.Package, status, time.Since(pkgStart))
+	}
+	rep.finish()
+	if n, freed, err := keepOut(f.out, rep.written, int64(f.keepOutBytes)); err != nil {
+		fmt.Fprintln(os.Stderr, "heddle: -keep-out-bytes:", err)
+	} else if n > 0 && f.verbose {
+		fmt.Fprintf(os.Stderr, "heddle: removed the %s oldest results (%.1f MB) from %s, to keep it under %s (-keep-out-bytes)\n", plural(n, "file"), float64(freed)/(1<<20), f.out, &f.keepOutBytes)
 	}
 	// As go test: a package that does not build fails as a test does.
 	code := exitOK
@@ -670,6 +690,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	rep.publish(timeline.Done{Stats: *total})
 	dir := timeline.TestDir(f.out, pkg, test)
 	var saved []savedBug
+	var wrote []current
 	for i, k := range order {
 		b := bugs[k]
 		sb := savedBug{Bug: b}
@@ -679,11 +700,15 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
 				rep.note(pkg, test, err.Error())
 				sb.Path = ""
+			} else {
+				wrote = append(wrote, current{path: sb.Path, preemptions: b.Preemptions, trace: true})
 			}
 		}
 		saved = append(saved, sb)
 	}
-	saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, f.quantum, warnings, func(err error) { rep.note(pkg, test, err.Error()) })
+	for _, p := range saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, f.quantum, warnings, func(err error) { rep.note(pkg, test, err.Error()) }) {
+		wrote = append(wrote, current{path: p})
+	}
 	expPath := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
 	for _, t := range trees {
@@ -695,11 +720,15 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	}
 	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings); err != nil {
 		rep.note(pkg, test, err.Error())
-	} else if rep.srv != nil {
-		if err := rep.srv.Load(expPath); err != nil {
-			rep.note(pkg, test, "web view: "+err.Error())
+	} else {
+		wrote = append(wrote, current{path: expPath})
+		if rep.srv != nil {
+			if err := rep.srv.Load(expPath); err != nil {
+				rep.note(pkg, test, "web view: "+err.Error())
+			}
 		}
 	}
+	rep.keep(pkg, test, dir, wrote)
 	o := searched(len(order), total.Cut)
 	if we != nil {
 		o.ended = "the test process's " + we.Status
@@ -833,9 +862,9 @@ func crashSummary(stderr string) string {
 	return tail
 }
 
-// saveWarningSchedules saves the schedule of the run that each atomicity warning names, and
-// sets the warning's replay command.
-func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q time.Duration, warnings []*timeline.Warning, fail func(error)) {
+// saveWarningSchedules saves the schedule of the run that each atomicity warning names, sets
+// the warning's replay command, and returns the files it wrote.
+func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q time.Duration, warnings []*timeline.Warning, fail func(error)) (paths []string) {
 	n := 0
 	for _, w := range warnings {
 		a := w.Atomicity
@@ -850,7 +879,9 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q 
 			continue
 		}
 		a.Replay = self() + " replay " + path
+		paths = append(paths, path)
 	}
+	return paths
 }
 
 // heddleNames matches a name under heddle's module path in a stack the program printed.

@@ -60,7 +60,7 @@ func TestWarnings(t *testing.T) {
 	}
 	// The unlocked increment, with whichever locked access of worker A the search met first.
 	want := "write at w_test.go:24 by G1.2 holding no lock"
-	if !strings.Contains(out, "warning: lockset: ") || !strings.Contains(out, want) || !strings.Contains(out, "TestCounter: clean") {
+	if !strings.Contains(out, "warning: lockset: ") || !strings.Contains(out, want) || !strings.Contains(out, "--- PASS: TestCounter (") {
 		t.Fatalf("output lacks the lockset warning about %q, or the clean verdict:\n%s", want, out)
 	}
 	out, _, code = heddle(t, dir, "test", "-race=false", "-json", ".")
@@ -94,10 +94,10 @@ func TestWarnings(t *testing.T) {
 
 	// With the race detector, the race is a bug, and its trace shows the warning of its run.
 	out, errOut, code = heddle(t, dir, "test", ".")
-	if code != exitBug || !strings.Contains(out, "--- BUG: TestCounter: race") {
+	if code != exitBug || !strings.Contains(out, "--- FAIL: TestCounter (") || !strings.Contains(out, "    BUG: race (") {
 		t.Fatalf("with -race: exit %d, want %d and the race\n%s\n%s", code, exitBug, out, errOut)
 	}
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*.trace.json"))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*"+timeline.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("race traces: %v", traces)
 	}

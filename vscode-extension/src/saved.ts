@@ -1,15 +1,32 @@
 // The bugs heddle saved for a test, which "debug with heddle" offers to replay.
 // heddle test, and the debug adapter's explorations, save each bug's trace as
-// .heddle/<package import path>/<Test>/<kind>-<n>.trace.json under the module's
-// root (timeline/layout.go). Nothing here depends on VS Code.
+// .heddle/<package import path>/<Test>/<kind>-<n>.trace.json.gz under the module's
+// root (timeline/layout.go), compressed with gzip; earlier versions saved them plain, as
+// <kind>-<n>.trace.json, and both are read. Nothing here depends on VS Code.
 
 import { readFileSync, readdirSync } from "node:fs";
 import * as path from "node:path";
+import { gunzipSync } from "node:zlib";
 import { bugPosition } from "./model";
 import { BugGoroutine, Position, formatPosition, isObject } from "./protocol";
 
 export const resultDir = ".heddle";
-export const traceSuffix = ".trace.json";
+// The suffixes of trace files: compressed, and plain (earlier versions, heddle replay -o).
+export const traceSuffixes = [".trace.json.gz", ".trace.json"] as const;
+
+// traceName is a trace file's name without its suffix: deadlock-1.
+export function traceName(file: string): string {
+  const base = path.basename(file);
+  const suffix = traceSuffixes.find((s) => base.endsWith(s));
+  return suffix ? base.slice(0, -suffix.length) : base;
+}
+
+// readTraceText reads a trace file, decompressing it if it is compressed: whatever its name,
+// a file that begins with gzip's magic number is.
+export function readTraceText(file: string): string {
+  const data = readFileSync(file);
+  return (data[0] === 0x1f && data[1] === 0x8b ? gunzipSync(data) : data).toString("utf8");
+}
 
 export interface Module {
   root: string; // the directory of go.mod
@@ -48,7 +65,7 @@ export function testResultDir(m: Module, pkg: string, test: string): string {
 
 export interface SavedBug {
   file: string;
-  name: string; // the file's name without .trace.json: deadlock-1
+  name: string; // the file's name without .trace.json.gz or .trace.json: deadlock-1
   kind: string;
   position?: Position;
 }
@@ -69,7 +86,7 @@ export function parseSavedBug(file: string, text: string): SavedBug | undefined 
     const pos = isObject(g.pos) && typeof g.pos.file === "string" && typeof g.pos.line === "number" ? { file: g.pos.file, line: g.pos.line } : undefined;
     goroutines.push({ id: g.id, state: typeof g.state === "string" ? g.state : undefined, op: typeof g.op === "string" ? g.op : undefined, position: pos });
   }
-  return { file, name: path.basename(file).slice(0, -traceSuffix.length), kind: t.verdict.kind, position: bugPosition({ goroutines }) };
+  return { file, name: traceName(file), kind: t.verdict.kind, position: bugPosition({ goroutines }) };
 }
 
 // readSavedBugs returns the bugs saved in directory dir, by name; a directory that does not
@@ -77,7 +94,7 @@ export function parseSavedBug(file: string, text: string): SavedBug | undefined 
 export function readSavedBugs(dir: string): SavedBug[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith(traceSuffix));
+    names = readdirSync(dir).filter((n) => !n.startsWith(".") && traceSuffixes.some((s) => n.endsWith(s)));
   } catch {
     return [];
   }
@@ -86,7 +103,7 @@ export function readSavedBugs(dir: string): SavedBug[] {
     const file = path.join(dir, n);
     let text: string;
     try {
-      text = readFileSync(file, "utf8");
+      text = readTraceText(file);
     } catch {
       continue;
     }

@@ -34,15 +34,20 @@ describe("saved bugs", () => {
   test("a deadlock is placed at its lock cycle, not at the root's wg.Wait", () => {
     const b = parseSavedBug("/r/deadlock-1.trace.json", deadlock);
     assert.deepEqual(b, { file: "/r/deadlock-1.trace.json", name: "deadlock-1", kind: "deadlock", position: { file: "/w/bank/bank.go", line: 15 } });
+    assert.equal(parseSavedBug("/r/deadlock-1.trace.json.gz", deadlock)!.name, "deadlock-1");
     assert.equal(parseSavedBug("/r/x.trace.json", "{not json"), undefined);
     assert.equal(parseSavedBug("/r/x.trace.json", JSON.stringify({ verdict: { kind: "ok" } })), undefined);
   });
 
-  test("the quick pick offers each saved bug, then a new schedule", () => {
-    const { results } = bankModule({ "deadlock-1.trace.json": deadlock, "explore-deadlock-2.trace.json": deadlock, "exploration.json": "{}", "broken.trace.json": "{" });
+  test("the quick pick offers each saved bug, compressed or not, then a new schedule", () => {
+    const { results } = bankModule({
+      "deadlock-1.trace.json.gz": deadlock, "explore-deadlock-2.trace.json": deadlock, "exploration.json": "{}", "broken.trace.json.gz": "{",
+      ".deadlock-3.trace.json.gz.123": deadlock,
+    });
     const items = debugChoices(readSavedBugs(results));
     assert.deepEqual(items.map((i) => i.label), ["Replay deadlock-1 (bank.go:15)", "Replay explore-deadlock-2 (bank.go:15)", "Run a new schedule"]);
-    assert.equal(items[0]!.trace, path.join(results, "deadlock-1.trace.json"));
+    assert.equal(items[0]!.trace, path.join(results, "deadlock-1.trace.json.gz"));
+    assert.equal(items[1]!.trace, path.join(results, "explore-deadlock-2.trace.json"));
     assert.equal(items[2]!.trace, undefined);
     assert.deepEqual(readSavedBugs(path.join(results, "missing")), []);
   });
