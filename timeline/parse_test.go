@@ -3,10 +3,13 @@ package timeline
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 func TestReadFixtures(t *testing.T) {
@@ -47,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"version": 1}`, "heddle", `missing: not a heddle file`},
 		{`{"heddle": "picture", "version": 1}`, "heddle", `unknown kind "picture"`},
 		{`{"heddle": "trace"}`, "version", "missing"},
-		{`{"heddle": "trace", "version": 4}`, "version", "newer"},
+		{`{"heddle": "trace", "version": 99}`, "version", "newer"},
 		{`{"heddle": "schedule", "version": 2, "program": {"package": "a", "test": "group", "group": "a,b"}, "decisions": []}`, "program.group", "needs version 3"},
 		{`{"heddle": "schedule", "version": 3, "program": {"package": "a", "test": "group", "group": "a"}, "decisions": []}`, "program.group", "two or more"},
 		{`{"heddle": "schedule", "version": 3, "program": {"package": "a", "test": "group", "group": "a,,b"}, "decisions": []}`, "program.group", "two or more"},
@@ -97,6 +100,30 @@ func TestStatsJSON(t *testing.T) {
 	for _, bad := range []string{`{"Runs": 3, "Elapsed": 1000}`, `{"runs": 3, "speed": 1}`, `{"elapsed": 1000}`, `{"elapsed": "soon"}`} {
 		if err := json.Unmarshal([]byte(bad), &back); err == nil {
 			t.Errorf("Unmarshal(%s) succeeded", bad)
+		}
+	}
+}
+
+// TestEarlierTime: a file of a version before 4 that names no model of time was recorded under
+// synctest time, the default then; from version 4 on, no model is the quantum.
+func TestEarlierTime(t *testing.T) {
+	for _, tc := range []struct {
+		version int
+		time    string
+		want    rt.TimeModel
+	}{
+		{3, "", rt.TimeSynctest},
+		{3, `"time": "adversarial", `, rt.TimeAdversarial},
+		{4, "", rt.TimeQuantum},
+		{4, `"time": "synctest", `, rt.TimeSynctest},
+	} {
+		data := fmt.Sprintf(`{"heddle": "schedule", "version": %d, %s"program": {"package": "a", "test": "TestA"}, "decisions": []}`, tc.version, tc.time)
+		v, err := Parse("s.json", []byte(data))
+		if err != nil {
+			t.Fatalf("%s: %v", data, err)
+		}
+		if got := v.(*Schedule).Time; got != tc.want {
+			t.Errorf("%s: time %s, want %s", data, got, tc.want)
 		}
 	}
 }
