@@ -220,6 +220,7 @@ func (r *rewriter) visit(n ast.Node) bool {
 		if r.netGroupCall(n) {
 			return false
 		}
+		r.checkedMethod(n)
 		if obj, ok := r.info.Uses[n.Sel].(*types.Func); ok && httpFuncs[obj.Name()] && obj.Pkg() != nil && obj.Pkg().Path() == "net/http" && obj.Type().(*types.Signature).Recv() == nil {
 			if id, ok := n.X.(*ast.Ident); ok {
 				if _, ok := r.info.Uses[id].(*types.PkgName); ok {
@@ -328,6 +329,11 @@ func (r *rewriter) builtin(call *ast.CallExpr) {
 // run, before its goroutines are judged leaked.
 var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": true}
 
+// checkedMethods are the methods of *testing.T and testing.TB whose receiver is rewritten into
+// harness.Checked(t), in calls and method values: a log or a failure after the test completed
+// fails as go test fails it (harness/late.go).
+var checkedMethods = map[string]bool{"Log": true, "Logf": true, "Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
+
 // testingCall rewrites t.Run(name, f) into harness.Run(t, name, f), t.Parallel() into
 // harness.Parallel(t) and t.Cleanup(f) into harness.Cleanup(t, f), for t a *testing.T or a
 // value that embeds one, and for Cleanup a testing.TB too. Method values and method
@@ -388,6 +394,24 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		}
 		w.insert(",")
 		w.copy(call.Lparen+1, call.End())
+	})
+}
+
+// checkedMethod rewrites t.Logf, called or as a method value, into harness.Checked(t).Logf,
+// and so on for checkedMethods, for t a *testing.T or a testing.TB.
+func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
+	sel := r.info.Selections[se]
+	if sel == nil || sel.Kind() != types.MethodVal || !checkedMethods[se.Sel.Name] {
+		return
+	}
+	t := sel.Recv()
+	if _, isPtr := t.Underlying().(*types.Pointer); !(isPtr && isTestingT(deref(t))) && !isTestingTB(t) {
+		return
+	}
+	r.add(se, func(w *writer) {
+		w.insert(r.harness() + ".Checked(")
+		w.node(se.X)
+		w.insert(")." + se.Sel.Name)
 	})
 }
 

@@ -23,6 +23,15 @@ func NameRoot(name string) {
 	}
 }
 
+// Returned reports whether the root of the caller's run has returned: the test has completed,
+// and its goroutines go on in the leak check's window.
+//
+//go:norace
+func Returned() bool {
+	r, _ := current()
+	return r != nil && r.rootDone()
+}
+
 // NameMain names the run's root main: the run is a program's, which exits when main returns,
 // as Go ends the process without waiting for its other goroutines.
 //

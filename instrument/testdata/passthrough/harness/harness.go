@@ -26,3 +26,5 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool { return t.Run(name
 func Parallel(t *testing.T) { t.Parallel() }
 
 func Cleanup(t testing.TB, f func()) { t.Cleanup(f) }
+
+func Checked(t testing.TB) testing.TB { return t }

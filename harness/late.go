@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// Checked stands for the receiver of the package's calls and method values of t.Log, t.Logf,
+// t.Error, t.Errorf, t.Fatal, t.Fatalf, t.Fail and t.FailNow, for t a *testing.T or a
+// testing.TB: the instrumenter rewrites t.Logf into harness.Checked(t).Logf. After the test
+// has returned (with its cleanups), its goroutines go on for the leak check's window
+// (rt.LeakWindow); a call then fails the run as go test fails it, with a panic in the calling
+// goroutine in go test's words. Go logs a late message into a parent test that is still
+// running, and panics only once every ancestor has completed; a run of heddle is one test, so
+// the panic is what it shows. Calls through an interface of another package (an assertion
+// library's TestingT) are not rewritten, and not checked.
+func Checked(t testing.TB) Test { return Test{t} }
+
+// Test is a testing.TB whose logging and failing methods check that the test has not
+// completed (Checked).
+type Test struct{ tb testing.TB }
+
+// late panics, as testing does, if the run's test has returned. what is "Log" or "Fail", and
+// msg the message logged.
+func (t Test) late(what, msg string) {
+	if !rt.Running() || !rt.Returned() {
+		return
+	}
+	name := t.tb.Name()
+	if current.t != nil {
+		name = current.name + strings.TrimPrefix(name, current.t.Name())
+	}
+	if what == "Fail" {
+		panic("Fail in goroutine after " + name + " has completed")
+	}
+	panic("Log in goroutine after " + name + " has completed: " + strings.TrimSuffix(msg, "\n"))
+}
+
+// Log is t.Log, checked.
+func (t Test) Log(args ...any) {
+	t.late("Log", fmt.Sprintln(args...))
+	t.tb.Helper()
+	t.tb.Log(args...)
+}
+
+// Logf is t.Logf, checked.
+func (t Test) Logf(format string, args ...any) {
+	t.late("Log", fmt.Sprintf(format, args...))
+	t.tb.Helper()
+	t.tb.Logf(format, args...)
+}
+
+// Error is t.Error, checked.
+func (t Test) Error(args ...any) {
+	t.late("Log", fmt.Sprintln(args...))
+	t.tb.Helper()
+	t.tb.Error(args...)
+}
+
+// Errorf is t.Errorf, checked.
+func (t Test) Errorf(format string, args ...any) {
+	t.late("Log", fmt.Sprintf(format, args...))
+	t.tb.Helper()
+	t.tb.Errorf(format, args...)
+}
+
+// Fatal is t.Fatal, checked.
+func (t Test) Fatal(args ...any) {
+	t.late("Log", fmt.Sprintln(args...))
+	t.tb.Helper()
+	t.tb.Fatal(args...)
+}
+
+// Fatalf is t.Fatalf, checked.
+func (t Test) Fatalf(format string, args ...any) {
+	t.late("Log", fmt.Sprintf(format, args...))
+	t.tb.Helper()
+	t.tb.Fatalf(format, args...)
+}
+
+// Fail is t.Fail, checked.
+func (t Test) Fail() {
+	t.late("Fail", "")
+	t.tb.Helper()
+	t.tb.Fail()
+}
+
+// FailNow is t.FailNow, checked.
+func (t Test) FailNow() {
+	t.late("Fail", "")
+	t.tb.Helper()
+	t.tb.FailNow()
+}
