@@ -108,6 +108,9 @@ type Bug struct {
 	earlier *rt.Result
 	// shape is the bug's kind and operations, without positions or goroutine names.
 	shape string
+	// adversarial is set for a bug of the timeout search, whose schedule replays under
+	// adversarial time.
+	adversarial bool
 }
 
 // Report is the outcome of an exploration.
@@ -181,6 +184,9 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
 	p.cur.Serial = gd.Serial
+	if gd.Adversarial {
+		p.cur.Time = rt.TimeAdversarial
+	}
 	if p.body == nil {
 		p.body = p.runBody
 	}
@@ -243,6 +249,9 @@ type explorer struct {
 	stopped bool
 	// timedOut is set when a run was stopped at the end of the time budget.
 	timedOut bool
+	// sawTimer is set once a run set a timer: the search then keeps a share of the budget for
+	// the timeout search, whose runs have adversarial set (timeout.go).
+	sawTimer, adversarial bool
 	first    []rt.Decision // the first run's schedule, for the lock trees
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
@@ -324,6 +333,7 @@ func explore(r Runner, opts Options) *Report {
 		panic(fmt.Sprintf("explorer: unknown strategy %q (want one of %s)", opts.Strategy, strings.Join(Strategies, ", ")))
 	}
 	e.raceWindows()
+	e.timeoutSearch()
 	e.finish()
 	return e.rep
 }
@@ -361,8 +371,12 @@ func (e *explorer) sample() {
 
 func (e *explorer) overBudget() bool {
 	s := &e.rep.Stats
-	return e.stopped || e.opts.MaxRuns > 0 && s.Runs >= e.opts.MaxRuns ||
-		e.opts.MaxTime > 0 && time.Since(e.start)+e.reportCost() >= e.opts.MaxTime
+	runs, d := e.opts.MaxRuns, e.opts.MaxTime
+	if e.sawTimer && !e.adversarial {
+		runs, d = runs-runs/timeoutShare, d-d/timeoutShare
+	}
+	return e.stopped || runs > 0 && s.Runs >= runs ||
+		d > 0 && time.Since(e.start)+e.reportCost() >= d
 }
 
 // reportCost is the share of the time budget kept for reporting: replaying the bugs in
@@ -392,6 +406,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
 	gd.Serial = e.opts.serial
+	gd.Adversarial = e.adversarial
 	res := e.r.Run(gd, false)
 	other := elsewhere(gd, res)
 	if other {
@@ -414,6 +429,13 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	s := &e.rep.Stats
 	s.Runs++
 	s.Steps += res.Steps
+	if !e.sawTimer {
+		e.sawTimer = setsTimer(res)
+	}
+	if e.adversarial && res.Verdict.Kind.Bug() && !timeoutBug[res.Verdict.Kind] {
+		// The test's own handling of its timeout: not a bug.
+		res.Verdict = rt.Verdict{Kind: rt.VerdictOK}
+	}
 	e.addWarnings(res)
 	e.checkAtomicity(res)
 	e.maxLen = max(e.maxLen, gd.steps)
@@ -471,7 +493,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		}
 		if key == "" {
 			// The run was fast, without positions: replay it once in detail mode for them.
-			detail = e.r.Run(scheduleGuide(res.Decisions), true)
+			detail = e.r.Run(e.scheduleGuide(res.Decisions, e.adversarial), true)
 			if detail.Verdict.Kind == res.Verdict.Kind {
 				key = signature(detail)
 			}
@@ -488,7 +510,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 			}
 		}
 		if b = e.bugs[key]; b == nil {
-			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail, shape: shape(res)}
+			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail, shape: shape(res), adversarial: e.adversarial}
 			b.Strategy, b.Run = e.member, e.rep.Stats.Runs
 			e.bugs[key] = b
 			e.rep.Bugs = append(e.rep.Bugs, b)
@@ -714,7 +736,7 @@ func (e *explorer) finish() {
 			continue
 		}
 		if !over() || b.earlier == nil {
-			b.Result = e.r.Run(scheduleGuide(b.Schedule), true)
+			b.Result = e.r.Run(e.scheduleGuide(b.Schedule, b.adversarial), true)
 			if b.Result.Verdict.Kind == b.Kind && b.Kind == rt.VerdictAtomicity {
 				// A cycle of the transactional graph names its steps' positions in detail
 				// mode only.

@@ -41,6 +41,8 @@ type Guide struct {
 	// to schedule next, with the picks of the data decisions within its step. A planned
 	// goroutine that is not offered ends the plan; the policy goes on from there.
 	Plan []PlanStep
+	// Adversarial runs the run under adversarial time (the timeout search, timeout.go).
+	Adversarial bool
 
 	// Watch lists the positions of accesses whose order the run records (rt.Config.Watch),
 	// for the race window.

@@ -71,6 +71,7 @@ type Stats struct {
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
 	Steps            int `json:"steps,omitempty"`       // steps taken over all runs
+	TimeoutRuns      int `json:"timeoutRuns,omitempty"` // runs of the timeout search (explorer/timeout.go), counted in Runs
 	// Elapsed is written as a Go duration string ("1.2s"), which is what a person reads in the
 	// file, together with the derived schedulesPerSecond; see MarshalJSON.
 	Elapsed  time.Duration `json:"-"`
@@ -94,6 +95,7 @@ func (s *Stats) Add(o *Stats) {
 	s.Cut += o.Cut
 	s.BuggyRuns += o.BuggyRuns
 	s.Steps += o.Steps
+	s.TimeoutRuns += o.TimeoutRuns
 	s.Elapsed = max(s.Elapsed, o.Elapsed)
 	s.Complete = s.Complete && o.Complete
 }

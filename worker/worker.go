@@ -123,8 +123,9 @@ type Guide struct {
 	SplitFrom int `json:"splitFrom,omitempty"`
 	// Watch lists the positions of accesses whose order the run records (explorer.Guide.Watch).
 	Watch []string `json:"watch,omitempty"`
-	// Serial is explorer.Guide's.
-	Serial bool `json:"serial,omitempty"`
+	// Serial and Adversarial are explorer.Guide's.
+	Serial      bool `json:"serial,omitempty"`
+	Adversarial bool `json:"adversarial,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.

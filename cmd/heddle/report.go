@@ -333,6 +333,9 @@ func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
 		if s.Diverged > 0 {
 			line += fmt.Sprintf(", %d diverging, skipped", s.Diverged)
 		}
+		if s.TimeoutRuns > 0 {
+			line += fmt.Sprintf(", %d in the timeout search", s.TimeoutRuns)
+		}
 		line += ")"
 	}
 	line += search
