@@ -252,7 +252,7 @@ type explorer struct {
 	// sawTimer is set once a run set a timer: the search then keeps a share of the budget for
 	// the timeout search, whose runs have adversarial set (timeout.go).
 	sawTimer, adversarial bool
-	first    []rt.Decision // the first run's schedule, for the lock trees
+	first                 []rt.Decision // the first run's schedule, for the lock trees
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
