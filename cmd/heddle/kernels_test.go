@@ -86,7 +86,7 @@ func exploreWith(w *remote.Worker, test string, opts worker.Options) (found, err
 
 // TestKernels runs heddle with default settings on every bug kernel: the buggy test must
 // reveal the expected kind of bug, its saved schedule must reproduce it on every replay, and
-// the fixed twin must report nothing, with the default model of time and with adversarial time. A timer kernel whose want.txt
+// the fixed twin must report nothing, with the default model of time and, if it uses package time, with adversarial time. A timer kernel whose want.txt
 // says "also: adversarial" must reveal its bug with -time=adversarial too.
 func TestKernels(t *testing.T) {
 	if testing.Short() {
@@ -168,7 +168,12 @@ func TestKernels(t *testing.T) {
 					t.Fatalf("replay %d: verdict %s (%s), want %s", i, tr.Verdict.Kind, tr.Verdict.Message, match.Kind)
 				}
 			}
-			for _, tm := range []rt.TimeModel{rt.TimeQuantum, rt.TimeAdversarial} {
+			models := []rt.TimeModel{rt.TimeQuantum}
+			if usesTime(t, name) {
+				// Adversarial time differs from the default only where a timer is set.
+				models = append(models, rt.TimeAdversarial)
+			}
+			for _, tm := range models {
 				fixed := explore(t, w, "TestFixed", tm)
 				if wt.synctestOnly && tm == rt.TimeAdversarial {
 					// The kernel's point: a guard that adversarial time fires early.
@@ -189,6 +194,15 @@ func TestKernels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// usesTime reports whether kernel name imports package time.
+func usesTime(t *testing.T, name string) bool {
+	src, err := os.ReadFile(filepath.Join("../../testdata/kernels", name, name+"_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(src), "\t\"time\"\n") || strings.Contains(string(src), "import \"time\"")
 }
 
 // A kernelWant is a kernel's want.txt: the kind of bug on the first line, then optionally
