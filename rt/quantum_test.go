@@ -124,3 +124,34 @@ func TestLifecycle(t *testing.T) {
 		})
 	}
 }
+
+// TestQuantumTiming: a bug that a timer firing mid-work makes says which timer fired, when in
+// virtual time, and which goroutine was working.
+func TestQuantumTiming(t *testing.T) {
+	res := rt.Run(rt.Config{Chooser: last{}, Detail: true}, func() {
+		var mu rt.Mutex
+		state := 0
+		rt.AfterFunc(time.Nanosecond, func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if state%2 == 1 {
+				panic("half-done state")
+			}
+		})
+		for range 10 {
+			mu.Lock()
+			state++
+			mu.Unlock()
+			mu.Lock()
+			state++
+			mu.Unlock()
+		}
+	})
+	if res.Verdict.Kind != rt.VerdictPanic {
+		t.Fatalf("verdict %s: %s, want panic", res.Verdict.Kind, res.Verdict.Message)
+	}
+	const want = "the timer of 1ns set at quantum_test.go:134 fired at 30ns of virtual time, while G1 was still running (it had never waited)"
+	if got := strings.Join(res.Verdict.Timing, "\n"); got != want {
+		t.Errorf("timing %q, want %q", got, want)
+	}
+}

@@ -149,6 +149,7 @@ func (r *run) clockWakes() bool {
 // An early fire is a timer that the adversarial clock fired while goroutines could still run.
 type earlyFire struct {
 	step  int32 // the clock's step
+	at    int64 // the virtual time it fired at, since the run began
 	dur   int64
 	set   int32 // the step that set the timer
 	alive []GID // the goroutines that could run
@@ -159,7 +160,7 @@ type earlyFire struct {
 //
 //go:norace
 func (r *run) noteEarly(t *timer) {
-	f := earlyFire{step: int32(len(r.events) - 1), dur: t.dur, set: t.set}
+	f := earlyFire{step: int32(len(r.events) - 1), at: r.clock.now, dur: t.dur, set: t.set}
 	for _, a := range r.alts {
 		if a.G != ClockID {
 			f.alive = append(f.alive, a.G)
@@ -168,25 +169,38 @@ func (r *run) noteEarly(t *timer) {
 	r.early = append(r.early, f)
 }
 
-// timing explains, for a bug found with adversarial time, each timer that fired while
-// goroutines could still run: those goroutines would have had to run, without waiting, for
-// longer than the timer's duration.
+// timing explains, for a bug found with adversarial time or time that passes with work, each
+// timer that fired while goroutines could still run: those goroutines would have had to run,
+// without waiting, for longer than the timer's duration.
 //
 //go:norace
 func (r *run) timing() []string {
+	prefix := ""
+	if r.cfg.Time == TimeAdversarial {
+		prefix = "with adversarial time, "
+	}
 	var out []string
-	for _, f := range r.early {
-		what := "the timer of " + time.Duration(f.dur).String()
+	// The last fires, nearest the bug: a ticker may have fired thousands of times before.
+	for _, f := range r.early[max(0, len(r.early)-timingFires):] {
+		what := prefix + "the timer of " + time.Duration(f.dur).String()
 		if f.set >= 0 {
 			what += " set at " + r.stepPos(f.set)
 		}
+		when := ""
+		if r.cfg.Time == TimeQuantum {
+			when = fmt.Sprintf(" at %v of virtual time,", time.Duration(f.at))
+		}
 		for _, id := range f.alive {
 			g := r.gs[id.index()]
-			out = append(out, fmt.Sprintf("%s fired while %s was still running (%s)", what, r.gname(g), r.awakeSince(g, f.step)))
+			out = append(out, fmt.Sprintf("%s fired%s while %s was still running (%s)", what, when, r.gname(g), r.awakeSince(g, f.step)))
 		}
 	}
 	return out
 }
+
+// timingFires is how many of the last timers that fired while goroutines worked a bug's
+// report explains.
+const timingFires = 3
 
 // awakeSince says since when goroutine g had run without waiting, before step.
 //
@@ -344,7 +358,7 @@ func (r *run) fireClock() {
 		return // the step bound: see Go
 	}
 	e.Objs = append(e.Objs, ClockObj)
-	early := r.cfg.Time == TimeAdversarial && r.cfg.Detail && len(r.alts) > 1
+	early := r.cfg.Detail && len(r.alts) > 1 && (r.cfg.Time == TimeAdversarial || r.cfg.Time == TimeQuantum && r.bubble == nil)
 	for len(r.clock.timers) > 0 && r.clock.timers[0].when == next {
 		t := heap.Pop(&r.clock.timers).(*timer)
 		t.active = false

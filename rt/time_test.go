@@ -36,8 +36,8 @@ func guarded(slow bool) func() {
 }
 
 func TestTimeModels(t *testing.T) {
-	const early = "the timer of 1s set at time_test.go:34 fired while G1 was still running (it had never waited)\n" +
-		"the timer of 1s set at time_test.go:34 fired while G1.1 was still running (it had not waited since it was started at time_test.go:28)"
+	const early = "with adversarial time, the timer of 1s set at time_test.go:34 fired while G1 was still running (it had never waited)\n" +
+		"with adversarial time, the timer of 1s set at time_test.go:34 fired while G1.1 was still running (it had not waited since it was started at time_test.go:28)"
 	for _, tc := range []struct {
 		name   string
 		time   rt.TimeModel
@@ -46,6 +46,9 @@ func TestTimeModels(t *testing.T) {
 		timing string
 	}{
 		// The worker never waits: under synctest's time the timeout cannot beat it.
+		// A second of time takes 100 million steps of work: the worker sends first.
+		{"quantum/fast", rt.TimeQuantum, false, rt.VerdictOK, ""},
+		{"quantum/slow", rt.TimeQuantum, true, rt.VerdictLeak, ""},
 		{"synctest/fast", rt.TimeSynctest, false, rt.VerdictOK, ""},
 		{"synctest/slow", rt.TimeSynctest, true, rt.VerdictLeak, ""},
 		// The clock fires at the first step it can: before either goroutine waited.

@@ -71,7 +71,7 @@ func (t *Trace) VerdictReport(indent string) string {
 		fmt.Fprintf(&b, "%s%-8s %s\n", indent, g.ID, t.State(g))
 	}
 	for _, l := range t.Verdict.Timing {
-		fmt.Fprintf(&b, "%swith adversarial time, %s\n", indent, l)
+		fmt.Fprintf(&b, "%s%s\n", indent, l)
 	}
 	if c := t.Verdict.Cycle; len(c) > 0 {
 		fmt.Fprintf(&b, "%swait-for cycle: %s → %s\n", indent, strings.Join(c, " → "), c[0])
