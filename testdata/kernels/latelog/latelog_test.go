@@ -40,13 +40,15 @@ func (s *watchServer) serve() {
 	<-s.quit
 	s.mu.Lock()
 	keys := make([]string, 0, len(s.watchers))
-	for k, ch := range s.watchers {
-		close(ch)
+	for k := range s.watchers {
 		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		close(s.watchers[k])
 	}
 	s.watchers = nil
 	s.mu.Unlock()
-	sort.Strings(keys)
 	s.logf("watch server stopped; closed watchers %v", keys) // BUG: may run after the test returned
 }
 
