@@ -29,7 +29,7 @@ type shadowSpec struct {
 var localShadows = map[string]bool{"net": true, "net/http/httptest": true}
 
 var shadowSpecs = []shadowSpec{
-	{"sync", names("Mutex", "RWMutex", "WaitGroup", "Cond", "Once", "Map",
+	{"sync", names("Mutex", "RWMutex", "WaitGroup", "Cond", "Once", "Map", "Pool",
 		"NewCond", "OnceFunc", "OnceValue", "OnceValues")},
 	{"sync/atomic", nil},
 	{"time", names("Now", "Since", "Until", "Sleep", "After", "Tick", "NewTimer", "NewTicker",

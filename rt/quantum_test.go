@@ -155,3 +155,25 @@ func TestQuantumTiming(t *testing.T) {
 		t.Errorf("timing %q, want %q", got, want)
 	}
 }
+
+// TestPoolPerRun: a value put in a pool in one run is not what Get returns in the next: it may
+// hold the objects of the run that made it.
+func TestPoolPerRun(t *testing.T) {
+	var p rt.Pool
+	var got []any
+	for i := range 2 {
+		res := rt.Run(rt.Config{}, func() {
+			got = append(got, p.Get())
+			p.Put(i + 1)
+			if x := p.Get(); x != i+1 && x != nil {
+				panic("the pool returned a value it was not given in this run")
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Fatalf("run %d: verdict %s: %s", i, res.Verdict.Kind, res.Verdict.Message)
+		}
+	}
+	if got[0] != nil || got[1] != nil {
+		t.Errorf("Get at the start of each run returned %v, want nothing", got)
+	}
+}

@@ -25,7 +25,7 @@ func OnceValue[T any](f func() T) func() T { return rt.OnceValue[T](f) }
 
 func OnceValues[T1 any, T2 any](f func() (T1, T2)) func() (T1, T2) { return rt.OnceValues[T1, T2](f) }
 
-type Pool = sync.Pool
+type Pool = rt.Pool
 
 type RWMutex = rt.RWMutex
 
