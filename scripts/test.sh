@@ -19,7 +19,7 @@ for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64; do
 done
 
 echo "== go test"
-go test -count=1 -timeout 45m ./...
+go test -count=1 -timeout 65m ./...
 
 echo "== web view"
 bash web/test/run.sh
