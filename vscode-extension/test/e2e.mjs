@@ -530,7 +530,7 @@ async function main() {
         await step("debug with heddle on a test with a saved bug offers to replay it", async () => {
           await toolbar.locator('.action-label[aria-label^="Stop"]').click();
           await toolbar.waitFor({ state: "hidden", timeout: 30000 });
-          const saved = findFiles(join(ws, ".heddle"), (p) => p.endsWith(".trace.json"));
+          const saved = findFiles(join(ws, ".heddle"), (p) => p.endsWith(".trace.json.gz") || p.endsWith(".trace.json"));
           assert.ok(saved.length > 0, `the exploration saved no trace under ${join(ws, ".heddle")}`);
           // Without the breakpoint on the way (bank.go:14), the replay stops at the bug.
           await page.keyboard.press("Control+P");
