@@ -84,11 +84,7 @@ func (r *run) endAfterReturn() {
 	}
 	r.verdict = Verdict{Kind: VerdictLeak, Message: msg}
 	for _, g := range append(blocked, running...) {
-		s := r.goroutineState(g)
-		if r.stillRunning(g) && g.state != gParked && g.state != gPending {
-			s.State = "running"
-		}
-		r.verdict.Goroutines = append(r.verdict.Goroutines, s)
+		r.verdict.Goroutines = append(r.verdict.Goroutines, r.goroutineState(g))
 	}
 	r.finish()
 }
