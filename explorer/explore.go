@@ -185,7 +185,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	p.cur.Watch = gd.Watch
 	p.cur.Serial = gd.Serial
 	if gd.Adversarial {
-		p.cur.Time = rt.TimeAdversarial
+		p.cur.Time, p.cur.Timeouts = rt.TimeAdversarial, true
 	}
 	if p.body == nil {
 		p.body = p.runBody

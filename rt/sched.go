@@ -56,6 +56,11 @@ type Config struct {
 	// Quantum is how far each step moves the virtual clock under TimeQuantum. Zero means
 	// DefaultQuantum.
 	Quantum time.Duration
+	// Timeouts restricts TimeAdversarial to the timeout search's question: a timer set by one
+	// goroutine fires early only while another goroutine can run, whose work it may beat.
+	// A timer that beats only its own goroutine's work would need that goroutine alone to be
+	// delayed for the whole duration.
+	Timeouts bool
 	// AskAlways makes the chooser see every scheduling point, even those with a single
 	// alternative (which are not recorded as decisions), so that a strategy can track sleep
 	// sets exactly and abandon a run whose only enabled goroutine is asleep.
@@ -814,7 +819,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	if len(alts) == 0 && r.waitForeign() {
 		return r.takeResumed()
 	}
-	if r.clockEnabled(len(alts) > 0, working) {
+	if r.clockEnabled(len(alts) > 0, working) && (!r.cfg.Timeouts || r.timeoutAgainstWork(alts)) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
 	}
 	if len(r.parkedSelects) > 0 {

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -125,6 +126,19 @@ func (r *run) clockEnabled(others, working bool) bool {
 		return false
 	}
 	return others || r.clockWakes()
+}
+
+// timeoutAgainstWork reports, for the timeout search (Config.Timeouts), whether the clock may
+// step now: when no goroutine can run, or when the next timer has a creator and a goroutine
+// other than it can run.
+//
+//go:norace
+func (r *run) timeoutAgainstWork(alts []Alt) bool {
+	t := r.clock.timers[0]
+	if len(alts) == 0 || t.when <= r.clock.now {
+		return true
+	}
+	return t.creator != nil && slices.ContainsFunc(alts, func(a Alt) bool { return a.G != t.creator.id })
 }
 
 // clockWakes reports whether some timer, when it fires, unblocks a goroutine: synctest's time
