@@ -41,6 +41,10 @@ const (
 	// (a deadlock that Go's runtime does not see, because a timer or a signal handler keeps
 	// a goroutine alive). The slowest run of a test in the corpus takes about a second.
 	diffHang = 10 * time.Second
+	// diffStart is how long a go test process may print nothing before its first line. On a
+	// loaded machine a race-built binary has taken over 10 s to start; a SIGQUIT before Go's
+	// runtime installs its handlers kills it silently, with no run to compare.
+	diffStart = 3 * time.Minute
 	// diffFile lists the modules left out and the races that plain Go may not show.
 	diffFile = "../../testdata/differential.txt"
 )
@@ -488,7 +492,7 @@ func runPlain(t *testing.T, c *diffCase, count int) goOutcome {
 		run.Reset()
 		raced, failed = false, false
 	}
-	timer := time.NewTimer(diffHang)
+	timer := time.NewTimer(diffStart)
 	defer timer.Stop()
 	killed := false
 loop:

@@ -84,6 +84,7 @@ type (
 	Cond      = sync.Cond
 	Once      = sync.Once
 	Map       = sync.Map
+	Pool      = sync.Pool
 )
 
 func NewCond(l sync.Locker) *Cond                              { return sync.NewCond(l) }
