@@ -108,9 +108,9 @@ type Bug struct {
 	earlier *rt.Result
 	// shape is the bug's kind and operations, without positions or goroutine names.
 	shape string
-	// adversarial is set for a bug of the timeout search, whose schedule replays under
-	// adversarial time.
-	adversarial bool
+	// timeout is, for a bug of the timeout search, the timer site its schedule replays with
+	// under adversarial time.
+	timeout string
 }
 
 // Report is the outcome of an exploration.
@@ -184,8 +184,9 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	gd.recorded = p.cur.StepAccesses
 	p.cur.Watch = gd.Watch
 	p.cur.Serial = gd.Serial
-	if gd.Adversarial {
-		p.cur.Time, p.cur.Timeouts = rt.TimeAdversarial, true
+	p.cur.TimerSites = gd.Timeouts
+	if gd.Timeout != "" {
+		p.cur.Time, p.cur.Timeout = rt.TimeAdversarial, gd.Timeout
 	}
 	if p.body == nil {
 		p.body = p.runBody
@@ -250,9 +251,12 @@ type explorer struct {
 	// timedOut is set when a run was stopped at the end of the time budget.
 	timedOut bool
 	// sawTimer is set once a run set a timer: the search then keeps a share of the budget for
-	// the timeout search, whose runs have adversarial set (timeout.go).
-	sawTimer, adversarial bool
-	first                 []rt.Decision // the first run's schedule, for the lock trees
+	// the timeout search (timeout.go), which sets timeouts while it runs, with the timeout it
+	// asks about in timeout and the sites of the timers its runs set in timerSites.
+	sawTimer, timeouts bool
+	timeout            string
+	timerSites         []string
+	first              []rt.Decision // the first run's schedule, for the lock trees
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
@@ -372,7 +376,7 @@ func (e *explorer) sample() {
 func (e *explorer) overBudget() bool {
 	s := &e.rep.Stats
 	runs, d := e.opts.MaxRuns, e.opts.MaxTime
-	if e.sawTimer && !e.adversarial {
+	if e.sawTimer && !e.timeouts {
 		runs, d = runs-runs/timeoutShare, d-d/timeoutShare
 	}
 	return e.stopped || runs > 0 && s.Runs >= runs ||
@@ -406,7 +410,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 		fmt.Fprintf(debugRuns, "starting run %d prefix=%v\n", e.rep.Stats.Runs, gd.Prefix)
 	}
 	gd.Serial = e.opts.serial
-	gd.Adversarial = e.adversarial
+	gd.Timeouts, gd.Timeout = e.timeouts, e.timeout
 	res := e.r.Run(gd, false)
 	other := elsewhere(gd, res)
 	if other {
@@ -432,7 +436,14 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	if !e.sawTimer {
 		e.sawTimer = setsTimer(res)
 	}
-	if e.adversarial && res.Verdict.Kind.Bug() && !timeoutBug[res.Verdict.Kind] {
+	if e.timeouts {
+		for _, s := range res.TimerSites {
+			if !slices.Contains(e.timerSites, s) {
+				e.timerSites = append(e.timerSites, s)
+			}
+		}
+	}
+	if e.timeouts && res.Verdict.Kind.Bug() && !timeoutBug[res.Verdict.Kind] {
 		// The test's own handling of its timeout: not a bug.
 		res.Verdict = rt.Verdict{Kind: rt.VerdictOK}
 	}
@@ -493,7 +504,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		}
 		if key == "" {
 			// The run was fast, without positions: replay it once in detail mode for them.
-			detail = e.r.Run(e.scheduleGuide(res.Decisions, e.adversarial), true)
+			detail = e.r.Run(e.scheduleGuide(res.Decisions, e.timeout), true)
 			if detail.Verdict.Kind == res.Verdict.Kind {
 				key = signature(detail)
 			}
@@ -510,7 +521,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 			}
 		}
 		if b = e.bugs[key]; b == nil {
-			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail, shape: shape(res), adversarial: e.adversarial}
+			b = &Bug{Kind: res.Verdict.Kind, Message: res.Verdict.Message, Key: key, Schedule: res.Decisions, Preemptions: pre, Result: detail, shape: shape(res), timeout: e.timeout}
 			b.Strategy, b.Run = e.member, e.rep.Stats.Runs
 			e.bugs[key] = b
 			e.rep.Bugs = append(e.rep.Bugs, b)
@@ -736,7 +747,7 @@ func (e *explorer) finish() {
 			continue
 		}
 		if !over() || b.earlier == nil {
-			b.Result = e.r.Run(e.scheduleGuide(b.Schedule, b.adversarial), true)
+			b.Result = e.r.Run(e.scheduleGuide(b.Schedule, b.timeout), true)
 			if b.Result.Verdict.Kind == b.Kind && b.Kind == rt.VerdictAtomicity {
 				// A cycle of the transactional graph names its steps' positions in detail
 				// mode only.

@@ -41,8 +41,11 @@ type Guide struct {
 	// to schedule next, with the picks of the data decisions within its step. A planned
 	// goroutine that is not offered ends the plan; the policy goes on from there.
 	Plan []PlanStep
-	// Adversarial runs the run under adversarial time (the timeout search, timeout.go).
-	Adversarial bool
+	// Timeouts marks a run of the timeout search (timeout.go), which lists where it set timers
+	// (rt.Config.TimerSites). Timeout, if set, is the site of the timer whose firing first
+	// the run asks about, under adversarial time (rt.Config.Timeout).
+	Timeouts bool
+	Timeout  string
 
 	// Watch lists the positions of accesses whose order the run records (rt.Config.Watch),
 	// for the race window.

@@ -10,12 +10,18 @@ import (
 // The timeout search runs after the main search, as the race window does: what if a timeout
 // fires before the work it waits for? Under the default time (rt.TimeQuantum) a 10 ms timeout
 // beats work only after a million steps of it, so a receiver that gives up on a slow sender,
-// leaving the sender blocked for ever, is never seen. The timeout search runs PCT schedules
-// under adversarial time (rt.TimeAdversarial), where every timer may fire at any step, and
-// keeps only what that breaks elsewhere: a leak, a deadlock, a panic or a misuse. The test's
-// own handling of its timeout (t.Fatal("timeout") in the branch of the guard) is not a bug,
-// and is not reported. A bug it finds says which timer fired while which goroutine was still
-// working (rt.Verdict.Timing), and replays under adversarial time, which its schedule names.
+// leaving the sender blocked for ever, is never seen.
+//
+// The search asks the question of each timeout in turn. A first run lists where the program
+// sets timers that a goroutine may wait for (rt.Config.TimerSites: a timer's channel,
+// AfterFunc, a context's deadline); every run of the search adds the sites it reaches. Then,
+// round robin over the sites, a PCT run lets the clock fire early only for timers set at one
+// site, and only while a goroutine other than the one that set it can run (rt.Config.Timeout):
+// the work that the timeout may beat. The search keeps only what that breaks elsewhere: a
+// leak, a deadlock, a panic or a misuse. The test's own handling of its timeout (t.Fatal
+// ("timeout") in the branch of the guard) is not a bug, and is not reported. A bug it finds
+// says which timer fired before which goroutine reached where it blocks (rt.Verdict.Timing),
+// and replays with the same timeout under adversarial time, which its schedule names.
 
 // timeoutShare is the inverse of the share of the budget that the main search leaves to the
 // timeout search, once a run has set a timer, and that the timeout search takes at most.
@@ -33,8 +39,8 @@ func (e *explorer) timeoutSearch() {
 		return
 	}
 	member := e.member
-	e.member, e.adversarial = "timeout-search", true
-	defer func() { e.member, e.adversarial = member, false }()
+	e.member, e.timeouts = "timeout-search", true
+	defer func() { e.member, e.timeouts, e.timeout = member, false, "" }()
 	start, limit := e.rep.Stats.Runs, timeoutRuns
 	if e.opts.MaxRuns > 0 {
 		limit = min(limit, max(1, e.opts.MaxRuns/timeoutShare))
@@ -43,11 +49,22 @@ func (e *explorer) timeoutSearch() {
 	if e.opts.MaxTime > 0 {
 		end = time.Now().Add(e.opts.MaxTime / timeoutShare)
 	}
+	more := func() bool {
+		return e.rep.Stats.Runs-start < limit && !e.overBudget() && (end.IsZero() || time.Now().Before(end))
+	}
 	s := e.newSampler(PolicyPCT, e.opts.Depth, e.opts.Seed+1)
-	for e.rep.Stats.Runs-start < limit && !e.overBudget() && (end.IsZero() || time.Now().Before(end)) {
+	// The first run, under the search's own time, finds the timeouts to ask about.
+	if more() {
+		s.step()
+	}
+	tried := map[string]bool{}
+	for i := 0; len(e.timerSites) > 0 && more(); i++ {
+		e.timeout = e.timerSites[i%len(e.timerSites)]
+		tried[e.timeout] = true
 		s.step()
 	}
 	e.rep.Stats.TimeoutRuns = e.rep.Stats.Runs - start
+	e.rep.Stats.Timeouts = len(tried)
 }
 
 // setsTimer reports whether run res set a timer (a timer, a ticker, AfterFunc, a context's
@@ -56,9 +73,9 @@ func setsTimer(res *rt.Result) bool {
 	return slices.ContainsFunc(res.Events, func(e rt.Event) bool { return e.Op == rt.OpTimer })
 }
 
-// scheduleGuide is a guide that replays ds, under adversarial time if adversarial is set.
-func (e *explorer) scheduleGuide(ds []rt.Decision, adversarial bool) *Guide {
+// scheduleGuide is a guide that replays ds, asking about timeout if it is set.
+func (e *explorer) scheduleGuide(ds []rt.Decision, timeout string) *Guide {
 	gd := scheduleGuide(ds)
-	gd.Adversarial = adversarial
+	gd.Timeout = timeout
 	return gd
 }

@@ -20,7 +20,7 @@ func OptionsOf(w worker.Options) Options {
 func (gd *Guide) Wire() *worker.Guide {
 	w := &worker.Guide{Prefix: gd.Prefix, Kinds: gd.Kinds, Names: gd.Names, Sleep: wireSleep(gd.Sleep),
 		Policy: uint8(gd.Policy), Seed: gd.Seed, Depth: gd.Depth, Length: gd.Length, Bound: gd.Bound,
-		Shard: gd.Shard, Shards: gd.Shards, Part: gd.Part, Parts: gd.Parts, SplitFrom: gd.SplitFrom, Watch: gd.Watch, Serial: gd.Serial, Adversarial: gd.Adversarial}
+		Shard: gd.Shard, Shards: gd.Shards, Part: gd.Part, Parts: gd.Parts, SplitFrom: gd.SplitFrom, Watch: gd.Watch, Serial: gd.Serial, Timeouts: gd.Timeouts, Timeout: gd.Timeout}
 	for _, p := range gd.Plan {
 		w.Plan = append(w.Plan, worker.PlanStep{G: p.G, Data: p.Data})
 	}
@@ -31,7 +31,7 @@ func (gd *Guide) Wire() *worker.Guide {
 func GuideOf(w *worker.Guide) *Guide {
 	gd := &Guide{Prefix: w.Prefix, Kinds: w.Kinds, Names: w.Names, Sleep: sleepOf(w.Sleep),
 		Policy: Policy(w.Policy), Seed: w.Seed, Depth: w.Depth, Length: w.Length, Bound: w.Bound,
-		Shard: w.Shard, Shards: w.Shards, Part: w.Part, Parts: w.Parts, SplitFrom: w.SplitFrom, Watch: w.Watch, Serial: w.Serial, Adversarial: w.Adversarial}
+		Shard: w.Shard, Shards: w.Shards, Part: w.Part, Parts: w.Parts, SplitFrom: w.SplitFrom, Watch: w.Watch, Serial: w.Serial, Timeouts: w.Timeouts, Timeout: w.Timeout}
 	for _, p := range w.Plan {
 		gd.Plan = append(gd.Plan, PlanStep{G: p.G, Data: p.Data})
 	}

@@ -27,9 +27,10 @@ func TestGuideWire(t *testing.T) {
 		Plan:   []PlanStep{{G: 1}, {G: 2, Data: []int32{0, 1}}},
 		// The part of the shard, and where the split starts.
 		Part: 1, Parts: 3, SplitFrom: 1,
-		Watch:       []string{"x.go:3:2", "x.go:7:2"},
-		Serial:      true,
-		Adversarial: true,
+		Watch:    []string{"x.go:3:2", "x.go:7:2"},
+		Serial:   true,
+		Timeouts: true,
+		Timeout:  "x.go:9",
 	}
 	// A field added to Guide must be carried by worker.Guide, and set here.
 	v := reflect.ValueOf(gd).Elem()

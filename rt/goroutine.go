@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"strconv"
 )
 
 // Go starts f in a new controlled goroutine, like a go statement. The instrumenter evaluates
@@ -221,6 +222,25 @@ func callers() (uintptr, []uintptr) {
 		}
 	}
 	return site, user
+}
+
+// callerSite returns the position, as file:line, of the program's call that led to the
+// caller: its first frame that is not heddle's.
+//
+//go:norace
+func callerSite() string {
+	var buf [32]uintptr
+	n := runtime.Callers(3, buf[:])
+	frames := runtime.CallersFrames(buf[:n])
+	for {
+		f, more := frames.Next()
+		if !internalFrame(f.Function) {
+			return f.File + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
 }
 
 // frames symbolises a stack, dropping heddle's own frames.

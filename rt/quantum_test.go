@@ -177,3 +177,54 @@ func TestPoolPerRun(t *testing.T) {
 		t.Errorf("Get at the start of each run returned %v, want nothing", got)
 	}
 }
+
+// TestSleepAgainstSpin: a goroutine sleeps 300 ns and then closes a channel while two others
+// wake each other on a sync.Cond until it is closed. Under synctest's rule the sleep never
+// ended, since some goroutine could always run. With time that passes with work the timer is
+// due after 30 of their steps; a chooser that always passes over the clock, or the sleeper
+// waiting for the lock, still lets each step after a time slice (sliceSteps, 10,000 steps), as
+// Go's scheduler and its mutex's starvation mode do.
+func TestSleepAgainstSpin(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		chooser rt.Chooser
+		steps   int
+	}{
+		{"first", first{}, 11_000}, // the clock, offered last, waits a slice
+		{"last", last{}, 21_000},   // the sleeper waits a slice for the lock
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{Chooser: tc.chooser, MaxSteps: 100000}, func() {
+				var mu rt.Mutex
+				cond := rt.NewCond(&mu)
+				closed := false
+				done := rt.MakeChan[struct{}](0)
+				rt.Go(func() {
+					rt.Sleep(300 * time.Nanosecond)
+					mu.Lock()
+					closed = true
+					cond.Broadcast()
+					mu.Unlock()
+					rt.Close(done)
+				})
+				for range 2 {
+					rt.Go(func() {
+						mu.Lock()
+						for !closed {
+							cond.Broadcast()
+							cond.Wait()
+						}
+						mu.Unlock()
+					})
+				}
+				rt.Recv(done)
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if res.Steps > tc.steps {
+				t.Errorf("the run took %d steps, want at most %d", res.Steps, tc.steps)
+			}
+		})
+	}
+}

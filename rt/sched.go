@@ -56,11 +56,16 @@ type Config struct {
 	// Quantum is how far each step moves the virtual clock under TimeQuantum. Zero means
 	// DefaultQuantum.
 	Quantum time.Duration
-	// Timeouts restricts TimeAdversarial to the timeout search's question: a timer set by one
-	// goroutine fires early only while another goroutine can run, whose work it may beat.
-	// A timer that beats only its own goroutine's work would need that goroutine alone to be
-	// delayed for the whole duration.
-	Timeouts bool
+	// TimerSites asks for Result.TimerSites: where the run set timers that a goroutine may
+	// wait for (a timer's channel, AfterFunc, a context's deadline), the timeouts that the
+	// timeout search tries one by one.
+	TimerSites bool
+	// Timeout restricts TimeAdversarial to the timeout search's question about one timeout:
+	// what if the timer set at this site (a TimerSites entry) fires before the work it waits
+	// for? The clock steps early only while such a timer is pending and a goroutine other
+	// than the one that set it can run: a timer that beats only its own goroutine's work
+	// would need that goroutine alone to be delayed for the whole duration.
+	Timeout string
 	// AskAlways makes the chooser see every scheduling point, even those with a single
 	// alternative (which are not recorded as decisions), so that a strategy can track sleep
 	// sets exactly and abandon a run whose only enabled goroutine is asleep.
@@ -184,6 +189,11 @@ type goroutine struct {
 	polled       int32
 	lastStep     int32
 	polledBefore bool
+	// offeredSince is the step since which g has waited at its scheduling point, and, for the
+	// clock, since which it has been offered at every decision, offeredAt being the last
+	// decision (run.decides) that offered it: an alternative passed over for a time slice is
+	// starved (run.starved).
+	offeredSince, offeredAt int32
 	// A goroutine spins when it polls again after doing nothing since its previous poll but
 	// read shared state (atomic loads, len, other polls): its loop cannot change anything, so
 	// only another goroutine (or time) can end it. quiet tells whether g did nothing else
@@ -239,9 +249,11 @@ type run struct {
 	chans   []chanKey
 	acc     *accesses // the lockset check's state, from the first synchronization or access
 	watched []string  // the positions of Config.Watch reached, in order
-	addrs   map[uintptr]ObjID
-	clock   clock
-	quantum int64 // cfg.Quantum
+	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
+	timerSites []string
+	addrs      map[uintptr]ObjID
+	clock      clock
+	quantum    int64 // cfg.Quantum
 	// window is the virtual time at which the lifecycle window ends, once the root has
 	// returned (LeakWindow); returned is when it returned. rootName names the root in
 	// verdicts: the test's name, or main.
@@ -262,6 +274,7 @@ type run struct {
 	// sliceG has taken the last slice steps in a row (sliceSteps).
 	sliceG  *goroutine
 	slice   int
+	decides int32 // calls of decide, for run.starved
 	stretch int
 	waiting []bool // fair's scratch
 	// lastRelease maps an object to the step of its last release-like operation, for the
@@ -364,7 +377,7 @@ func Run(cfg Config, body func()) *Result {
 	r.reset(cfg)
 	r.quantum = int64(cfg.Quantum)
 	r.stretch = max(1, min(pollStretch, cfg.MaxSteps/2))
-	clockG.lastStep = -1
+	clockG.lastStep, clockG.offeredAt = -1, -2
 	r.raceStart()
 	root := r.newG(nil, body)
 	r.root = root
@@ -511,19 +524,21 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 	}
 	c := takeCarrier()
 	*ng = goroutine{
-		id:         GID(id),
-		parent:     parent,
-		wake:       c.wake,
-		created:    -1,
-		exited:     -1,
-		state:      gReady,
-		asleep:     1, // its carrier waits for the first wake
-		name:       ng.name,
-		nameParent: ng.nameParent,
-		nameSeq:    ng.nameSeq,
-		waitFor:    ng.waitFor[:0],
-		lastStep:   -1,
-		lastLoad:   NoObj,
+		id:           GID(id),
+		parent:       parent,
+		wake:         c.wake,
+		created:      -1,
+		exited:       -1,
+		state:        gReady,
+		asleep:       1, // its carrier waits for the first wake
+		name:         ng.name,
+		nameParent:   ng.nameParent,
+		nameSeq:      ng.nameSeq,
+		waitFor:      ng.waitFor[:0],
+		lastStep:     -1,
+		offeredSince: int32(r.steps),
+		offeredAt:    -2,
+		lastLoad:     NoObj,
 	}
 	if parent != nil {
 		ng.bound = parent.bound
@@ -643,6 +658,7 @@ func (r *run) yield(g *goroutine) {
 	}
 	g.state = gPending
 	g.done = false
+	g.offeredSince = int32(r.steps)
 	r.nsince++
 	g.since = r.nsince
 	n := r.next(g)
@@ -819,8 +835,12 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	if len(alts) == 0 && r.waitForeign() {
 		return r.takeResumed()
 	}
-	if r.clockEnabled(len(alts) > 0, working) && (!r.cfg.Timeouts || r.timeoutAgainstWork(alts)) {
+	if r.clockEnabled(len(alts) > 0, working) && (r.cfg.Timeout == "" || r.timeoutAgainstWork(alts)) {
 		alts = append(alts, Alt{G: ClockID, Op: OpClock, Obj: NoObj, Objs: r.clockObjs()})
+	}
+	if s := r.starved(alts); s >= 0 {
+		r.starve(alts, s)
+		yielded = true
 	}
 	if len(r.parkedSelects) > 0 {
 		for i := range alts {
@@ -904,6 +924,52 @@ const clockSpins = 1000
 // TryAcquire that succeeds and a Release, until another goroutine queues), which real Go ends
 // at the next preemption.
 const sliceSteps = 10_000
+
+// starved returns the index in alts of the alternative that has waited the longest to step, if
+// that is a time slice (sliceSteps) or more, else -1. A goroutine waits from its scheduling
+// point on, whether or not it could run meanwhile, as a waiter for a mutex does in Go's
+// starvation mode; the clock from when a timer fell due, while it stays due.
+//
+//go:norace
+func (r *run) starved(alts []Alt) int {
+	n := r.decides
+	r.decides++
+	s, since := -1, int32(r.steps)-sliceSteps
+	for i, a := range alts {
+		g := r.gOf(a.G)
+		if a.G == ClockID && (g.offeredAt != n-1 || g.lastStep >= g.offeredSince) {
+			g.offeredSince = int32(r.steps)
+		}
+		g.offeredAt = n
+		if len(alts) > 1 && g.offeredSince <= since {
+			s, since = i, g.offeredSince
+		}
+	}
+	return s
+}
+
+// starve makes every other alternative wait until alts[s] has stepped. Go's scheduler runs a
+// goroutine that has been runnable for a time slice, and fires a timer that is due; a
+// strategy that always passes one over (two goroutines that wake each other on a Cond while a
+// third's 300 ns sleep is due) would run to the step bound where Go's run ends.
+//
+//go:norace
+func (r *run) starve(alts []Alt, s int) {
+	id := alts[s].G
+	if id != ClockID {
+		g := r.gs[id.index()]
+		g.waitFor = g.waitFor[:0]
+	}
+	for _, a := range alts {
+		if a.G == id || a.G == ClockID {
+			continue
+		}
+		// What else h waited for is dropped: waiting stays acyclic, with id waiting for none.
+		h := r.gs[a.G.index()]
+		h.polled = int32(r.steps)
+		h.waitFor = append(h.waitFor[:0], id)
+	}
+}
 
 // yieldToOthers makes g wait until every other goroutine that can run now, and the clock if a
 // timer is set, has stepped or is no longer offered.

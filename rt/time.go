@@ -128,17 +128,21 @@ func (r *run) clockEnabled(others, working bool) bool {
 	return others || r.clockWakes()
 }
 
-// timeoutAgainstWork reports, for the timeout search (Config.Timeouts), whether the clock may
-// step now: when no goroutine can run, or when the next timer has a creator and a goroutine
-// other than it can run.
+// timeoutAgainstWork reports, for the timeout search (Config.Timeout), whether the clock may
+// step now: when no goroutine can run, when the next timer is due anyway, or when a timer of
+// the timeout is pending and a goroutine other than the one that set it can run.
 //
 //go:norace
 func (r *run) timeoutAgainstWork(alts []Alt) bool {
-	t := r.clock.timers[0]
-	if len(alts) == 0 || t.when <= r.clock.now {
+	if len(alts) == 0 || r.clock.timers[0].when <= r.clock.now {
 		return true
 	}
-	return t.creator != nil && slices.ContainsFunc(alts, func(a Alt) bool { return a.G != t.creator.id })
+	for _, t := range r.clock.timers {
+		if t.target && t.creator != nil && slices.ContainsFunc(alts, func(a Alt) bool { return a.G != t.creator.id }) {
+			return true
+		}
+	}
+	return false
 }
 
 // clockWakes reports whether some timer, when it fires, unblocks a goroutine: synctest's time
@@ -190,7 +194,10 @@ func (r *run) noteEarly(t *timer) {
 //go:norace
 func (r *run) timing() []string {
 	prefix := ""
-	if r.cfg.Time == TimeAdversarial {
+	switch {
+	case r.cfg.Timeout != "":
+		prefix = "in the timeout search, "
+	case r.cfg.Time == TimeAdversarial:
 		prefix = "with adversarial time, "
 	}
 	var out []string
@@ -206,6 +213,13 @@ func (r *run) timing() []string {
 		}
 		for _, id := range f.alive {
 			g := r.gs[id.index()]
+			if file, line, _ := Position(g.pc); r.cfg.Timeout != "" && g.state == gParked && file != "" && f.set >= 0 {
+				// The timeout search's question, answered: the goroutine the timer beat
+				// blocks where it would have handed over its work.
+				out = append(out, fmt.Sprintf("if the timer of %v set at %s fires before %s reaches %s:%d, %s blocks there forever (%s)",
+					time.Duration(f.dur), r.stepPos(f.set), r.gname(g), filepath.Base(file), line, r.gname(g), r.awakeSince(g, f.step)))
+				continue
+			}
 			out = append(out, fmt.Sprintf("%s fired%s while %s was still running (%s)", what, when, r.gname(g), r.awakeSince(g, f.step)))
 		}
 	}
@@ -271,6 +285,8 @@ type timer struct {
 	c       chan time.Time
 	f       func() // timerFunc
 	creator *goroutine
+	// target tells a timer of the timeout that the timeout search asks about (Config.Timeout).
+	target bool
 }
 
 type clock struct {
@@ -327,7 +343,22 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	r.clock.seq++
 	t.when, t.seq, t.active = r.clock.now+int64(d), r.clock.seq, true
 	t.dur, t.set = int64(d), int32(len(r.events)-1)
+	if t.kind != timerSleep && (r.cfg.TimerSites || r.cfg.Timeout != "") {
+		r.noteSite(t)
+	}
 	heap.Push(&r.clock.timers, t)
+}
+
+// noteSite records where the program set t, for the timeout search: a timer that a goroutine
+// may wait for. A sleep is not one; its end early is not a timeout.
+//
+//go:norace
+func (r *run) noteSite(t *timer) {
+	site := callerSite()
+	t.target = site != "" && site == r.cfg.Timeout
+	if r.cfg.TimerSites && site != "" && !slices.Contains(r.timerSites, site) {
+		r.timerSites = append(r.timerSites, site)
+	}
 }
 
 //go:norace

@@ -488,6 +488,9 @@ type Result struct {
 	Watched []string `json:",omitempty"`
 	// Accesses are the run's plain accesses, with Config.StepAccesses.
 	Accesses []VarAccess `json:",omitempty"`
+	// TimerSites lists, with Config.TimerSites, where the run set timers that a goroutine may
+	// wait for, as file:line, in the order it first set them.
+	TimerSites []string `json:",omitempty"`
 	// Regions are the executions of //heddle:atomic functions in the run.
 	Regions []Region `json:",omitempty"`
 }
@@ -545,7 +548,7 @@ func (r *run) result() *Result {
 		res.Quantum = r.cfg.Quantum
 	}
 	res.Pending, res.Clock = r.pending, r.clockNext
-	res.Warnings, res.Watched = nil, r.watched
+	res.Warnings, res.Watched, res.TimerSites = nil, r.watched, r.timerSites
 	if r.cfg.Reuse {
 		res.Accesses = r.stepAccs
 	} else {

@@ -72,6 +72,7 @@ type Stats struct {
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
 	Steps            int `json:"steps,omitempty"`       // steps taken over all runs
 	TimeoutRuns      int `json:"timeoutRuns,omitempty"` // runs of the timeout search (explorer/timeout.go), counted in Runs
+	Timeouts         int `json:"timeouts,omitempty"`    // the timer sites the timeout search asked about
 	// Elapsed is written as a Go duration string ("1.2s"), which is what a person reads in the
 	// file, together with the derived schedulesPerSecond; see MarshalJSON.
 	Elapsed  time.Duration `json:"-"`
@@ -96,6 +97,7 @@ func (s *Stats) Add(o *Stats) {
 	s.BuggyRuns += o.BuggyRuns
 	s.Steps += o.Steps
 	s.TimeoutRuns += o.TimeoutRuns
+	s.Timeouts = max(s.Timeouts, o.Timeouts)
 	s.Elapsed = max(s.Elapsed, o.Elapsed)
 	s.Complete = s.Complete && o.Complete
 }

@@ -123,9 +123,10 @@ type Guide struct {
 	SplitFrom int `json:"splitFrom,omitempty"`
 	// Watch lists the positions of accesses whose order the run records (explorer.Guide.Watch).
 	Watch []string `json:"watch,omitempty"`
-	// Serial and Adversarial are explorer.Guide's.
-	Serial      bool `json:"serial,omitempty"`
-	Adversarial bool `json:"adversarial,omitempty"`
+	// Serial, Timeouts and Timeout are explorer.Guide's.
+	Serial   bool   `json:"serial,omitempty"`
+	Timeouts bool   `json:"timeouts,omitempty"`
+	Timeout  string `json:"timeout,omitempty"`
 }
 
 // Sleeper is a goroutine in a sleep set, with the operation it is stopped before.

@@ -334,7 +334,7 @@ func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
 			line += fmt.Sprintf(", %d diverging, skipped", s.Diverged)
 		}
 		if s.TimeoutRuns > 0 {
-			line += fmt.Sprintf(", %d in the timeout search", s.TimeoutRuns)
+			line += fmt.Sprintf(", %d in the timeout search, which asked about %s", s.TimeoutRuns, plural(s.Timeouts, "timeout"))
 		}
 		line += ")"
 	}
