@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle"
 	"github.com/heddledbg/heddle/rt"
@@ -26,6 +28,8 @@ const (
 	genAdd                     // atomically add to the shared counter
 	genLoad                    // atomically load the shared counter
 	genRead                    // read x[Arg], the variable protected by mutex Arg
+	genAfter                   // AfterFunc(Arg quanta, atomically add 100 to the shared counter)
+	genWait                    // <-time.After(Arg quanta)
 )
 
 type genOp struct {
@@ -51,6 +55,10 @@ func (op genOp) String() string {
 		return "atomic.Load(&n)"
 	case genRead:
 		return fmt.Sprintf("_ = x%d", op.Arg)
+	case genAfter:
+		return fmt.Sprintf("time.AfterFunc(%d quanta, add)", op.Arg)
+	case genWait:
+		return fmt.Sprintf("<-time.After(%d quanta)", op.Arg)
 	}
 	return "?"
 }
@@ -158,6 +166,56 @@ func (p *genProgram) readers(seed uint64) {
 	}
 }
 
+// withTimers returns p with one to three timer operations (genAfter, genWait) of 1 to 4
+// quanta inserted at random places, drawn from a stream of the seed's own: under the default
+// time a timer falls due after as many steps as its quanta, wherever they were taken, and
+// fires at any later step; the reductions must find every final state that dfs finds.
+func (p *genProgram) withTimers() *genProgram {
+	rng := rand.New(rand.NewPCG(p.Seed, 0x7173e5))
+	q := *p
+	q.Gs = make([][]genOp, len(p.Gs))
+	for g := range p.Gs {
+		q.Gs[g] = slices.Clone(p.Gs[g])
+	}
+	for range 1 + rng.IntN(3) {
+		g := rng.IntN(len(q.Gs))
+		// Not inside a critical section: between two actions.
+		var at []int
+		depth := 0
+		for i, op := range q.Gs[g] {
+			if depth == 0 {
+				at = append(at, i)
+			}
+			switch op.Kind {
+			case genLock:
+				depth++
+			case genUnlock:
+				depth--
+			}
+		}
+		at = append(at, len(q.Gs[g]))
+		i := at[rng.IntN(len(at))]
+		op := genOp{genAfter, 1 + rng.IntN(4)}
+		if rng.IntN(2) == 0 {
+			op.Kind = genWait
+		}
+		q.Gs[g] = slices.Insert(q.Gs[g], i, op)
+	}
+	return &q
+}
+
+// timers reports whether p sets timers.
+func (p *genProgram) timers() bool {
+	for _, ops := range p.Gs {
+		for _, op := range ops {
+			if op.Kind == genAfter || op.Kind == genWait {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // balance adds the missing sends or receives of every channel to random goroutines.
 func (p *genProgram) balance(rng *rand.Rand) {
 	for c := range p.Chans {
@@ -241,6 +299,8 @@ func (p *genProgram) body(last **genRun) func() {
 		}
 		var counter int64
 		results := make([]int64, len(p.Gs))
+		// Stoller's bounds name every object in advance; a timer is made by the operation.
+		timers := p.timers()
 		var wg rt.WaitGroup
 		wg.Add(len(p.Gs))
 		// bound is what goroutine g may still do from operation i on, as a static analysis of
@@ -273,7 +333,9 @@ func (p *genProgram) body(last **genRun) func() {
 				acc := int64(g + 1)
 				for i, op := range ops {
 					run.pcs[g] = i
-					rt.Declare(bound(g, i))
+					if !timers {
+						rt.Declare(bound(g, i))
+					}
 					switch op.Kind {
 					case genLock:
 						mus[op.Arg].Lock()
@@ -294,10 +356,16 @@ func (p *genProgram) body(last **genRun) func() {
 						acc = acc*13 + rt.LoadInt64(&counter)
 					case genRead:
 						acc = acc*17 + *rt.Load(&xs[op.Arg], "x")
+					case genAfter:
+						rt.AfterFunc(time.Duration(op.Arg)*rt.DefaultQuantum, func() { rt.AddInt64(&counter, 100) })
+					case genWait:
+						rt.Recv(rt.After(time.Duration(op.Arg) * rt.DefaultQuantum))
 					}
 				}
 				run.pcs[g] = len(ops)
-				rt.Declare(bound(g, len(ops)))
+				if !timers {
+					rt.Declare(bound(g, len(ops)))
+				}
 				results[g] = rt.Store(&results[g], acc, "results")
 			})
 		}
@@ -308,7 +376,9 @@ func (p *genProgram) body(last **genRun) func() {
 		for i := range results {
 			root = root.Reads(&results[i])
 		}
-		rt.Declare(root)
+		if !timers {
+			rt.Declare(root)
+		}
 		wg.Wait()
 		for i := range xs {
 			rt.Load(&xs[i], "x")
