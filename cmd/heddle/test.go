@@ -551,6 +551,7 @@ const (
 	verdictClean        = "clean"        // no bug; the search may have been stopped by the budget
 	verdictBug          = "bug"          // at least one bug
 	verdictCut          = "cut"          // no bug, but runs stopped at the step bound while making progress
+	verdictSkipped      = "skipped"      // no bug, and the test skipped itself (t.Skip) in a run
 	verdictUnexplorable = "unexplorable" // heddle could not control the test: Reason says why and where
 	verdictInterrupted  = "interrupted"  // Ctrl-C before the exploration ended
 )
@@ -591,6 +592,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
 	var warnings []*timeline.Warning
+	var skipped *string // the output of a run that skipped the test (t.Skip)
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
 		case "progress":
@@ -620,6 +622,9 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			}
 			if divergence == "" {
 				divergence = m.Divergence
+			}
+			if skipped == nil {
+				skipped = m.Skipped
 			}
 			if m.Isolated != "" && f.verbose && i == 0 {
 				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
@@ -730,6 +735,14 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	}
 	rep.keep(pkg, test, dir, wrote)
 	o := searched(len(order), total.Cut)
+	if skipped != nil && o.verdict != verdictBug {
+		// As go test reports a test that called t.Skip, with its output: a run that fails
+		// would make it a failure, as go test's run would be.
+		o.verdict = verdictSkipped
+		if *skipped != "" {
+			rep.output(*skipped, nil, nil)
+		}
+	}
 	if we != nil {
 		o.ended = "the test process's " + we.Status
 	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
