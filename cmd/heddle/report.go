@@ -324,6 +324,8 @@ func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
 		search = ""
 	case s.Complete:
 		search = ", search complete"
+	case o.search != "":
+		search = ", " + o.search
 	case o.ended != "":
 		search = ", search ended by " + o.ended
 	}

@@ -564,6 +564,9 @@ type testOutcome struct {
 	// ended says what ended an incomplete search other than the budget: a bug after which
 	// the test's process can run no more, or the first bug under -stop.
 	ended string
+	// search, if not empty, says how complete the search was in place of the statistics'
+	// words: heddle merge's missing shards.
+	search string
 }
 
 // searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
