@@ -191,7 +191,7 @@ func readShards(args []string) ([][]shardResult, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && d.Name() == timeline.ExplorationFile {
+			if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
 				if err := add(path, false); err != nil {
 					return err
 				}
@@ -203,7 +203,7 @@ func readShards(args []string) ([][]shardResult, error) {
 			return nil, err
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("%s: no %s in it", a, timeline.ExplorationFile)
+			return nil, fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
 		}
 	}
 	if len(byTest) == 0 {
@@ -348,5 +348,5 @@ func writeMerged(out string, m *mergedTest) error {
 		}
 		b.Trace, b.Replay = filepath.Base(p), "heddle replay "+p
 	}
-	return timeline.WriteFile(filepath.Join(dir, timeline.ExplorationFile), e)
+	return writeExplorationFile(filepath.Join(dir, timeline.ExplorationFile), e)
 }

@@ -49,7 +49,8 @@ func TestShardTranscripts(t *testing.T) {
 	wd, _ := os.Getwd()
 	dir := "testdata/mixed"
 	out := t.TempDir()
-	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", timeline.ExplorationFile)
+	// An earlier version's plain exploration file, which merge reads as it reads compressed ones.
+	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", timeline.PlainExplorationFile)
 	os.MkdirAll(filepath.Dir(corrupt), 0o755)
 	os.WriteFile(corrupt, []byte(`{"heddle": "exploration", "version": 1, "stats": {`), 0o644)
 	status := filepath.Join(t.TempDir(), "status")

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -829,6 +830,19 @@ func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s
 	return writeProgramExploration(path, timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
 }
 
+// writeExplorationFile writes an exploration to path, compressed, and removes the plain
+// exploration file that an earlier version of heddle wrote beside it, which readers would take
+// for a second exploration of the test.
+func writeExplorationFile(path string, e *timeline.Exploration) error {
+	if err := timeline.WriteFile(path, e); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(path), timeline.PlainExplorationFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // writeProgramExploration is writeExploration for any program, such as a process group.
 func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
 	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
@@ -860,7 +874,7 @@ func writeProgramExploration(path string, prog timeline.Program, strategy string
 			}
 		}
 	}
-	return timeline.WriteFile(path, e)
+	return writeExplorationFile(path, &e)
 }
 
 // crashSummary is what a crashed worker's stderr says: the Go runtime's panic or fatal error
