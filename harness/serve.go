@@ -92,6 +92,7 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: "error", Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
+	skipped = nil
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged()}
+	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped}
 }

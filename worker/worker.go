@@ -78,7 +78,8 @@ type Message struct {
 	// //heddle:atomic function (explorer.Report.Atomicity).
 	Atomicity []*timeline.AtomicityCheck `json:"atomicity,omitempty"`
 	// Skipped, in a "done" message, is the output of the first run in which the test skipped
-	// itself (t.Skip), its message last; nil if no run did.
+	// itself (t.Skip), its message last; nil if no run did. In a "result" message, it is the
+	// output of the run, if the test skipped itself in it.
 	Skipped *string `json:"skipped,omitempty"`
 }
 

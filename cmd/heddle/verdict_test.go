@@ -349,26 +349,34 @@ func TestHeddleFrame(t *testing.T) {
 // TestSkips checks that a test that skips itself (t.Skip, t.Skipf, t.SkipNow) is reported as
 // go test reports it: go test's own output on the same package, in text, with -v, and in
 // -json, test by test (heddle runs a package's tests in the order of their names), with
-// times left out and without heddle's statistics line on the tests it explored. The exit
-// status is 0.
+// times left out and without heddle's statistics line on the tests it explored, whether the
+// test is explored in one process or with a fresh process per run (-isolate). The exit status
+// is 0.
 func TestSkips(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
 	}
 	const dir = "testdata/skips"
-	for _, mode := range []string{"text", "v", "json"} {
-		t.Run(mode, func(t *testing.T) {
-			flag := []string{"-" + mode}
-			if mode == "text" {
-				flag = nil
-			}
+	for _, tc := range []struct {
+		name   string
+		flag   []string // go test's and heddle test's
+		heddle []string // heddle test's own
+	}{
+		{"text", nil, nil},
+		{"v", []string{"-v"}, nil},
+		{"json", []string{"-json"}, nil},
+		// A fresh process per run: the worker answers each run, not the exploration.
+		{"isolate", []string{"-v"}, []string{"-isolate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flag, mode := tc.flag, tc.name
 			gocmd := exec.Command("go", append(append([]string{"test", "-count=1"}, flag...), ".")...)
 			gocmd.Dir = dir
 			want, err := gocmd.Output()
 			if err != nil {
 				t.Fatalf("go test %s: %v\n%s", strings.Join(flag, " "), err, want)
 			}
-			stdout, stderr, code := heddle(t, dir, append(append([]string{"test", "-out", t.TempDir()}, flag...), ".")...)
+			stdout, stderr, code := heddle(t, dir, append(append(append([]string{"test", "-out", t.TempDir()}, tc.heddle...), flag...), ".")...)
 			if code != exitOK {
 				t.Errorf("exit %d, want %d\n%s\n%s", code, exitOK, stdout, stderr)
 			}
