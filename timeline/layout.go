@@ -27,7 +27,7 @@ func ShardDir(out string, index, n int) string {
 
 // ExplorationFile and TraceSuffix name a test's exploration and its traces in its directory.
 // Both are compressed (gzip): a trace holds every step of its run, an exploration its schedule
-// tree, and their JSON compresses about tenfold. PlainExplorationFile and PlainTraceSuffix
+// tree, and their JSON compresses tenfold or more. PlainExplorationFile and PlainTraceSuffix
 // name the uncompressed files of earlier versions, and of heddle replay -o; every reader reads
 // both (ReadFile, IsExploration, IsTrace).
 const (
