@@ -161,6 +161,11 @@ var current struct {
 	cap  *capture
 }
 
+// skipped is the output of the first run of the current exploration in which the test
+// skipped itself (t.Skip, t.Skipf, t.SkipNow), with the skip's message last; nil if none did.
+// go test reports such a test as skipped, and so does heddle test, unless a run fails.
+var skipped *string
+
 // runTest performs one run of test with a fresh *testing.T from t.Run. t.Run executes its
 // function on a goroutine of its own and waits for it, so the run is started there, with the
 // test function as its root goroutine. A test that fails (t.Error, t.Fatal) ends the run with
@@ -184,6 +189,13 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 					if !checkChildren(name) {
 						own := failedOnItsOwn(st)
 						reportFailure("test failed", st.Failed(), own)
+						if st.Skipped() && !st.Failed() && skipped == nil {
+							msgs := current.cap.messages()
+							if msgs == noMessage {
+								msgs = ""
+							}
+							skipped = &msgs
+						}
 					}
 				}()
 				defer runCleanups(st)
@@ -484,6 +496,9 @@ func (c *capture) reset() {
 	fmt.Fprintln(os.Stdout, c.resetMark)
 }
 
+// noMessage is what messages returns for a run that printed nothing.
+const noMessage = "(no message)"
+
 // messages returns the test's log lines printed so far in this run.
 func (c *capture) messages() string {
 	if c.r == nil {
@@ -506,7 +521,7 @@ func (c *capture) messages() string {
 		msgs = append(msgs, l)
 	}
 	if len(msgs) == 0 {
-		return "(no message)"
+		return noMessage
 	}
 	return strings.Join(msgs, "\n")
 }

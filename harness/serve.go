@@ -17,6 +17,7 @@ import (
 // its detailed trace, and a final "done" message.
 func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
 	opts := explorer.OptionsOf(req.Options)
+	skipped = nil
 	var last time.Time
 	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
@@ -64,7 +65,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			}})
 		}
 	}
-	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity})
+	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped})
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -91,6 +92,7 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: "error", Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
+	skipped = nil
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged()}
+	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped}
 }

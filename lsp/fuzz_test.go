@@ -29,7 +29,7 @@ func FuzzResults(f *testing.F) {
 		if err != nil {
 			return err
 		}
-		exp, _ := os.ReadFile(filepath.Join(filepath.Dir(path), explorationFile))
+		exp, _ := os.ReadFile(filepath.Join(filepath.Dir(path), timeline.PlainExplorationFile))
 		// The fixture's exploration names the fixture's trace by its name; the fuzzed trace is
 		// always deadlock-1.trace.json.
 		exp = bytes.ReplaceAll(exp, []byte(filepath.Base(path)), []byte("deadlock-1.trace.json"))
@@ -79,7 +79,7 @@ func FuzzResults(f *testing.F) {
 			t.Fatal(err)
 		}
 		if len(exp) > 0 {
-			if err := os.WriteFile(filepath.Join(dir, explorationFile), bytes.ReplaceAll(exp, []byte("$WORK"), work), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, timeline.PlainExplorationFile), bytes.ReplaceAll(exp, []byte("$WORK"), work), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -15,10 +15,6 @@ import (
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// explorationFile is the file that heddle test writes in the directory of each test, beside
-// its traces (timeline.IsTrace: compressed, or plain from earlier versions).
-const explorationFile = timeline.ExplorationFile
-
 // maxTraceSize bounds the trace files read. Traces of long runs are megabytes; one larger than
 // this is not worth holding in an editor's memory.
 const maxTraceSize = 256 << 20
@@ -45,7 +41,7 @@ type result struct {
 // resultFile reports whether a file in a result directory is one the server reads. Files
 // whose names start with a dot are the temporary files of a write in progress.
 func resultFile(name string) bool {
-	return !strings.HasPrefix(name, ".") && (name == explorationFile || timeline.IsTrace(name))
+	return !strings.HasPrefix(name, ".") && (timeline.IsExploration(name) || timeline.IsTrace(name))
 }
 
 // walkResults calls fn for each result file under the directories, in lexical order. A
@@ -115,7 +111,7 @@ func (l *loader) file(path string, d fs.DirEntry, seen map[string]*loaded) *load
 	if c == nil || c.size != fi.Size() || !c.mod.Equal(fi.ModTime()) {
 		l.reads++
 		c = &loaded{size: fi.Size(), mod: fi.ModTime()}
-		if d.Name() == explorationFile {
+		if timeline.IsExploration(d.Name()) {
 			if c.exp, c.err = readExploration(path); c.exp != nil {
 				c.exp.Tree = nil
 			}
@@ -131,13 +127,13 @@ func (l *loader) file(path string, d fs.DirEntry, seen map[string]*loaded) *load
 // results reads the bugs of the latest explorations under dirs. A file that cannot be read
 // is skipped and reported to warn.
 //
-// heddle test rewrites a test's exploration.json on every run but leaves trace files of
+// heddle test rewrites a test's exploration file on every run but leaves trace files of
 // earlier runs in place, so when a directory has an exploration file, only the traces its
 // bugs name are current. A directory without one (traces copied by hand) counts all of its
 // traces.
 func (l *loader) results(dirs []string, warn func(string)) []*result {
 	type testDir struct {
-		exp    fs.DirEntry // exploration.json, if any
+		exp    fs.DirEntry // the exploration file (timeline.IsExploration), if any
 		traces []string
 		ents   map[string]fs.DirEntry
 	}
@@ -149,8 +145,11 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 			td = &testDir{ents: map[string]fs.DirEntry{}}
 			tests[dir] = td
 		}
-		if d.Name() == explorationFile {
-			td.exp = d
+		if timeline.IsExploration(d.Name()) {
+			// The compressed file, if an earlier version's plain one is still beside it.
+			if td.exp == nil || d.Name() == timeline.ExplorationFile {
+				td.exp = d
+			}
 		} else {
 			td.traces = append(td.traces, path)
 			td.ents[path] = d
@@ -162,7 +161,7 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 		td := tests[dir]
 		var exp *timeline.Exploration
 		if td.exp != nil {
-			path := filepath.Join(dir, explorationFile)
+			path := filepath.Join(dir, td.exp.Name())
 			if c := l.file(path, td.exp, seen); c.err != nil {
 				warn(fmt.Sprintf("heddle: skipping the exploration file: %v", c.err))
 			} else {
@@ -171,7 +170,7 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 		}
 		out = append(out, l.dir(dir, exp, td.traces, td.ents, seen, warn)...)
 		if exp != nil {
-			out = append(out, atomicityWarnings(filepath.Join(dir, explorationFile), exp)...)
+			out = append(out, atomicityWarnings(filepath.Join(dir, td.exp.Name()), exp)...)
 		}
 	}
 	l.cache = seen

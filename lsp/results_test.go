@@ -1,15 +1,19 @@
 package lsp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // TestLoaderCache checks that the loader reads a result file again only when it changed,
-// and reads no trace that the exploration does not list.
+// and reads no trace that the exploration does not list; an exploration compressed or plain.
 func TestLoaderCache(t *testing.T) {
 	src := filepath.Join("testdata", "workspace", "dot-heddle", "example.com", "bank")
 	root := t.TempDir()
@@ -46,6 +50,21 @@ func TestLoaderCache(t *testing.T) {
 			os.Chtimes(path, time.Now(), time.Now().Add(time.Second))
 		}, 1, 3, 4},
 		{"one trace removed", func() { os.Remove(filepath.Join(root, "TestNotify", "leak-1.trace.json")) }, 0, 2, 3},
+		// heddle test now writes the exploration compressed, and removes the plain one.
+		{"exploration compressed", func() {
+			plain := filepath.Join(root, "TestTransfer", timeline.PlainExplorationFile)
+			data, _ := os.ReadFile(plain)
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(data)
+			zw.Close()
+			os.WriteFile(filepath.Join(root, "TestTransfer", timeline.ExplorationFile), buf.Bytes(), 0o644)
+			os.Remove(plain)
+		}, 1, 2, 3},
+		// A plain exploration beside the compressed one is an earlier version's, not read.
+		{"stale plain exploration", func() {
+			os.WriteFile(filepath.Join(root, "TestTransfer", timeline.PlainExplorationFile), []byte("{"), 0o644)
+		}, 0, 2, 3},
 	}
 	for _, st := range steps {
 		st.change()

@@ -70,6 +70,22 @@ func TestLoad(t *testing.T) {
 	if err := s.Load(filepath.Join(dir, "panic-1.trace.json.gz")); err != nil {
 		t.Errorf("loading a compressed trace: %v", err)
 	}
+	// An exploration is compressed too, as heddle test writes it (timeline.ExplorationFile).
+	v, err := timeline.ReadFile(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gz := filepath.Join(dir, "TestX", timeline.ExplorationFile)
+	v.(*timeline.Exploration).Bugs[0].Trace = "../deadlock-0.trace.json.gz"
+	if err := timeline.WriteFile(gz, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Load(gz); err != nil {
+		t.Fatalf("loading a compressed exploration: %v", err)
+	}
+	if x := s.explorations[len(s.explorations)-1]; x.name != gz || len(x.e.Bugs) != 2 || x.traces[0] != filepath.Join(dir, "deadlock-0.trace.json.gz") {
+		t.Errorf("compressed exploration loaded as %s with bugs %+v, traces %v", x.name, x.e.Bugs, x.traces)
+	}
 	if err := s.Load(filepath.Join(dir, "nothing.json")); err == nil {
 		t.Error("loading a missing file succeeded")
 	}

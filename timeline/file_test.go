@@ -144,3 +144,34 @@ func TestCompressedTraces(t *testing.T) {
 		t.Errorf("a truncated compressed trace: error %v, want one that names %s", err, cut)
 	}
 }
+
+// TestIsExploration checks the names of a test's exploration file, compressed as heddle test
+// writes it or plain as earlier versions did, and that the compressed one reads back.
+func TestIsExploration(t *testing.T) {
+	for name, want := range map[string]bool{
+		ExplorationFile:      true,
+		PlainExplorationFile: true,
+		"/out/example.com/x/TestX/" + ExplorationFile: true,
+		"bank.exploration.json":                       false,
+		"deadlock-1" + TraceSuffix:                    false,
+		"." + ExplorationFile + ".123":                false, // a write in progress
+	} {
+		if got := IsExploration(name); got != want {
+			t.Errorf("IsExploration(%q) = %v, want %v", name, got, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), ExplorationFile)
+	e := &Exploration{Heddle: "exploration", Version: Version, Tree: []Node{}, Bugs: []Bug{}}
+	if err := WriteFile(path, e); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Fatalf("%s is not compressed: %v", path, err)
+	}
+	if v, err := ReadFile(path); err != nil {
+		t.Fatal(err)
+	} else if _, ok := v.(*Exploration); !ok {
+		t.Errorf("%s read as %T", path, v)
+	}
+}

@@ -26,14 +26,22 @@ func ShardDir(out string, index, n int) string {
 }
 
 // ExplorationFile and TraceSuffix name a test's exploration and its traces in its directory.
-// Traces are compressed (gzip): a trace holds every step of its run, and its JSON compresses
-// about tenfold. PlainTraceSuffix names the uncompressed traces of earlier versions, and of
-// heddle replay -o; every reader reads both (ReadFile, IsTrace).
+// Both are compressed (gzip): a trace holds every step of its run, an exploration its schedule
+// tree, and their JSON compresses tenfold or more. PlainExplorationFile and PlainTraceSuffix
+// name the uncompressed files of earlier versions, and of heddle replay -o; every reader reads
+// both (ReadFile, IsExploration, IsTrace).
 const (
-	ExplorationFile  = "exploration.json"
-	TraceSuffix      = ".trace.json.gz"
-	PlainTraceSuffix = ".trace.json"
+	ExplorationFile      = "exploration.json.gz"
+	PlainExplorationFile = "exploration.json"
+	TraceSuffix          = ".trace.json.gz"
+	PlainTraceSuffix     = ".trace.json"
 )
+
+// IsExploration reports whether a file's name is a test's exploration's, compressed or not.
+func IsExploration(name string) bool {
+	name = filepath.Base(name)
+	return name == ExplorationFile || name == PlainExplorationFile
+}
 
 // IsTrace reports whether a file's name is a trace's, compressed or not.
 func IsTrace(name string) bool {

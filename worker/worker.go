@@ -77,6 +77,10 @@ type Message struct {
 	// Atomicity, in a "done" message, is what the atomicity checkers found of each
 	// //heddle:atomic function (explorer.Report.Atomicity).
 	Atomicity []*timeline.AtomicityCheck `json:"atomicity,omitempty"`
+	// Skipped, in a "done" message, is the output of the first run in which the test skipped
+	// itself (t.Skip), its message last; nil if no run did. In a "result" message, it is the
+	// output of the run, if the test skipped itself in it.
+	Skipped *string `json:"skipped,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

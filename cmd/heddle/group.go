@@ -147,8 +147,15 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	defer stop()
 	report := explorer.ExploreOn(r, eo)
 	rep.end()
+	// The group's one test is its first member's package's, which ends with go test's line
+	// for the package, as heddle test ends each package.
+	done := func(status string) {
+		rep.packageDone(pkg, status, time.Since(start))
+		rep.finish()
+	}
 	if ctx.Err() != nil {
 		rep.verdict(pkg, test, &report.Stats, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
+		done("interrupted")
 		return exitUsage
 	}
 	stats := report.Stats
@@ -157,6 +164,7 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	for i, b := range report.Bugs {
 		if b.Kind == rt.VerdictUnsupported {
 			rep.verdict(pkg, test, &stats, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
+			done("")
 			return exitUsage
 		}
 		wb := explorer.WireBug(b)
@@ -191,8 +199,10 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	rep.bugs(pkg, test, saved)
 	rep.verdict(pkg, test, &stats, start, o)
 	if len(saved) > 0 {
+		done(pkgFail)
 		return exitBug
 	}
+	done("")
 	return exitOK
 }
 

@@ -84,12 +84,12 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 	}
 	slices.SortStableFunc(wrote, func(a, b current) int {
 		ra, rb := 1, 1
-		if filepath.Base(a.path) == timeline.ExplorationFile {
+		if timeline.IsExploration(a.path) {
 			ra = 0
 		} else if !a.trace {
 			ra = 2
 		}
-		if filepath.Base(b.path) == timeline.ExplorationFile {
+		if timeline.IsExploration(b.path) {
 			rb = 0
 		} else if !b.trace {
 			rb = 2
@@ -129,7 +129,7 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 	var size int64
 	for i, f := range files {
 		fits := (maxFiles <= 0 || n+1 <= maxFiles) && (maxBytes <= 0 || size+f.size <= maxBytes)
-		if fits || i == 0 && filepath.Base(f.path) == timeline.ExplorationFile {
+		if fits || i == 0 && timeline.IsExploration(f.path) {
 			n, size = n+1, size+f.size
 			continue
 		}

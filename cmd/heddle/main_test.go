@@ -245,7 +245,7 @@ func TestExplorationFilesLoad(t *testing.T) {
 			if _, errOut, code := heddle(t, dir, "test", "-strategy", s, "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if _, err := timeline.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", "exploration.json")); err != nil {
+			if _, err := timeline.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", timeline.ExplorationFile)); err != nil {
 				t.Fatal(err)
 			}
 		})

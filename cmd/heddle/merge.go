@@ -11,17 +11,20 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
 )
 
-const mergeUsage = `usage: heddle merge [-out dir] DIR|FILE...
+const mergeUsage = `usage: heddle merge [-out dir] [-v] [-json] DIR|FILE...
 
 Combines the results of the shards of heddle test -shard i/n into one exploration per test:
 one set of bugs (the same bug found by several shards once, with its simplest schedule), one
 schedule tree, and the sum of the statistics. The search is complete only if every shard's is
 and all n shards are there. DIR is searched for the shards' exploration files; FILE is one.
-Nothing is written unless every file reads.
+Nothing is written unless every file reads. It prints the merged tests as heddle test prints
+its tests, in go test's format.
 
 Flags:
 `
@@ -43,6 +46,8 @@ type mergedTest struct {
 func cmdMerge(args []string) int {
 	fs := flag.NewFlagSet("heddle merge", flag.ContinueOnError)
 	out := fs.String("out", timeline.ResultDir, "results directory to write the merged explorations to")
+	verbose := fs.Bool("v", false, "print every merged test, with its statistics, as heddle test -v does")
+	jsonOut := fs.Bool("json", false, "print test2json's events, as heddle test -json does")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), mergeUsage)
 		fs.PrintDefaults()
@@ -71,42 +76,66 @@ func cmdMerge(args []string) int {
 		}
 		merged = append(merged, m)
 	}
+	rep := newReporter(os.Stdout, testFlags{verbose: *verbose, jsonOut: *jsonOut})
 	code := exitOK
 	incomplete := false
-	for _, m := range merged {
+	var pkgElapsed time.Duration
+	pkgFailed := false
+	for i, m := range merged {
 		if err := writeMerged(*out, m); err != nil {
 			fmt.Fprintln(os.Stderr, "heddle merge:", err)
 			return exitUsage
 		}
 		e := &m.e
-		status, what := "ok  ", "clean"
-		if len(e.Bugs) > 0 {
-			status, what, code = "FAIL", plural(len(e.Bugs), "bug"), exitBug
-		}
-		dir := timeline.TestDir(*out, e.Program.Package, e.Program.Test)
-		for _, b := range e.Bugs {
-			fmt.Printf("--- BUG: %s: %s (%s)\n    %s\n", e.Program.Test, b.Kind, plural(b.Hits, "run"), strings.ReplaceAll(b.Message, "\n", "\n    "))
-			if b.Trace != "" {
-				fmt.Printf("    replay:   %s\n", b.Replay)
-			}
-			fmt.Println()
-		}
-		search := "search incomplete"
-		if e.Stats.Complete {
-			search = "search complete"
-		}
+		pkg, test := e.Program.Package, e.Program.Test
+		rep.begin(pkg, test)
 		var missing []string
 		for _, i := range m.missing {
 			missing = append(missing, fmt.Sprintf("%d/%d", i, m.shards[0].e.Shard.Of))
 		}
+		o := searched(len(e.Bugs), e.Stats.Cut)
 		if len(missing) > 0 {
-			search += ", missing shard " + strings.Join(missing, ", ")
+			o.search = "search incomplete, missing shard " + strings.Join(missing, ", ")
 			incomplete = true
+			fmt.Fprintf(os.Stderr, "heddle merge: %s %s: missing shard %s\n", pkg, test, strings.Join(missing, ", "))
 		}
-		fmt.Printf("%s %s %s: %s (%s, %s merged: %s, %s)\n", status, e.Program.Package, e.Program.Test, what, e.Strategy,
-			plural(len(m.shards), "shard"), plural(e.Stats.Runs, "run"), search)
-		fmt.Printf("    %s\n", filepath.Join(dir, timeline.ExplorationFile))
+		if o.verdict == verdictBug {
+			code, pkgFailed = exitBug, true
+		}
+		dir := timeline.TestDir(*out, pkg, test)
+		var saved []savedBug
+		for j, b := range e.Bugs {
+			sb := savedBug{Bug: &worker.Bug{Kind: b.Kind, Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Trace: m.traces[j]}}
+			if b.Trace != "" {
+				sb.Path = filepath.Join(dir, b.Trace)
+			}
+			saved = append(saved, sb)
+		}
+		rep.bugs(pkg, test, saved)
+		var ws []*timeline.Warning
+		for j := range e.Warnings {
+			ws = append(ws, &e.Warnings[j])
+		}
+		rep.warnings(pkg, test, ws)
+		if rep.verbose() {
+			rep.note(pkg, test, "merged into "+filepath.Join(dir, timeline.ExplorationFile))
+		}
+		// The test's time is its longest shard's, as the merged statistics have it.
+		rep.f.strategy = e.Strategy + ", " + plural(len(m.shards), "shard") + " merged"
+		elapsed := e.Stats.Elapsed
+		stats := e.Stats
+		rep.verdict(pkg, test, &stats, time.Now().Add(-elapsed), o)
+		pkgElapsed += elapsed
+		if i == len(merged)-1 || merged[i+1].e.Program.Package != pkg {
+			status := ""
+			if pkgFailed {
+				status = pkgFail
+			}
+			rep.packageDone(pkg, status, pkgElapsed)
+			pkgElapsed, pkgFailed = 0, false
+		}
 	}
+	rep.finish()
 	if incomplete && code == exitOK {
 		code = exitUsage
 	}
@@ -162,7 +191,7 @@ func readShards(args []string) ([][]shardResult, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() && d.Name() == timeline.ExplorationFile {
+			if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
 				if err := add(path, false); err != nil {
 					return err
 				}
@@ -174,7 +203,7 @@ func readShards(args []string) ([][]shardResult, error) {
 			return nil, err
 		}
 		if found == 0 {
-			return nil, fmt.Errorf("%s: no %s in it", a, timeline.ExplorationFile)
+			return nil, fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
 		}
 	}
 	if len(byTest) == 0 {
@@ -319,5 +348,5 @@ func writeMerged(out string, m *mergedTest) error {
 		}
 		b.Trace, b.Replay = filepath.Base(p), "heddle replay "+p
 	}
-	return timeline.WriteFile(filepath.Join(dir, timeline.ExplorationFile), e)
+	return writeExplorationFile(filepath.Join(dir, timeline.ExplorationFile), e)
 }

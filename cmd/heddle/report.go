@@ -109,7 +109,7 @@ type event struct {
 	Elapsed     *float64   `json:"Elapsed,omitempty"`
 	Output      string     `json:"Output,omitempty"`
 	FailedBuild string     `json:"FailedBuild,omitempty"`
-	// Verdict is a test's verdict (clean, bug, cut, unexplorable, interrupted) on its pass, fail
+	// Verdict is a test's verdict (clean, bug, cut, skipped, unexplorable, interrupted) on its pass, fail
 	// or skip event; Reason says why an unexplorable or interrupted test has no other.
 	Verdict string          `json:"Verdict,omitempty"`
 	Reason  string          `json:"Reason,omitempty"`
@@ -256,6 +256,8 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	switch o.verdict {
 	case verdictBug:
 		status, action = "FAIL", "fail"
+	case verdictSkipped:
+		status, action = "SKIP", "skip"
 	case verdictUnexplorable:
 		status, action = "SKIP", "skip"
 		r.note(pkg, test, "cannot be explored: "+o.reason)
@@ -263,7 +265,8 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 		status, action = "FAIL", "fail"
 		r.note(pkg, test, o.reason)
 	}
-	if r.verbose() {
+	// A skipped test's output is go test's: its log and the skip's message.
+	if r.verbose() && o.verdict != verdictSkipped {
 		if o.verdict == verdictCut {
 			r.note(pkg, test, fmt.Sprintf("cut: %d of %d runs reached the step bound of %d while making progress", s.Cut, s.Runs, r.f.steps))
 		}
@@ -273,9 +276,10 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	if r.verbose() {
 		r.printOutput(pkg, test)
 		r.print(pkg, test, line)
-	} else if status != "PASS" || slices.ContainsFunc(r.out, func(l outLine) bool { return l.warning != nil }) {
+	} else if status != "PASS" && o.verdict != verdictSkipped || slices.ContainsFunc(r.out, func(l outLine) bool { return l.warning != nil }) {
 		// A warning is a finding that the test asked for (//heddle:atomic) or that it
 		// should see, though it does not fail the test: it is printed as a failure's log is.
+		// A test that skipped itself is not printed, as go test does not print it without -v.
 		r.print(pkg, test, line)
 		r.printOutput(pkg, test)
 	}
@@ -320,6 +324,8 @@ func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
 		search = ""
 	case s.Complete:
 		search = ", search complete"
+	case o.search != "":
+		search = ", " + o.search
 	case o.ended != "":
 		search = ", search ended by " + o.ended
 	}

@@ -40,7 +40,8 @@ func heddleEnv(t *testing.T, dir string, env []string, args ...string) (string, 
 
 // TestShardTranscripts runs heddle test -shard and heddle merge on the many package and
 // compares what they print with golden files; the steps share one results directory, in
-// order: three shards, their merge, a merge with a shard missing, and bad input.
+// order: three shards, their merge (in text, with -v and with -json, as heddle test prints
+// its tests), a merge with a shard missing, and bad input.
 func TestShardTranscripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
@@ -48,7 +49,8 @@ func TestShardTranscripts(t *testing.T) {
 	wd, _ := os.Getwd()
 	dir := "testdata/mixed"
 	out := t.TempDir()
-	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", timeline.ExplorationFile)
+	// An earlier version's plain exploration file, which merge reads as it reads compressed ones.
+	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", timeline.PlainExplorationFile)
 	os.MkdirAll(filepath.Dir(corrupt), 0o755)
 	os.WriteFile(corrupt, []byte(`{"heddle": "exploration", "version": 1, "stats": {`), 0o644)
 	status := filepath.Join(t.TempDir(), "status")
@@ -71,6 +73,8 @@ func TestShardTranscripts(t *testing.T) {
 			}
 		}},
 		{"merge", nil, []string{"merge", "-out", out, out}, exitBug, nil},
+		{"merge-v", nil, []string{"merge", "-v", "-out", filepath.Join(out, "v"), out}, exitBug, nil},
+		{"merge-json", nil, []string{"merge", "-json", "-out", filepath.Join(out, "json"), out}, exitBug, nil},
 		{"merge-missing", nil, []string{"merge", "-out", filepath.Join(out, "partial"), timeline.ShardDir(out, 0, 3), timeline.ShardDir(out, 2, 3)}, exitBug, nil},
 		{"merge-corrupt", nil, []string{"merge", "-out", filepath.Join(out, "corrupt"), corrupt}, exitUsage, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(out, "corrupt")); err == nil {
@@ -96,6 +100,10 @@ func TestShardTranscripts(t *testing.T) {
 		if strings.HasPrefix(tc.name, "bad-") {
 			// The flag package's usage text after the error is help's golden file.
 			stderr, _, _ = strings.Cut(stderr, "usage:")
+		}
+		if strings.HasSuffix(tc.name, "-json") {
+			checkTest2JSON(t, stdout)
+			stdout = normalizeEvents(t, stdout)
 		}
 		got := normalize(stdout+"--- stderr\n"+stderr, out, filepath.Join(wd, dir))
 		got = strings.ReplaceAll(got, filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(corrupt)))), "$TMP")

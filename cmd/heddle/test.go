@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -551,6 +552,7 @@ const (
 	verdictClean        = "clean"        // no bug; the search may have been stopped by the budget
 	verdictBug          = "bug"          // at least one bug
 	verdictCut          = "cut"          // no bug, but runs stopped at the step bound while making progress
+	verdictSkipped      = "skipped"      // no bug, and the test skipped itself (t.Skip) in a run
 	verdictUnexplorable = "unexplorable" // heddle could not control the test: Reason says why and where
 	verdictInterrupted  = "interrupted"  // Ctrl-C before the exploration ended
 )
@@ -563,6 +565,9 @@ type testOutcome struct {
 	// ended says what ended an incomplete search other than the budget: a bug after which
 	// the test's process can run no more, or the first bug under -stop.
 	ended string
+	// search, if not empty, says how complete the search was in place of the statistics'
+	// words: heddle merge's missing shards.
+	search string
 }
 
 // searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
@@ -591,6 +596,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
 	var warnings []*timeline.Warning
+	var skipped *string // the output of a run that skipped the test (t.Skip)
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
 		case "progress":
@@ -620,6 +626,9 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 			}
 			if divergence == "" {
 				divergence = m.Divergence
+			}
+			if skipped == nil {
+				skipped = m.Skipped
 			}
 			if m.Isolated != "" && f.verbose && i == 0 {
 				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
@@ -730,6 +739,14 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 	}
 	rep.keep(pkg, test, dir, wrote)
 	o := searched(len(order), total.Cut)
+	if skipped != nil && o.verdict != verdictBug {
+		// As go test reports a test that called t.Skip, with its output: a run that fails
+		// would make it a failure, as go test's run would be.
+		o.verdict = verdictSkipped
+		if *skipped != "" {
+			rep.output(*skipped, nil, nil)
+		}
+	}
 	if we != nil {
 		o.ended = "the test process's " + we.Status
 	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
@@ -813,6 +830,19 @@ func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s
 	return writeProgramExploration(path, timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
 }
 
+// writeExplorationFile writes an exploration to path, compressed, and removes the plain
+// exploration file that an earlier version of heddle wrote beside it, which readers would take
+// for a second exploration of the test.
+func writeExplorationFile(path string, e *timeline.Exploration) error {
+	if err := timeline.WriteFile(path, e); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(path), timeline.PlainExplorationFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // writeProgramExploration is writeExploration for any program, such as a process group.
 func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
 	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
@@ -844,7 +874,7 @@ func writeProgramExploration(path string, prog timeline.Program, strategy string
 			}
 		}
 	}
-	return timeline.WriteFile(path, e)
+	return writeExplorationFile(path, &e)
 }
 
 // crashSummary is what a crashed worker's stderr says: the Go runtime's panic or fatal error

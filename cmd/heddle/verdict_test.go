@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -343,4 +344,83 @@ func TestHeddleFrame(t *testing.T) {
 			t.Errorf("heddleFrame(%q) = %q, want %q", tc.msg, got, tc.want)
 		}
 	}
+}
+
+// TestSkips checks that a test that skips itself (t.Skip, t.Skipf, t.SkipNow) is reported as
+// go test reports it: go test's own output on the same package, in text, with -v, and in
+// -json, test by test (heddle runs a package's tests in the order of their names), with
+// times left out and without heddle's statistics line on the tests it explored, whether the
+// test is explored in one process or with a fresh process per run (-isolate). The exit status
+// is 0.
+func TestSkips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	const dir = "testdata/skips"
+	for _, tc := range []struct {
+		name   string
+		flag   []string // go test's and heddle test's
+		heddle []string // heddle test's own
+	}{
+		{"text", nil, nil},
+		{"v", []string{"-v"}, nil},
+		{"json", []string{"-json"}, nil},
+		// A fresh process per run: the worker answers each run, not the exploration.
+		{"isolate", []string{"-v"}, []string{"-isolate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			flag, mode := tc.flag, tc.name
+			gocmd := exec.Command("go", append(append([]string{"test", "-count=1"}, flag...), ".")...)
+			gocmd.Dir = dir
+			want, err := gocmd.Output()
+			if err != nil {
+				t.Fatalf("go test %s: %v\n%s", strings.Join(flag, " "), err, want)
+			}
+			stdout, stderr, code := heddle(t, dir, append(append(append([]string{"test", "-out", t.TempDir()}, tc.heddle...), flag...), ".")...)
+			if code != exitOK {
+				t.Errorf("exit %d, want %d\n%s\n%s", code, exitOK, stdout, stderr)
+			}
+			got, wantTests := byTest(t, stdout, mode == "json"), byTest(t, string(want), mode == "json")
+			if len(got) != len(wantTests) {
+				t.Errorf("heddle test reports %v, go test %v\n%s", mapKeys(got), mapKeys(wantTests), stdout)
+			}
+			for test, w := range wantTests {
+				if g := got[test]; !slices.Equal(g, w) {
+					t.Errorf("%s: heddle test prints\n%s\ngo test prints\n%s", cmp.Or(test, "package"), strings.Join(g, "\n"), strings.Join(w, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// byTest splits go test's output, text or -json, into the lines of each test ("" for the
+// package's), with the times left out, and heddle's statistics lines dropped.
+func byTest(t *testing.T, out string, isJSON bool) map[string][]string {
+	t.Helper()
+	tests := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		if isJSON {
+			var e struct{ Action, Package, Test, Output string }
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("not JSON: %q", line)
+			}
+			if strings.HasPrefix(e.Output, "    heddle: ") {
+				continue
+			}
+			tests[e.Test] = append(tests[e.Test], durations.ReplaceAllString(fmt.Sprintf("%s %s %q", e.Action, e.Package, e.Output), "T"))
+			continue
+		}
+		if strings.HasPrefix(line, "    heddle: ") {
+			continue
+		}
+		if name, ok := strings.CutPrefix(line, "=== RUN   "); ok {
+			cur = name
+		}
+		tests[cur] = append(tests[cur], durations.ReplaceAllString(line, "T"))
+		if strings.HasPrefix(line, "--- ") {
+			cur = ""
+		}
+	}
+	return tests
 }

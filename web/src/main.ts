@@ -376,10 +376,11 @@ function shortDuration(d: string): string {
 }
 
 // explorationLabel names an exploration file by its test: heddle writes each test's exploration
-// to <package>/<Test>/exploration.json.
+// to <package>/<Test>/exploration.json.gz (exploration.json before it compressed them).
 function explorationLabel(file: string): string {
   const parts = file.split("/");
-  return parts.length >= 2 && parts[parts.length - 1] === "exploration.json" ? parts[parts.length - 2]! : basename(file);
+  const name = parts[parts.length - 1];
+  return parts.length >= 2 && (name === "exploration.json.gz" || name === "exploration.json") ? parts[parts.length - 2]! : basename(file);
 }
 
 function count(n: number, what: string): string {

@@ -223,9 +223,16 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
+	rep, _ := isolatedExplore(ctx, w, test, opts)
+	return rep
+}
+
+// isolatedExplore is Isolated, and also returns the output of the first run in which the test
+// skipped itself (worker.Message.Skipped), nil if none did.
+func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *string) {
 	r := &isolated{ctx: ctx, w: w, test: test, opts: opts, start: time.Now()}
 	defer r.close()
-	return explorer.ExploreOn(r, opts)
+	return explorer.ExploreOn(r, opts), r.skipped
 }
 
 // isolated is the explorer.Runner of Isolated.
@@ -240,6 +247,8 @@ type isolated struct {
 	// spare is the process of the next run, started while the current one runs: a process's
 	// start-up costs more than its run, and it overlaps the run on another core.
 	spare *process
+	// skipped is the output of the first run in which the test skipped itself.
+	skipped *string
 }
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
@@ -266,6 +275,9 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 		switch m.Type {
 		case "result":
 			res, log, diverged = m.Result, m.Log, m.Error
+			if r.skipped == nil {
+				r.skipped = m.Skipped
+			}
 		case "error":
 			failed = m.Error
 		}
@@ -346,7 +358,7 @@ func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, r
 func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
 	o := explorer.OptionsOf(opts)
 	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: "node", Node: &n}) }
-	r := Isolated(ctx, w, test, o)
+	r, skipped := isolatedExplore(ctx, w, test, o)
 	prog := timeline.Program{Package: w.env(worker.EnvPackage), Test: test}
 	for _, b := range r.Bugs {
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
@@ -359,7 +371,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 		recv(&worker.Message{Type: "bug", Bug: wb})
 	}
 	recv(&worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
-		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why})
+		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: skipped})
 	return nil
 }
 

@@ -1,0 +1,3 @@
+module example.com/skips
+
+go 1.24
