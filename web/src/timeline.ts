@@ -1,7 +1,7 @@
 import type { Api } from "./api";
 import { basename, clear, h, posText, s } from "./dom";
 import { HistoryView } from "./history";
-import { acquires, call, category, categoryColor, opLabel, releases, stateText } from "./ops";
+import { acquires, blocked as blockedText, category, categoryColor, opLabel, releases, stateText, stepText, type Names } from "./ops";
 import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent, VerdictGoroutine } from "./types";
 
 // Steps are at least this far apart, and spread out to fill the width when
@@ -426,13 +426,13 @@ export class TimelineView {
       }
     }
     const cycle = v.cycle ?? [];
-    const waits: { g: string; obj: string; op: string; owners: string[] }[] = [];
+    const waits: { g: string; obj: string; op: string; expr?: string; owners: string[] }[] = [];
     for (const g of v.goroutines ?? []) {
       if (!g.obj) continue;
       let owners = [...(holders.get(g.obj) ?? [])].filter((o) => o !== g.id);
       const at = cycle.indexOf(g.id);
       if (owners.length === 0 && at >= 0) owners = [cycle[(at + 1) % cycle.length]!];
-      waits.push({ g: g.id, obj: g.obj, op: g.op ?? "wait", owners });
+      waits.push({ g: g.id, obj: g.obj, op: g.op ?? "wait", ...(g.expr ? { expr: g.expr } : {}), owners });
     }
     const gs: string[] = [];
     for (const w of waits) for (const g of [w.g, ...w.owners]) if (!gs.includes(g)) gs.push(g);
@@ -478,10 +478,10 @@ export class TimelineView {
         oy = a.y;
       }
       const red = w.owners.some((o) => inCycle(w.g, o));
-      edge(a.x, a.y, ox, oy, true, red ? "wf-edge wf-cycle" : "wf-edge", w.g, w.obj, `${w.g} waits to ${w.op} ${w.obj}`);
+      edge(a.x, a.y, ox, oy, true, red ? "wf-edge wf-cycle" : "wf-edge", w.g, w.obj, `${w.g} ${blockedText(w.op, w.expr ?? this.objects.get(w.obj)?.name)}`);
       for (const o of w.owners) {
         const b2 = at.get(o)!;
-        edge(ox, oy, b2.x, b2.y, false, inCycle(w.g, o) ? "wf-edge wf-cycle" : "wf-edge", w.obj, o, `${w.obj} is held by ${o}`);
+        edge(ox, oy, b2.x, b2.y, false, inCycle(w.g, o) ? "wf-edge wf-cycle" : "wf-edge", w.obj, o, `${this.objects.get(w.obj)?.name ?? w.obj} is held by ${o}`);
       }
       objs.push({ id: w.obj, x: ox, y: oy });
     }
@@ -489,7 +489,7 @@ export class TimelineView {
       const kind = this.objects.get(o.id)?.kind ?? "object";
       svg.append(s("g", { class: "wf-obj", "data-testid": `waitfor-obj-${o.id}` },
         s("rect", { x: o.x - OBJ_W, y: o.y - OBJ_H, width: 2 * OBJ_W, height: 2 * OBJ_H, rx: 4 }),
-        s("text", { x: o.x, y: o.y - 2, "text-anchor": "middle" }, o.id),
+        s("text", { x: o.x, y: o.y - 2, "text-anchor": "middle" }, this.objects.get(o.id)?.name ?? o.id),
         s("text", { x: o.x, y: o.y + 10, "text-anchor": "middle", class: "wf-kind" }, kind)));
     }
     for (const [g, p] of at) {
@@ -500,21 +500,26 @@ export class TimelineView {
     this.waitFor.append(h("h4", {}, "Wait-for graph at the end"), svg);
   }
 
-  // callText says step e as Go code: from.mu.Lock(), <-done blocks.
+  // callText says step e as the CLI's interleaving table does: from.mu.Lock(), <-done blocks,
+  // go G1.2, defer wg.Done().
   private callText(e: TraceEvent): string {
     const op = this.trace?.verdict?.history?.find((o) => o.callStep === e.step || o.returnStep === e.step);
     if (op && (e.op === "lin.call" || e.op === "lin.return")) {
       return e.op === "lin.call" ? `call ${op.input}` : `return ${op.input} -> ${op.output ?? ""}`;
     }
-    const name = e.expr ?? (e.obj ? this.objects.get(e.obj)?.name : undefined);
-    if (name || !e.obj || e.op === "sleep" || e.op === "timer") return call(e.op, e.waits, name);
-    return `${call(e.op, e.waits)} on ${e.obj}`;
+    return stepText(e, this.names);
   }
+
+  // names names the trace's objects as the program does.
+  private readonly names: Names = {
+    name: (obj) => this.objects.get(obj)?.name,
+    kind: (obj) => this.objects.get(obj)?.kind,
+  };
 
   private renderDetail(): void {
     clear(this.detail);
     const n = this.events.length;
-    this.counter.textContent = n ? `step ${this.selected === null ? "–" : this.events[this.selected]!.step} of ${this.events[n - 1]!.step}` : "";
+    this.counter.textContent = n ? `step ${this.selected === null ? "–" : this.events[this.selected]!.step} (steps ${this.events[0]!.step}–${this.events[n - 1]!.step})` : "";
     if (this.selected === null) {
       this.detail.append(h("p", { class: "muted" }, n ? "Press → or j to step through the trace." : "No steps."));
       clear(this.source);

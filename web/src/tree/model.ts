@@ -1,4 +1,5 @@
 import { hierarchy, tree as tidyTree } from "d3-hierarchy";
+import { noNames, type Names } from "../ops";
 import type { Leaf, Pruned, TreeNode } from "../types";
 
 // A VNode is a node of the drawn tree: either a decision point of the
@@ -91,6 +92,16 @@ export class TreeModel {
   version = 0; // bumped on every change, so views know to relayout
   laidOut = -1; // the version the layout is for
   lastLayoutMs = 0;
+  // How the program names the objects of the steps, for the edges' labels.
+  names: Names = noNames;
+  // The runs that found each bug, by its id, as the exploration counts them (a bug's hits):
+  // the tree holds one leaf per distinct schedule, and several strategies' runs may end at one.
+  hits = new Map<number, number>();
+
+  // bugRuns is how many runs found bug group g, as the CLI counts them ("BUG: deadlock (3 runs)").
+  bugRuns(g: BugGroup): number {
+    return (g.bug !== null ? this.hits.get(g.bug) : undefined) ?? g.count;
+  }
 
   // add inserts a decision point. A node seen before is ignored, which makes
   // a replayed stream harmless; a node whose parent is unknown is dropped
@@ -130,6 +141,29 @@ export class TreeModel {
     this.version++;
     return true;
   }
+
+  // drawnKinds lists the kinds of mark the tree draws: how its runs ended (bug, again, ok,
+  // other, aborted), folded subtrees, and why alternatives were not run (sleep, persistent,
+  // delayed, bound, depth).
+  drawnKinds(): string[] {
+    if (this.kindsVersion !== this.version) {
+      const kinds = new Set<string>();
+      for (const v of this.byId.values()) {
+        if (v.collapsed) kinds.add("folded");
+        for (const p of v.node?.pruned ?? []) kinds.add(p.reason);
+        const leaf = v.node?.leaf;
+        if (!leaf) continue;
+        if (isBug(leaf)) kinds.add(v.first ? "bug" : "again");
+        else kinds.add(leaf.verdict === "ok" ? "ok" : leaf.verdict === "aborted" ? "aborted" : "other");
+      }
+      this.kinds = [...kinds];
+      this.kindsVersion = this.version;
+    }
+    return this.kinds;
+  }
+
+  private kinds: string[] = [];
+  private kindsVersion = -1;
 
   stats(): TreeStats {
     return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugs.size };
