@@ -98,7 +98,15 @@ class App {
       this.tabs.set(name, a);
       nav.append(a);
     }
-    this.select.addEventListener("change", () => void this.useSource(this.select.value));
+    this.select.addEventListener("change", () => void this.useSource(this.select.value).then(() => {
+      // Another test's exploration: the Timeline opens on its first bug.
+      this.traceKey = "";
+      this.timeline.showError("Open a bug from the tree or the bugs list to see its timeline.");
+      this.timeline.name = "";
+      if (this.view !== "timeline") return;
+      if (location.hash === "#/timeline") void this.route();
+      else location.hash = "#/timeline";
+    }));
     document.body.append(
       h("header", {}, h("span", { class: "brand" }, "Heddle"), this.programEl, nav, this.select),
       h("main", {}, ...this.views.values()),

@@ -181,6 +181,7 @@ export class TimelineView {
     );
     this.legendEl.hidden = this.events.length === 0;
     this.renderLanes();
+    this.showLegend();
     this.renderVerdict();
     this.renderDetail();
   }
@@ -500,6 +501,23 @@ export class TimelineView {
     this.waitFor.append(h("h4", {}, "Wait-for graph at the end"), svg);
   }
 
+  // showLegend shows the legend's items for what the lanes draw, and only those: the
+  // operations' colours present, blocked spans, end states, go arrows, happens-before arrows,
+  // decisions.
+  private showLegend(): void {
+    const drawn = new Set<string>(["cursor"]);
+    for (const e of this.events) drawn.add(`op-${category(e.op)}`);
+    const svg = this.scroller;
+    if (svg.querySelector(".blocked")) drawn.add("blocked");
+    if (svg.querySelector(".end-state")) drawn.add("end");
+    if (svg.querySelector(".spawn")) drawn.add("spawn");
+    if (svg.querySelector(".hb")) drawn.add("hb");
+    if (svg.querySelector(".decision-mark")) drawn.add("decision");
+    for (const el of this.legendEl.querySelectorAll<HTMLElement>(".lg-item")) {
+      el.hidden = !drawn.has(el.dataset["testid"]!.replace(/^legend-/, ""));
+    }
+  }
+
   // callText says step e as the CLI's interleaving table does: from.mu.Lock(), <-done blocks,
   // go G1.2, defer wg.Done().
   private callText(e: TraceEvent): string {
@@ -692,7 +710,7 @@ function endLabel(g: VerdictGoroutine): string {
 function legend(): HTMLElement {
   const swatch = (...children: SVGElement[]): SVGSVGElement => s("svg", { width: 30, height: 16, viewBox: "0 0 30 16", class: "legend-swatch" }, ...children);
   const item = (id: string, sw: SVGSVGElement, text: string): HTMLElement => h("span", { class: "lg-item", "data-testid": `legend-${id}` }, sw, text);
-  const cats: [string, string][] = [["mutex", "lock"], ["channel", "channel"], ["wait", "wait group, cond"], ["goroutine", "go, exit"], ["atomic", "atomic"], ["time", "time"]];
+  const cats: [string, string][] = [["mutex", "lock"], ["channel", "channel"], ["wait", "wait group, cond, once"], ["goroutine", "go, exit, panic"], ["atomic", "atomic, sync.Map"], ["time", "sleep, timer"], ["choose", "heddle.Choose"], ["history", "call, return"], ["other", "other"]];
   return h("div", { class: "legend timeline-legend", "data-testid": "timeline-legend" },
     ...cats.map(([c, text]) => item(`op-${c}`, swatch(s("rect", { x: 4, y: 2, width: 22, height: 12, rx: 2, fill: categoryColor[c as keyof typeof categoryColor] })), text)),
     item("blocked", swatch(s("rect", { x: 1, y: 1, width: 28, height: 14, class: "blocked" })), "blocked: could not run"),

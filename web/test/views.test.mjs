@@ -185,7 +185,7 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       assert.equal(await page.getByTestId("goto-status").innerText(), "");
     });
 
-    test("lock labels stay inside their circles, with the whole name in the title", async () => {
+    test("locks are named whole, as in source, each name inside its node", async () => {
       await page.goto(server.url + "#/locks");
       await selectExploration(page, "longnames", 21);
       await page.getByTestId("view-locks").waitFor();
@@ -193,15 +193,24 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="lock-node"] title')]
         .some((t) => /registry\.lockForUpdate/.test(t.textContent ?? "")));
       const nodes = await page.locator('[data-testid="lock-node"], [data-testid="lock-graph-node"]').evaluateAll((gs) => gs.map((g) => ({
-        label: g.querySelector("text").textContent,
-        width: g.querySelector("text").getBBox().width,
-        circle: 2 * Number(g.querySelector("circle").getAttribute("r")),
+        label: g.querySelector("[data-testid=lock-label]").textContent,
+        width: g.querySelector("[data-testid=lock-label]").getBBox().width,
+        shape: Number(g.querySelector(".lock-shape").getAttribute("width")),
         title: g.querySelector("title").textContent,
       })));
       assert.equal(nodes.length, 13 + 4);
-      for (const n of nodes) assert.ok(n.width <= n.circle - 2, `label ${n.label} is ${n.width} px in a ${n.circle} px circle`);
-      assert.ok(nodes.some((n) => n.label === "lock…" && /registry\.lockForUpdate/.test(n.title)), "a long name is cut and whole in its title");
-      assert.ok(nodes.some((n) => n.label === "mu" && /accounts\[from\]\.mu/.test(n.title)));
+      for (const n of nodes) assert.ok(n.width <= n.shape - 2, `label ${n.label} is ${n.width} px in a ${n.shape} px node`);
+      assert.ok(nodes.some((n) => n.label === "registry.lockForUpdate"), "a long name is shown whole");
+      assert.ok(nodes.some((n) => n.label === "accounts[from].mu"));
+      assert.ok(!nodes.some((n) => n.label.includes("…")), "no name is cut");
+      // Sibling nodes do not overlap.
+      const boxes = await page.locator('[data-testid="lock-node"] .lock-shape').evaluateAll((rs) => rs.map((r) => {
+        const b = r.getBoundingClientRect();
+        return { x0: b.left, x1: b.right, y0: b.top, y1: b.bottom };
+      }));
+      for (const [i, a] of boxes.entries()) for (const b of boxes.slice(i + 1)) {
+        assert.ok(!(a.x0 < b.x1 - 1 && b.x0 < a.x1 - 1 && a.y0 < b.y1 - 1 && b.y0 < a.y1 - 1), `lock nodes overlap: ${JSON.stringify([a, b])}`);
+      }
       await shot("locks-longnames");
       await selectExploration(page, "bank", 21);
     });
