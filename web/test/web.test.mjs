@@ -190,6 +190,28 @@ test("a live exploration grows as nodes arrive", async () => {
   await shot("live-tree");
 });
 
+test("a live exploration is one tree per test, named by the test", async () => {
+  // heddle test -serve sends a start message as each test's exploration begins; node ids
+  // stay unique across the stream.
+  server.publish({ type: "start", program: { package: "example.com/kernels/abbalock", test: "TestBug" } });
+  server.publish({ type: "node", id: 100, parent: -1, enabled: ["G1", "G1.1"] });
+  server.publish({ type: "node", id: 101, parent: 100, g: "G1.1", op: "lock", obj: "G1#2", enabled: [], leaf: { verdict: "ok" } });
+  server.publish({ type: "start", program: { package: "example.com/kernels/abbalock", test: "TestFixed" } });
+  server.publish({ type: "node", id: 102, parent: -1, enabled: ["G1"] });
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=live-option]")].some((o) => o.textContent === "abbalock TestFixed (live)"));
+  const live = await page.getByTestId("live-option").allInnerTexts();
+  assert.deepEqual(live.slice(-2), ["abbalock TestBug (live)", "abbalock TestFixed (live)"]);
+  // Each holds its own test's nodes, and only those.
+  const value = (label) => page.getByTestId("live-option").evaluateAll((os, l) => os.find((o) => o.textContent === l).value, label);
+  await page.getByTestId("exploration-select").selectOption(await value("abbalock TestBug (live)"));
+  await page.waitForFunction(() => window.heddle.treeStats().nodes === 2);
+  assert.equal(await page.getByTestId("program").innerText(), "example.com/kernels/abbalock · TestBug");
+  await page.getByTestId("exploration-select").selectOption(await value("abbalock TestFixed (live)"));
+  await page.waitForFunction(() => window.heddle.treeStats().nodes === 1);
+  assert.equal(await page.getByTestId("program").innerText(), "example.com/kernels/abbalock · TestFixed");
+  await shot("live-per-test");
+});
+
 test("requests from another origin are refused", async () => {
   // A page on another loopback port tries the API and the stream.
   const evil = createServer((req, res) => {
