@@ -75,7 +75,8 @@ async function assertLabelsClean(page, what) {
 
 // selectExploration picks an exploration in the header's picker by the start of its label.
 async function selectExploration(page, prefix, nodes) {
-  const value = await page.locator("header select option").evaluateAll((os, p) => os.find((o) => o.textContent.startsWith(p))?.value, prefix);
+  // Options are named by their tests, and titled by their files.
+  const value = await page.locator("header select option").evaluateAll((os, p) => os.find((o) => o.title.split("/").pop().startsWith(p))?.value, prefix);
   await page.getByTestId("exploration-select").selectOption(value);
   await page.waitForFunction((n) => window.heddle.treeStats().nodes === n, nodes);
   await settle(page);
@@ -118,10 +119,11 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       assert.deepEqual(await page.evaluate(() => window.heddle.treeStats().bugs), repeated.bugs.length);
       assert.deepEqual(overlaps(d.labels), []);
       if (width >= 1000) {
-        // Each bug's label counts its runs.
+        // Each bug's label, numbered from 1 as its file is, counts its runs (the generated
+        // bugs carry no hits: the leaves are the runs).
         for (const b of repeated.bugs) {
           const runs = bugRuns.filter((n) => n.leaf.bug === b.id).length;
-          assert.ok(d.labels.some((l) => l.text === `${b.kind} · bug ${b.id} · ${runs} runs`), `no label for bug ${b.id} with ${runs} runs among ${d.labels.map((l) => l.text)}`);
+          assert.ok(d.labels.some((l) => l.text === `${b.kind} · bug ${b.id + 1} · ${runs} runs`), `no label for bug ${b.id} with ${runs} runs among ${d.labels.map((l) => l.text)}`);
         }
       }
       await shot("tree-repeated");
