@@ -315,7 +315,7 @@ export class TimelineView {
       const g = s("g", { class: "step", "data-testid": `step-box-${e.step}`, "data-step": e.step },
         s("rect", { x: x(i), y, width: BOX_W, height: BOX_H, rx: 3, fill: categoryColor[category(e.op)] }),
         s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, opLabel(e.op)),
-        s("title", {}, `step ${e.step}: ${e.g} ${this.callText(e)} ${posText(e.pos)}${e.defer ? `, deferred at line ${e.defer.line}` : ""}`));
+        s("title", {}, `step ${e.step}: ${e.g} ${this.callText(e)} ${posText(e.defer ?? e.pos)}${e.defer && e.pos ? `, run as the function returned at line ${e.pos.line}` : ""}`));
       g.addEventListener("click", () => this.moveTo(i, true));
       boxes.append(g);
       this.boxes.push(g);
@@ -550,12 +550,15 @@ export class TimelineView {
       h("dt", {}, "goroutine"), h("dd", { "data-testid": "step-goroutine" }, e.g),
       h("dt", {}, "op"), h("dd", { "data-testid": "step-op", title: e.op }, h("span", { class: "op-chip", "data-cat": category(e.op) }, this.callText(e))),
     );
-    if (e.defer) dl.append(h("dt", {}, "deferred"), h("dd", { "data-testid": "step-defer" }, `at line ${e.defer.line}, runs as the function returns`));
+    // A deferred call is shown at its defer statement, as the CLI shows it; it ran where its
+    // function returned.
+    const at = e.defer ?? e.pos;
+    if (e.defer && e.pos) dl.append(h("dt", {}, "deferred"), h("dd", { "data-testid": "step-defer" }, `runs as the function returns, at line ${e.pos.line}`));
     if (e.obj) dl.append(h("dt", {}, "object"), h("dd", { "data-testid": "step-obj" }, e.expr ?? obj?.name ?? e.obj, obj ? ` (${obj.kind} ${e.obj}${obj.pos ? `, ${posText(obj.pos)}` : ""})` : ""));
     if (e.child) dl.append(h("dt", {}, "started"), h("dd", {}, e.child));
     if (e.with) dl.append(h("dt", {}, "with"), h("dd", {}, e.with));
-    if (e.pos) {
-      dl.append(h("dt", {}, "source"), h("dd", { "data-testid": "step-pos", title: e.pos.file }, basename(e.pos.file), ":", h("span", { "data-testid": "step-line" }, e.pos.line)));
+    if (at) {
+      dl.append(h("dt", {}, "source"), h("dd", { "data-testid": "step-pos", title: at.file }, basename(at.file), ":", h("span", { "data-testid": "step-line" }, at.line)));
     }
     if (e.after?.length) {
       const dd = h("dd", { "data-testid": "step-after" });
@@ -580,15 +583,16 @@ export class TimelineView {
 
   private renderSource(e: TraceEvent): void {
     const req = ++this.sourceRequest;
-    if (!e.pos) {
+    const pos = e.defer ?? e.pos;
+    if (!pos) {
       clear(this.source);
       this.source.append(h("p", { class: "muted" }, "No source position."));
       return;
     }
-    const key = `${e.pos.file}:${e.pos.line}`;
+    const key = `${pos.file}:${pos.line}`;
     let p = this.snippets.get(key);
     if (!p) {
-      p = this.api.source(e.pos.file, e.pos.line);
+      p = this.api.source(pos.file, pos.line);
       this.snippets.set(key, p);
       p.catch(() => this.snippets.delete(key));
     }
@@ -605,7 +609,7 @@ export class TimelineView {
     }, (err: Error) => {
       if (req !== this.sourceRequest) return;
       clear(this.source);
-      this.source.append(h("p", { class: "muted" }, `${e.pos!.file}:${e.pos!.line}: ${err.message}`));
+      this.source.append(h("p", { class: "muted" }, `${pos.file}:${pos.line}: ${err.message}`));
     });
   }
 

@@ -188,6 +188,8 @@ test("steps are numbered and said as in the CLI's interleaving table", async () 
       assert.equal(await page.getByTestId("step-index").innerText(), String(s.step));
       const cell = s.cell.replace(/ \S+\.go:\d+$/, "");
       assert.equal(await page.getByTestId("step-op").innerText(), cell, `${pkg} step ${s.step}`);
+      const at = / (\S+\.go:\d+)$/.exec(s.cell);
+      if (at) assert.equal(await page.getByTestId("step-pos").innerText(), at[1], `${pkg} step ${s.step}: where`);
       assert.equal(await page.getByTestId("step-decision").count() > 0, s.chosen, `${pkg} step ${s.step}: chosen among several`);
       if (s.step !== table[table.length - 1].step) await page.keyboard.press("ArrowRight");
     }
