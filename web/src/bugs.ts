@@ -35,15 +35,7 @@ export class BugsView {
         where.append(typeof w === "string" ? h("div", {}, w) : h("div", { title: w.file }, posText(w)));
       }
       const replay = h("td", { class: "replay", "data-label": "replay" });
-      if (b.replay) {
-        const code = h("code", { "data-testid": "bug-replay" }, b.replay);
-        const copy = h("button", { class: "small", "data-testid": "bug-copy", title: "Copy the whole command" }, "Copy");
-        copy.addEventListener("click", () => void copyText(b.replay!, code).then((ok) => {
-          copy.textContent = ok ? "Copied" : "Selected: press Ctrl+C";
-          setTimeout(() => (copy.textContent = "Copy"), 1500);
-        }));
-        replay.append(code, " ", copy);
-      }
+      if (b.replay) replay.append(...command(b.replay, "bug"));
       tbody.append(h("tr", { "data-testid": "bug-row", "data-bug": b.id },
         h("td", { "data-label": "bug", "data-testid": "bug-number" }, bugNumber(b.id)),
         h("td", { "data-label": "kind" }, h("span", { class: `verdict-kind verdict-${b.kind}`, "data-testid": "bug-kind" }, b.kind), b.message ? h("div", { class: "muted" }, b.message) : null),
@@ -63,7 +55,8 @@ export class BugsView {
         ? h("ul", { class: "warnings-list" }, ...warnings.map((w) => h("li", { "data-testid": "warning", "data-kind": w.kind },
           h("span", { class: "warning-kind" }, w.kind), " ", w.message.replace(new RegExp(`^${w.kind}: `), ""),
           w.hits ? h("span", { class: "muted" }, ` (${w.hits} ${w.hits === 1 ? "run" : "runs"})`) : null,
-          w.confirmed ? h("div", { class: "muted" }, w.confirmed) : null)))
+          w.confirmed ? h("div", { class: "muted" }, w.confirmed) : null,
+          w.atomicity?.replay ? h("div", { class: "replay" }, ...command(w.atomicity.replay, "warning")) : null)))
         : h("p", { class: "muted" }, "No warnings: no lockset race, lock-order inversion or atomicity violation.")));
     if (traces.length) {
       this.body.append(h("div", { class: "panel" }, h("h3", {}, "Traces"),
@@ -72,6 +65,17 @@ export class BugsView {
             ` ${t.verdict || "no verdict"}, ${t.steps} steps`)))));
     }
   }
+}
+
+// command shows a command with a button that copies it whole.
+function command(text: string, what: string): Node[] {
+  const code = h("code", { "data-testid": `${what}-replay` }, text);
+  const copy = h("button", { class: "small", "data-testid": `${what}-copy`, title: "Copy the whole command" }, "Copy");
+  copy.addEventListener("click", () => void copyText(text, code).then((ok) => {
+    copy.textContent = ok ? "Copied" : "Selected: press Ctrl+C";
+    setTimeout(() => (copy.textContent = "Copy"), 1500);
+  }));
+  return [code, document.createTextNode(" "), copy];
 }
 
 // copyText copies a command whole to the clipboard. Where the clipboard API is missing or

@@ -169,6 +169,15 @@ test("the replay command is copied whole", async () => {
   await page.getByTestId("bug-copy").first().click();
   await page.getByTestId("bug-copy").first().getByText("Copied").waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), shown);
+  // So is an atomicity warning's, which the CLI prints with it.
+  const a = [...cli.values()].find((x) => x.pkg.endsWith("/atomicflag") && x.test === "TestBug");
+  await showTest(a.pkg, a.test);
+  await page.getByTestId("tab-bugs").click();
+  const warn = await page.getByTestId("warning-replay").first().innerText();
+  assert.match(warn, /replay \S+warning-atomicity-1\.schedule\.json$/);
+  await page.getByTestId("warning-copy").first().click();
+  await page.getByTestId("warning-copy").first().getByText("Copied").waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), warn);
 });
 
 test("steps are numbered and said as in the CLI's interleaving table", async () => {
