@@ -10,10 +10,6 @@ import { checkWebViewUrl, checkpointMessage, externalFrameUrl, makeNonce, parseF
 export class WebViewPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private sessionId: string | undefined;
-  // The page the panel shows. Setting a webview's html again reloads it and the page in its
-  // frame, which in code-server stalls the window for a minute: the page already shown is
-  // revealed as it is.
-  private frameUrl: string | undefined;
 
   constructor(private readonly sessions: Sessions) {}
 
@@ -53,16 +49,12 @@ export class WebViewPanel implements vscode.Disposable {
       this.panel.onDidDispose(() => {
         this.panel = undefined;
         this.sessionId = undefined;
-        this.frameUrl = undefined;
       });
       this.panel.webview.onDidReceiveMessage((m: unknown) => this.receive(m));
     }
     this.sessionId = session.id;
     this.panel.title = title;
-    if (frameUrl !== this.frameUrl) {
-      this.frameUrl = frameUrl;
-      this.panel.webview.html = webviewHtml({ frameUrl, nonce: makeNonce(), title });
-    }
+    this.panel.webview.html = webviewHtml({ frameUrl, nonce: makeNonce(), title });
     this.panel.reveal(undefined, true);
   }
 
