@@ -94,7 +94,8 @@ async function showTest(pkg, name) {
   const value = await page.locator("header select option").evaluateAll((os, l) => os.find((o) => o.textContent.startsWith(l))?.value, label);
   assert.ok(value, `no exploration is labelled ${label}`);
   await page.getByTestId("exploration-select").selectOption(value);
-  await page.waitForFunction((l) => document.querySelector("[data-testid=exploration-select]").selectedOptions[0].textContent.startsWith(l), label);
+  // The header names the test once its exploration is shown.
+  await page.getByTestId("program").getByText(`${pkg} · ${name}`, { exact: true }).waitFor();
   await page.waitForFunction(() => window.heddle.treeStats().nodes > 0);
   await settle();
 }
