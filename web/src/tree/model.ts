@@ -127,6 +127,8 @@ export class TreeModel {
       this.roots.push(v);
     }
     this.leafCount++;
+    for (const p of n.pruned ?? []) this.kinds.add(p.reason);
+    if (n.leaf && !isBug(n.leaf)) this.kinds.add(n.leaf.verdict === "ok" ? "ok" : n.leaf.verdict === "aborted" ? "aborted" : "other");
     if (n.leaf && isBug(n.leaf)) {
       const key = bugKey(n.leaf);
       let g = this.bugs.get(key);
@@ -134,6 +136,9 @@ export class TreeModel {
         g = { key, bug: n.leaf.bug ?? null, verdict: n.leaf.verdict, first: v, count: 0 };
         this.bugs.set(key, g);
         v.first = true;
+        this.kinds.add("bug");
+      } else {
+        this.kinds.add("again");
       }
       g.count++;
       v.bug = g;
@@ -146,24 +151,15 @@ export class TreeModel {
   // other, aborted), folded subtrees, and why alternatives were not run (sleep, persistent,
   // delayed, bound, depth).
   drawnKinds(): string[] {
-    if (this.kindsVersion !== this.version) {
-      const kinds = new Set<string>();
-      for (const v of this.byId.values()) {
-        if (v.collapsed) kinds.add("folded");
-        for (const p of v.node?.pruned ?? []) kinds.add(p.reason);
-        const leaf = v.node?.leaf;
-        if (!leaf) continue;
-        if (isBug(leaf)) kinds.add(v.first ? "bug" : "again");
-        else kinds.add(leaf.verdict === "ok" ? "ok" : leaf.verdict === "aborted" ? "aborted" : "other");
-      }
-      this.kinds = [...kinds];
-      this.kindsVersion = this.version;
-    }
-    return this.kinds;
+    const kinds = [...this.kinds];
+    if (this.folded > 0) kinds.push("folded");
+    return kinds;
   }
 
-  private kinds: string[] = [];
-  private kindsVersion = -1;
+  // The kinds of mark of the nodes added so far, kept as they arrive so that a frame need not
+  // walk the tree, and how many nodes are folded.
+  private readonly kinds = new Set<string>();
+  private folded = 0;
 
   stats(): TreeStats {
     return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugs.size };
@@ -172,11 +168,13 @@ export class TreeModel {
   toggle(v: VNode): void {
     if (v.children.length === 0) return;
     v.collapsed = !v.collapsed;
+    this.folded += v.collapsed ? 1 : -1;
     this.version++;
   }
 
   expandAll(): void {
     for (const v of this.byId.values()) v.collapsed = false;
+    this.folded = 0;
     this.version++;
   }
 
