@@ -34,7 +34,11 @@
 //
 //	{"type": "node", "id": 1, "parent": 0, "g": "G1.1", "op": "lock", ...}
 //
-// A new client first receives a hello message, then every node and bug
+// A start message begins the tree of a test's exploration:
+//
+//	{"type": "start", "program": {"package": "example.com/bank", "test": "TestTransfer"}}
+//
+// A new client first receives a hello message, then every start, node and bug
 // published so far, the latest progress or done message, and the latest
 // checkpoint.
 package server

@@ -236,6 +236,7 @@ func traceFiles(t *timeline.Trace) []string {
 	}
 	for i := range t.Events {
 		add(t.Events[i].Pos)
+		add(t.Events[i].Defer)
 	}
 	for _, g := range t.Verdict.Goroutines {
 		add(g.Pos)

@@ -197,11 +197,12 @@ func TestWebSocketRefused(t *testing.T) {
 }
 
 type message struct {
-	Type   string          `json:"type"`
-	ID     int             `json:"id"`
-	Parent int             `json:"parent"`
-	Step   int             `json:"step"`
-	Stats  *timeline.Stats `json:"stats"`
+	Type    string            `json:"type"`
+	ID      int               `json:"id"`
+	Parent  int               `json:"parent"`
+	Step    int               `json:"step"`
+	Stats   *timeline.Stats   `json:"stats"`
+	Program *timeline.Program `json:"program"`
 }
 
 func next(t *testing.T, c *websocket.Conn) message {
@@ -229,6 +230,7 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 	}
 	bug := 0
 	for _, m := range []any{
+		timeline.Start{Program: timeline.Program{Package: "example.com/bank", Test: "TestTransfer"}},
 		timeline.Node{ID: 0, Parent: -1, Enabled: []string{"G1", "G1.1"}},
 		&timeline.Node{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{}, Leaf: &timeline.Leaf{Verdict: "deadlock", Bug: &bug}},
 		timeline.Bug{ID: 0, Kind: "deadlock"},
@@ -240,7 +242,7 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"node 0", "node 1", "bug", "progress", "done", "checkpoint"}
+	want := []string{"start TestTransfer", "node 0", "node 1", "bug", "progress", "done", "checkpoint"}
 	for _, w := range want {
 		if got := describe(next(t, early)); got != w {
 			t.Fatalf("broadcast: got %s, want %s", got, w)
@@ -252,7 +254,8 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"hello", "node 0", "node 1", "bug", "done", "checkpoint"} {
+	// The start message stays before the nodes it begins.
+	for _, w := range []string{"hello", "start TestTransfer", "node 0", "node 1", "bug", "done", "checkpoint"} {
 		m := next(t, late)
 		if got := describe(m); got != w {
 			t.Fatalf("replay: got %s, want %s", got, w)
@@ -276,8 +279,11 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 }
 
 func describe(m message) string {
-	if m.Type == "node" {
+	switch m.Type {
+	case "node":
 		return fmt.Sprintf("node %d", m.ID)
+	case "start":
+		return "start " + m.Program.Test
 	}
 	return m.Type
 }
@@ -296,6 +302,7 @@ func TestPublishRejects(t *testing.T) {
 		[]byte(`{"type": "progress", "stats": {"Runs": 3, "Elapsed": 1000000}}`),
 		[]byte(`{"type": "progress", "stats": {"runs": 3, "elapsed": 1000000}}`),
 		[]byte(`{"type": "bug", "id": 0, "kind": "deadlock", "where": "x.go:3"}`),
+		[]byte(`{"type": "start", "test": "TestX"}`),
 	} {
 		if err := s.Publish(m); err == nil {
 			t.Errorf("Publish(%v) succeeded", m)

@@ -17,7 +17,7 @@ import (
 // live is what has been published, replayed to every new client.
 type live struct {
 	ids        map[int]bool // ids of published nodes
-	log        [][]byte     // node and bug messages, in order
+	log        [][]byte     // start, node and bug messages, in order
 	progress   []byte       // the latest progress or done message
 	checkpoint []byte       // the latest checkpoint message
 	stats      *timeline.Stats
@@ -32,7 +32,7 @@ const (
 )
 
 // Publish sends a message to every connected client and records it for clients that connect
-// later. A message is a timeline.Node, Bug, Progress, Done or Checkpoint, or a pointer to one
+// later. A message is a timeline.Start, Node, Bug, Progress, Done or Checkpoint, or a pointer to one
 // (the stream of docs/formats.md), or the JSON encoding of such a message with its "type".
 // Node messages must name a parent published before them. A message of another shape is an
 // error, and is not sent.
@@ -69,6 +69,12 @@ func (s *Server) Publish(msg any) error {
 		}
 		s.live.progress = data
 		s.live.stats = &p.Stats
+	case "start":
+		var st timeline.Start
+		if err := strictUnmarshal(data, &st); err != nil {
+			return fmt.Errorf("server: publish start: %w", err)
+		}
+		s.live.log = append(s.live.log, data)
 	case "checkpoint":
 		var c timeline.Checkpoint
 		if err := strictUnmarshal(data, &c); err != nil {
@@ -105,6 +111,7 @@ func strictUnmarshal(data []byte, v any) error {
 
 // messageTypes are the stream's messages and their "type".
 var messageTypes = map[reflect.Type]string{
+	reflect.TypeFor[timeline.Start]():      "start",
 	reflect.TypeFor[timeline.Node]():       "node",
 	reflect.TypeFor[timeline.Bug]():        "bug",
 	reflect.TypeFor[timeline.Progress]():   "progress",
@@ -149,7 +156,7 @@ func encodeMessage(msg any) (string, []byte, error) {
 		return "", nil, fmt.Errorf("message is not a JSON object: %w", err)
 	}
 	switch head.Type {
-	case "node", "bug", "progress", "done", "checkpoint":
+	case "start", "node", "bug", "progress", "done", "checkpoint":
 		return head.Type, data, nil
 	case "":
 		return "", nil, errors.New(`message has no "type"`)

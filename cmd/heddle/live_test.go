@@ -1,14 +1,19 @@
 package main
 
 import (
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
-// The live web view has one tree, while every test explored, and every shard of a test,
-// numbers its tree from 0: each reaches the view as a root of its own, and none is refused.
+// Every test explored, and every shard of a test, numbers its tree from 0: each reaches the
+// live web view with ids of its own, none is refused, and each test's nodes follow a start
+// message that names the test, so that the view shows one tree per test.
 func TestLiveTreeOfSeveralTestsAndShards(t *testing.T) {
 	srv, err := server.New(server.Options{})
 	if err != nil {
@@ -39,5 +44,32 @@ func TestLiveTreeOfSeveralTestsAndShards(t *testing.T) {
 	// As the explorer numbers them, the second tree's nodes collide with the first's.
 	if err := srv.Publish(tree[0]); err == nil {
 		t.Error("the view accepted node 0 twice")
+	}
+
+	// What a page that connects now receives: each test's start, then its nodes.
+	u := "ws://" + srv.Addr() + "/ws?token=" + srv.Token()
+	c, _, err := websocket.DefaultDialer.Dial(u, http.Header{"Origin": {"http://" + srv.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got []string
+	for len(got) < 1+2*(1+6) {
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		var m struct {
+			Type    string            `json:"type"`
+			Program *timeline.Program `json:"program"`
+		}
+		if err := c.ReadJSON(&m); err != nil {
+			t.Fatalf("after %v: %v", got, err)
+		}
+		if m.Type == "start" {
+			m.Type += " " + m.Program.Test
+		}
+		got = append(got, m.Type)
+	}
+	nodes := strings.TrimSuffix(strings.Repeat("node ", 6), " ")
+	if want := "hello start TestA " + nodes + " start TestB " + nodes; strings.Join(got, " ") != want {
+		t.Errorf("the stream says\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 }

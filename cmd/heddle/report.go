@@ -42,9 +42,9 @@ type reporter struct {
 	written map[string]bool
 	// published is whether a message the web view refused was reported: once is enough.
 	published error
-	// liveBase and liveNext number the nodes of the live view: the view has one tree, but each
-	// test, and each shard of a test, numbers its own tree from 0. Each gets its own ids and
-	// is shown as a root of its own.
+	// liveBase and liveNext number the nodes of the live view: each test, and each shard of a
+	// test, numbers its own tree from 0, but the stream's ids are unique across it. The view
+	// shows each test's nodes, after its Start, as a tree of its own.
 	liveBase, liveNext int
 }
 
@@ -165,6 +165,8 @@ func (r *reporter) startPackage(pkg string) {
 func (r *reporter) begin(pkg, test string) {
 	r.liveBase = r.liveNext
 	r.out = r.out[:0]
+	// The live web view shows each test's tree on its own, named by the test.
+	r.publish(timeline.Start{Program: timeline.Program{Package: pkg, Test: test}})
 	if r.enc != nil {
 		r.startPackage(pkg)
 		r.emit(event{Action: "run", Package: pkg, Test: test})

@@ -1,6 +1,6 @@
 import { clear, h, posText } from "./dom";
-import { stateText } from "./ops";
-import type { BugSummary, TraceSummary } from "./types";
+import { bugNumber, stateText } from "./ops";
+import type { BugSummary, Position, TraceSummary, Warning } from "./types";
 
 export interface BugsEvents {
   // timelineHref returns the link that opens a bug's timeline.
@@ -19,39 +19,27 @@ export class BugsView {
     this.el = h("section", { class: "view bugs-view", "data-testid": "view-bugs" }, this.body);
   }
 
-  show(bugs: BugSummary[], traces: TraceSummary[]): void {
+  // show lists the bugs, numbered from 1 as their files are, with the runs that found each
+  // as the CLI counts them, where each happened (whereOf, by bug id), and the warnings.
+  show(bugs: BugSummary[], traces: TraceSummary[], warnings: Warning[] = [], whereOf = new Map<number, (Position | string)[]>()): void {
     clear(this.body);
     const table = h("table", { class: "bugs", "data-testid": "bugs-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kind"), h("th", {}, "goroutines"), h("th", {}, "where"), h("th", {}, "replay"), h("th", {}, ""))));
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kind"), h("th", {}, "runs"), h("th", {}, "goroutines"), h("th", {}, "where"), h("th", {}, "replay"), h("th", {}, ""))));
     const tbody = h("tbody", {});
     for (const b of bugs) {
       const where = h("td", { "data-testid": "bug-where", "data-label": "where" });
       const gs = h("td", { "data-testid": "bug-goroutines", "data-label": "goroutines" });
-      if (b.goroutines.length) {
-        for (const g of b.goroutines) {
-          gs.append(h("div", {}, h("b", {}, g.id), ` ${stateText(g)}`));
-          where.append(h("div", { title: g.pos?.file ?? "" }, posText(g.pos) || "–"));
-        }
-      } else {
-        gs.append(b.traceLoaded ? "–" : h("span", { class: "muted" }, "trace not loaded"));
+      for (const g of b.goroutines) gs.append(h("div", {}, h("b", {}, g.id), ` ${stateText(g)}`));
+      if (!b.goroutines.length) gs.append(h("span", { class: "muted" }, b.traceLoaded ? "none blocked" : "trace not loaded"));
+      for (const w of whereOf.get(b.id) ?? b.goroutines.flatMap((g) => (g.pos ? [g.pos] : []))) {
+        where.append(typeof w === "string" ? h("div", {}, w) : h("div", { title: w.file }, posText(w)));
       }
       const replay = h("td", { class: "replay", "data-label": "replay" });
-      if (b.replay) {
-        const code = h("code", { "data-testid": "bug-replay" }, b.replay);
-        const copy = h("button", { class: "small", "data-testid": "bug-copy", title: "Copy the command" }, "Copy");
-        copy.addEventListener("click", () => {
-          navigator.clipboard?.writeText(b.replay!).then(() => {
-            copy.textContent = "Copied";
-            setTimeout(() => (copy.textContent = "Copy"), 1200);
-          }, () => {
-            getSelection()?.selectAllChildren(code);
-          });
-        });
-        replay.append(code, " ", copy);
-      }
+      if (b.replay) replay.append(...command(b.replay, "bug"));
       tbody.append(h("tr", { "data-testid": "bug-row", "data-bug": b.id },
-        h("td", { "data-label": "bug" }, b.id),
+        h("td", { "data-label": "bug", "data-testid": "bug-number" }, bugNumber(b.id)),
         h("td", { "data-label": "kind" }, h("span", { class: `verdict-kind verdict-${b.kind}`, "data-testid": "bug-kind" }, b.kind), b.message ? h("div", { class: "muted" }, b.message) : null),
+        h("td", { "data-label": "runs", "data-testid": "bug-runs" }, b.hits ?? ""),
         gs, where, replay,
         h("td", {}, b.traceLoaded || b.trace
           ? h("a", { href: this.events.bugHref(b), "data-testid": "bug-open" }, "Timeline")
@@ -61,11 +49,51 @@ export class BugsView {
     this.body.append(h("div", { class: "panel" },
       h("h3", {}, "Bugs ", h("span", { class: "count", "data-testid": "bug-count" }, bugs.length)),
       bugs.length ? table : h("p", { class: "muted" }, "No bugs found.")));
+    this.body.append(h("div", { class: "panel", "data-testid": "warnings" },
+      h("h3", {}, "Warnings ", h("span", { class: "count", "data-testid": "warning-count" }, warnings.length)),
+      warnings.length
+        ? h("ul", { class: "warnings-list" }, ...warnings.map((w) => h("li", { "data-testid": "warning", "data-kind": w.kind },
+          h("span", { class: "warning-kind" }, w.kind), " ", w.message.replace(new RegExp(`^${w.kind}: `), ""),
+          w.hits ? h("span", { class: "muted" }, ` (${w.hits} ${w.hits === 1 ? "run" : "runs"})`) : null,
+          w.confirmed ? h("div", { class: "muted" }, w.confirmed) : null,
+          w.atomicity?.replay ? h("div", { class: "replay" }, ...command(w.atomicity.replay, "warning")) : null)))
+        : h("p", { class: "muted" }, "No warnings: no lockset race, lock-order inversion or atomicity violation.")));
     if (traces.length) {
       this.body.append(h("div", { class: "panel" }, h("h3", {}, "Traces"),
         h("ul", { class: "traces", "data-testid": "trace-list" }, ...traces.map((t) =>
           h("li", {}, h("a", { href: this.events.traceHref(t.name), "data-testid": "trace-open" }, t.name),
             ` ${t.verdict || "no verdict"}, ${t.steps} steps`)))));
     }
+  }
+}
+
+// command shows a command with a button that copies it whole.
+function command(text: string, what: string): Node[] {
+  const code = h("code", { "data-testid": `${what}-replay` }, text);
+  const copy = h("button", { class: "small", "data-testid": `${what}-copy`, title: "Copy the whole command" }, "Copy");
+  copy.addEventListener("click", () => void copyText(text, code).then((ok) => {
+    copy.textContent = ok ? "Copied" : "Selected: press Ctrl+C";
+    setTimeout(() => (copy.textContent = "Copy"), 1500);
+  }));
+  return [code, document.createTextNode(" "), copy];
+}
+
+// copyText copies a command whole to the clipboard. Where the clipboard API is missing or
+// refused (a page in an editor's frame), it copies the selected command the older way; if that
+// fails too, the command stays selected for the user to copy. It says whether it copied.
+async function copyText(text: string, el: HTMLElement): Promise<boolean> {
+  try {
+    if (navigator.clipboard) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // Fall through to the selection.
+  }
+  getSelection()?.selectAllChildren(el);
+  try {
+    return document.execCommand("copy");
+  } catch {
+    return false;
   }
 }

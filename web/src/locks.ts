@@ -14,13 +14,16 @@ interface Drawn {
   el: SVGGElement;
 }
 
-// fit shortens a lock's label to what its circle holds, five characters of the nodes' 10px
-// monospace: the last selector of a long name (mu of s.cache.mu), cut with an ellipsis; the
-// node's title has it whole.
-function fit(name: string): string {
-  if (name.length <= 5) return name;
-  const last = name.slice(name.lastIndexOf(".") + 1);
-  return last.length <= 5 ? last : `${last.slice(0, 4)}…`;
+// labelWidth is how wide a lock's node is drawn: a circle, widened into a pill to hold the
+// lock's whole name in the nodes' 10px monospace, so that every lock reads as in source.
+function labelWidth(name: string): number {
+  return Math.max(2 * NODE_R, name.length * 6.1 + 12);
+}
+
+// pill draws a lock's node centred at x, y, as wide as its name needs.
+function pill(x: number, y: number, name: string): SVGRectElement {
+  const w = labelWidth(name);
+  return s("rect", { x: x - w / 2, y: y - NODE_R, width: w, height: 2 * NODE_R, rx: NODE_R, class: "lock-shape" });
 }
 
 // LockView shows each goroutine's lock tree (nested acquisitions, numbered
@@ -95,15 +98,19 @@ export class LockView {
     let number = 0;
     for (const t of trees.trees ?? []) {
       const root = hierarchy<LockNode>(t.root, (n) => n.children ?? []);
-      tidyTree<LockNode>().nodeSize([DX, DY])(root);
+      let widest = 0;
+      root.each((n) => {
+        if (n.depth > 0) widest = Math.max(widest, labelWidth(this.label(n.data.lock ?? "?")));
+      });
+      tidyTree<LockNode>().nodeSize([Math.max(DX, widest + 12), DY])(root);
       let x0 = Infinity, x1 = -Infinity;
       root.each((n) => {
         x0 = Math.min(x0, n.x ?? 0);
         x1 = Math.max(x1, n.x ?? 0);
       });
-      const width = x1 - x0 + 2 * NODE_R + 40;
+      const width = x1 - x0 + Math.max(2 * NODE_R, widest) + 40;
       const height = (root.height + 1) * DY;
-      const ox = -x0 + NODE_R + 20, oy = 22;
+      const ox = -x0 + Math.max(NODE_R, widest / 2) + 20, oy = 22;
       const svg = s("svg", { width, height, viewBox: `0 0 ${width} ${height}`, class: "lock-tree-svg" });
       for (const l of root.links()) {
         svg.append(s("line", { x1: (l.source.x ?? 0) + ox, y1: l.source.depth * DY + oy, x2: (l.target.x ?? 0) + ox, y2: l.target.depth * DY + oy, class: "lt-edge" }));
@@ -119,9 +126,9 @@ export class LockView {
         const lock = n.data.lock ?? "?";
         const path = n.ancestors().reverse().slice(1).map((a) => this.label(a.data.lock ?? "?"));
         const el = s("g", { class: gates.has(lock) && n.depth === 1 ? "lt-node lt-gate" : "lt-node", "data-testid": "lock-node", "data-g": t.g, "data-lock": lock, "data-number": number },
-          s("circle", { cx: x, cy: y, r: NODE_R }),
-          s("text", { x, y: y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(lock))),
-          s("text", { x: x + NODE_R + 2, y: y - NODE_R + 4, class: "lt-number" }, number),
+          pill(x, y, this.label(lock)),
+          s("text", { x, y: y + 4, "text-anchor": "middle", class: "lt-label", "data-testid": "lock-label" }, this.label(lock)),
+          s("text", { x: x + labelWidth(this.label(lock)) / 2 + 2, y: y - NODE_R + 4, class: "lt-number" }, number),
           s("title", {}, `${t.g}: ${path.join(" → ")}${n.data.pos ? ` at ${posText(n.data.pos)}` : ""}`));
         svg.append(el);
         this.drawn.push({ node: n.data, g: t.g, number, path, el });
@@ -179,7 +186,7 @@ export class LockView {
       }, s("title", {}, `${this.label(e.from)} → ${this.label(e.to)} by ${(e.g ?? []).join(", ")}${e.pos ? ` at ${posText(e.pos)}` : ""}`)));
     }
     for (const [n, p] of at) {
-      svg.append(s("g", { class: "lg-node", "data-testid": "lock-graph-node" }, s("circle", { cx: p.x, cy: p.y, r: 18 }), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", class: "lt-label" }, fit(this.label(n))),
+      svg.append(s("g", { class: "lg-node", "data-testid": "lock-graph-node" }, pill(p.x, p.y, this.label(n)), s("text", { x: p.x, y: p.y + 4, "text-anchor": "middle", class: "lt-label", "data-testid": "lock-label" }, this.label(n)),
         s("title", {}, `${this.label(n)} (${n})`)));
     }
     return h("div", { class: "panel" },

@@ -5,7 +5,8 @@ import { LockView } from "./locks";
 import { TimelineView } from "./timeline";
 import { TreeModel } from "./tree/model";
 import { TreeView } from "./tree/view";
-import type { Bug, BugSummary, Exploration, ExplorationSummary, Stats, StreamMessage, TraceSummary, TreeNode } from "./types";
+import { bugNumber } from "./ops";
+import type { Bug, BugSummary, Exploration, ExplorationSummary, Position, Program, Stats, StreamMessage, Trace, TraceSummary, TreeNode, Warning } from "./types";
 
 type ViewName = "tree" | "locks" | "timeline" | "bugs";
 
@@ -13,10 +14,14 @@ type ViewName = "tree" | "locks" | "timeline" | "bugs";
 // file the server holds, or the live exploration streaming in.
 interface Source {
   id: string;
+  // The test whose exploration it is, as the CLI names it.
+  program: Program | null;
   model: TreeModel;
   exploration: Exploration | null;
   bugs: Bug[];
   stats: Stats | null;
+  // The traces of its bugs, by bug id, once loaded: they name the objects and say where.
+  traces: Map<number, Trace | null>;
 }
 
 const LIVE = "live";
@@ -32,6 +37,7 @@ declare global {
       treeLayoutMs(): number;
       treeNodeAt(id: number): { x: number; y: number } | null;
       treeFocus(id: number): boolean;
+      treeLegend(): string[];
       ready(): boolean;
     };
   }
@@ -59,6 +65,10 @@ class App {
   private summaries: ExplorationSummary[] = [];
   private traces: TraceSummary[] = [];
   private current: Source | null = null;
+  // The live exploration that nodes go to: a test's, from its start message, or the one of a
+  // stream that names no test.
+  private live: Source | null = null;
+  private liveCount = 0;
   private view: ViewName = "tree";
   private traceKey = "";
   private pendingStep: number | null = null;
@@ -88,7 +98,15 @@ class App {
       this.tabs.set(name, a);
       nav.append(a);
     }
-    this.select.addEventListener("change", () => void this.useSource(this.select.value));
+    this.select.addEventListener("change", () => void this.useSource(this.select.value).then(() => {
+      // Another test's exploration: the Timeline opens on its first bug.
+      this.traceKey = "";
+      this.timeline.showError("Open a bug from the tree or the bugs list to see its timeline.");
+      this.timeline.name = "";
+      if (this.view !== "timeline") return;
+      if (location.hash === "#/timeline") void this.route();
+      else location.hash = "#/timeline";
+    }));
     document.body.append(
       h("header", {}, h("span", { class: "brand" }, "Heddle"), this.programEl, nav, this.select),
       h("main", {}, ...this.views.values()),
@@ -103,6 +121,7 @@ class App {
       treeLayoutMs: () => this.current?.model.lastLayoutMs ?? 0,
       treeNodeAt: (id) => this.tree.nodeAt(id),
       treeFocus: (id) => this.tree.focus(id),
+      treeLegend: () => this.tree.legendKinds(),
       ready: () => this.isReady,
     };
     document.addEventListener("keydown", (e) => this.key(e));
@@ -117,10 +136,12 @@ class App {
       this.showProgram(session.program);
       this.debugger = session.debugger;
       for (const x of explorations) {
-        this.select.append(h("option", { value: x.id, title: x.name }, `${explorationLabel(x.name)} (${count(x.nodes, "node")}, ${count(x.bugs, "bug")})`));
+        this.select.append(h("option", { value: x.id, title: x.name, "data-testid": "exploration-option" }, `${testLabel(x.program, x.name)}: ${verdictText(x.stats)}`));
       }
-      if (explorations.length > 0) await this.useSource(explorations[0]!.id);
-      else this.showStats(session.stats);
+      // The page opens on the first test with a bug, where a person looks first.
+      const first = explorations.find((x) => x.bugs > 0) ?? explorations[0];
+      if (first) await this.useSource(first.id);
+      else this.showStats(session.stats, null);
     } catch (err) {
       this.fail(err);
     }
@@ -146,14 +167,23 @@ class App {
     this.programEl.textContent = [p?.package, p?.test].filter(Boolean).join(" · ") || "live exploration";
   }
 
-  private showStats(st: Stats | null): void {
+  // showStats says what the CLI's statistics line says of a test's search (heddle test -v:
+  // "1 bug; portfolio: 26 runs (10 buggy, 0 cut), search complete"), then the tree's size and
+  // the time the search took.
+  private showStats(st: Stats | null, strategy: string | null): void {
     if (!st) {
       this.statsEl.textContent = "";
       return;
     }
-    const pruned = `pruned ${st.prunedSleep} sleep / ${st.prunedPersistent} persistent / ${st.prunedDelayed} delayed`;
-    this.statsEl.textContent = [count(st.runs, "run"), count(st.decisions, "decision"), pruned, count(st.bugs, "bug"),
-      shortDuration(st.elapsed ?? ""), `${Math.round(st.schedulesPerSecond)}/s`, st.complete ? "complete" : "incomplete"].filter(Boolean).join(" · ");
+    let line = `${verdictText(st)}; ${strategy ? `${strategy}: ` : ""}${count(st.runs, "run")}`;
+    if (st.runs > 0) {
+      line += ` (${st.buggyRuns ?? 0} buggy, ${st.cut ?? 0} cut`;
+      if (st.diverged) line += `, ${st.diverged} diverging, skipped`;
+      if (st.timeoutRuns) line += `, ${st.timeoutRuns} in the timeout search`;
+      line += ")";
+    }
+    line += st.complete ? ", search complete" : ", search stopped by the budget";
+    this.statsEl.textContent = [line, count(st.decisions, "decision"), shortDuration(st.elapsed ?? "")].filter(Boolean).join(" · ");
   }
 
   private loadSource(id: string): Promise<Source> {
@@ -164,9 +194,10 @@ class App {
       p = this.api.exploration(id).then((e) => {
         const model = new TreeModel();
         for (const n of e.tree ?? []) model.add(n);
-        const src: Source = { id, model, exploration: e, bugs: e.bugs ?? [], stats: e.stats };
+        for (const b of e.bugs ?? []) if (b.hits) model.hits.set(b.id, b.hits);
+        const src: Source = { id, program: e.program, model, exploration: e, bugs: e.bugs ?? [], stats: e.stats, traces: new Map() };
         this.sources.set(id, src);
-        return src;
+        return this.loadTraces(src).then(() => src);
       });
       this.loading.set(id, p);
       p.catch(() => this.loading.delete(id));
@@ -174,26 +205,59 @@ class App {
     return p;
   }
 
-  private liveSource(): Source {
-    let src = this.sources.get(LIVE);
-    if (!src) {
-      src = { id: LIVE, model: new TreeModel(), exploration: null, bugs: [], stats: null };
-      this.sources.set(LIVE, src);
-      this.select.append(h("option", { value: LIVE, "data-testid": "live-option" }, "live exploration"));
-      if (!this.current) void this.useSource(LIVE);
+  // loadTraces loads the traces of a source's bugs: they name the objects of the tree's steps
+  // as the program does, and say where each bug happened.
+  private async loadTraces(src: Source): Promise<void> {
+    const names = new Map<string, string>(Object.entries(src.exploration?.lockTrees?.names ?? {}));
+    const kinds = new Map<string, string>();
+    await Promise.all(src.bugs.filter((b) => b.trace && !src.traces.has(b.id)).map(async (b) => {
+      const ref = src.exploration ? { exploration: src.id, bug: b.id } : { path: b.trace! };
+      src.traces.set(b.id, await this.api.trace(ref).catch(() => null));
+    }));
+    for (const t of src.traces.values()) {
+      for (const o of t?.objects ?? []) {
+        if (o.name && !names.has(o.id)) names.set(o.id, o.name);
+        kinds.set(o.id, o.kind);
+      }
     }
+    src.model.names = { name: (id) => names.get(id), kind: (id) => kinds.get(id) };
+    src.model.version++;
+  }
+
+  // liveSource returns the live exploration that nodes go to, made on the first node of a
+  // stream that names no test.
+  private liveSource(): Source {
+    return this.live ?? this.startLive(null);
+  }
+
+  // startLive starts the live tree of a test: a live exploration is one tree per test, named
+  // by the test, as the CLI reports it. The page follows the newest one unless the user
+  // chose a saved exploration.
+  private startLive(program: Program | null): Source {
+    const id = this.liveCount === 0 ? LIVE : `${LIVE}-${this.liveCount}`;
+    this.liveCount++;
+    const src: Source = { id, program, model: new TreeModel(), exploration: null, bugs: [], stats: null, traces: new Map() };
+    this.sources.set(id, src);
+    this.live = src;
+    const label = program?.test ? `${testLabel(program, "")} (live)` : "live exploration";
+    this.select.append(h("option", { value: id, "data-testid": "live-option", title: [program?.package, program?.test].filter(Boolean).join(" ") }, label));
+    if (!this.current || this.current.exploration === null) void this.useSource(id);
     return src;
+  }
+
+  private isLive(id: string): boolean {
+    return id === LIVE || id.startsWith(`${LIVE}-`);
   }
 
   private async useSource(id: string): Promise<void> {
     try {
-      const src = id === LIVE ? this.liveSource() : await this.loadSource(id);
+      const src = this.isLive(id) ? this.sources.get(id) ?? this.liveSource() : await this.loadSource(id);
       this.current = src;
       this.select.value = id;
       this.tree.setModel(src.model);
       this.locks.show(src.exploration?.lockTrees ?? null);
-      this.showStats(src.stats);
-      if (src.exploration) this.showProgram(src.exploration.program);
+      this.showStats(src.stats, src.exploration?.strategy ?? null);
+      if (src.program) this.showProgram(src.program);
       await this.refreshBugs();
     } catch (err) {
       this.fail(err);
@@ -207,22 +271,32 @@ class App {
       return;
     }
     let list: BugSummary[];
-    if (src.id === LIVE) {
+    if (!src.exploration) {
       // A live bug's trace, once saved, says where its goroutines were, as a saved
       // exploration's bugs do.
       list = await Promise.all(src.bugs.map(async (b) => {
         const trace = b.trace ? await this.api.trace({ path: b.trace }).catch(() => null) : null;
         const goroutines = (trace?.verdict?.goroutines ?? []).map(({ stack: _, ...g }) => g);
-        return { ...b, exploration: LIVE, traceLoaded: trace !== null, goroutines };
+        return { ...b, exploration: src.id, traceLoaded: trace !== null, goroutines };
       }));
     } else {
       list = await this.api.bugs(src.id);
     }
-    if (src === this.current) this.bugs.show(list, this.traces);
+    const warnings: Warning[] = [...(src.exploration?.warnings ?? [])];
+    // Lock-order inversions are warnings too; the Lock trees tab draws them.
+    for (const w of src.exploration?.lockTrees?.warnings ?? []) {
+      const name = (l: string): string => src.exploration?.lockTrees?.names?.[l] ?? l;
+      warnings.push({
+        kind: "lock order",
+        message: `${name(w.locks[0])} and ${name(w.locks[1])} are taken in both orders: ${w.first.g} took ${w.first.path.map(name).join(" then ")}; ${w.second.g} took ${w.second.path.map(name).join(" then ")}`,
+      });
+    }
+    const where = new Map(list.map((b) => [b.id, bugWhere(b, src.traces.get(b.id) ?? null)]));
+    if (src === this.current) this.bugs.show(list, this.traces, warnings, where);
   }
 
   private bugHref(exploration: string, bug: number, trace?: string): string {
-    if (exploration === LIVE) return trace ? `#/timeline?path=${encodeURIComponent(trace)}` : "#/bugs";
+    if (this.isLive(exploration)) return trace ? `#/timeline?path=${encodeURIComponent(trace)}` : "#/bugs";
     return `#/timeline?exploration=${encodeURIComponent(exploration)}&bug=${bug}`;
   }
 
@@ -248,6 +322,8 @@ class App {
     let ref: TraceRef | null = null;
     if (q.has("path")) ref = { path: q.get("path")! };
     else if (q.has("exploration") && q.has("bug")) ref = { exploration: q.get("exploration")!, bug: Number(q.get("bug")) };
+    // The Timeline opens on the first bug of the exploration shown, unless a trace is shown.
+    if (!ref && !this.timeline.hasTrace()) ref = this.firstBug();
     if (!ref) return;
     const key = traceRefKey(ref);
     if (key !== this.traceKey) {
@@ -267,10 +343,18 @@ class App {
     }
   }
 
+  // firstBug names the trace of the first bug of the exploration shown, if it has one.
+  private firstBug(): TraceRef | null {
+    const src = this.current;
+    const b = src?.bugs.find((x) => x.trace);
+    if (!src || !b) return null;
+    return src.exploration ? { exploration: src.id, bug: b.id } : { path: b.trace! };
+  }
+
   private bugTitle(exploration: string, bug: number): string {
     const b = this.sources.get(exploration)?.bugs.find((x) => x.id === bug);
     const x = this.summaries.find((s) => s.id === exploration);
-    return b ? `Bug ${bug}: ${b.kind}${b.message ? ` — ${b.message}` : ""}` : `Bug ${bug} of ${x?.name ?? exploration}`;
+    return b ? `Bug ${bugNumber(bug)}: ${b.kind}${b.message ? ` — ${b.message}` : ""}` : `Bug ${bugNumber(bug)} of ${x?.name ?? exploration}`;
   }
 
   private showConnection(): void {
@@ -287,6 +371,20 @@ class App {
       case "hello":
         this.showProgram(m.program);
         break;
+      case "start": {
+        // A test's exploration begins: its nodes make a tree of its own. An empty live tree
+        // (made before the stream named its test) becomes the test's.
+        const empty = this.live && this.live.model.byId.size === 0 ? this.live : null;
+        if (empty) {
+          empty.program = m.program;
+          const opt = [...this.select.options].find((o) => o.value === empty.id);
+          if (opt) opt.textContent = `${testLabel(m.program, "")} (live)`;
+        } else {
+          this.startLive(m.program);
+        }
+        if (this.current === this.live) this.showProgram(m.program);
+        break;
+      }
       case "node": {
         const src = this.liveSource();
         if (src.model.add(nodeOf(m)) && src === this.current) this.tree.changed();
@@ -307,7 +405,7 @@ class App {
       case "done": {
         const src = this.liveSource();
         src.stats = m.stats;
-        if (src === this.current) this.showStats(m.stats);
+        if (src === this.current) this.showStats(m.stats, null);
         break;
       }
       case "checkpoint":
@@ -375,12 +473,34 @@ function shortDuration(d: string): string {
   return `${(secs * 1000).toPrecision(3)}ms`;
 }
 
-// explorationLabel names an exploration file by its test: heddle writes each test's exploration
-// to <package>/<Test>/exploration.json.gz (exploration.json before it compressed them).
-function explorationLabel(file: string): string {
+// testLabel names a test as a person tells tests apart: the last element of its package's
+// path and the test (abbalock TestBug), else the file's directory, as heddle writes each
+// test's exploration to <package>/<Test>/exploration.json.gz (exploration.json before it
+// compressed them).
+function testLabel(p: Program | null, file: string): string {
+  if (p?.test) return [p.package?.split("/").pop(), p.test].filter(Boolean).join(" ");
   const parts = file.split("/");
   const name = parts[parts.length - 1];
   return parts.length >= 2 && (name === "exploration.json.gz" || name === "exploration.json") ? parts[parts.length - 2]! : basename(file);
+}
+
+// verdictText is a test's verdict as the CLI says it: "1 bug", "clean", or "cut" when runs
+// reached the step bound.
+function verdictText(st: Stats): string {
+  if (st.bugs > 0) return count(st.bugs, "bug");
+  return st.cut ? "cut" : "clean";
+}
+
+// bugWhere says where a bug happened: where its goroutines were when the run ended, else the
+// position its message names (a failed test's file:line), else its last step's.
+function bugWhere(b: BugSummary, trace: Trace | null): (Position | string)[] {
+  const at = b.goroutines.flatMap((g) => (g.pos ? [g.pos] : []));
+  if (at.length > 0) return at;
+  const m = /([\w.-]+\.go:\d+)/.exec(b.message ?? "");
+  if (m) return [m[1]!];
+  const last = [...(trace?.events ?? [])].reverse().find((e) => e.pos);
+  if (last?.pos) return [last.pos];
+  return [b.traceLoaded || trace ? "no position recorded" : "trace not loaded"];
 }
 
 function count(n: number, what: string): string {

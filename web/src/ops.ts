@@ -70,6 +70,39 @@ export function call(op: string, waits?: string, x?: string): string {
   return g[0].replace("%s", x);
 }
 
+// Names says how the program names objects: by the expression it wrote (from.mu), and, for
+// those it names no way the source shows, their kind (mutex), as a report describes them.
+export interface Names {
+  name(obj: string): string | undefined;
+  kind(obj: string): string | undefined;
+}
+
+export const noNames: Names = { name: () => undefined, kind: () => undefined };
+
+// stepText says a step as the CLI's interleaving table does (cmd/heddle's printInterleaving):
+// the call on the expression the program wrote at the step, else on the object's name, else
+// the operation on the object described by its kind and id; the goroutine a go statement
+// started; "defer " before a call that a defer statement made.
+export function stepText(e: { op: string; waits?: string; obj?: string; expr?: string; child?: string; defer?: unknown }, names: Names): string {
+  let cell: string;
+  const name = e.obj ? names.name(e.obj) : undefined;
+  if (e.expr || !e.obj || e.op === "sleep" || e.op === "timer") cell = call(e.op, e.waits, e.expr);
+  else if (name) cell = call(e.op, e.waits, name);
+  else {
+    const kind = names.kind(e.obj);
+    cell = `${call(e.op, e.waits)} on ${kind ? `${kind} ${e.obj}` : e.obj}`;
+  }
+  if (e.child) cell += ` ${e.child}`;
+  if (e.defer) cell = `defer ${cell}`;
+  return cell;
+}
+
+// bugNumber is how a person counts a bug: from 1, as its trace file is named (deadlock-1),
+// where the files number bugs from 0.
+export function bugNumber(id: number): number {
+  return id + 1;
+}
+
 // opLabel is the short name of an operation, for a box of the timeline or an
 // edge of the schedule tree, whose colour says it is a channel operation.
 const shortLabels: Record<string, string> = { park: "blocks", send: "send", recv: "receive" };

@@ -1,7 +1,7 @@
 import type { Api } from "./api";
 import { basename, clear, h, posText, s } from "./dom";
 import { HistoryView } from "./history";
-import { acquires, call, category, categoryColor, opLabel, releases, stateText } from "./ops";
+import { acquires, blocked as blockedText, category, categoryColor, opLabel, releases, stateText, stepText, type Names } from "./ops";
 import type { Decision, SourceSnippet, SyncObject, Trace, TraceEvent, VerdictGoroutine } from "./types";
 
 // Steps are at least this far apart, and spread out to fill the width when
@@ -181,6 +181,7 @@ export class TimelineView {
     );
     this.legendEl.hidden = this.events.length === 0;
     this.renderLanes();
+    this.showLegend();
     this.renderVerdict();
     this.renderDetail();
   }
@@ -314,7 +315,7 @@ export class TimelineView {
       const g = s("g", { class: "step", "data-testid": `step-box-${e.step}`, "data-step": e.step },
         s("rect", { x: x(i), y, width: BOX_W, height: BOX_H, rx: 3, fill: categoryColor[category(e.op)] }),
         s("text", { x: x(i) + BOX_W / 2, y: y + 15, "text-anchor": "middle" }, opLabel(e.op)),
-        s("title", {}, `step ${e.step}: ${e.g} ${this.callText(e)} ${posText(e.pos)}${e.defer ? `, deferred at line ${e.defer.line}` : ""}`));
+        s("title", {}, `step ${e.step}: ${e.g} ${this.callText(e)} ${posText(e.defer ?? e.pos)}${e.defer && e.pos ? `, run as the function returned at line ${e.pos.line}` : ""}`));
       g.addEventListener("click", () => this.moveTo(i, true));
       boxes.append(g);
       this.boxes.push(g);
@@ -426,13 +427,13 @@ export class TimelineView {
       }
     }
     const cycle = v.cycle ?? [];
-    const waits: { g: string; obj: string; op: string; owners: string[] }[] = [];
+    const waits: { g: string; obj: string; op: string; expr?: string; owners: string[] }[] = [];
     for (const g of v.goroutines ?? []) {
       if (!g.obj) continue;
       let owners = [...(holders.get(g.obj) ?? [])].filter((o) => o !== g.id);
       const at = cycle.indexOf(g.id);
       if (owners.length === 0 && at >= 0) owners = [cycle[(at + 1) % cycle.length]!];
-      waits.push({ g: g.id, obj: g.obj, op: g.op ?? "wait", owners });
+      waits.push({ g: g.id, obj: g.obj, op: g.op ?? "wait", ...(g.expr ? { expr: g.expr } : {}), owners });
     }
     const gs: string[] = [];
     for (const w of waits) for (const g of [w.g, ...w.owners]) if (!gs.includes(g)) gs.push(g);
@@ -478,10 +479,10 @@ export class TimelineView {
         oy = a.y;
       }
       const red = w.owners.some((o) => inCycle(w.g, o));
-      edge(a.x, a.y, ox, oy, true, red ? "wf-edge wf-cycle" : "wf-edge", w.g, w.obj, `${w.g} waits to ${w.op} ${w.obj}`);
+      edge(a.x, a.y, ox, oy, true, red ? "wf-edge wf-cycle" : "wf-edge", w.g, w.obj, `${w.g} ${blockedText(w.op, w.expr ?? this.objects.get(w.obj)?.name)}`);
       for (const o of w.owners) {
         const b2 = at.get(o)!;
-        edge(ox, oy, b2.x, b2.y, false, inCycle(w.g, o) ? "wf-edge wf-cycle" : "wf-edge", w.obj, o, `${w.obj} is held by ${o}`);
+        edge(ox, oy, b2.x, b2.y, false, inCycle(w.g, o) ? "wf-edge wf-cycle" : "wf-edge", w.obj, o, `${this.objects.get(w.obj)?.name ?? w.obj} is held by ${o}`);
       }
       objs.push({ id: w.obj, x: ox, y: oy });
     }
@@ -489,7 +490,7 @@ export class TimelineView {
       const kind = this.objects.get(o.id)?.kind ?? "object";
       svg.append(s("g", { class: "wf-obj", "data-testid": `waitfor-obj-${o.id}` },
         s("rect", { x: o.x - OBJ_W, y: o.y - OBJ_H, width: 2 * OBJ_W, height: 2 * OBJ_H, rx: 4 }),
-        s("text", { x: o.x, y: o.y - 2, "text-anchor": "middle" }, o.id),
+        s("text", { x: o.x, y: o.y - 2, "text-anchor": "middle" }, this.objects.get(o.id)?.name ?? o.id),
         s("text", { x: o.x, y: o.y + 10, "text-anchor": "middle", class: "wf-kind" }, kind)));
     }
     for (const [g, p] of at) {
@@ -500,21 +501,43 @@ export class TimelineView {
     this.waitFor.append(h("h4", {}, "Wait-for graph at the end"), svg);
   }
 
-  // callText says step e as Go code: from.mu.Lock(), <-done blocks.
+  // showLegend shows the legend's items for what the lanes draw, and only those: the
+  // operations' colours present, blocked spans, end states, go arrows, happens-before arrows,
+  // decisions.
+  private showLegend(): void {
+    const drawn = new Set<string>(["cursor"]);
+    for (const e of this.events) drawn.add(`op-${category(e.op)}`);
+    const svg = this.scroller;
+    if (svg.querySelector(".blocked")) drawn.add("blocked");
+    if (svg.querySelector(".end-state")) drawn.add("end");
+    if (svg.querySelector(".spawn")) drawn.add("spawn");
+    if (svg.querySelector(".hb")) drawn.add("hb");
+    if (svg.querySelector(".decision-mark")) drawn.add("decision");
+    for (const el of this.legendEl.querySelectorAll<HTMLElement>(".lg-item")) {
+      el.hidden = !drawn.has(el.dataset["testid"]!.replace(/^legend-/, ""));
+    }
+  }
+
+  // callText says step e as the CLI's interleaving table does: from.mu.Lock(), <-done blocks,
+  // go G1.2, defer wg.Done().
   private callText(e: TraceEvent): string {
     const op = this.trace?.verdict?.history?.find((o) => o.callStep === e.step || o.returnStep === e.step);
     if (op && (e.op === "lin.call" || e.op === "lin.return")) {
       return e.op === "lin.call" ? `call ${op.input}` : `return ${op.input} -> ${op.output ?? ""}`;
     }
-    const name = e.expr ?? (e.obj ? this.objects.get(e.obj)?.name : undefined);
-    if (name || !e.obj || e.op === "sleep" || e.op === "timer") return call(e.op, e.waits, name);
-    return `${call(e.op, e.waits)} on ${e.obj}`;
+    return stepText(e, this.names);
   }
+
+  // names names the trace's objects as the program does.
+  private readonly names: Names = {
+    name: (obj) => this.objects.get(obj)?.name,
+    kind: (obj) => this.objects.get(obj)?.kind,
+  };
 
   private renderDetail(): void {
     clear(this.detail);
     const n = this.events.length;
-    this.counter.textContent = n ? `step ${this.selected === null ? "–" : this.events[this.selected]!.step} of ${this.events[n - 1]!.step}` : "";
+    this.counter.textContent = n ? `step ${this.selected === null ? "–" : this.events[this.selected]!.step} (steps ${this.events[0]!.step}–${this.events[n - 1]!.step})` : "";
     if (this.selected === null) {
       this.detail.append(h("p", { class: "muted" }, n ? "Press → or j to step through the trace." : "No steps."));
       clear(this.source);
@@ -527,12 +550,15 @@ export class TimelineView {
       h("dt", {}, "goroutine"), h("dd", { "data-testid": "step-goroutine" }, e.g),
       h("dt", {}, "op"), h("dd", { "data-testid": "step-op", title: e.op }, h("span", { class: "op-chip", "data-cat": category(e.op) }, this.callText(e))),
     );
-    if (e.defer) dl.append(h("dt", {}, "deferred"), h("dd", { "data-testid": "step-defer" }, `at line ${e.defer.line}, runs as the function returns`));
+    // A deferred call is shown at its defer statement, as the CLI shows it; it ran where its
+    // function returned.
+    const at = e.defer ?? e.pos;
+    if (e.defer && e.pos) dl.append(h("dt", {}, "deferred"), h("dd", { "data-testid": "step-defer" }, `runs as the function returns, at line ${e.pos.line}`));
     if (e.obj) dl.append(h("dt", {}, "object"), h("dd", { "data-testid": "step-obj" }, e.expr ?? obj?.name ?? e.obj, obj ? ` (${obj.kind} ${e.obj}${obj.pos ? `, ${posText(obj.pos)}` : ""})` : ""));
     if (e.child) dl.append(h("dt", {}, "started"), h("dd", {}, e.child));
     if (e.with) dl.append(h("dt", {}, "with"), h("dd", {}, e.with));
-    if (e.pos) {
-      dl.append(h("dt", {}, "source"), h("dd", { "data-testid": "step-pos", title: e.pos.file }, basename(e.pos.file), ":", h("span", { "data-testid": "step-line" }, e.pos.line)));
+    if (at) {
+      dl.append(h("dt", {}, "source"), h("dd", { "data-testid": "step-pos", title: at.file }, basename(at.file), ":", h("span", { "data-testid": "step-line" }, at.line)));
     }
     if (e.after?.length) {
       const dd = h("dd", { "data-testid": "step-after" });
@@ -557,15 +583,16 @@ export class TimelineView {
 
   private renderSource(e: TraceEvent): void {
     const req = ++this.sourceRequest;
-    if (!e.pos) {
+    const pos = e.defer ?? e.pos;
+    if (!pos) {
       clear(this.source);
       this.source.append(h("p", { class: "muted" }, "No source position."));
       return;
     }
-    const key = `${e.pos.file}:${e.pos.line}`;
+    const key = `${pos.file}:${pos.line}`;
     let p = this.snippets.get(key);
     if (!p) {
-      p = this.api.source(e.pos.file, e.pos.line);
+      p = this.api.source(pos.file, pos.line);
       this.snippets.set(key, p);
       p.catch(() => this.snippets.delete(key));
     }
@@ -582,7 +609,7 @@ export class TimelineView {
     }, (err: Error) => {
       if (req !== this.sourceRequest) return;
       clear(this.source);
-      this.source.append(h("p", { class: "muted" }, `${e.pos!.file}:${e.pos!.line}: ${err.message}`));
+      this.source.append(h("p", { class: "muted" }, `${pos.file}:${pos.line}: ${err.message}`));
     });
   }
 
@@ -687,7 +714,7 @@ function endLabel(g: VerdictGoroutine): string {
 function legend(): HTMLElement {
   const swatch = (...children: SVGElement[]): SVGSVGElement => s("svg", { width: 30, height: 16, viewBox: "0 0 30 16", class: "legend-swatch" }, ...children);
   const item = (id: string, sw: SVGSVGElement, text: string): HTMLElement => h("span", { class: "lg-item", "data-testid": `legend-${id}` }, sw, text);
-  const cats: [string, string][] = [["mutex", "lock"], ["channel", "channel"], ["wait", "wait group, cond"], ["goroutine", "go, exit"], ["atomic", "atomic"], ["time", "time"]];
+  const cats: [string, string][] = [["mutex", "lock"], ["channel", "channel"], ["wait", "wait group, cond, once"], ["goroutine", "go, exit, panic"], ["atomic", "atomic, sync.Map"], ["time", "sleep, timer"], ["choose", "heddle.Choose"], ["history", "call, return"], ["other", "other"]];
   return h("div", { class: "legend timeline-legend", "data-testid": "timeline-legend" },
     ...cats.map(([c, text]) => item(`op-${c}`, swatch(s("rect", { x: 4, y: 2, width: 22, height: 12, rx: 2, fill: categoryColor[c as keyof typeof categoryColor] })), text)),
     item("blocked", swatch(s("rect", { x: 1, y: 1, width: 28, height: 14, class: "blocked" })), "blocked: could not run"),

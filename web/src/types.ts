@@ -114,6 +114,12 @@ export interface Stats {
   prunedPersistent: number;
   prunedDelayed: number;
   bugs: number;
+  buggyRuns?: number;
+  cut?: number;
+  aborted?: number;
+  diverged?: number;
+  timeoutRuns?: number;
+  steps?: number;
   elapsed?: string;
   schedulesPerSecond: number;
   complete: boolean;
@@ -152,6 +158,20 @@ export interface Bug {
   trace?: string;
   replay?: string;
   preemptions?: number;
+  // The runs that found the bug.
+  hits?: number;
+  key?: string;
+}
+
+// A Warning is a finding that is not a bug (docs/formats.md): a lockset race, an atomicity
+// violation a checker suspects.
+export interface Warning {
+  kind: string;
+  message: string;
+  hits?: number;
+  goroutines?: string[];
+  confirmed?: string;
+  atomicity?: { func: string; decl?: Position; definite?: boolean; checkers?: string[]; replay?: string };
 }
 
 export interface LockNode {
@@ -193,6 +213,7 @@ export interface Exploration {
   tree: TreeNode[] | null;
   bugs: Bug[] | null;
   lockTrees?: LockTrees;
+  warnings?: Warning[] | null;
 }
 
 // What the server adds around the files.
@@ -242,4 +263,5 @@ export type StreamMessage =
   | ({ type: "bug" } & Bug)
   | { type: "progress"; stats: Stats }
   | { type: "done"; stats: Stats }
+  | { type: "start"; program: Program }
   | { type: "checkpoint"; index: number; step: number; trace: string };

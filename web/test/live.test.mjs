@@ -78,7 +78,7 @@ async function watchGrowth(page, running, shot) {
   assert.ok(second.nodes > first.nodes, `tree did not grow: ${first.nodes} then ${second.nodes} nodes`);
   assert.ok(second.leaves > first.leaves, `no new run: ${first.leaves} then ${second.leaves} leaves`);
   assert.notEqual(second.stats, first.stats, "the statistics line did not change");
-  assert.match(second.stats, /\d+ runs · \d+ decisions/);
+  assert.match(second.stats, /\d+ runs \(\d+ buggy, \d+ cut\), search (complete|stopped by the budget) · \d+ decisions/);
   assert.notEqual(second.pixels, first.pixels, "the canvas was not redrawn");
   return { first, second };
 }
@@ -115,6 +115,8 @@ test("heddle test -serve streams the tree of a kernel's exploration to the page"
   p.stdout.resume();
   const { page, problems } = await openPage(url);
   const { first, second } = await watchGrowth(page, () => !finished, "live-cli.png");
+  // The live tree is the test's, named by it.
+  assert.equal(await page.getByTestId("exploration-select").evaluate((sel) => sel.selectedOptions[0].textContent), "spinsend TestFixed (live)");
   console.log(`heddle test -serve: ${first.nodes} then ${second.nodes} nodes on screen; "${first.stats}" then "${second.stats}"`);
   // When the exploration ends the view shows the final statistics, and stays until Ctrl-C.
   await doneLine;

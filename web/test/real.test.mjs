@@ -78,10 +78,10 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   assert.equal(stats.bugs, bugs.length);
   assert.equal(stats.leaves, leaves);
   assert.equal(stats.nodes, exploration.tree.length);
-  // The footer counts in words a person reads: 1 bug, not 1 bugs.
+  // The footer counts in words a person reads, as the CLI does: 1 bug, not 1 bugs.
   const plural = (n, w) => `${n} ${w}${n === 1 ? "" : "s"}`;
-  await page.getByTestId("stats").getByText(`${plural(exploration.stats.runs, "run")} · ${plural(exploration.stats.decisions, "decision")}`, { exact: false }).waitFor();
-  assert.match(await page.getByTestId("stats").innerText(), new RegExp(` · ${plural(bugs.length, "bug")} · `));
+  await page.getByTestId("stats").getByText(`${plural(bugs.length, "bug")}; ${exploration.strategy}: ${plural(exploration.stats.runs, "run")} (`, { exact: false }).waitFor();
+  assert.match(await page.getByTestId("stats").innerText(), new RegExp(` · ${plural(exploration.stats.decisions, "decision")} · `));
   // Every run that hit the deadlock is a leaf of the tree, but the deadlock is one red leaf,
   // and the tree opens with labels that do not overlap.
   const buggyLeaves = exploration.tree.filter((n) => n.leaf?.bug !== undefined && n.leaf?.bug !== null).length;
@@ -141,7 +141,7 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   // Saved files alone are not a live exploration.
   await page.waitForFunction(() => document.querySelector("[data-testid=ws-status]")?.textContent === "connected");
   // The picker names the exploration by its test, not by its file name.
-  assert.match(await page.locator("header select option").first().innerText(), /^TestBug \(\d+ nodes, 1 bug\)$/);
+  assert.equal(await page.locator("header select option").first().innerText(), "figure5 TestBug: 1 bug");
   await page.getByTestId("tab-locks").click();
   await page.getByTestId("view-locks").waitFor();
   assert.equal(await page.evaluate(() => window.heddle.warnings()), 1);

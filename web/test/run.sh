@@ -25,5 +25,6 @@ node --test test/web.test.mjs
 node --test test/views.test.mjs
 node --test test/bigtree.test.mjs
 node --test test/real.test.mjs
+node --test test/cli.test.mjs
 node --test test/live.test.mjs
 node --test test/group.test.mjs

@@ -75,7 +75,8 @@ async function assertLabelsClean(page, what) {
 
 // selectExploration picks an exploration in the header's picker by the start of its label.
 async function selectExploration(page, prefix, nodes) {
-  const value = await page.locator("header select option").evaluateAll((os, p) => os.find((o) => o.textContent.startsWith(p))?.value, prefix);
+  // Options are named by their tests, and titled by their files.
+  const value = await page.locator("header select option").evaluateAll((os, p) => os.find((o) => o.title.split("/").pop().startsWith(p))?.value, prefix);
   await page.getByTestId("exploration-select").selectOption(value);
   await page.waitForFunction((n) => window.heddle.treeStats().nodes === n, nodes);
   await settle(page);
@@ -118,10 +119,11 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       assert.deepEqual(await page.evaluate(() => window.heddle.treeStats().bugs), repeated.bugs.length);
       assert.deepEqual(overlaps(d.labels), []);
       if (width >= 1000) {
-        // Each bug's label counts its runs.
+        // Each bug's label, numbered from 1 as its file is, counts its runs (the generated
+        // bugs carry no hits: the leaves are the runs).
         for (const b of repeated.bugs) {
           const runs = bugRuns.filter((n) => n.leaf.bug === b.id).length;
-          assert.ok(d.labels.some((l) => l.text === `${b.kind} · bug ${b.id} · ${runs} runs`), `no label for bug ${b.id} with ${runs} runs among ${d.labels.map((l) => l.text)}`);
+          assert.ok(d.labels.some((l) => l.text === `${b.kind} · bug ${b.id + 1} · ${runs} runs`), `no label for bug ${b.id} with ${runs} runs among ${d.labels.map((l) => l.text)}`);
         }
       }
       await shot("tree-repeated");
@@ -185,7 +187,7 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       assert.equal(await page.getByTestId("goto-status").innerText(), "");
     });
 
-    test("lock labels stay inside their circles, with the whole name in the title", async () => {
+    test("locks are named whole, as in source, each name inside its node", async () => {
       await page.goto(server.url + "#/locks");
       await selectExploration(page, "longnames", 21);
       await page.getByTestId("view-locks").waitFor();
@@ -193,15 +195,24 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid="lock-node"] title')]
         .some((t) => /registry\.lockForUpdate/.test(t.textContent ?? "")));
       const nodes = await page.locator('[data-testid="lock-node"], [data-testid="lock-graph-node"]').evaluateAll((gs) => gs.map((g) => ({
-        label: g.querySelector("text").textContent,
-        width: g.querySelector("text").getBBox().width,
-        circle: 2 * Number(g.querySelector("circle").getAttribute("r")),
+        label: g.querySelector("[data-testid=lock-label]").textContent,
+        width: g.querySelector("[data-testid=lock-label]").getBBox().width,
+        shape: Number(g.querySelector(".lock-shape").getAttribute("width")),
         title: g.querySelector("title").textContent,
       })));
       assert.equal(nodes.length, 13 + 4);
-      for (const n of nodes) assert.ok(n.width <= n.circle - 2, `label ${n.label} is ${n.width} px in a ${n.circle} px circle`);
-      assert.ok(nodes.some((n) => n.label === "lock…" && /registry\.lockForUpdate/.test(n.title)), "a long name is cut and whole in its title");
-      assert.ok(nodes.some((n) => n.label === "mu" && /accounts\[from\]\.mu/.test(n.title)));
+      for (const n of nodes) assert.ok(n.width <= n.shape - 2, `label ${n.label} is ${n.width} px in a ${n.shape} px node`);
+      assert.ok(nodes.some((n) => n.label === "registry.lockForUpdate"), "a long name is shown whole");
+      assert.ok(nodes.some((n) => n.label === "accounts[from].mu"));
+      assert.ok(!nodes.some((n) => n.label.includes("…")), "no name is cut");
+      // Sibling nodes do not overlap.
+      const boxes = await page.locator('[data-testid="lock-node"] .lock-shape').evaluateAll((rs) => rs.map((r) => {
+        const b = r.getBoundingClientRect();
+        return { x0: b.left, x1: b.right, y0: b.top, y1: b.bottom };
+      }));
+      for (const [i, a] of boxes.entries()) for (const b of boxes.slice(i + 1)) {
+        assert.ok(!(a.x0 < b.x1 - 1 && b.x0 < a.x1 - 1 && a.y0 < b.y1 - 1 && b.y0 < a.y1 - 1), `lock nodes overlap: ${JSON.stringify([a, b])}`);
+      }
       await shot("locks-longnames");
       await selectExploration(page, "bank", 21);
     });

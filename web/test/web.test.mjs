@@ -37,14 +37,15 @@ const waitForStep = (n) => page.waitForFunction((n) => window.heddle.selectedSte
 test("the schedule tree shows every node, leaf and bug", async () => {
   await page.waitForFunction(() => window.heddle.treeStats().nodes === 21);
   assert.deepEqual(await page.evaluate(() => window.heddle.treeStats()), { nodes: 21, leaves: 7, bugs: 2 });
-  assert.match(await text("stats"), /7 runs · 21 decisions · pruned 2 sleep \/ 2 persistent \/ 1 delayed · 2 bugs/);
+  // The statistics line says what heddle test -v says of the search.
+  assert.match(await text("stats"), /^2 bugs; dpor: 7 runs \(0 buggy, 0 cut\), search complete · 21 decisions/);
   await shot("tree");
 });
 
 test("clicking an inner node shows it, double-clicking folds it", async () => {
   const at = await page.evaluate(() => window.heddle.treeNodeAt(3));
   await page.mouse.click(at.x, at.y);
-  assert.match(await text("tree-detail-edge"), /G1\.2 receive bank\.go:16/);
+  assert.match(await text("tree-detail-edge"), /^G1\.2 chan receive on chan G1#3 bank\.go:16$/);
   await page.mouse.dblclick(at.x, at.y);
   await page.getByTestId("tree-toggle").getByText("Unfold 9 nodes").waitFor();
   await page.getByTestId("tree-toggle").click();
@@ -64,7 +65,8 @@ test("clicking a bug leaf opens that bug's timeline", async () => {
   assert.ok(at, "leaf 7 is laid out");
   await page.mouse.click(at.x, at.y);
   await page.waitForURL(/#\/timeline\?exploration=1&bug=0$/);
-  await page.getByTestId("timeline-title").getByText("Bug 0: deadlock").waitFor();
+  // Bugs are numbered from 1, as their files are.
+  await page.getByTestId("timeline-title").getByText("Bug 1: deadlock").waitFor();
   assert.equal(await page.getByTestId("verdict-kind").innerText(), "deadlock");
   assert.equal(await page.evaluate(() => window.heddle.selectedStep()), null);
 });
@@ -92,20 +94,20 @@ test("the keyboard steps through the trace and the debugger is told", async () =
     await page.getByTestId("source-current").getByText(source).waitFor();
   };
   await page.keyboard.press("ArrowRight");
-  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on mutex G1#1", 10, "a.mu.Lock()");
   await page.keyboard.press("j");
-  await expect(1, "G1", "Unlock on G1#1", 11, "a.mu.Unlock()");
+  await expect(1, "G1", "Unlock on mutex G1#1", 11, "a.mu.Unlock()");
   await page.keyboard.press("End");
-  await expect(9, "G1.2", "Lock on G1.2#1", 17, "from.mu.Lock()");
+  await expect(9, "G1.2", "Lock on mutex G1.2#1", 17, "from.mu.Lock()");
   await page.keyboard.press("ArrowLeft");
-  await expect(8, "G1.1", "Lock on G1#1", 17, "from.mu.Lock()");
+  await expect(8, "G1.1", "Lock on mutex G1#1", 17, "from.mu.Lock()");
   assert.match(await text("step-after"), /step 1/);
   assert.match(await text("step-decision"), /goroutine: picked G1\.1 of G1\.1, G1\.2/);
   await page.keyboard.press("k");
-  await expect(7, "G1.2", "chan receive on G1#3", 16, "<-start");
+  await expect(7, "G1.2", "chan receive on chan G1#3", 16, "<-start");
   await shot("timeline");
   await page.keyboard.press("Home");
-  await expect(0, "G1", "Lock on G1#1", 10, "a.mu.Lock()");
+  await expect(0, "G1", "Lock on mutex G1#1", 10, "a.mu.Lock()");
   // Stepping quickly sends only where the user stopped.
   await waitFor(() => server.gotos.at(-1) === 0);
   assert.ok(!server.gotos.includes(9), `rapid steps were each sent: ${server.gotos}`);
@@ -125,7 +127,7 @@ test("a checkpoint from the debugger selects its step without echoing it", async
   server.publish({ type: "checkpoint", index: 2, step: 11, trace });
   await waitForStep(11);
   await page.getByTestId("verdict-kind").getByText("panic").waitFor();
-  assert.equal(await text("step-op"), "Unlock on G1.2#1");
+  assert.equal(await text("step-op"), "Unlock on mutex G1.2#1");
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(server.gotos.length, before, "the checkpoint's step went back to the debugger");
   server.publish({ type: "checkpoint", index: 3, step: 12, trace });
@@ -159,13 +161,14 @@ test("the bugs list links each bug to its timeline", async () => {
   await rows.first().waitFor();
   assert.equal(await rows.count(), 2);
   assert.equal(await rows.nth(0).getByTestId("bug-kind").innerText(), "deadlock");
+  assert.deepEqual(await rows.getByTestId("bug-number").allInnerTexts(), ["1", "2"]);
   assert.match(await rows.nth(0).getByTestId("bug-goroutines").innerText(), /G1\.1 blocked in Lock on G1\.2#1/);
   assert.match(await rows.nth(0).getByTestId("bug-where").innerText(), /bank\.go:18/);
   assert.equal(await rows.nth(0).getByTestId("bug-replay").innerText(), "heddle replay .heddle/bank/TestTransfer/bugs/deadlock-0.trace.json");
   await shot("bugs");
   await rows.nth(1).getByTestId("bug-open").click();
   await page.waitForURL(/#\/timeline\?exploration=1&bug=1$/);
-  await page.getByTestId("timeline-title").getByText("Bug 1: panic").waitFor();
+  await page.getByTestId("timeline-title").getByText("Bug 2: panic").waitFor();
 });
 
 test("a live exploration grows as nodes arrive", async () => {
@@ -185,6 +188,28 @@ test("a live exploration grows as nodes arrive", async () => {
   await page.getByTestId("stats").getByText(/2 runs/).waitFor();
   assert.equal(await status(), "live");
   await shot("live-tree");
+});
+
+test("a live exploration is one tree per test, named by the test", async () => {
+  // heddle test -serve sends a start message as each test's exploration begins; node ids
+  // stay unique across the stream.
+  server.publish({ type: "start", program: { package: "example.com/kernels/abbalock", test: "TestBug" } });
+  server.publish({ type: "node", id: 100, parent: -1, enabled: ["G1", "G1.1"] });
+  server.publish({ type: "node", id: 101, parent: 100, g: "G1.1", op: "lock", obj: "G1#2", enabled: [], leaf: { verdict: "ok" } });
+  server.publish({ type: "start", program: { package: "example.com/kernels/abbalock", test: "TestFixed" } });
+  server.publish({ type: "node", id: 102, parent: -1, enabled: ["G1"] });
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=live-option]")].some((o) => o.textContent === "abbalock TestFixed (live)"));
+  const live = await page.getByTestId("live-option").allInnerTexts();
+  assert.deepEqual(live.slice(-2), ["abbalock TestBug (live)", "abbalock TestFixed (live)"]);
+  // Each holds its own test's nodes, and only those.
+  const value = (label) => page.getByTestId("live-option").evaluateAll((os, l) => os.find((o) => o.textContent === l).value, label);
+  await page.getByTestId("exploration-select").selectOption(await value("abbalock TestBug (live)"));
+  await page.waitForFunction(() => window.heddle.treeStats().nodes === 2);
+  assert.equal(await page.getByTestId("program").innerText(), "example.com/kernels/abbalock · TestBug");
+  await page.getByTestId("exploration-select").selectOption(await value("abbalock TestFixed (live)"));
+  await page.waitForFunction(() => window.heddle.treeStats().nodes === 1);
+  assert.equal(await page.getByTestId("program").innerText(), "example.com/kernels/abbalock · TestFixed");
+  await shot("live-per-test");
 });
 
 test("requests from another origin are refused", async () => {

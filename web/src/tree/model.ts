@@ -1,4 +1,5 @@
 import { hierarchy, tree as tidyTree } from "d3-hierarchy";
+import { noNames, type Names } from "../ops";
 import type { Leaf, Pruned, TreeNode } from "../types";
 
 // A VNode is a node of the drawn tree: either a decision point of the
@@ -91,6 +92,16 @@ export class TreeModel {
   version = 0; // bumped on every change, so views know to relayout
   laidOut = -1; // the version the layout is for
   lastLayoutMs = 0;
+  // How the program names the objects of the steps, for the edges' labels.
+  names: Names = noNames;
+  // The runs that found each bug, by its id, as the exploration counts them (a bug's hits):
+  // the tree holds one leaf per distinct schedule, and several strategies' runs may end at one.
+  hits = new Map<number, number>();
+
+  // bugRuns is how many runs found bug group g, as the CLI counts them ("BUG: deadlock (3 runs)").
+  bugRuns(g: BugGroup): number {
+    return (g.bug !== null ? this.hits.get(g.bug) : undefined) ?? g.count;
+  }
 
   // add inserts a decision point. A node seen before is ignored, which makes
   // a replayed stream harmless; a node whose parent is unknown is dropped
@@ -116,6 +127,8 @@ export class TreeModel {
       this.roots.push(v);
     }
     this.leafCount++;
+    for (const p of n.pruned ?? []) this.kinds.add(p.reason);
+    if (n.leaf && !isBug(n.leaf)) this.kinds.add(n.leaf.verdict === "ok" ? "ok" : n.leaf.verdict === "aborted" ? "aborted" : "other");
     if (n.leaf && isBug(n.leaf)) {
       const key = bugKey(n.leaf);
       let g = this.bugs.get(key);
@@ -123,6 +136,9 @@ export class TreeModel {
         g = { key, bug: n.leaf.bug ?? null, verdict: n.leaf.verdict, first: v, count: 0 };
         this.bugs.set(key, g);
         v.first = true;
+        this.kinds.add("bug");
+      } else {
+        this.kinds.add("again");
       }
       g.count++;
       v.bug = g;
@@ -131,6 +147,20 @@ export class TreeModel {
     return true;
   }
 
+  // drawnKinds lists the kinds of mark the tree draws: how its runs ended (bug, again, ok,
+  // other, aborted), folded subtrees, and why alternatives were not run (sleep, persistent,
+  // delayed, bound, depth).
+  drawnKinds(): string[] {
+    const kinds = [...this.kinds];
+    if (this.folded > 0) kinds.push("folded");
+    return kinds;
+  }
+
+  // The kinds of mark of the nodes added so far, kept as they arrive so that a frame need not
+  // walk the tree, and how many nodes are folded.
+  private readonly kinds = new Set<string>();
+  private folded = 0;
+
   stats(): TreeStats {
     return { nodes: this.byId.size, leaves: this.leafCount, bugs: this.bugs.size };
   }
@@ -138,11 +168,13 @@ export class TreeModel {
   toggle(v: VNode): void {
     if (v.children.length === 0) return;
     v.collapsed = !v.collapsed;
+    this.folded += v.collapsed ? 1 : -1;
     this.version++;
   }
 
   expandAll(): void {
     for (const v of this.byId.values()) v.collapsed = false;
+    this.folded = 0;
     this.version++;
   }
 

@@ -1,5 +1,5 @@
 import { basename } from "../dom";
-import { category, categoryColor, opLabel } from "../ops";
+import { bugNumber, category, categoryColor, noNames, stepText, type Names } from "../ops";
 import type { PruneReason } from "../types";
 import { BREADTH_H, DEPTH_W, isBug, type TreeModel, type VNode } from "./model";
 
@@ -208,7 +208,7 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
       if (!isTop) {
         edges.moveTo(elbow, ccy);
         edges.lineTo(ccx, ccy);
-        if (wantLabels && c.node?.g) cands.push({ x: elbow + 4, y: ccy - 4, text: edgeLabel(c), color: categoryColor[category(c.node.op ?? "")], align: "left", font: edgeFont, priority: 2, room: labelRoom });
+        if (wantLabels && c.node?.g) cands.push({ x: elbow + 4, y: ccy - 4, text: edgeLabel(c, m.names), color: categoryColor[category(c.node.op ?? "")], align: "left", font: edgeFont, priority: 2, room: labelRoom });
       }
       // Subtrees wholly right or left of the view need no visit.
       if (ccx <= width + 20 && sx(c.x + c.span * DEPTH_W) >= -20) stack.push(c);
@@ -248,8 +248,9 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
     addLeaf(leaves.bug, "bug", cx, cy, Math.max(leafR, 3.5), false);
     out.bugMarks++;
     if (opts.labels) {
-      const name = g.bug !== null ? `${g.verdict} · bug ${g.bug}` : g.verdict;
-      cands.push({ x: cx + 10, y: cy + (v.children.length ? 15 : 4), text: g.count > 1 ? `${name} · ${g.count} runs` : name, color: verdictColor.bug, align: "left", font: `bold ${leafFont}`, priority: 0, room: 260, flip: cx - 10 });
+      const name = g.bug !== null ? `${g.verdict} · bug ${bugNumber(g.bug)}` : g.verdict;
+      const runs = m.bugRuns(g);
+      cands.push({ x: cx + 10, y: cy + (v.children.length ? 15 : 4), text: runs > 1 ? `${name} · ${runs} runs` : name, color: verdictColor.bug, align: "left", font: `bold ${leafFont}`, priority: 0, room: 260, flip: cx - 10 });
     }
   }
 
@@ -380,10 +381,13 @@ function cut(ctx: CanvasRenderingContext2D, font: string, text: string, room: nu
   return lo >= 3 ? text.slice(0, lo) + "…" : "";
 }
 
-export function edgeLabel(v: VNode): string {
+// edgeLabel says the step into a decision point as the CLI's interleaving table says a step:
+// its goroutine and the call it made, on the object as the program names it (G1.1
+// ac.mu.Lock()), and where when the exploration knows.
+export function edgeLabel(v: VNode, names: Names = noNames): string {
   const n = v.node!;
   const where = n.pos ? ` ${basename(n.pos.file)}:${n.pos.line}` : "";
-  return `${n.g ?? ""} ${n.op ? opLabel(n.op) : ""}${where}`;
+  return `${n.g ?? ""}${n.op ? ` ${stepText({ op: n.op, ...(n.obj ? { obj: n.obj } : {}) }, names)}` : ""}${where}`;
 }
 
 function addDot(p: Path2D, x: number, y: number, r: number, small: boolean): void {

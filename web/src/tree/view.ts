@@ -1,4 +1,5 @@
 import { clear, h } from "../dom";
+import { bugNumber } from "../ops";
 import { BREADTH_H, DEPTH_W, lowerBound, type TreeModel, type VNode } from "./model";
 import { edgeLabel, paint, reasonStyle, type Band, type Painted, type Transform } from "./paint";
 
@@ -43,6 +44,9 @@ export class TreeView {
   private brushDrag: { x0: number; y0: number; x1: number; y1: number; move: boolean } | null = null;
   private readonly tip: HTMLElement;
   private readonly detail: HTMLElement;
+  // The legend names what the tree draws, and only that: it changes with the tree.
+  private readonly legend = h("span", { class: "legend", "data-testid": "tree-legend" });
+  private legendKey = "";
   private model: TreeModel | null = null;
   private kx = 1;
   private ky = 1;
@@ -86,8 +90,6 @@ export class TreeView {
       b.addEventListener("click", f);
       return b;
     };
-    const item = (cls: string, text: string, title: string): HTMLElement =>
-      h("span", { class: "lg-item", title }, h("span", { class: `lg ${cls}` }), text);
     const toolbar = h("div", { class: "toolbar" },
       button("tree-fit", "Fit", "Zoom to show the whole tree", () => this.fit()),
       button("tree-root", "Root", "Go to the root at full size", () => this.home()),
@@ -95,18 +97,7 @@ export class TreeView {
         this.model?.expandAll();
         this.requestDraw();
       }),
-      h("span", { class: "legend", "data-testid": "tree-legend" },
-        item("lg-bug", "bug", "the first run that found a bug; its label counts the runs that found it"),
-        item("lg-again", "same bug", "a later run that found a bug already marked"),
-        item("lg-ok", "ok", "a run that passed"),
-        item("lg-aborted", "aborted", "a run abandoned: every enabled goroutine was asleep"),
-        item("lg-band", "subtrees", "subtrees too thin to draw one by one, as a band to their deepest decision; a red end if runs in them found bugs. Hover to count them, click to zoom in"),
-        item("lg-sleep", "sleep", reasonStyle.sleep.text),
-        item("lg-persistent", "persistent", reasonStyle.persistent.text),
-        item("lg-delayed", "delayed", reasonStyle.delayed.text),
-        item("lg-bound", "bound", reasonStyle.bound.text),
-        item("lg-depth", "depth", reasonStyle.depth.text)),
-    );
+      this.legend);
     const main = h("div", { class: "tree-main" }, this.canvas, this.tip);
     const stage = h("div", { class: "tree-stage" }, main, this.overview);
     this.el = h("section", { class: "view tree-view", "data-testid": "view-tree" }, toolbar, h("div", { class: "tree-body" }, stage, this.detail));
@@ -291,6 +282,7 @@ export class TreeView {
     }
     this.last = paint(ctx, m, { kx: this.kx, ky: this.ky, tx: this.tx, ty: this.ty }, this.width, this.height, { labels: true, selected: this.selected });
     this.drawOverview();
+    this.showLegend(m);
 
     const ms = performance.now() - t0;
     this.drawTimes[this.drawCount % this.drawTimes.length] = ms;
@@ -299,6 +291,28 @@ export class TreeView {
       this.painted = true;
       performance.mark("heddle-tree-first-paint");
     }
+  }
+
+  // showLegend lists in the legend the kinds of marks the tree has, in plain words, each
+  // beside a swatch drawn in the colour and shape the tree draws it with.
+  private showLegend(m: TreeModel): void {
+    const kinds = new Set(m.drawnKinds());
+    if (this.last.bands.length > 0) kinds.add("band");
+    const key = [...kinds].sort().join(",");
+    if (key === this.legendKey) return;
+    this.legendKey = key;
+    clear(this.legend);
+    for (const k of legendOrder) {
+      if (!kinds.has(k)) continue;
+      const e = legendEntries[k];
+      this.legend.append(h("span", { class: "lg-item", "data-testid": `tree-legend-${k}`, "data-kind": k, title: e.title },
+        h("span", { class: `lg lg-${k}`, "data-testid": "tree-legend-swatch" }), e.text));
+    }
+  }
+
+  // legendKinds says which kinds the legend names, for tests.
+  legendKinds(): string[] {
+    return [...this.legend.querySelectorAll<HTMLElement>("[data-kind]")].map((e) => e.dataset["kind"]!);
   }
 
   // drawOverview shows the whole tree, from a picture redrawn only when the
@@ -565,13 +579,13 @@ export class TreeView {
         tip.append(h("b", {}, `${p.g} not run here: ${p.reason}`), h("div", {}, reasonStyle[p.reason].text));
       } else {
         const n = v.node!;
-        tip.append(h("b", {}, n.g ? edgeLabel(v) : "the root"), h("div", { class: "muted" }, `decision point #${n.id}${n.enabled?.length ? `; enabled ${n.enabled.join(", ")}` : ""}`));
+        tip.append(h("b", {}, n.g ? edgeLabel(v, this.model!.names) : "the root"), h("div", { class: "muted" }, `decision point #${n.id}${n.enabled?.length ? `; enabled ${n.enabled.join(", ")}` : ""}`));
         if (n.pruned?.length) tip.append(h("div", {}, `pruned: ${n.pruned.map((p) => `${p.g} (${p.reason})`).join(", ")}`));
         if (v.bug) {
           const g = v.bug;
-          const name = g.bug !== null ? `bug ${g.bug}` : "a bug";
+          const name = g.bug !== null ? `bug ${bugNumber(g.bug)}` : "a bug";
           tip.append(h("div", { class: "tip-bug" }, v.first
-            ? `${n.leaf!.verdict}: ${name}, the first of ${count(g.count, "run")} that found it`
+            ? `${n.leaf!.verdict}: ${name}, found by ${count(this.model!.bugRuns(g), "run")}`
             : `${n.leaf!.verdict}: ${name} again, first found by decision point #${g.first.id}`));
         } else if (n.leaf) {
           tip.append(h("div", {}, `run ended: ${n.leaf.verdict}`));
@@ -616,18 +630,18 @@ export class TreeView {
     const n = v.node!;
     const path = this.model.path(v).filter((x) => x.node?.g);
     const dl = h("dl", {},
-      h("dt", {}, "step"), h("dd", { "data-testid": "tree-detail-edge" }, n.g ? edgeLabel(v) + (n.obj ? ` ${n.obj}` : "") : "(root)"),
+      h("dt", {}, "step"), h("dd", { "data-testid": "tree-detail-edge" }, n.g ? edgeLabel(v, this.model.names) : "(root)"),
       h("dt", {}, "enabled"), h("dd", {}, (n.enabled ?? []).join(", ") || "none"),
     );
     if (n.pos) dl.append(h("dt", {}, "source"), h("dd", { title: n.pos.file }, `${n.pos.file}:${n.pos.line}`));
     if (n.pruned?.length) dl.append(h("dt", {}, "pruned"), h("dd", {}, n.pruned.map((p) => `${p.g} (${p.reason})`).join(", ")));
-    if (n.leaf) dl.append(h("dt", {}, "verdict"), h("dd", { "data-testid": "tree-detail-verdict" }, n.leaf.verdict + (n.leaf.bug !== undefined && n.leaf.bug !== null ? ` (bug ${n.leaf.bug})` : "")));
-    if (v.bug) dl.append(h("dt", {}, "runs"), h("dd", {}, `${count(v.bug.count, "run")} found this bug`));
+    if (n.leaf) dl.append(h("dt", {}, "verdict"), h("dd", { "data-testid": "tree-detail-verdict" }, n.leaf.verdict + (n.leaf.bug !== undefined && n.leaf.bug !== null ? ` (bug ${bugNumber(n.leaf.bug)})` : "")));
+    if (v.bug) dl.append(h("dt", {}, "runs"), h("dd", { "data-testid": "tree-detail-runs" }, `${count(this.model.bugRuns(v.bug), "run")} found this bug`));
     d.append(h("h3", {}, `Decision point #${n.id}`), dl);
     d.append(h("p", { class: "path", title: "the goroutines picked from the root to here" }, path.length ? path.map((x) => x.node!.g).join(" → ") : "at the root"));
     const bug = n.leaf?.bug;
     if (bug !== undefined && bug !== null) {
-      const b = h("button", { "data-testid": "tree-open-bug" }, `Open timeline of bug ${bug}`);
+      const b = h("button", { "data-testid": "tree-open-bug" }, `Open timeline of bug ${bugNumber(bug)}`);
       b.addEventListener("click", () => this.events.openBug(bug));
       d.append(b);
     }
@@ -647,6 +661,25 @@ export class TreeView {
     requestAnimationFrame(() => requestAnimationFrame(() => this.showDetail()));
   }
 }
+
+// The legend's entries, in the order it lists them: the kinds of leaf (how a run ended), bands,
+// folded subtrees, and the alternatives not run, by why.
+const legendOrder = ["bug", "again", "ok", "other", "aborted", "band", "folded", "sleep", "persistent", "delayed", "bound", "depth"] as const;
+
+const legendEntries: Record<(typeof legendOrder)[number], { text: string; title: string }> = {
+  bug: { text: "found a bug", title: "the first run that found a bug; its label says how many runs found it" },
+  again: { text: "found the same bug again", title: "a later run that found a bug already marked" },
+  ok: { text: "passed", title: "a run that ended without a bug" },
+  other: { text: "ended otherwise", title: "a run that ended neither passing nor in a bug: cut at the step limit, or diverged" },
+  aborted: { text: "given up", title: "a run abandoned because every goroutine that could run was asleep" },
+  band: { text: "many runs, as one bar", title: "subtrees too thin to draw one by one, as a bar to their deepest step; a red end if runs in them found bugs. Hover to count them, click to zoom in" },
+  folded: { text: "folded", title: "a folded subtree: double-click to unfold it" },
+  sleep: { text: "not run: same order tried already", title: reasonStyle.sleep.text },
+  persistent: { text: "not run: cannot change the outcome", title: reasonStyle.persistent.text },
+  delayed: { text: "not run: postponed", title: reasonStyle.delayed.text },
+  bound: { text: "not run: too many preemptions", title: reasonStyle.bound.text },
+  depth: { text: "not run: too deep", title: reasonStyle.depth.text },
+};
 
 function count(n: number, what: string): string {
   return `${n.toLocaleString("en-US")} ${what}${n === 1 ? "" : "s"}`;
