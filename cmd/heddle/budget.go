@@ -52,8 +52,9 @@ func parseBudget(s string) (budgetSpec, error) {
 
 // The allocator divides a total budget among the tests of a run, in two passes. The first
 // pass explores every test once, so that every test gets a verdict: it has half the total,
-// and each test an equal share of what is left of that half when its turn comes, so that a
-// search that completes early releases its time to the tests after it. The second pass gives the time left to the
+// each test an equal share of it. A search that completes early releases the rest of its
+// share to the second pass, where it goes to the searches that need it, rather than to the
+// first budgets of the tests that happen to come after it. The second pass gives the time left to the
 // searches that neither completed nor found a bug, most to those that were still finding new
 // schedules at the end of their first pass: a test's weight is its novelty, the share of its
 // schedule tree built in the second half of its first exploration, plus a floor. A search
@@ -79,8 +80,6 @@ type allocator struct {
 	perTest time.Duration        // the most one exploration gets; 0: no bound but the total
 	now     func() time.Duration // time since the run began
 	tests   []*allotment
-	// firstSpent is the time the first pass took so far.
-	firstSpent time.Duration
 	// overhead and measured add up, over the explorations so far, the time spent outside
 	// the searches (starting processes, replaying bugs, writing reports).
 	overhead time.Duration
@@ -170,9 +169,8 @@ func (a *allocator) perExploration() time.Duration {
 // firstBudget is the budget of t's first exploration, when waiting tests, t included, are
 // still to be explored in the first pass.
 func (a *allocator) firstBudget(t *allotment, waiting int) time.Duration {
-	n := time.Duration(max(waiting, 1))
-	each := a.left()/n - a.perExploration()
-	d := min(max(0, a.total/2-a.firstSpent)/n-a.perExploration(), each)
+	each := a.left()/time.Duration(max(waiting, 1)) - a.perExploration()
+	d := min(a.total/2/time.Duration(len(a.tests))-a.perExploration(), each)
 	if a.perTest > 0 && each >= a.perTest {
 		// Enough for every test's bound: the first pass is the only one.
 		d = a.perTest
@@ -196,7 +194,6 @@ func (a *allocator) done(t *allotment, p pass) {
 	}
 	if t.extra == 0 {
 		t.firstUsed = p.wall
-		a.firstSpent += p.wall
 		t.novelty = novelty(p.samples, p.searched)
 	}
 	switch {

@@ -346,7 +346,9 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		return runGroup(ctx, dir, pkgs, build, tests, filter, f, opts)
 	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.noInstr), KeepGoing: true}
+	buildStart := time.Now()
 	res, err := instrument.Build(ctx, cfg)
+	built := time.Since(buildStart)
 	if err != nil {
 		err = raceBuildError(err)
 		var be *instrument.BuildError
@@ -418,7 +420,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	slices.SortStableFunc(work, func(a, b any) int { return strings.Compare(workPackage(a), workPackage(b)) })
 	if spec.total > 0 {
 		var interrupted bool
-		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace)
+		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace, built)
 		if interrupted {
 			rep.finish()
 			fmt.Fprintln(os.Stderr, "heddle: interrupted")

@@ -37,8 +37,9 @@ type testRun struct {
 // divides it (budget.go): a first pass over every test, then a second over the searches that
 // more time may change. Each package is printed, in go test's order, once none of its tests
 // can get more time; under -v, each test's output says how its time was given, and a line on
-// standard error sums it up.
-func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f testFlags, filter testFilter, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
+// standard error sums it up, with built, the time the build took. The total counts from the
+// end of the build.
+func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f testFlags, filter testFilter, rep *reporter, gorace string, built time.Duration) (bugs int, failed, interrupted bool) {
 	start := time.Now()
 	alloc := newAllocator(spec.total, spec.time, func() time.Duration { return time.Since(start) })
 	rep.hold = true
@@ -236,7 +237,7 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 	}
 	flush(true, nil)
 	if f.verbose {
-		fmt.Fprintln(os.Stderr, "heddle: "+alloc.summary())
+		fmt.Fprintf(os.Stderr, "heddle: %s; the build took %v before it\n", alloc.summary(), built.Round(100*time.Millisecond))
 	}
 	return bugs, failed, false
 }
