@@ -74,12 +74,17 @@ const (
 	unknownNovelty = 0.5
 )
 
-// allocator holds the total budget and what each test was given and used.
+// allocator holds the total budget and what each test was given and used. Tests are
+// explored lanes at a time, so the run has lanes times the total to give: the time of a lane.
 type allocator struct {
 	total   time.Duration
 	perTest time.Duration        // the most one exploration gets; 0: no bound but the total
+	lanes   int                  // explorations at a time
 	now     func() time.Duration // time since the run began
-	tests   []*allotment
+	// committed is the budgets of the explorations under way, which the time left does not
+	// count yet.
+	committed time.Duration
+	tests     []*allotment
 	// overhead and measured add up, over the explorations so far, the time spent outside
 	// the searches (starting processes, replaying bugs, writing reports).
 	overhead time.Duration
@@ -144,8 +149,8 @@ func novelty(ss []sample, end time.Duration) float64 {
 	return float64(last.decisions-mid.decisions) / float64(last.decisions)
 }
 
-func newAllocator(total, perTest time.Duration, now func() time.Duration) *allocator {
-	return &allocator{total: total, perTest: perTest, now: now}
+func newAllocator(total, perTest time.Duration, lanes int, now func() time.Duration) *allocator {
+	return &allocator{total: total, perTest: perTest, lanes: max(lanes, 1), now: now}
 }
 
 // add registers a test, in the order of the first pass.
@@ -155,8 +160,13 @@ func (a *allocator) add(pkg, test string) *allotment {
 	return t
 }
 
-// left is the time left of the total.
-func (a *allocator) left() time.Duration { return max(0, a.total-a.now()) }
+// wall is the time left of the total: what one exploration can take at most.
+func (a *allocator) wall() time.Duration { return max(0, a.total-a.now()) }
+
+// left is the lanes' time left, less what the explorations under way were given.
+func (a *allocator) left() time.Duration {
+	return max(0, time.Duration(a.lanes)*a.wall()-a.committed)
+}
 
 // perExploration is the time one exploration is expected to take outside its search.
 func (a *allocator) perExploration() time.Duration {
@@ -170,7 +180,7 @@ func (a *allocator) perExploration() time.Duration {
 // still to be explored in the first pass.
 func (a *allocator) firstBudget(t *allotment, waiting int) time.Duration {
 	each := a.left()/time.Duration(max(waiting, 1)) - a.perExploration()
-	d := min(a.total/2/time.Duration(len(a.tests))-a.perExploration(), each)
+	d := min(time.Duration(a.lanes)*a.total/2/time.Duration(len(a.tests))-a.perExploration(), each)
 	if a.perTest > 0 && each >= a.perTest {
 		// Enough for every test's bound: the first pass is the only one.
 		d = a.perTest
@@ -180,11 +190,17 @@ func (a *allocator) firstBudget(t *allotment, waiting int) time.Duration {
 		d = min(d, a.perTest)
 	}
 	t.first = d
+	a.committed += d
 	return d
 }
 
 // done records an exploration of t: the first pass's, or the second's when extra is set.
 func (a *allocator) done(t *allotment, p pass) {
+	if t.extra > 0 {
+		a.committed -= t.extra
+	} else {
+		a.committed -= t.first
+	}
 	t.used += p.wall
 	t.runs = p.runs
 	t.complete, t.final = p.complete, p.final
@@ -209,6 +225,12 @@ func (a *allocator) done(t *allotment, p pass) {
 // open reports whether more time could change t's search.
 func (a *allocator) open(t *allotment) bool {
 	return !t.final && !t.complete && (a.perTest == 0 || t.first < a.perTest)
+}
+
+// refuse takes back the extra time that next gave t, for reason.
+func (a *allocator) refuse(t *allotment, reason string) {
+	a.committed -= t.extra
+	t.extra, t.reason = 0, reason
 }
 
 // weight is t's claim on the time left after the first pass.
@@ -243,12 +265,14 @@ func (a *allocator) next() (t *allotment, budget time.Duration, ok bool) {
 			w += x.weight()
 		}
 		d := time.Duration(float64(a.left())*t.weight()/w) - a.perExploration()
+		d = min(d, a.wall()-a.perExploration())
 		if a.perTest > 0 {
 			d = min(d, a.perTest)
 		}
 		if d >= 2*t.first {
 			a.queue = a.queue[1:]
 			t.extra = d
+			a.committed += d
 			return t, d, true
 		}
 		if len(a.queue) == 1 || a.perTest > 0 && a.perTest < 2*t.first {

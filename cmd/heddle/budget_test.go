@@ -49,7 +49,7 @@ type fakeSearch struct {
 // its search time (its budget, or less if it completes) plus overhead.
 func simulate(total, perTest, overhead time.Duration, searches []fakeSearch) ([]*allotment, time.Duration) {
 	var now time.Duration
-	a := newAllocator(total, perTest, func() time.Duration { return now })
+	a := newAllocator(total, perTest, 1, func() time.Duration { return now })
 	run := func(t *allotment, s fakeSearch, budget time.Duration) {
 		searched, complete := budget, false
 		if s.completes > 0 && s.completes <= budget {

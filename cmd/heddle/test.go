@@ -420,7 +420,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	slices.SortStableFunc(work, func(a, b any) int { return strings.Compare(workPackage(a), workPackage(b)) })
 	if spec.total > 0 {
 		var interrupted bool
-		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace, built)
+		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace, built, totalLanes(build, f))
 		if interrupted {
 			rep.finish()
 			fmt.Fprintln(os.Stderr, "heddle: interrupted")

@@ -3,7 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
@@ -20,9 +25,14 @@ type pkgRun struct {
 	problem string // why the package has no tests to explore (packageDone's problem), if so
 	tests   []*testRun
 	elapsed time.Duration
-	// cut is what ended the package's first pass early: an interrupt or -timeout.
+	// cut is what ended the package's exploration early: an interrupt, -failfast or
+	// -timeout.
 	cut     string
+	bug     bool // a test of the package has a bug
 	printed bool
+	// ctx is the package's context, with its -timeout, from its first exploration on.
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // testRun is a test of a run under a total budget.
@@ -39,9 +49,9 @@ type testRun struct {
 // can get more time; under -v, each test's output says how its time was given, and a line on
 // standard error sums it up, with built, the time the build took. The total counts from the
 // end of the build.
-func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f testFlags, filter testFilter, rep *reporter, gorace string, built time.Duration) (bugs int, failed, interrupted bool) {
+func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f testFlags, filter testFilter, rep *reporter, gorace string, built time.Duration, lanes int) (bugs int, failed, interrupted bool) {
 	start := time.Now()
-	alloc := newAllocator(spec.total, spec.time, func() time.Duration { return time.Since(start) })
+	alloc := newAllocator(spec.total, spec.time, lanes, func() time.Duration { return time.Since(start) })
 	rep.hold = true
 	defer func() { rep.hold = false }()
 
@@ -81,26 +91,53 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 		}
 	}
 
-	// explore explores t, with budget, in ctx; last says whether no more time can be given to
-	// it after this exploration.
-	explore := func(ctx context.Context, p *pkgRun, t *testRun, budget time.Duration) {
+	// explore explores t, with budget, in ctx, reporting to r: a reporter of its own for each
+	// lane, since lanes explore side by side. It touches nothing that another lane does.
+	explore := func(ctx context.Context, p *pkgRun, t *testRun, budget time.Duration, r *reporter) (pass, testOutcome, *heldTest) {
 		o := opts
 		o.MaxTime = budget
 		var log searchLog
+		var out testOutcome
 		began := time.Now()
 		if instrument.Runtime(t.a.pkg) {
-			rep.begin(t.a.pkg, t.a.test)
-			t.o = rep.verdict(t.a.pkg, t.a.test, &timeline.Stats{}, began, testOutcome{verdict: verdictUnexplorable,
+			r.begin(t.a.pkg, t.a.test)
+			out = r.verdict(t.a.pkg, t.a.test, &timeline.Stats{}, began, testOutcome{verdict: verdictUnexplorable,
 				reason: fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", t.a.pkg)})
 		} else {
-			t.o = exploreTestLog(ctx, p.w, t.a.pkg, t.a.test, o, f, rep, &log)
+			out = exploreTestLog(ctx, p.w, t.a.pkg, t.a.test, o, f, r, &log)
 		}
-		wall := time.Since(began)
-		t.held = rep.held
-		p.elapsed += wall
-		final := t.o.verdict != verdictClean && t.o.verdict != verdictCut || t.o.ended != ""
-		alloc.done(t.a, pass{wall: wall, searched: log.searched, runs: log.runs, complete: log.complete, final: final, samples: log.samples})
+		final := out.verdict != verdictClean && out.verdict != verdictCut || out.ended != ""
+		return pass{wall: time.Since(began), searched: log.searched, runs: log.runs, complete: log.complete, final: final, samples: log.samples}, out, r.held
+	}
+	// record takes in what explore returned, with mu held.
+	record := func(p *pkgRun, t *testRun, ps pass, out testOutcome, held *heldTest, r *reporter) {
+		t.o, t.held = out, held
+		p.elapsed += ps.wall
+		alloc.done(t.a, ps)
 		t.settled = !alloc.open(t.a)
+		if out.verdict == verdictBug {
+			p.bug = true
+		}
+		if out.verdict == verdictInterrupted && ctx.Err() != nil {
+			p.cut = "interrupted" // Ctrl-C; -timeout fails the package as a bug does
+		}
+		if r != rep {
+			for path := range r.written {
+				if rep.written == nil {
+					rep.written = map[string]bool{}
+				}
+				rep.written[path] = true
+			}
+			clear(r.written)
+		}
+	}
+	// laneReporter is the reporter of a lane: rep itself when there is one lane, so that the
+	// progress line and the live web view work as without a total.
+	laneReporter := func() *reporter {
+		if lanes == 1 {
+			return rep
+		}
+		return &reporter{w: io.Discard, f: f, hold: true}
 	}
 
 	// flush prints the packages, in order, up to the first one whose tests may still get
@@ -162,84 +199,168 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 		}
 	}
 
-	// The first pass: every test once.
-	anyBug := false
+	// The first pass: every test once, in go test's order, lanes at a time.
+	type job struct {
+		p *pkgRun
+		t *testRun
+	}
+	var jobs []job
 	for _, p := range pkgs {
-		pkgCtx, pkgCancel := ctx, context.CancelFunc(func() {})
-		if f.goTest.timeout > 0 {
-			pkgCtx, pkgCancel = context.WithTimeoutCause(ctx, f.goTest.timeout, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+		for _, t := range p.tests {
+			jobs = append(jobs, job{p, t})
 		}
-		pkgFailed := false
-		for i, t := range p.tests {
-			if pkgFailed && f.goTest.failfast || pkgCtx.Err() != nil {
-				if p.cut == "" {
-					p.cut = "-failfast"
-					if pkgCtx.Err() != nil {
-						p.cut = "-timeout"
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	next := 0
+	anyBug := false
+	for range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := laneReporter()
+			for {
+				mu.Lock()
+				for next < len(jobs) && ctx.Err() == nil {
+					j := jobs[next]
+					if j.p.ctx == nil {
+						j.p.ctx, j.p.cancel = ctx, func() {}
+						if f.goTest.timeout > 0 {
+							j.p.ctx, j.p.cancel = context.WithTimeoutCause(ctx, f.goTest.timeout, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+						}
 					}
+					if j.p.bug && f.goTest.failfast || j.p.ctx.Err() != nil {
+						// What -failfast or -timeout leaves unexplored gets no time at all.
+						if j.p.cut == "" {
+							j.p.cut = "-failfast"
+							if j.p.ctx.Err() != nil {
+								j.p.cut = "-timeout"
+							}
+						}
+						j.t.settled = true
+						next++
+						continue
+					}
+					break
 				}
-				waiting -= len(p.tests) - i
-				break
+				if next == len(jobs) || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				j := jobs[next]
+				next++
+				budget := alloc.firstBudget(j.t.a, len(jobs)-next+1)
+				mu.Unlock()
+				ps, out, held := explore(j.p.ctx, j.p, j.t, budget, r)
+				mu.Lock()
+				record(j.p, j.t, ps, out, held, r)
+				anyBug = anyBug || out.verdict == verdictBug
+				if ctx.Err() == nil {
+					flush(false, nil)
+				}
+				mu.Unlock()
 			}
-			explore(pkgCtx, p, t, alloc.firstBudget(t.a, waiting))
-			waiting--
-			pkgFailed = pkgFailed || t.o.verdict == verdictBug
-			anyBug = anyBug || t.o.verdict == verdictBug
-			if ctx.Err() != nil {
-				pkgCancel()
-				p.cut = "interrupted"
-				flush(true, p)
-				return bugs, failed, true
-			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range pkgs {
+		if p.cancel != nil {
+			p.cancel()
 		}
-		pkgCancel()
-		if p.cut != "" {
-			// What -failfast or -timeout left unexplored gets no more time either.
-			for _, t := range p.tests {
-				t.settled = true
-			}
+	}
+	if ctx.Err() != nil {
+		var last *pkgRun
+		for _, j := range jobs[:next] {
+			last = j.p
 		}
-		flush(false, nil)
+		if last != nil && last.cut == "" {
+			last.cut = "interrupted"
+		}
+		flush(true, last)
+		return bugs, failed, true
 	}
 
-	// The second pass: the time left, to the searches that may still find something.
+	// The second pass: the time left, to the searches that may still find something, lanes
+	// at a time.
 	alloc.startExtra()
-	for {
-		a, b, ok := alloc.next()
-		if !ok {
-			break
-		}
-		p, t := findTest(pkgs, a)
-		if f.goTest.failfast && anyBug {
-			a.extra, a.reason = 0, "no extra time: -failfast and a bug found"
-		} else if b > 0 {
-			rctx, cancel := ctx, context.CancelFunc(func() {})
-			if f.goTest.timeout > 0 {
-				left := f.goTest.timeout - p.elapsed
-				if left < b+alloc.perExploration() {
-					a.extra, a.reason = 0, "no extra time: the package's -timeout leaves too little"
+	for range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := laneReporter()
+			for {
+				mu.Lock()
+				var a *allotment
+				var b time.Duration
+				ok := ctx.Err() == nil
+				if ok {
+					a, b, ok = alloc.next()
+				}
+				if !ok {
+					mu.Unlock()
+					return
+				}
+				p, t := findTest(pkgs, a)
+				switch {
+				case b == 0:
+				case f.goTest.failfast && anyBug:
+					alloc.refuse(a, "no extra time: -failfast and a bug found")
+				case f.goTest.timeout > 0 && f.goTest.timeout-p.elapsed < b+alloc.perExploration():
+					alloc.refuse(a, "no extra time: the package's -timeout leaves too little")
+				}
+				if a.extra == 0 {
 					t.settled = true
 					flush(false, nil)
+					mu.Unlock()
 					continue
 				}
-				rctx, cancel = context.WithTimeoutCause(ctx, left, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+				rctx, cancel := ctx, context.CancelFunc(func() {})
+				if f.goTest.timeout > 0 {
+					rctx, cancel = context.WithTimeoutCause(ctx, f.goTest.timeout-p.elapsed, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+				}
+				mu.Unlock()
+				ps, out, held := explore(rctx, p, t, a.extra, r)
+				cancel()
+				mu.Lock()
+				record(p, t, ps, out, held, r)
+				t.settled = true
+				if ctx.Err() == nil {
+					flush(false, nil)
+				}
+				mu.Unlock()
 			}
-			explore(rctx, p, t, b)
-			cancel()
-			if ctx.Err() != nil {
-				p.cut = "interrupted"
-				flush(true, nil)
-				return bugs, failed, true
-			}
-		}
-		t.settled = true
-		flush(false, nil)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		flush(true, nil)
+		return bugs, failed, true
 	}
 	flush(true, nil)
 	if f.verbose {
 		fmt.Fprintf(os.Stderr, "heddle: %s; the build took %v before it\n", alloc.summary(), built.Round(100*time.Millisecond))
 	}
 	return bugs, failed, false
+}
+
+// totalLanes is how many tests a run under a total budget explores at a time: as go test
+// runs test binaries, the build flag -p, GOMAXPROCS by default, here divided by the worker
+// processes each exploration takes. The live web view (-serve) shows one test at a time.
+func totalLanes(build []string, f testFlags) int {
+	if f.serve {
+		return 1
+	}
+	n := runtime.GOMAXPROCS(0)
+	for i, a := range build {
+		v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "p=")
+		if !ok && strings.TrimLeft(a, "-") == "p" && i+1 < len(build) {
+			v, ok = build[i+1], true
+		}
+		if p, err := strconv.Atoi(v); ok && err == nil && p > 0 {
+			n = p
+		}
+	}
+	return max(1, n/max(f.workers, 1))
 }
 
 // findTest finds the package and the test of an allotment.
