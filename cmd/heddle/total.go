@@ -57,7 +57,6 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 
 	// The tests of every package, so that the first pass knows how many share the time.
 	var pkgs []*pkgRun
-	waiting := 0
 	for _, item := range work {
 		p := &pkgRun{item: item}
 		pkgs = append(pkgs, p)
@@ -83,7 +82,6 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 		for _, test := range names {
 			if filter.match(test) {
 				p.tests = append(p.tests, &testRun{a: alloc.add(bin.Package, test)})
-				waiting++
 			}
 		}
 		if len(p.tests) == 0 {
@@ -249,6 +247,9 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 				}
 				j := jobs[next]
 				next++
+				// While more of the package's tests follow, a process waits for the next one:
+				// most of a short exploration is the start of its process.
+				j.p.w.KeepSpare(next < len(jobs) && jobs[next].p == j.p)
 				budget := alloc.firstBudget(j.t.a, len(jobs)-next+1)
 				mu.Unlock()
 				ps, out, held := explore(j.p.ctx, j.p, j.t, budget, r)
@@ -266,6 +267,9 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 	for _, p := range pkgs {
 		if p.cancel != nil {
 			p.cancel()
+		}
+		if p.w != nil {
+			p.w.Close()
 		}
 	}
 	if ctx.Err() != nil {
