@@ -260,6 +260,12 @@ func (a *allocator) next() (t *allotment, budget time.Duration, ok bool) {
 	}
 	for len(a.queue) > 0 {
 		t = a.queue[0]
+		if all := min(a.left(), a.wall()) - a.perExploration(); all < 2*t.first {
+			// Not even the whole of what is left would double its first budget.
+			a.queue = a.queue[1:]
+			t.reason = fmt.Sprintf("no extra time: what is left of the total (%v) would not double its first budget", max(all, 0).Round(time.Millisecond))
+			return t, 0, true
+		}
 		var w float64
 		for _, x := range a.queue {
 			w += x.weight()
@@ -324,7 +330,7 @@ func (a *allocator) summary() string {
 			stopped++
 		}
 	}
-	return fmt.Sprintf("budget total=%v: %s in %v; first pass %v; extra time to %s, %v; %d complete, %d with a final verdict (bug or unexplorable), %d stopped by the budget",
-		a.total, plural(len(a.tests), "test"), a.now().Round(100*time.Millisecond), firstUsed.Round(100*time.Millisecond),
+	return fmt.Sprintf("budget total=%v: %s in %v, %s at a time; first pass %v, extra time to %s %v (explorations' time, summed); %d complete, %d with a final verdict (bug or unexplorable), %d stopped by the budget",
+		a.total, plural(len(a.tests), "test"), a.now().Round(100*time.Millisecond), plural(a.lanes, "test"), firstUsed.Round(100*time.Millisecond),
 		plural(extra, "test"), extraUsed.Round(100*time.Millisecond), complete, final, stopped)
 }

@@ -208,3 +208,26 @@ func TestNovelty(t *testing.T) {
 		}
 	}
 }
+
+// TestLanes checks that explorations side by side share the lanes' time: each of two lanes
+// has the whole total, but no one exploration gets more than the wall-clock time left.
+func TestLanes(t *testing.T) {
+	var now time.Duration
+	a := newAllocator(time.Minute, 0, 2, func() time.Duration { return now })
+	var ts []*allotment
+	for range 100 {
+		ts = append(ts, a.add("p", "T"))
+	}
+	if d := a.firstBudget(ts[0], 100); d != 600*time.Millisecond {
+		t.Errorf("first budget %v with two lanes, a total of 1m and 100 tests, want 600ms (half of 2m, over 100 tests)", d)
+	}
+	a.done(ts[0], pass{wall: time.Second, searched: time.Second, samples: []sample{{at: time.Second, decisions: 10}}})
+	for _, x := range ts[1:] {
+		a.done(x, pass{complete: true})
+	}
+	now = 55 * time.Second
+	a.startExtra()
+	if x, d, ok := a.next(); !ok || x != ts[0] || d != 5*time.Second {
+		t.Errorf("next: %v, %v, %v; want the open test, with the 5s of wall-clock time left (the lanes have 10s)", x, d, ok)
+	}
+}

@@ -22,7 +22,7 @@ func TestTotalBudget(t *testing.T) {
 	if code != exitBug {
 		t.Fatalf("exit %d, want %d (./many has bugs)\n%s\n%s", code, exitBug, stdout, stderr)
 	}
-	m := regexp.MustCompile(`heddle: budget total=20s: 4 tests in ([0-9.]+)s; .*; the build took ([0-9.]+)s before it`).FindStringSubmatch(stderr)
+	m := regexp.MustCompile(`heddle: budget total=20s: 4 tests in ([0-9.]+)s, .*; the build took ([0-9.]+)s before it`).FindStringSubmatch(stderr)
 	if m == nil {
 		t.Fatalf("no summary line for 4 tests on standard error:\n%s", stderr)
 	}
