@@ -106,7 +106,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.IntVar(&g.count, "count", 1, "go test's -count: -count=1 is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
 	fs.BoolVar(&g.failfast, "failfast", false, "stop at the first bug: end that test's search and explore no further tests")
 	fs.DurationVar(&g.timeout, "timeout", 0, "fail a package whose exploration takes longer than `d`, as go test does (0: no limit; -budget bounds each test, or the whole run)")
-	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle explores one test at a time and runs t.Parallel subtests in their parent's place (-workers sets heddle's processes)")
+	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle runs t.Parallel subtests in their parent's place (-workers sets heddle's processes per test; under a total budget, the build flag -p how many tests are explored at a time)")
 	fs.StringVar(&g.shuffle, "shuffle", "off", "go test's -shuffle (off, on or a seed), accepted and ignored: each test is explored in processes of its own, so the order of tests changes nothing")
 	fs.StringVar(&g.cpu, "cpu", "", "go test's -cpu, accepted and ignored: heddle runs one goroutine at a time, whatever GOMAXPROCS is")
 	fs.StringVar(&g.dir, "C", "", "change to `dir` before anything else, as go test -C (it must be the first flag)")
