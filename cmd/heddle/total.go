@@ -187,6 +187,9 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 			switch {
 			case p.cut == "interrupted":
 				status = "interrupted"
+			case p.cut == "-timeout" && !pkgFailed:
+				// Its time ran out before a test began: go test names the timeout.
+				status, failed = context.Cause(p.ctx).Error(), true
 			case pkgFailed:
 				status = pkgFail
 			}
@@ -351,7 +354,8 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 // runs test binaries, the build flag -p, GOMAXPROCS by default, here divided by the worker
 // processes each exploration takes. The live web view (-serve) shows one test at a time.
 func totalLanes(build []string, f testFlags) int {
-	if f.serve {
+	if f.serve || f.goTest.failfast {
+		// -failfast explores no test after a bug: tests side by side would have begun.
 		return 1
 	}
 	n := runtime.GOMAXPROCS(0)
