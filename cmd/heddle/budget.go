@@ -54,20 +54,21 @@ func parseBudget(s string) (budgetSpec, error) {
 // pass explores every test once, so that every test gets a verdict: it has half the total,
 // each test an equal share of it. A search that completes early releases the rest of its
 // share to the second pass, where it goes to the searches that need it, rather than to the
-// first budgets of the tests that happen to come after it. The second pass gives the time left to the
-// searches that neither completed nor found a bug, most to those that were still finding new
-// schedules at the end of their first pass: a test's weight is its novelty, the share of its
-// schedule tree built in the second half of its first exploration, plus a floor. A search
-// cannot be resumed across processes, so extra time explores the test again, from the start:
-// the same seed makes the same first runs, and the exploration goes on past them. It is given
-// only when it at least doubles the test's first budget; less would mostly repeat it.
+// first budgets of the tests that happen to come after it. The second pass gives the time
+// left to the searches that neither completed nor found a bug, most to those that were still
+// finding new schedules at the end of their first pass: a test's weight is its novelty, the
+// share of its schedule tree built in the second half of its first exploration, plus a floor.
+// A search cannot be resumed across processes, so extra time explores the test again, from
+// the start: the same seed makes the same first runs, and the exploration goes on past them.
+// It is given only when it at least doubles the test's first budget; less would mostly
+// repeat it.
 const (
 	// minFirst is the least first budget: what a test's first runs need to start, so that it
 	// gets a verdict however small the total is.
 	minFirst = 100 * time.Millisecond
 	// floorWeight is the weight of a search that found nothing new in the second half of its
-	// first pass: it still gets some of the time left, a tenth of what a search whose tree
-	// grew evenly gets.
+	// first pass: it still gets some of the time left, an eleventh of what a search whose tree
+	// grew evenly (novelty 0.5) gets.
 	floorWeight = 0.05
 	// unknownNovelty is the novelty of a search that builds no schedule tree (the samplers,
 	// random and pct): nothing tells whether its runs were new.
