@@ -46,6 +46,10 @@ type reporter struct {
 	// test, numbers its own tree from 0, but the stream's ids are unique across it. The view
 	// shows each test's nodes, after its Start, as a tree of its own.
 	liveBase, liveNext int
+	// hold keeps each test's verdict and output in held instead of printing them: under a
+	// total budget, a test may be explored again before its package is printed.
+	hold bool
+	held *heldTest
 }
 
 // outLine is one line of a test's output, without its indentation or newline, and the bug or
@@ -119,6 +123,9 @@ type event struct {
 	// Warning is one warning of a test (the lockset check's), on the output event of its first
 	// line.
 	Warning *timeline.Warning `json:"Warning,omitempty"`
+	// Budget, under a total budget, is how its time was given to the test, on its pass, fail
+	// or skip event.
+	Budget *budgetUse `json:"Budget,omitempty"`
 }
 
 func (r *reporter) emit(e event) {
@@ -167,6 +174,14 @@ func (r *reporter) begin(pkg, test string) {
 	r.out = r.out[:0]
 	// The live web view shows each test's tree on its own, named by the test.
 	r.publish(timeline.Start{Program: timeline.Program{Package: pkg, Test: test}})
+	if r.hold {
+		return // printed with its verdict, by release
+	}
+	r.announce(pkg, test)
+}
+
+// announce writes a test's run event and its "=== RUN" line.
+func (r *reporter) announce(pkg, test string) {
 	if r.enc != nil {
 		r.startPackage(pkg)
 		r.emit(event{Action: "run", Package: pkg, Test: test})
@@ -254,6 +269,49 @@ func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
 // that it includes what the reports took.
 func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time, o testOutcome) testOutcome {
 	s.Elapsed = time.Since(start)
+	h := &heldTest{pkg: pkg, test: test, stats: *s, o: o, out: slices.Clone(r.out)}
+	r.out = r.out[:0]
+	if r.hold {
+		r.held = h
+		return o
+	}
+	r.render(h)
+	return o
+}
+
+// heldTest is a test's verdict and output, kept under a total budget until the test's time is
+// all spent (total.go).
+type heldTest struct {
+	pkg, test string
+	stats     timeline.Stats
+	o         testOutcome
+	out       []outLine
+	// budget, when set, says how the total budget's time was given to the test; held is
+	// whether the test's run event and "=== RUN" line are still to be written.
+	budget *budgetUse
+	held   bool
+}
+
+// budgetUse is how a total budget's time was given to a test: heddle's field Budget of its
+// pass, fail or skip event, in seconds, and the line -v prints.
+type budgetUse struct {
+	First  float64 `json:"first"`
+	Extra  float64 `json:"extra,omitempty"`
+	Used   float64 `json:"used"`
+	Reason string  `json:"reason,omitempty"`
+	line   string
+}
+
+// release prints a held test.
+func (r *reporter) release(h *heldTest) {
+	r.announce(h.pkg, h.test)
+	r.render(h)
+}
+
+// render prints a test's verdict and its output.
+func (r *reporter) render(h *heldTest) {
+	pkg, test, s, o := h.pkg, h.test, &h.stats, h.o
+	r.out = h.out
 	status, action := "PASS", "pass"
 	switch o.verdict {
 	case verdictBug:
@@ -274,6 +332,9 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 		}
 		r.note(pkg, test, r.statistics(s, o))
 	}
+	if r.f.verbose && h.budget != nil {
+		r.note(pkg, test, h.budget.line)
+	}
 	line := fmt.Sprintf("--- %s: %s (%.2fs)", status, test, s.Elapsed.Seconds())
 	if r.verbose() {
 		r.printOutput(pkg, test)
@@ -287,7 +348,7 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 	}
 	r.out = r.out[:0]
 	if r.enc != nil {
-		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s})
+		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s, Budget: h.budget})
 	}
 	if r.enc != nil && (o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted) {
 		// On standard error too, where a script looks for what heddle could not do.
@@ -297,7 +358,6 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 		}
 		fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
 	}
-	return o
 }
 
 // printOutput prints the current test's output, indented by four spaces as go test indents

@@ -78,7 +78,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
 	fs.StringVar(&f.skip, "skip", "", "do not explore tests matching `regexp`")
 	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
-	fs.StringVar(&f.budget, "budget", "60s", "budget per test: a number of runs, a duration, or runs=N,time=D")
+	fs.StringVar(&f.budget, "budget", defaultBudget, "budget per test: a number of runs, a duration, or runs=N,time=D; or for the whole run, total=D, which heddle divides among the tests (first a share for each, then more to the searches still finding new schedules), each test getting at most time=D and runs=N if given (docs/budget.md)")
 	fs.IntVar(&f.steps, "steps", rt.DefaultMaxSteps, "step bound per run; a run that reaches it while making progress is cut (counted, not a bug)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
 	fs.IntVar(&f.depth, "depth", 3, "bug depth of the pct strategy")
@@ -106,8 +106,8 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	g := &f.goTest
 	fs.IntVar(&g.count, "count", 1, "go test's -count: -count=1 is accepted (heddle caches no results); heddle explores each test once, with as many runs as -budget allows, so other counts are refused")
 	fs.BoolVar(&g.failfast, "failfast", false, "stop at the first bug: end that test's search and explore no further tests")
-	fs.DurationVar(&g.timeout, "timeout", 0, "fail a package whose exploration takes longer than `d`, as go test does (0: no limit; -budget bounds each test)")
-	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle explores one test at a time and runs t.Parallel subtests in their parent's place (-workers sets heddle's processes)")
+	fs.DurationVar(&g.timeout, "timeout", 0, "fail a package whose exploration takes longer than `d`, as go test does (0: no limit; -budget bounds each test, or the whole run)")
+	fs.IntVar(&g.parallel, "parallel", 0, "go test's -parallel, accepted and ignored: heddle runs t.Parallel subtests in their parent's place (-workers sets heddle's processes per test; under a total budget, the build flag -p how many tests are explored at a time)")
 	fs.StringVar(&g.shuffle, "shuffle", "off", "go test's -shuffle (off, on or a seed), accepted and ignored: each test is explored in processes of its own, so the order of tests changes nothing")
 	fs.StringVar(&g.cpu, "cpu", "", "go test's -cpu, accepted and ignored: heddle runs one goroutine at a time, whatever GOMAXPROCS is")
 	fs.StringVar(&g.dir, "C", "", "change to `dir` before anything else, as go test -C (it must be the first flag)")
@@ -306,7 +306,8 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	if f.shard.total > 1 {
 		f.out = timeline.ShardDir(f.out, f.shard.index, f.shard.total)
 	}
-	runs, budget, err := explorer.ParseBudget(f.budget)
+	spec, err := parseBudget(f.budget)
+	runs, budget := spec.runs, spec.time
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
@@ -335,6 +336,9 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 	ctx, cancel := interruptible()
 	defer cancel()
 	if f.group {
+		if spec.total > 0 && (budget == 0 || spec.total < budget) {
+			budget = spec.total // one search: the whole total
+		}
 		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum}
 		if f.shard.total > 1 {
@@ -343,7 +347,9 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		return runGroup(ctx, dir, pkgs, build, tests, filter, f, opts)
 	}
 	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.noInstr), KeepGoing: true}
+	buildStart := time.Now()
 	res, err := instrument.Build(ctx, cfg)
+	built := time.Since(buildStart)
 	if err != nil {
 		err = raceBuildError(err)
 		var be *instrument.BuildError
@@ -413,6 +419,16 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		work = append(work, be)
 	}
 	slices.SortStableFunc(work, func(a, b any) int { return strings.Compare(workPackage(a), workPackage(b)) })
+	if spec.total > 0 {
+		var interrupted bool
+		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace, built, totalLanes(build, f))
+		if interrupted {
+			rep.finish()
+			fmt.Fprintln(os.Stderr, "heddle: interrupted")
+			return exitUsage
+		}
+		work = nil
+	}
 	for _, item := range work {
 		be, ok := item.(*instrument.BuildError)
 		if ok {
@@ -586,6 +602,26 @@ func searched(bugs, cut int) testOutcome {
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
 // whatever happens to the workers.
 func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter) testOutcome {
+	return exploreTestLog(ctx, w, pkg, test, opts, f, rep, nil)
+}
+
+// searchLog is what a total budget's allocator learns of a search as it goes: its progress,
+// and the time the search itself took.
+type searchLog struct {
+	samples  []sample
+	searched time.Duration
+	runs     int
+	complete bool
+}
+
+func (l *searchLog) record(at time.Duration, s *timeline.Stats, bugs int) {
+	if l != nil {
+		l.samples = append(l.samples, sample{at: at, decisions: s.Decisions, bugs: bugs})
+	}
+}
+
+// exploreTestLog is exploreTest, recording the search's progress in log if not nil.
+func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter, log *searchLog) testOutcome {
 	start := time.Now()
 	rep.begin(pkg, test)
 	bugs := map[string]*worker.Bug{}
@@ -602,6 +638,7 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		case "progress":
 			shardStats[i] = m.Stats
 			total := merge(shardStats)
+			log.record(total.Elapsed, total, len(order))
 			rep.progress(test, total, opts.MaxTime, start)
 			rep.publish(timeline.Progress{Stats: *total})
 		case "node":
@@ -645,6 +682,10 @@ func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts w
 		err = remote.Parallel(ctx, w, test, opts, f.workers, recv)
 	}
 	total := merge(shardStats)
+	if log != nil {
+		log.searched, log.runs, log.complete = total.Elapsed, total.Runs, total.Complete
+		log.record(total.Elapsed, total, len(order))
+	}
 	rep.end()
 	var we *remote.ExitError
 	switch {

@@ -33,6 +33,33 @@ type Worker struct {
 	Dir  string
 	// Output receives what the program prints; nil discards it.
 	Output io.Writer
+
+	mu sync.Mutex
+	// spares, when set (KeepSpare), keeps one process started ahead of the next request,
+	// so that a request does not wait for a process to start: the program's start-up (the
+	// race detector's, its packages' init) overlaps the request before it.
+	spares bool
+	spare  *process
+}
+
+// KeepSpare makes the worker keep, from its next request on, one process started ahead of
+// the request after it, or stops keeping one (the one kept serves the next request). Close
+// ends it.
+func (w *Worker) KeepSpare(on bool) {
+	w.mu.Lock()
+	w.spares = on
+	w.mu.Unlock()
+}
+
+// Close ends the spare process, if any.
+func (w *Worker) Close() {
+	w.mu.Lock()
+	p := w.spare
+	w.spare, w.spares = nil, false
+	w.mu.Unlock()
+	if p != nil {
+		p.kill()
+	}
 }
 
 // ExitError reports a worker process that failed to answer: it exited, crashed or was
@@ -72,6 +99,33 @@ type process struct {
 }
 
 func (w *Worker) start() (*process, error) {
+	w.mu.Lock()
+	p, spares := w.spare, w.spares
+	w.spare = nil
+	w.mu.Unlock()
+	if p == nil {
+		var err error
+		if p, err = w.spawn(); err != nil {
+			return nil, err
+		}
+	}
+	if spares {
+		if next, err := w.spawn(); err == nil {
+			w.mu.Lock()
+			if w.spares && w.spare == nil {
+				w.spare, next = next, nil
+			}
+			w.mu.Unlock()
+			if next != nil {
+				next.kill()
+			}
+		}
+	}
+	return p, nil
+}
+
+// spawn starts a process, which waits for its request.
+func (w *Worker) spawn() (*process, error) {
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,5 +30,61 @@ func TestWorkerStuck(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Do returned after %v", d)
+	}
+}
+
+// TestKeepSpare runs workers that answer a list request with their process id: with a spare
+// kept, each request but the first is served by the process started during the one before,
+// and Close ends the spare.
+func TestKeepSpare(t *testing.T) {
+	if os.Getenv("HEDDLE_PID_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		json.NewEncoder(os.NewFile(4, "response")).Encode(worker.Message{Type: "tests", Tests: []string{strconv.Itoa(os.Getpid())}})
+		os.Exit(0)
+	}
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestKeepSpare$"}, Env: []string{"HEDDLE_PID_WORKER=1"}}
+	pid := func() string {
+		names, err := List(context.Background(), w)
+		if err != nil || len(names) != 1 {
+			t.Fatalf("List = %v, %v", names, err)
+		}
+		return names[0]
+	}
+	spare := func() *process {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.spare
+	}
+	pid()
+	if spare() != nil {
+		t.Fatal("a spare process without KeepSpare")
+	}
+	w.KeepSpare(true)
+	pid()
+	for range 2 {
+		s := spare()
+		if s == nil {
+			t.Fatal("no spare process after a request with KeepSpare")
+		}
+		if got, want := pid(), strconv.Itoa(s.cmd.Process.Pid); got != want {
+			t.Errorf("the request was served by process %s, want the spare, %s", got, want)
+		}
+	}
+	w.KeepSpare(false)
+	last := spare()
+	if got, want := pid(), strconv.Itoa(last.cmd.Process.Pid); got != want || spare() != nil {
+		t.Errorf("after KeepSpare(false): served by %s, want the spare %s, and no new spare (%v)", got, want, spare())
+	}
+	w.KeepSpare(true)
+	pid()
+	w.Close()
+	if spare() != nil {
+		t.Error("Close kept the spare")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spares {
+		t.Error("Close left KeepSpare on")
 	}
 }
