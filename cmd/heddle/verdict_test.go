@@ -157,8 +157,10 @@ func TestBudget(t *testing.T) {
 		if e.Verdict != "clean" || e.Stats == nil || e.Stats.Complete {
 			t.Errorf("verdict %q, stats %+v: want clean, search stopped by the budget", e.Verdict, e.Stats)
 		}
-		if e.Elapsed == nil || *e.Elapsed > budget.Seconds() {
-			t.Errorf("reported elapsed %v s, over the budget of %v", *e.Elapsed, budget)
+		// The search stops at the budget, but a run in progress ends first, and on a loaded
+		// machine a run and the report's replay of it took up to 0.4 s more.
+		if e.Elapsed == nil || *e.Elapsed > 1.5*budget.Seconds() {
+			t.Errorf("reported elapsed %v s, over the budget of %v by more than half", *e.Elapsed, budget)
 		}
 	}
 	if verdicts != 1 {
