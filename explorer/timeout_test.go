@@ -58,8 +58,11 @@ func TestTimeoutSearch(t *testing.T) {
 		{"buffered", withinTimeout(1, false, 0), rt.VerdictOK, "", 1},
 		// The test's own handling of its timeout is not a bug.
 		{"timeout branch fails", withinTimeout(1, true, 0), rt.VerdictOK, "", 1},
-		{"another timer", withinTimeout(0, false, time.Hour), rt.VerdictLeak,
+		{"another timer", withinTimeout(0, false, time.Millisecond), rt.VerdictLeak,
 			"if the timer of 1s set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 2},
+		// A timer of over a second is not asked about (rt's timeoutLongest).
+		{"a long timer", withinTimeout(0, false, time.Hour), rt.VerdictLeak,
+			"if the timer of 1s set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Explore(tc.body, Options{Strategy: "dpor", MaxRuns: 1000, Seed: 1})
