@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { launchBrowser, readExploration, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 const kernels = join(repoDir, "testdata", "kernels");
 // abbalock: a lock-order deadlock; lostupdate: a failed test (fatal); noeraser: a race and a
@@ -66,7 +66,7 @@ before(async () => {
   assert.equal(cli.size, 2 * packages.length, `the CLI reported ${[...cli.keys()].join(", ")}:\n${r.stdout}`);
   // The clean tests first: the page must still open on a test with a bug.
   const files = [...cli.values()].sort((a, b) => a.bugs.length - b.bugs.length)
-    .map((t) => join(out, ...t.pkg.split("/"), t.test, "exploration.json"));
+    .map((t) => join(out, ...t.pkg.split("/"), t.test, "exploration.json.gz"));
   server = await startServer(files, { debugger: false });
   browser = await launchBrowser({ width: 1440, height: 900 });
   await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
@@ -132,7 +132,7 @@ test("each test's verdict, runs and bugs are the CLI's", async () => {
       assert.match(await row.getByTestId("bug-where").innerText(), /\S+\.go:\d+/, `${t.test} bug ${i + 1}: where`);
       // The tree's bug label counts the runs as the CLI does.
       await page.getByTestId("tab-tree").click();
-      const file = JSON.parse(readFileSync(join(out, ...t.pkg.split("/"), t.test, "exploration.json"), "utf8"));
+      const file = readExploration(join(out, ...t.pkg.split("/"), t.test, "exploration.json.gz"));
       await page.evaluate((id) => window.heddle.treeFocus(id), file.tree.find((n) => n.leaf?.bug === i).id);
       await settle();
       const labels = (await page.evaluate(() => window.heddle.treeDrawn())).labels.map((l) => l.text);
@@ -163,7 +163,7 @@ test("the replay command is copied whole", async () => {
   await showTest(t.pkg, t.test);
   await page.getByTestId("tab-bugs").click();
   const shown = await page.getByTestId("bug-replay").first().innerText();
-  const file = JSON.parse(readFileSync(join(out, ...t.pkg.split("/"), t.test, "exploration.json"), "utf8"));
+  const file = readExploration(join(out, ...t.pkg.split("/"), t.test, "exploration.json.gz"));
   assert.equal(shown, file.bugs[0].replay);
   // The command replays the same trace the CLI's does.
   assert.equal(shown.split(" ").slice(1).join(" "), t.bugs[0].replay.split(" ").slice(1).join(" "));
@@ -239,7 +239,7 @@ test("the legends name what is drawn, in plain words", async () => {
   await page.getByTestId("tab-tree").click();
   await page.getByTestId("tree-fit").click();
   await settle();
-  const file = JSON.parse(readFileSync(join(out, ...t.pkg.split("/"), t.test, "exploration.json"), "utf8"));
+  const file = readExploration(join(out, ...t.pkg.split("/"), t.test, "exploration.json.gz"));
   // What the tree draws, from the file: how runs ended and why alternatives were not run.
   const want = new Set();
   const firsts = new Set();

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { gunzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 
 export const webDir = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -33,6 +34,13 @@ function buildServer() {
 
 // copyFixtures copies the fixtures to a fresh directory, pointing their
 // source positions at the shipped sources, and returns the directory.
+// readExploration parses the exploration file that heddle test writes for a test
+// (exploration.json.gz), compressed or not.
+export function readExploration(file) {
+  const b = readFileSync(file);
+  return JSON.parse((b[0] === 0x1f && b[1] === 0x8b ? gunzipSync(b) : b).toString("utf8"));
+}
+
 export function copyFixtures() {
   const dir = mkdtempSync(join(tmpdir(), "heddle-fixtures-"));
   cpSync(fixturesDir, dir, { recursive: true });

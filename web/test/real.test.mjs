@@ -1,13 +1,13 @@
 // Browser tests of the web view against real explorations: the heddle CLI
 // explores small Go test packages written to a temporary directory, and the
-// page is opened on the exploration.json files it wrote.
+// page is opened on the exploration files it wrote.
 import assert from "node:assert/strict";
 import { spawnSync, execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { launchBrowser, readExploration, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 let tmp, heddle, browser;
 const servers = [];
@@ -66,8 +66,8 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
   assert.ok(bugs.length >= 1, "the deadlock is found");
   assert.equal(bugs[0].Bug.kind, "deadlock");
 
-  const file = join(out, "example.com", "bank", "TestTransfer", "exploration.json");
-  const exploration = JSON.parse(readFileSync(file, "utf8"));
+  const file = join(out, "example.com", "bank", "TestTransfer", "exploration.json.gz");
+  const exploration = readExploration(file);
   const leaves = countLeaves(exploration);
   assert.ok(leaves >= 1);
   assert.equal(exploration.stats.runs, end.Stats.runs);
@@ -133,8 +133,8 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   const events = explore(mod, out).filter((e) => e.Test === "TestBug");
   assert.ok(events.some((e) => e.Action === "fail" || e.Action === "pass"), "TestBug finished");
 
-  const file = join(out, "example.com", "figure5", "TestBug", "exploration.json");
-  const exploration = JSON.parse(readFileSync(file, "utf8"));
+  const file = join(out, "example.com", "figure5", "TestBug", "exploration.json.gz");
+  const exploration = readExploration(file);
   assert.equal(exploration.lockTrees.warnings.length, 1);
 
   const page = await open(file);
