@@ -369,7 +369,8 @@ class App {
     }
     switch (m.type) {
       case "hello":
-        this.showProgram(m.program);
+        // The session's program is the first file's; the page may already show another test.
+        if (!this.current?.program) this.showProgram(m.program);
         break;
       case "start": {
         // A test's exploration begins: its nodes make a tree of its own. An empty live tree

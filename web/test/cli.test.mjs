@@ -104,6 +104,8 @@ test("the page opens on the first test with a bug, and the Timeline on its first
   const shown = await page.getByTestId("exploration-select").evaluate((s) => s.selectedOptions[0].textContent);
   const t = [...cli.values()].find((x) => shown.startsWith(`${x.pkg.split("/").pop()} ${x.test}:`));
   assert.ok(t && t.bugs.length > 0, `the page opened on ${shown}, a test without a bug`);
+  // The header names the test shown, not the first file the server was given.
+  assert.equal(await page.getByTestId("program").textContent(), `${t.pkg} · ${t.test}`);
   await shot("cli-open-tree");
   await page.getByTestId("tab-timeline").click();
   await page.getByTestId("timeline-title").getByText(/^Bug 1: /).waitFor();
