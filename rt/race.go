@@ -314,7 +314,10 @@ func (r *run) raceVerdict() {
 //go:norace
 func raceOverrides(v Verdict) bool {
 	switch v.Kind {
-	case VerdictOK, VerdictLeak:
+	case VerdictOK, VerdictLeak, VerdictPruned, VerdictCut, VerdictStopped:
+		// A run that its strategy abandons, or that a bound or the budget stops, may have
+		// raced before it ended; the detector reports a pair of accesses once in a process,
+		// so the run that a pruned one stands for would not show the race again.
 		return true
 	case VerdictFatal:
 		return strings.Contains(v.Message, "race detected during execution of test")

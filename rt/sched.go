@@ -574,38 +574,47 @@ func (r *run) body(g *goroutine, f func()) {
 		r.resumed(g, true)
 	}
 	returned := false
-	defer func() {
-		if returned {
-			if r.cfg.ThreadBlocks && g.parent != nil && !r.ended {
-				g.op = op{kind: OpExit, obj: NoObj}
-				r.yield(g)
-			}
-			r.exit(g)
-			return
-		}
-		if p := recover(); p != nil {
-			g.state = gDone
-			if r.aborted {
-				return
-			}
-			r.fail(classifyPanic(p), fmt.Sprint(p), g, panicStack())
-			return
-		}
-		// runtime.Goexit: t.Fatal, or teardown.
-		if r.aborted {
-			g.state = gDone
-			return
-		}
-		r.exit(g)
-	}()
+	defer r.bodyEnd(g, &returned)
 	f()
 	returned = true
+}
+
+// bodyEnd ends g's body: it returned, panicked, or exited (runtime.Goexit: t.Fatal, or
+// teardown). It is a method rather than a function literal, since only a declared function
+// can be //go:norace: goroutines are reused from run to run, and the detector would see
+// their writes to g across hand-offs hidden from it.
+//
+//go:norace
+func (r *run) bodyEnd(g *goroutine, returned *bool) {
+	if *returned {
+		if r.cfg.ThreadBlocks && g.parent != nil && !r.ended {
+			g.op = op{kind: OpExit, obj: NoObj}
+			r.yield(g)
+		}
+		r.exit(g)
+		return
+	}
+	if p := recover(); p != nil {
+		g.state = gDone
+		if r.aborted {
+			return
+		}
+		r.fail(classifyPanic(p), fmt.Sprint(p), g, panicStack())
+		return
+	}
+	if r.aborted {
+		g.state = gDone
+		return
+	}
+	r.exit(g)
 }
 
 // retire counts a goroutine out of the run; the last one tells teardown.
 //
 //go:norace
 func (r *run) retire() {
+	raceHide()
+	defer raceShow()
 	if r.live.Add(-1) == 0 {
 		select {
 		case r.idle <- struct{}{}:
@@ -759,12 +768,12 @@ func (r *run) takeResumed() *goroutine {
 //
 //go:norace
 func wake(n *goroutine) {
+	raceHide()
+	defer raceShow()
 	if !atomic.CompareAndSwapUint32(&n.asleep, 1, 0) {
 		return // teardown took it
 	}
-	raceHide()
 	n.wake <- struct{}{}
-	raceShow()
 }
 
 // switchTo hands control from g to n (nil: to nobody, as the run has ended) and waits for g's
@@ -772,7 +781,9 @@ func wake(n *goroutine) {
 //
 //go:norace
 func (r *run) switchTo(g, n *goroutine) {
+	raceHide()
 	atomic.StoreUint32(&g.asleep, 1)
+	raceShow()
 	if n != nil {
 		r.cur = n
 		wake(n)
@@ -785,10 +796,11 @@ func (r *run) switchTo(g, n *goroutine) {
 //
 //go:norace
 func sleep(r *run, g *goroutine) {
+	raceHide()
 	if r.tearing.Load() && atomic.CompareAndSwapUint32(&g.asleep, 1, 0) {
+		raceShow()
 		return
 	}
-	raceHide()
 	<-g.wake
 	raceShow()
 	raceWoken(g)

@@ -247,7 +247,12 @@ func (l *rlocker) Unlock() { (*RWMutex)(l).RUnlock() }
 type WaitGroup struct {
 	st    objState
 	count int
-	fb    sync.WaitGroup
+	// written says that a waiter has written the semaphore since the counter last left
+	// zero, as Go's first waiter does when it blocks; first is the waiter that the
+	// counter's return to zero released first when none had, which writes it as it resumes.
+	written bool
+	first   *goroutine
+	fb      sync.WaitGroup
 }
 
 // Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
@@ -268,7 +273,7 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 	}
 	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
 	if fresh {
-		wg.count = 0
+		wg.count, wg.written, wg.first = 0, false, nil
 	}
 	g.op = op{kind: kind, obj: id}
 	r.yield(g)
@@ -292,11 +297,16 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 			raceRelease(id)
 		}
 		r.releaseModel(e, id)
+		wg.first = nil
 		for _, w := range r.gs {
 			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
+				if wg.first == nil && !wg.written {
+					wg.first = w
+				}
 				r.resumeG(w)
 			}
 		}
+		wg.written = false
 	}
 }
 
@@ -317,30 +327,29 @@ func (wg *WaitGroup) Wait() {
 	}
 	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
 	if fresh {
-		wg.count = 0
+		wg.count, wg.written, wg.first = 0, false, nil
 	}
 	if wg.count > 0 {
 		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
-		if !r.waitedOn(wg) {
-			// As sync's Wait, for its first waiter: a write against the read of an Add from zero.
+		if !wg.written {
+			// As sync's Wait, for its first waiter: a write against the read of an Add from
+			// zero. It is made before the scheduling point, as a strategy may abandon the run
+			// there as redundant: the run it stands for, where the Dones come before this
+			// Wait, does not block.
+			wg.written = true
 			raceWriteAt(unsafe.Pointer(&wg.count))
 		}
 	}
 	g.op = op{kind: OpWGWait, obj: id, wg: wg}
 	r.yield(g)
-	r.acquire(r.record(g, OpWGWait, id), id)
-}
-
-// waitedOn reports whether a goroutine of r waits in wg.Wait.
-//
-//go:norace
-func (r *run) waitedOn(wg *WaitGroup) bool {
-	for _, w := range r.gs {
-		if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
-			return true
-		}
+	if g.done && wg.first == g {
+		// g blocked although the counter was zero when it called Wait: an Add ran at g's
+		// scheduling point, and the Done that took the counter back to zero completed g's
+		// Wait. g writes as the first waiter, before it acquires what the Dones released.
+		wg.first = nil
+		raceWriteAt(unsafe.Pointer(&wg.count))
 	}
-	return false
+	r.acquire(r.record(g, OpWGWait, id), id)
 }
 
 // Go calls f in a new goroutine and adds that task to the group.
