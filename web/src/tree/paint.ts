@@ -202,7 +202,7 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
         p.lineTo(end, ccy);
         p.moveTo(end, ccy - 4 * Math.min(1, k));
         p.lineTo(end, ccy + 4 * Math.min(1, k));
-        if (wantLabels) cands.push({ x: elbow + 4, y: ccy - 4, text: `${c.pruned!.g} · ${c.pruned!.reason}`, color: reasonStyle[c.pruned!.reason].color, align: "left", font: stubFont, priority: 4, room: (ccx - elbow) * STUB + 20 });
+        if (wantLabels) cands.push({ x: elbow + 4, y: ccy - 4, text: `${c.pruned!.g} · not run`, color: reasonStyle[c.pruned!.reason].color, align: "left", font: stubFont, priority: 4, room: (ccx - elbow) * STUB + 20 });
         continue;
       }
       if (!isTop) {
