@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -230,7 +231,22 @@ func loopingAt(g *goroutine) []Frame {
 		return nil
 	}
 	_, fns, files := stackOf(g.goid)
-	k := frameOf(fns, files, func(fn, file string) bool { return !strings.HasPrefix(fn, "runtime.") })
+	// Inside one of heddle's hooks (an access of sink++), std's frames inward of it are code
+	// that rt calls: the program loops where it called the hook. A callback of the program's
+	// that a hook runs (Once.Do's) is the program's own.
+	notRuntime := func(fn, file string) bool { return !strings.HasPrefix(fn, "runtime.") }
+	heddle := func(fn string) bool { return inRT(fn) || strings.HasPrefix(fn, harnessPrefix) }
+	k := frameOf(fns, files, notRuntime)
+	goroot := runtime.GOROOT() + "/src/"
+	if i := slices.IndexFunc(fns, heddle); i >= 0 && i > k && !slices.ContainsFunc(files[max(k, 0):i], func(f string) bool { return !strings.HasPrefix(f, goroot) }) {
+		j := i
+		for j < len(fns) && heddle(fns[j]) {
+			j++
+		}
+		if past := frameOf(fns[j:], files[j:], notRuntime); past >= 0 {
+			k = j + past
+		}
+	}
 	if k < 0 {
 		return nil
 	}

@@ -129,17 +129,23 @@ func goTestRace(t *testing.T, dir string, n int, pkgs ...string) map[string]bool
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", append([]string{"test", "-race", "-json", fmt.Sprintf("-count=%d", n)}, pkgs...)...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if err != nil && len(out) == 0 {
-		t.Errorf("go test -race: %v", err)
-	}
 	failed := map[string]bool{}
-	for _, line := range bytes.Split(out, []byte("\n")) {
-		var e struct{ Action, Package, Test string }
-		if json.Unmarshal(line, &e) == nil && e.Action == "fail" && e.Test != "" {
-			failed[path.Base(e.Package)+"."+e.Test] = true
+	// TestBug and TestFixed run in processes of their own: a race of TestBug's whose second
+	// access comes late (a goroutine that writes after its Done) is reported during the test
+	// that runs then, and a loaded machine made that TestFixed once.
+	for _, sel := range [][]string{{"-run", "^TestBug$"}, {"-run", "^TestFixed$"}, {"-skip", "^(TestBug|TestFixed)$"}} {
+		args := append([]string{"test", "-race", "-json", fmt.Sprintf("-count=%d", n)}, sel...)
+		cmd := exec.CommandContext(ctx, "go", append(args, pkgs...)...)
+		cmd.Dir = dir
+		out, err := cmd.Output()
+		if err != nil && len(out) == 0 {
+			t.Errorf("go test -race %s: %v", strings.Join(sel, " "), err)
+		}
+		for _, line := range bytes.Split(out, []byte("\n")) {
+			var e struct{ Action, Package, Test string }
+			if json.Unmarshal(line, &e) == nil && e.Action == "fail" && e.Test != "" {
+				failed[path.Base(e.Package)+"."+e.Test] = true
+			}
 		}
 	}
 	return failed
