@@ -257,6 +257,9 @@ type explorer struct {
 	timeout            string
 	timerSites         []string
 	first              []rt.Decision // the first run's schedule, for the lock trees
+	// firstLocks says whether the first run locked or unlocked anything: a run that did not
+	// has empty lock trees, which need no replay in detail mode for their positions.
+	firstLocks bool
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
@@ -419,6 +422,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	}
 	if e.rep.Stats.Runs == 0 {
 		e.first = rt.CloneDecisions(res.Decisions)
+		e.firstLocks = slices.ContainsFunc(res.Events, func(ev rt.Event) bool { _, ok := lockOps[ev.Op]; return ok })
 	}
 	if debugRuns != nil {
 		fmt.Fprintf(debugRuns, "run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
@@ -760,7 +764,11 @@ func (e *explorer) finish() {
 		b.Result, b.Schedule, b.Preemptions, b.Message = b.earlier, b.earlier.Decisions, preemptions(b.earlier.Decisions), b.earlier.Verdict.Message
 	}
 	e.serialCheck(over)
-	if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
+	if e.rep.Stats.Runs > 0 && !e.firstLocks {
+		// Most tests' first run: a replay in detail mode would cost as much as the run,
+		// for trees without a lock.
+		e.rep.LockTrees = lockTrees(&rt.Result{})
+	} else if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
 		// The first run shows the program's lock trees. A long one costs seconds to replay
 		// in detail, so past the budget the trees are those of its beginning.
 		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
