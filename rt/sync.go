@@ -333,22 +333,16 @@ func (wg *WaitGroup) Wait() {
 		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
 		if !wg.written {
 			// As sync's Wait, for its first waiter: a write against the read of an Add from
-			// zero. It is made before the scheduling point, as a strategy may abandon the run
-			// there as redundant: the run it stands for, where the Dones come before this
-			// Wait, does not block.
+			// zero. g reached Wait with the counter above zero, where Go's Wait loads it and
+			// blocks. A Wait reached at zero writes nothing, even if an Add runs at its
+			// scheduling point: the Done that completes it stands for a Wait run after it
+			// (wgaddafterwait, where go test -race -count=200 shows no race).
 			wg.written = true
 			raceWriteAt(unsafe.Pointer(&wg.count))
 		}
 	}
 	g.op = op{kind: OpWGWait, obj: id, wg: wg}
 	r.yield(g)
-	if g.done && wg.first == g {
-		// g blocked although the counter was zero when it called Wait: an Add ran at g's
-		// scheduling point, and the Done that took the counter back to zero completed g's
-		// Wait. g writes as the first waiter, before it acquires what the Dones released.
-		wg.first = nil
-		raceWriteAt(unsafe.Pointer(&wg.count))
-	}
 	r.acquire(r.record(g, OpWGWait, id), id)
 }
 
