@@ -248,10 +248,8 @@ type WaitGroup struct {
 	st    objState
 	count int
 	// written says that a waiter has written the semaphore since the counter last left
-	// zero, as Go's first waiter does when it blocks; first is the waiter that the
-	// counter's return to zero released first when none had, which writes it as it resumes.
+	// zero, as Go's first waiter does when it blocks.
 	written bool
-	first   *goroutine
 	fb      sync.WaitGroup
 }
 
@@ -273,7 +271,7 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 	}
 	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
 	if fresh {
-		wg.count, wg.written, wg.first = 0, false, nil
+		wg.count, wg.written = 0, false
 	}
 	g.op = op{kind: kind, obj: id}
 	r.yield(g)
@@ -297,12 +295,8 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 			raceRelease(id)
 		}
 		r.releaseModel(e, id)
-		wg.first = nil
 		for _, w := range r.gs {
 			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
-				if wg.first == nil && !wg.written {
-					wg.first = w
-				}
 				r.resumeG(w)
 			}
 		}
@@ -327,7 +321,7 @@ func (wg *WaitGroup) Wait() {
 	}
 	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
 	if fresh {
-		wg.count, wg.written, wg.first = 0, false, nil
+		wg.count, wg.written = 0, false
 	}
 	if wg.count > 0 {
 		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
