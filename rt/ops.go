@@ -1,23 +1,24 @@
 package rt
 
-import "slices"
+import (
+	"slices"
+	"unsafe"
+)
 
 // op is the visible operation a goroutine is stopped before.
 type op struct {
 	kind  OpKind
 	obj   ObjID
-	mu    *Mutex
-	rw    *RWMutex
-	wg    *WaitGroup
-	once  *Once
+	so    *syncObj // a Mutex, RWMutex, WaitGroup or Once that the operation may wait for
 	ch    *chanState
 	val   any    // value to send
 	cases []Case // select
 	phase uint8  // RWMutex.Lock: 0 before announcing, 1 announced and waiting for readers
 }
 
-// objState is embedded in every synchronization object. It holds the object's identity within
-// the current run and the epoch that identity belongs to.
+// objState is embedded in heddle's own synchronization objects (a channel's state, a timer, a
+// socket). It holds the object's identity within the current run and the epoch that identity
+// belongs to. The stand-ins of package sync keep theirs in the run's side table (syncObj).
 type objState struct {
 	epoch uint64
 	id    ObjID
@@ -34,6 +35,54 @@ func (r *run) touch(s *objState, kind ObjKind, g *goroutine) (ObjID, bool) {
 	s.epoch = r.epoch
 	s.id = r.newObj(kind, g)
 	return s.id, true
+}
+
+// syncObj is heddle's state, in one run, of a stand-in of package sync (Mutex, RWMutex,
+// WaitGroup, Cond, Once, Map). The stand-in's own bytes are the standard type's, which it is
+// outside any run, so the state lives beside it, in the run's side table, keyed by its
+// address: the fields below belong to the kind of object it is.
+type syncObj struct {
+	id   ObjID
+	kind ObjKind
+	// locked says that the Mutex, or the RWMutex for writing, is held.
+	locked bool
+	// writer is the RWMutex's writer that announced itself in Lock (waiting or holding);
+	// readers counts its read locks.
+	writer  *goroutine
+	readers int
+	// count is the WaitGroup's counter. written says that a waiter has written the
+	// semaphore since the counter last left zero, as Go's first waiter does when it blocks.
+	count   int
+	written bool
+	// waiters are the goroutines in the Cond's wait list, in order.
+	waiters []*goroutine
+	// done and running are the Once's: f has returned, f is running.
+	done, running bool
+}
+
+// syncChunk is the number of syncObjs allocated at once: the table's entries keep their
+// addresses for the run, and are reused by the runs that follow.
+const syncChunk = 64
+
+// syncOf returns the state of the stand-in at p, of kind, in run r, registering it on its first
+// use in this run: an object first used in a run starts as a zero value of its type, whatever
+// earlier runs did with it. The table's key keeps the object alive for the run, so that its
+// address names no other object before the run ends.
+//
+//go:norace
+func (r *run) syncOf(p unsafe.Pointer, kind ObjKind, g *goroutine) *syncObj {
+	if so := r.syncs[p]; so != nil && so.kind == kind {
+		return so
+	}
+	i := r.nsync
+	if i/syncChunk == len(r.syncArena) {
+		r.syncArena = append(r.syncArena, new([syncChunk]syncObj))
+	}
+	r.nsync++
+	so := &r.syncArena[i/syncChunk][i%syncChunk]
+	*so = syncObj{id: r.newObj(kind, g), kind: kind, waiters: so.waiters[:0]}
+	r.syncs[p] = so
+	return so
 }
 
 //go:norace
@@ -55,21 +104,21 @@ func (r *run) enabled(g *goroutine) bool {
 	o := &g.op
 	switch o.kind {
 	case OpLock:
-		if o.rw != nil {
+		if o.so.kind == ObjRWMutex {
 			if o.phase == 0 {
-				return o.rw.writer == nil
+				return o.so.writer == nil
 			}
-			return o.rw.readers == 0
+			return o.so.readers == 0
 		}
-		return !o.mu.locked
+		return !o.so.locked
 	case OpRLock:
-		return o.rw.writer == nil
+		return o.so.writer == nil
 	case OpWGWait:
-		return o.wg.count == 0
+		return o.so.count == 0
 	case OpCondWait, OpSleep:
 		return false // parked: completed by Signal or the clock
 	case OpOnce:
-		return !o.once.running
+		return !o.so.running
 	case OpBubble:
 		return r.bubble.live == 0
 	case OpBubbleWait:

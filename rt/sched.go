@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // active is the run in progress in this process, or nil. Runs are strictly sequential within a
@@ -252,8 +254,15 @@ type run struct {
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
-	clock      clock
-	quantum    int64 // cfg.Quantum
+	// syncs is the side table of the stand-ins of package sync used in the run, by address,
+	// with their states in syncArena (nsync in use); pools holds the values each Pool got in
+	// the run (pool.go).
+	syncs     map[unsafe.Pointer]*syncObj
+	syncArena []*[syncChunk]syncObj
+	nsync     int
+	pools     map[*Pool]*sync.Pool
+	clock     clock
+	quantum   int64 // cfg.Quantum
 	// window is the virtual time at which the lifecycle window ends, once the root has
 	// returned (LeakWindow); returned is when it returned. rootName names the root in
 	// verdicts: the test's name, or main.
@@ -414,6 +423,9 @@ func (r *run) reset(cfg Config) {
 		parkedSelects: r.parkedSelects[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
+		syncs:         r.syncs,
+		syncArena:     r.syncArena,
+		pools:         r.pools,
 		acc:           r.acc,
 		done:          r.done,
 		idle:          r.idle,
@@ -431,11 +443,15 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
+	clear(r.syncs)
+	clear(r.pools)
 	if r.acc != nil {
 		r.acc.reset()
 	}
 	if r.addrs == nil {
 		r.addrs = make(map[uintptr]ObjID)
+		r.syncs = make(map[unsafe.Pointer]*syncObj)
+		r.pools = make(map[*Pool]*sync.Pool)
 	}
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
