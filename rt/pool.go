@@ -29,16 +29,15 @@ type Pool struct {
 //
 //go:norace
 func (p *Pool) pool() *sync.Pool {
-	r, _ := current()
+	r, g := current()
 	if r == nil {
 		return (*sync.Pool)(unsafe.Pointer(p))
 	}
-	sp := r.pools[p]
-	if sp == nil {
-		sp = new(sync.Pool)
-		r.pools[p] = sp
+	s := r.syncOf(unsafe.Pointer(p), objPool, g)
+	if s.pool == nil {
+		s.pool = new(sync.Pool)
 	}
-	return sp
+	return s.pool
 }
 
 // Get selects an item from the pool, removes it, and returns it, as sync.Pool's Get does.

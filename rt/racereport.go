@@ -20,7 +20,6 @@ import (
 //   - acquireModel and releaseModel (the last release of each object), accesses.check and
 //     clocks (the lockset check's shadow and vector clocks), takeResumed (the resume queue),
 //     the explorer's Guide: TestHappensBefore (cmd/heddle);
-//   - syncOf and Pool.pool (the side tables of the stand-ins of package sync, by address);
 //   - MakeChan, stateOf and unregisterChan (the registry of channels, whose lock is hidden
 //     since it would order the goroutines that make channels): the timerdrain and
 //     snapshotresult kernels (TestKernels).
@@ -28,8 +27,6 @@ const RaceSuppressions = `race:github.com/heddledbg/heddle/rt.atomicOp
 race:github.com/heddledbg/heddle/rt.MakeChan
 race:github.com/heddledbg/heddle/rt.stateOf
 race:github.com/heddledbg/heddle/rt.unregisterChan
-race:github.com/heddledbg/heddle/rt.(*run).syncOf
-race:github.com/heddledbg/heddle/rt.(*Pool).pool
 race:github.com/heddledbg/heddle/rt.(*run).acquireModel
 race:github.com/heddledbg/heddle/rt.(*run).releaseModel
 race:github.com/heddledbg/heddle/rt.(*run).takeResumed

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 )
 
 // active is the run in progress in this process, or nil. Runs are strictly sequential within a
@@ -255,12 +253,10 @@ type run struct {
 	timerSites []string
 	addrs      map[uintptr]ObjID
 	// syncs is the side table of the stand-ins of package sync used in the run, by address,
-	// with their states in syncArena (nsync in use); pools holds the values each Pool got in
-	// the run (pool.go).
-	syncs     map[unsafe.Pointer]*syncObj
+	// with their states in syncArena (nsync in use).
+	syncs     syncTable
 	syncArena []*[syncChunk]syncObj
 	nsync     int
-	pools     map[*Pool]*sync.Pool
 	clock     clock
 	quantum   int64 // cfg.Quantum
 	// window is the virtual time at which the lifecycle window ends, once the root has
@@ -425,7 +421,6 @@ func (r *run) reset(cfg Config) {
 		addrs:         r.addrs,
 		syncs:         r.syncs,
 		syncArena:     r.syncArena,
-		pools:         r.pools,
 		acc:           r.acc,
 		done:          r.done,
 		idle:          r.idle,
@@ -443,15 +438,12 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
-	clear(r.syncs)
-	clear(r.pools)
+	r.syncs.reset()
 	if r.acc != nil {
 		r.acc.reset()
 	}
 	if r.addrs == nil {
 		r.addrs = make(map[uintptr]ObjID)
-		r.syncs = make(map[unsafe.Pointer]*syncObj)
-		r.pools = make(map[*Pool]*sync.Pool)
 	}
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)

@@ -265,3 +265,22 @@ func TestCondOutside(t *testing.T) {
 	c.L.Unlock()
 	<-done
 }
+
+// TestStandInMany checks that the side table keeps the state of every object as it grows.
+func TestStandInMany(t *testing.T) {
+	res := rt.Run(rt.Config{}, func() {
+		ms := make([]rt.Mutex, 1000)
+		for i := range ms {
+			ms[i].Lock()
+		}
+		for i := range ms {
+			if ms[i].TryLock() {
+				panic(fmt.Sprintf("mutex %d: TryLock succeeded on a held mutex", i))
+			}
+			ms[i].Unlock()
+		}
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+}
