@@ -14,9 +14,10 @@ import (
 // only between runs, identifies the run of every controlled goroutine.
 var active *run
 
-// epoch numbers runs. Synchronization objects remember the epoch in which they were last
-// initialised, so objects that outlive a run (package-level mutexes) are reset lazily when
-// the next run first touches them.
+// epoch numbers runs. Channels and timers remember the epoch in which they were last
+// initialised, so objects that outlive a run (package-level channels) are reset lazily when
+// the next run first touches them; the stand-ins of package sync start afresh in each run's
+// side table (syncOf).
 var epoch uint64
 
 // poisoned is set when a run could not be torn down (a goroutine never reached a scheduling
