@@ -106,9 +106,36 @@ func Declare(b Bound) {
 // A boundObj is a synchronization object of a Bound. midStep marks the objects on which a
 // step may operate after its first operation, with no scheduling point before: a Cond
 // (Wait releases its lock and joins the wait set) and a Once (Do returns).
+//
+// A channel is named by its state (st), a stand-in of package sync by its address (p), which
+// keys its state in the run's side table.
 type boundObj struct {
 	st      *objState
+	p       unsafe.Pointer
 	midStep bool
+}
+
+// key returns the address that names o in the bounds.
+//
+//go:norace
+func (o boundObj) key() uintptr {
+	if o.st != nil {
+		return uintptr(unsafe.Pointer(o.st))
+	}
+	return uintptr(o.p)
+}
+
+// id returns o's id in run r, and false if o has not been used in r yet.
+//
+//go:norace
+func (o boundObj) id(r *run) (ObjID, bool) {
+	if o.st != nil {
+		return o.st.id, o.st.epoch == r.epoch
+	}
+	if s := r.syncs.get(o.p); s != nil {
+		return s.id, true
+	}
+	return NoObj, false
 }
 
 //go:norace
@@ -124,17 +151,17 @@ func pointer(p any) unsafe.Pointer {
 func boundObjOf(o any) boundObj {
 	switch o := o.(type) {
 	case *Mutex:
-		return boundObj{st: &o.st}
+		return boundObj{p: unsafe.Pointer(o)}
 	case *RWMutex:
-		return boundObj{st: &o.st}
+		return boundObj{p: unsafe.Pointer(o)}
 	case *WaitGroup:
-		return boundObj{st: &o.st}
+		return boundObj{p: unsafe.Pointer(o)}
 	case *Cond:
-		return boundObj{st: &o.st, midStep: true}
+		return boundObj{p: unsafe.Pointer(o), midStep: true}
 	case *Once:
-		return boundObj{st: &o.st, midStep: true}
+		return boundObj{p: unsafe.Pointer(o), midStep: true}
 	case *Map:
-		return boundObj{st: &o.st}
+		return boundObj{p: unsafe.Pointer(o)}
 	}
 	v := reflect.ValueOf(o)
 	if v.Kind() != reflect.Chan || v.IsNil() {
@@ -175,7 +202,7 @@ func subset[T comparable](a, b []T) bool {
 //go:norace
 func (b *Bound) hasObj(r *run, id ObjID) bool {
 	for _, o := range b.objs {
-		if s := o.st; s.epoch == r.epoch && s.id == id {
+		if x, ok := o.id(r); ok && x == id {
 			return true
 		}
 	}

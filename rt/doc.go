@@ -22,6 +22,21 @@
 // goroutines). Outside a run (package initialisation, TestMain) every
 // operation behaves like its standard counterpart.
 //
+// The stand-ins of package sync and sync/atomic (Mutex, RWMutex, WaitGroup, Once, Cond, Map,
+// Pool and the atomic types) have exactly the size, alignment and words of the types they
+// replace, since programs depend on them (a padding to a cache line computed with
+// unsafe.Sizeof is a constant that must not overflow). Their bytes are the standard type, which
+// is what a stand-in is outside any run, and leave no room for more. Heddle's state of an object (its id in the run, whether
+// it is locked, its counter, its waiters) lives beside it, in a side table of the run keyed by
+// the object's address. The key keeps the object alive, so no other object takes its address
+// before the run ends, and the table is emptied when the next run starts: an object first used
+// in a run starts there as a zero value, whatever earlier runs or code outside the runs did
+// with it, and an object in a package-level variable is the same object in every run. A copy
+// is an object of its own, at its own address, and starts as a zero value: that is exact for
+// the copies of zero values that programs make, and makes a copy of a held lock (which go
+// vet's copylocks reports) unlocked. An atomic's id in the run is in a table by address too
+// (atomic.go), and a Pool's values of a run are in a standard pool of the run's (pool.go).
+//
 // rt has no dependencies outside the standard library: it is compiled into every program under
 // test.
 package rt

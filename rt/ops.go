@@ -1,23 +1,25 @@
 package rt
 
-import "slices"
+import (
+	"slices"
+	"sync"
+	"unsafe"
+)
 
 // op is the visible operation a goroutine is stopped before.
 type op struct {
 	kind  OpKind
 	obj   ObjID
-	mu    *Mutex
-	rw    *RWMutex
-	wg    *WaitGroup
-	once  *Once
+	so    *syncObj // a Mutex, RWMutex, WaitGroup or Once that the operation may wait for
 	ch    *chanState
 	val   any    // value to send
 	cases []Case // select
 	phase uint8  // RWMutex.Lock: 0 before announcing, 1 announced and waiting for readers
 }
 
-// objState is embedded in every synchronization object. It holds the object's identity within
-// the current run and the epoch that identity belongs to.
+// objState is embedded in heddle's own synchronization objects (a channel's state, a timer, a
+// socket). It holds the object's identity within the current run and the epoch that identity
+// belongs to. The stand-ins of package sync keep theirs in the run's side table (syncObj).
 type objState struct {
 	epoch uint64
 	id    ObjID
@@ -34,6 +36,130 @@ func (r *run) touch(s *objState, kind ObjKind, g *goroutine) (ObjID, bool) {
 	s.epoch = r.epoch
 	s.id = r.newObj(kind, g)
 	return s.id, true
+}
+
+// syncObj is heddle's state, in one run, of a stand-in of package sync (Mutex, RWMutex,
+// WaitGroup, Cond, Once, Map, and Pool). The stand-in's own bytes are the standard type's, which it is
+// outside any run, so the state lives beside it, in the run's side table, keyed by its
+// address: the fields below belong to the kind of object it is.
+type syncObj struct {
+	id   ObjID
+	kind ObjKind
+	// locked says that the Mutex, or the RWMutex for writing, is held.
+	locked bool
+	// writer is the RWMutex's writer that announced itself in Lock (waiting or holding);
+	// readers counts its read locks.
+	writer  *goroutine
+	readers int
+	// count is the WaitGroup's counter. written says that a waiter has written the
+	// semaphore since the counter last left zero, as Go's first waiter does when it blocks.
+	count   int
+	written bool
+	// waiters are the goroutines in the Cond's wait list, in order.
+	waiters []*goroutine
+	// done and running are the Once's: f has returned, f is running.
+	done, running bool
+	// pool is the Pool's standard pool of the run.
+	pool *sync.Pool
+}
+
+// syncChunk is the number of syncObjs allocated at once: the table's entries keep their
+// addresses for the run, and are reused by the runs that follow.
+const syncChunk = 64
+
+// objPool is the kind of a Pool's entry in the side table, which holds the pool of the run's
+// values (pool.go) and is no object of the run's.
+const objPool ObjKind = 255
+
+// syncOf returns the state of the stand-in at p, of kind, in run r, registering it on its first
+// use in this run: an object first used in a run starts as a zero value of its type, whatever
+// earlier runs did with it. The table's key keeps the object alive for the run, so that its
+// address names no other object before the run ends.
+//
+//go:norace
+func (r *run) syncOf(p unsafe.Pointer, kind ObjKind, g *goroutine) *syncObj {
+	if so := r.syncs.get(p); so != nil && so.kind == kind {
+		return so
+	}
+	i := r.nsync
+	if i/syncChunk == len(r.syncArena) {
+		r.syncArena = append(r.syncArena, new([syncChunk]syncObj))
+	}
+	r.nsync++
+	so := &r.syncArena[i/syncChunk][i%syncChunk]
+	*so = syncObj{id: NoObj, kind: kind, waiters: so.waiters[:0]}
+	if kind != objPool {
+		so.id = r.newObj(kind, g)
+	}
+	r.syncs.put(p, so)
+	return so
+}
+
+// syncTable is the side table: it maps the addresses of the stand-ins used in a run to their
+// states. It is an open-addressing hash table rather than a map, whose accesses the runtime
+// checks for the race detector even from rt's //go:norace functions: the detector would see
+// the goroutines of a run touch the table in turn, across hand-offs that rt hides from it, and
+// take each access for a race to match against its suppressions.
+type syncTable struct {
+	slots []syncSlot // a power of two in length, at most half full
+	n     int
+}
+
+type syncSlot struct {
+	p  unsafe.Pointer
+	so *syncObj
+}
+
+//go:norace
+func (t *syncTable) slot(p unsafe.Pointer) *syncSlot {
+	m := uint64(len(t.slots) - 1)
+	h := uint64(uintptr(p)) * 0x9e3779b97f4a7c15
+	for i := (h ^ h>>29) & m; ; i = (i + 1) & m {
+		if s := &t.slots[i]; s.p == p || s.p == nil {
+			return s
+		}
+	}
+}
+
+// get returns the state of the object at p, or nil.
+//
+//go:norace
+func (t *syncTable) get(p unsafe.Pointer) *syncObj {
+	if t.n == 0 {
+		return nil
+	}
+	return t.slot(p).so
+}
+
+// put sets the state of the object at p.
+//
+//go:norace
+func (t *syncTable) put(p unsafe.Pointer, so *syncObj) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots, t.n = make([]syncSlot, max(64, 2*len(old))), 0
+		for _, s := range old {
+			if s.p != nil {
+				t.put(s.p, s.so)
+			}
+		}
+	}
+	s := t.slot(p)
+	if s.p == nil {
+		s.p = p
+		t.n++
+	}
+	s.so = so
+}
+
+// reset empties the table, keeping its slots for the next run.
+//
+//go:norace
+func (t *syncTable) reset() {
+	if t.n > 0 {
+		clear(t.slots)
+		t.n = 0
+	}
 }
 
 //go:norace
@@ -55,21 +181,21 @@ func (r *run) enabled(g *goroutine) bool {
 	o := &g.op
 	switch o.kind {
 	case OpLock:
-		if o.rw != nil {
+		if o.so.kind == ObjRWMutex {
 			if o.phase == 0 {
-				return o.rw.writer == nil
+				return o.so.writer == nil
 			}
-			return o.rw.readers == 0
+			return o.so.readers == 0
 		}
-		return !o.mu.locked
+		return !o.so.locked
 	case OpRLock:
-		return o.rw.writer == nil
+		return o.so.writer == nil
 	case OpWGWait:
-		return o.wg.count == 0
+		return o.so.count == 0
 	case OpCondWait, OpSleep:
 		return false // parked: completed by Signal or the clock
 	case OpOnce:
-		return !o.once.running
+		return !o.so.running
 	case OpBubble:
 		return r.bubble.live == 0
 	case OpBubbleWait:

@@ -55,8 +55,8 @@ func (r *run) persistent(alts []Alt, cur int) []bool {
 		return nil
 	}
 	a := r.accessState()
-	// keys maps an object's id to its key in the bounds (the address of its objState, or of
-	// an atomic variable): two bounds name an object that was not used yet by that key.
+	// keys maps an object's id to its key in the bounds (the address of a stand-in of package
+	// sync, of a channel's objState, or of an atomic variable): two bounds name an object that was not used yet by that key.
 	keys := map[ObjID]uintptr{}
 	var gs []mldG
 	for _, g := range r.gs {
@@ -71,8 +71,8 @@ func (r *run) persistent(alts []Alt, cur int) []bool {
 		}
 		if b := g.bound; b != nil {
 			for _, o := range b.objs {
-				if o.st.epoch == r.epoch {
-					keys[o.st.id] = uintptr(unsafe.Pointer(o.st))
+				if id, ok := o.id(r); ok {
+					keys[id] = o.key()
 				}
 			}
 			for _, p := range b.atomics {
@@ -177,7 +177,7 @@ func (m *mldG) pending(r *run, a *accesses, key func(ObjID) uintptr) {
 	}
 	for _, x := range b.objs {
 		if x.midStep {
-			m.objs = append(m.objs, uintptr(unsafe.Pointer(x.st)))
+			m.objs = append(m.objs, x.key())
 		}
 	}
 	for _, p := range b.reads {
@@ -230,7 +230,7 @@ func (t *mldG) dependent(u *mldG) bool {
 			continue
 		}
 		for _, o := range b.objs {
-			if uintptr(unsafe.Pointer(o.st)) == k {
+			if o.key() == k {
 				return true
 			}
 		}

@@ -14,9 +14,10 @@ import (
 // only between runs, identifies the run of every controlled goroutine.
 var active *run
 
-// epoch numbers runs. Synchronization objects remember the epoch in which they were last
-// initialised, so objects that outlive a run (package-level mutexes) are reset lazily when
-// the next run first touches them.
+// epoch numbers runs. Channels and timers remember the epoch in which they were last
+// initialised, so objects that outlive a run (package-level channels) are reset lazily when
+// the next run first touches them; the stand-ins of package sync start afresh in each run's
+// side table (syncOf).
 var epoch uint64
 
 // poisoned is set when a run could not be torn down (a goroutine never reached a scheduling
@@ -260,8 +261,13 @@ type run struct {
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
-	clock      clock
-	quantum    int64 // cfg.Quantum
+	// syncs is the side table of the stand-ins of package sync used in the run, by address,
+	// with their states in syncArena (nsync in use).
+	syncs     syncTable
+	syncArena []*[syncChunk]syncObj
+	nsync     int
+	clock     clock
+	quantum   int64 // cfg.Quantum
 	// window is the virtual time at which the lifecycle window ends, once the root has
 	// returned (LeakWindow); returned is when it returned. rootName names the root in
 	// verdicts: the test's name, or main.
@@ -422,6 +428,8 @@ func (r *run) reset(cfg Config) {
 		parkedSelects: r.parkedSelects[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
+		syncs:         r.syncs,
+		syncArena:     r.syncArena,
 		acc:           r.acc,
 		done:          r.done,
 		idle:          r.idle,
@@ -439,6 +447,7 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	clear(r.addrs)
+	r.syncs.reset()
 	if r.acc != nil {
 		r.acc.reset()
 	}

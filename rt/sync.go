@@ -3,6 +3,7 @@ package rt
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -11,11 +12,15 @@ import (
 // it halves the decisions of lock-heavy programs. Its event is still recorded, so the
 // dependencies of the step include it.
 
+// The stand-ins below have the size and alignment of the types of package sync that they
+// replace, which programs may depend on (a padding computed with unsafe.Sizeof, an array of
+// them laid out for cache lines): their bytes are the standard type, which is what the
+// stand-in is outside any run (current returns nil). In a run, heddle's state of the object is
+// in the run's side table (syncOf).
+
 // Mutex is sync.Mutex under heddle's control.
 type Mutex struct {
-	st     objState
-	locked bool
-	fb     sync.Mutex
+	fb sync.Mutex
 }
 
 // Lock locks m; it blocks while m is locked.
@@ -27,20 +32,11 @@ func (m *Mutex) Lock() {
 		m.fb.Lock()
 		return
 	}
-	id := m.touch(r, g)
-	g.op = op{kind: OpLock, obj: id, mu: m}
+	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
+	g.op = op{kind: OpLock, obj: s.id, so: s}
 	r.yield(g)
-	m.locked = true
-	r.acquire(r.record(g, OpLock, id), id)
-}
-
-//go:norace
-func (m *Mutex) touch(r *run, g *goroutine) ObjID {
-	id, fresh := r.touch(&m.st, ObjMutex, g)
-	if fresh {
-		m.locked = false
-	}
-	return id
+	s.locked = true
+	r.acquire(r.record(g, OpLock, s.id), s.id)
 }
 
 // TryLock locks m if it is unlocked and reports whether it did.
@@ -51,16 +47,16 @@ func (m *Mutex) TryLock() bool {
 	if r == nil {
 		return m.fb.TryLock()
 	}
-	id := m.touch(r, g)
-	g.op = op{kind: OpTryLock, obj: id}
+	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
+	g.op = op{kind: OpTryLock, obj: s.id}
 	r.yield(g)
-	e := r.record(g, OpTryLock, id)
-	if m.locked {
+	e := r.record(g, OpTryLock, s.id)
+	if s.locked {
 		r.poll(g)
 		return false
 	}
-	m.locked = true
-	r.acquire(e, id)
+	s.locked = true
+	r.acquire(e, s.id)
 	return true
 }
 
@@ -73,32 +69,19 @@ func (m *Mutex) Unlock() {
 		m.fb.Unlock()
 		return
 	}
-	id := m.touch(r, g)
-	r.release(r.record(g, OpUnlock, id), id)
-	if !m.locked {
+	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
+	r.release(r.record(g, OpUnlock, s.id), s.id)
+	if !s.locked {
 		r.misuse(g, "fatal error: sync: unlock of unlocked mutex")
 	}
-	m.locked = false
+	s.locked = false
 }
 
 // RWMutex is sync.RWMutex under heddle's control, with Go's writer preference: once a writer
 // has called Lock, new readers block until it has acquired and released the lock, so a
 // recursive read lock can deadlock.
 type RWMutex struct {
-	st      objState
-	writer  *goroutine // the writer that announced itself in Lock (waiting or holding)
-	held    bool
-	readers int
-	fb      sync.RWMutex
-}
-
-//go:norace
-func (rw *RWMutex) touch(r *run, g *goroutine) ObjID {
-	id, fresh := r.touch(&rw.st, ObjRWMutex, g)
-	if fresh {
-		rw.writer, rw.held, rw.readers = nil, false, 0
-	}
-	return id
+	fb sync.RWMutex
 }
 
 // Lock locks rw for writing. It takes two steps when readers hold the lock: the first
@@ -111,18 +94,18 @@ func (rw *RWMutex) Lock() {
 		rw.fb.Lock()
 		return
 	}
-	id := rw.touch(r, g)
-	g.op = op{kind: OpLock, obj: id, rw: rw}
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
+	g.op = op{kind: OpLock, obj: s.id, so: s}
 	r.yield(g)
-	rw.writer = g
-	if rw.readers > 0 {
-		r.record(g, OpLockWait, id)
-		g.op = op{kind: OpLock, obj: id, rw: rw, phase: 1}
+	s.writer = g
+	if s.readers > 0 {
+		r.record(g, OpLockWait, s.id)
+		g.op = op{kind: OpLock, obj: s.id, so: s, phase: 1}
 		r.yield(g)
 	}
-	rw.held = true
-	r.acquire(r.record(g, OpLock, id), id)
-	raceAcquireWriters(id)
+	s.locked = true
+	r.acquire(r.record(g, OpLock, s.id), s.id)
+	raceAcquireWriters(s.id)
 }
 
 // Unlock unlocks rw for writing and admits every reader that was blocked by the writer.
@@ -134,16 +117,16 @@ func (rw *RWMutex) Unlock() {
 		rw.fb.Unlock()
 		return
 	}
-	id := rw.touch(r, g)
-	e := r.record(g, OpUnlock, id)
-	r.release(e, id)
-	if !rw.held {
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
+	e := r.record(g, OpUnlock, s.id)
+	r.release(e, s.id)
+	if !s.locked {
 		r.misuse(g, "fatal error: sync: Unlock of unlocked RWMutex")
 	}
-	rw.writer, rw.held = nil, false
+	s.writer, s.locked = nil, false
 	for _, w := range r.gs {
-		if w.state == gPending && w.op.kind == OpRLock && w.op.rw == rw {
-			rw.readers++
+		if w.state == gPending && w.op.kind == OpRLock && w.op.so == s {
+			s.readers++
 			r.resumeG(w)
 		}
 	}
@@ -158,13 +141,13 @@ func (rw *RWMutex) RLock() {
 		rw.fb.RLock()
 		return
 	}
-	id := rw.touch(r, g)
-	g.op = op{kind: OpRLock, obj: id, rw: rw}
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
+	g.op = op{kind: OpRLock, obj: s.id, so: s}
 	r.yield(g)
 	if !g.done {
-		rw.readers++
+		s.readers++
 	}
-	r.acquire(r.record(g, OpRLock, id), id)
+	r.acquire(r.record(g, OpRLock, s.id), s.id)
 }
 
 // RUnlock undoes one RLock.
@@ -176,15 +159,15 @@ func (rw *RWMutex) RUnlock() {
 		rw.fb.RUnlock()
 		return
 	}
-	id := rw.touch(r, g)
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
 	// Readers release to the writers' semaphore only: an RUnlock orders a later Lock, not a
 	// later RLock.
-	raceReleaseWriters(id)
-	r.releaseModel(r.record(g, OpRUnlock, id), id)
-	if rw.readers <= 0 {
+	raceReleaseWriters(s.id)
+	r.releaseModel(r.record(g, OpRUnlock, s.id), s.id)
+	if s.readers <= 0 {
 		r.misuse(g, "fatal error: sync: RUnlock of unlocked RWMutex")
 	}
-	rw.readers--
+	s.readers--
 }
 
 // TryLock locks rw for writing if it is free.
@@ -195,17 +178,17 @@ func (rw *RWMutex) TryLock() bool {
 	if r == nil {
 		return rw.fb.TryLock()
 	}
-	id := rw.touch(r, g)
-	g.op = op{kind: OpTryLock, obj: id}
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
+	g.op = op{kind: OpTryLock, obj: s.id}
 	r.yield(g)
-	e := r.record(g, OpTryLock, id)
-	if rw.writer != nil || rw.readers > 0 {
+	e := r.record(g, OpTryLock, s.id)
+	if s.writer != nil || s.readers > 0 {
 		r.poll(g)
 		return false
 	}
-	rw.writer, rw.held = g, true
-	r.acquire(e, id)
-	raceAcquireWriters(id)
+	s.writer, s.locked = g, true
+	r.acquire(e, s.id)
+	raceAcquireWriters(s.id)
 	return true
 }
 
@@ -217,16 +200,16 @@ func (rw *RWMutex) TryRLock() bool {
 	if r == nil {
 		return rw.fb.TryRLock()
 	}
-	id := rw.touch(r, g)
-	g.op = op{kind: OpTryRLock, obj: id}
+	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
+	g.op = op{kind: OpTryRLock, obj: s.id}
 	r.yield(g)
-	e := r.record(g, OpTryRLock, id)
-	if rw.writer != nil {
+	e := r.record(g, OpTryRLock, s.id)
+	if s.writer != nil {
 		r.poll(g)
 		return false
 	}
-	rw.readers++
-	r.acquire(e, id)
+	s.readers++
+	r.acquire(e, s.id)
 	return true
 }
 
@@ -245,12 +228,15 @@ func (l *rlocker) Unlock() { (*RWMutex)(l).RUnlock() }
 
 // WaitGroup is sync.WaitGroup under heddle's control.
 type WaitGroup struct {
-	st    objState
-	count int
-	// written says that a waiter has written the semaphore since the counter last left
-	// zero, as Go's first waiter does when it blocks.
-	written bool
-	fb      sync.WaitGroup
+	fb sync.WaitGroup
+}
+
+// sema returns the address of the semaphore of wg's standard bytes, the variable at which
+// sync's WaitGroup shows the race detector the ordering of an Add from zero with Wait.
+//
+//go:norace
+func (wg *WaitGroup) sema() unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(wg), unsafe.Sizeof(atomic.Uint64{}))
 }
 
 // Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
@@ -269,38 +255,36 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 		wg.fb.Add(delta)
 		return
 	}
-	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
-	if fresh {
-		wg.count, wg.written = 0, false
-	}
+	s := r.syncOf(unsafe.Pointer(wg), ObjWaitGroup, g)
+	id := s.id
 	g.op = op{kind: kind, obj: id}
 	r.yield(g)
 	e := r.record(g, kind, id)
-	wg.count += delta
-	if delta > 0 && wg.count == delta {
+	s.count += delta
+	if delta > 0 && s.count == delta {
 		// As sync's Add: the first increment must be ordered with Wait.
-		raceReadAt(unsafe.Pointer(&wg.count))
+		raceReadAt(wg.sema())
 	}
-	if wg.count < 0 {
-		wg.count = 0
+	if s.count < 0 {
+		s.count = 0
 		panic("sync: negative WaitGroup counter")
 	}
-	if delta < 0 && wg.count > 0 {
+	if delta < 0 && s.count > 0 {
 		// Every Done happens before the Wait it ends, not only the last, which releases below.
 		raceRelease(id)
 		r.accessRelease(e, id)
 	}
-	if wg.count == 0 {
+	if s.count == 0 {
 		if delta < 0 {
 			raceRelease(id)
 		}
 		r.releaseModel(e, id)
 		for _, w := range r.gs {
-			if w.state == gPending && w.op.kind == OpWGWait && w.op.wg == wg {
+			if w.state == gPending && w.op.kind == OpWGWait && w.op.so == s {
 				r.resumeG(w)
 			}
 		}
-		wg.written = false
+		s.written = false
 	}
 }
 
@@ -319,23 +303,21 @@ func (wg *WaitGroup) Wait() {
 		wg.fb.Wait()
 		return
 	}
-	id, fresh := r.touch(&wg.st, ObjWaitGroup, g)
-	if fresh {
-		wg.count, wg.written = 0, false
-	}
-	if wg.count > 0 {
+	s := r.syncOf(unsafe.Pointer(wg), ObjWaitGroup, g)
+	id := s.id
+	if s.count > 0 {
 		r.atomicWait(g, r.waitName(OpWGWait, id, "waits for the counter to reach zero"))
-		if !wg.written {
+		if !s.written {
 			// As sync's Wait, for its first waiter: a write against the read of an Add from
 			// zero. g reached Wait with the counter above zero, where Go's Wait loads it and
 			// blocks. A Wait reached at zero writes nothing, even if an Add runs at its
 			// scheduling point: the Done that completes it stands for a Wait run after it
 			// (wgaddafterwait, where go test -race -count=200 shows no race).
-			wg.written = true
-			raceWriteAt(unsafe.Pointer(&wg.count))
+			s.written = true
+			raceWriteAt(wg.sema())
 		}
 	}
-	g.op = op{kind: OpWGWait, obj: id, wg: wg}
+	g.op = op{kind: OpWGWait, obj: id, so: s}
 	r.yield(g)
 	r.acquire(r.record(g, OpWGWait, id), id)
 }
@@ -352,33 +334,32 @@ func (wg *WaitGroup) Go(f func()) {
 }
 
 // Cond is sync.Cond under heddle's control. Which waiter Signal wakes is a decision.
+//
+// Its fields after L mirror those of sync.Cond, so that outside any run the Cond is a
+// sync.Cond in place (std): the runtime's notify list, then the copy checker. TestStandInLayout
+// checks that the two keep the same fields at the same offsets.
 type Cond struct {
 	L       sync.Locker
-	st      objState
-	waiters []*goroutine
-	fb      *sync.Cond
-	fbOnce  sync.Once
+	notify  notifyList
+	checker uintptr
 }
+
+// notifyList mirrors the runtime's notifyList (runtime/sema.go), which sync.Cond holds.
+type notifyList struct {
+	wait, notify uint32
+	lock         uintptr
+	head, tail   unsafe.Pointer
+}
+
+// std returns c as the sync.Cond that its bytes are.
+//
+//go:norace
+func (c *Cond) std() *sync.Cond { return (*sync.Cond)(unsafe.Pointer(c)) }
 
 // NewCond returns a new Cond with Locker l.
 //
 //go:norace
 func NewCond(l sync.Locker) *Cond { return &Cond{L: l} }
-
-//go:norace
-func (c *Cond) touch(r *run, g *goroutine) ObjID {
-	id, fresh := r.touch(&c.st, ObjCond, g)
-	if fresh {
-		c.waiters = c.waiters[:0]
-	}
-	return id
-}
-
-//go:norace
-func (c *Cond) fallback() *sync.Cond {
-	c.fbOnce.Do(func() { c.fb = sync.NewCond(c.L) })
-	return c.fb
-}
 
 // Wait atomically unlocks c.L and suspends the goroutine until it is woken by Signal or
 // Broadcast, then locks c.L again. As in Go, the goroutine joins the wait list before it
@@ -389,17 +370,18 @@ func (c *Cond) Wait() {
 	r, g := current()
 	if r == nil {
 		initWait()
-		c.fallback().Wait()
+		c.std().Wait()
 		return
 	}
-	id := c.touch(r, g)
+	s := r.syncOf(unsafe.Pointer(c), ObjCond, g)
+	id := s.id
 	r.atomicWait(g, r.waitName(OpCondWait, id, "unlocks and waits for a Signal"))
-	c.waiters = append(c.waiters, g)
+	s.waiters = append(s.waiters, g)
 	// A Cond orders nothing by itself for the race detector, as Go's (its lock does); the
 	// lockset check's clocks count the wake.
 	r.releaseModel(r.record(g, OpCondWait, id), id)
 	c.L.Unlock()
-	if r, g = current(); r != nil && !c.signalled(g) {
+	if r, g = current(); r != nil && !s.signalled(g) {
 		g.op = op{kind: OpCondWait, obj: id}
 		r.park(g)
 	}
@@ -407,8 +389,8 @@ func (c *Cond) Wait() {
 }
 
 //go:norace
-func (c *Cond) signalled(g *goroutine) bool {
-	for _, w := range c.waiters {
+func (s *syncObj) signalled(g *goroutine) bool {
+	for _, w := range s.waiters {
 		if w == g {
 			return false
 		}
@@ -422,20 +404,21 @@ func (c *Cond) signalled(g *goroutine) bool {
 func (c *Cond) Signal() {
 	r, g := current()
 	if r == nil {
-		c.fallback().Signal()
+		c.std().Signal()
 		return
 	}
-	id := c.touch(r, g)
+	s := r.syncOf(unsafe.Pointer(c), ObjCond, g)
+	id := s.id
 	g.op = op{kind: OpSignal, obj: id}
 	r.yield(g)
 	e := r.record(g, OpSignal, id)
-	if len(c.waiters) == 0 {
+	if len(s.waiters) == 0 {
 		return
 	}
 	i := 0
-	if len(c.waiters) > 1 {
+	if len(s.waiters) > 1 {
 		alts := r.alts[:0]
-		for _, w := range c.waiters {
+		for _, w := range s.waiters {
 			alts = append(alts, Alt{G: w.id, Op: OpCondWait, Obj: id, Case: -1})
 		}
 		r.alts = alts
@@ -443,8 +426,8 @@ func (c *Cond) Signal() {
 			r.block(g)
 		}
 	}
-	w := c.waiters[i]
-	remove(&c.waiters, w)
+	w := s.waiters[i]
+	remove(&s.waiters, w)
 	e = &r.events[e.Step]
 	e.With = w.id
 	r.releaseModel(e, id)
@@ -457,15 +440,16 @@ func (c *Cond) Signal() {
 func (c *Cond) Broadcast() {
 	r, g := current()
 	if r == nil {
-		c.fallback().Broadcast()
+		c.std().Broadcast()
 		return
 	}
-	id := c.touch(r, g)
+	s := r.syncOf(unsafe.Pointer(c), ObjCond, g)
+	id := s.id
 	g.op = op{kind: OpBroadcast, obj: id}
 	r.yield(g)
 	r.releaseModel(r.record(g, OpBroadcast, id), id)
-	ws := c.waiters
-	c.waiters = nil
+	ws := s.waiters
+	s.waiters = nil
 	for _, w := range ws {
 		r.wakeWaiter(w, id)
 	}
@@ -480,10 +464,7 @@ func (r *run) wakeWaiter(w *goroutine, id ObjID) {
 
 // Once is sync.Once under heddle's control.
 type Once struct {
-	st      objState
-	done    bool
-	running bool
-	fb      sync.Once
+	fb sync.Once
 }
 
 // Do calls f if and only if Do is being called for the first time for this Once. Other callers
@@ -496,19 +477,17 @@ func (o *Once) Do(f func()) {
 		o.fb.Do(f)
 		return
 	}
-	id, fresh := r.touch(&o.st, ObjOnce, g)
-	if fresh {
-		o.done, o.running = false, false
-	}
-	g.op = op{kind: OpOnce, obj: id, once: o}
+	s := r.syncOf(unsafe.Pointer(o), ObjOnce, g)
+	id := s.id
+	g.op = op{kind: OpOnce, obj: id, so: s}
 	r.yield(g)
 	r.acquire(r.record(g, OpOnce, id), id)
-	if o.done {
+	if s.done {
 		return
 	}
-	o.running = true
+	s.running = true
 	defer func() {
-		o.running, o.done = false, true
+		s.running, s.done = false, true
 		if r, g := current(); r != nil {
 			r.release(r.record(g, OpOnceDone, id), id)
 		}
@@ -609,8 +588,7 @@ func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
 
 // Map is sync.Map; each of its operations is one atomic step.
 type Map struct {
-	st objState
-	m  sync.Map
+	m sync.Map
 }
 
 //go:norace
@@ -619,7 +597,7 @@ func (m *Map) step() {
 	if r == nil {
 		return
 	}
-	id, _ := r.touch(&m.st, ObjMap, g)
+	id := r.syncOf(unsafe.Pointer(m), ObjMap, g).id
 	g.op = op{kind: OpMap, obj: id}
 	r.yield(g)
 	e := r.record(g, OpMap, id)
