@@ -136,12 +136,12 @@ func lockLoop(n int) func() {
 // garbage collection included), which a loaded machine disturbs less than the wall clock.
 func BenchmarkDPORScaling(b *testing.B) {
 	// The process's first explorations start carriers and grow the heap: not part of a run.
-	for _, s := range []string{"dpor", "random"} {
+	for _, s := range []explorer.Strategy{"dpor", "random"} {
 		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
 	}
 	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			strategies := []string{"dpor", "random"}
+			strategies := []explorer.Strategy{"dpor", "random"}
 			wall := make([]time.Duration, len(strategies))
 			cpu := make([]time.Duration, len(strategies))
 			runs := 0
@@ -171,8 +171,8 @@ func BenchmarkDPORScaling(b *testing.B) {
 			}
 			steps := float64(runs * 2 * n) // each run: n Lock steps per goroutine
 			for i, s := range strategies {
-				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s+"-ns/step")
-				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s.String()+"-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s.String()+"-cpu-ns/step")
 			}
 			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
 		})

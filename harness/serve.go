@@ -45,10 +45,14 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 		send(&worker.Message{Type: "found", Bug: explorer.WireBug(b)})
 	}
 	rep := explorer.ExploreWith(h, opts)
+	if rep.Err != nil {
+		send(&worker.Message{Type: "error", Error: "heddle worker: " + rep.Err.Error()})
+		return
+	}
 	deadlock := false
 	for _, b := range rep.Bugs {
 		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
-		send(&worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
+		send(&worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy.String())})
 	}
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
@@ -61,7 +65,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
 					lt.Label(w.Locks[0]), lt.Label(w.Locks[1]), w.First.G, lockPath(lt, w.First.Path), w.Second.G, lockPath(lt, w.Second.Path)),
 				Hits:  1,
-				Trace: timeline.FromResult(rep.First, prog, opts.Strategy),
+				Trace: timeline.FromResult(rep.First, prog, opts.Strategy.String()),
 			}})
 		}
 	}

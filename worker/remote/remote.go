@@ -413,6 +413,9 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 	o := explorer.OptionsOf(opts)
 	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: "node", Node: &n}) }
 	r, skipped := isolatedExplore(ctx, w, test, o)
+	if r.Err != nil {
+		return r.Err
+	}
 	prog := timeline.Program{Package: w.env(worker.EnvPackage), Test: test}
 	for _, b := range r.Bugs {
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
