@@ -351,6 +351,9 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 		s.step()
 	}
 	if !s.complete || e.timedOut {
+		// Also after a shallower bound's search completed: preemption bounding searches
+		// again, deeper, and this search is the exploration's last.
+		e.rep.Stats.Complete = false
 		return false
 	}
 	// A cut run leaves the schedules beyond the step bound unexplored.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/corpus"
 )
 
 // TestExtensionStrategies checks that the VS Code extension offers exactly the strategies the
@@ -90,5 +91,15 @@ func TestUnknownStrategy(t *testing.T) {
 	rep := explorer.Explore(func() {}, explorer.Options{Strategy: "nonesuch"})
 	if rep.Err == nil || !strings.Contains(rep.Err.Error(), `unknown strategy "nonesuch"`) || rep.Stats.Runs != 0 {
 		t.Errorf("Explore with strategy nonesuch: err %v after %d runs, want an unknown strategy and no run", rep.Err, rep.Stats.Runs)
+	}
+}
+
+// TestBoundedBudget checks that preemption bounding stopped by its budget in a deeper bound
+// is not complete, although a shallower bound's search was.
+func TestBoundedBudget(t *testing.T) {
+	p := corpus.Performance(2, 10)
+	rep := explorer.Explore(p.Body, explorer.Options{Strategy: explorer.Bounded, Bound: 1000, MaxRuns: 50})
+	if rep.Stats.Complete || rep.Stats.Runs > 50 {
+		t.Errorf("bounded, 50 runs of %s's 1,939,938: complete=%v after %d runs, want incomplete", p.Name, rep.Stats.Complete, rep.Stats.Runs)
 	}
 }

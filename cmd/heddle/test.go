@@ -635,16 +635,16 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	var skipped *string // the output of a run that skipped the test (t.Skip)
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
-		case "progress":
+		case worker.MsgProgress:
 			shardStats[i] = m.Stats
 			total := merge(shardStats)
 			log.record(total.Elapsed, total, len(order))
 			rep.progress(test, total, opts.MaxTime, start)
 			rep.publish(timeline.Progress{Stats: *total})
-		case "node":
+		case worker.MsgNode:
 			trees[i].add(*m.Node)
 			rep.publishNode(i, m.Node)
-		case "bug":
+		case worker.MsgBug:
 			if old, ok := bugs[m.Bug.Key]; ok {
 				hits := old.Hits + m.Bug.Hits
 				if timeline.TraceSimplicity(m.Bug.Preemptions, m.Bug.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
@@ -655,7 +655,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			}
 			bugs[m.Bug.Key] = m.Bug
 			order = append(order, m.Bug.Key)
-		case "done":
+		case worker.MsgDone:
 			shardStats[i] = m.Stats
 			warnings = timeline.MergeWarnings(warnings, m.Warnings)
 			if lockTrees == nil {
@@ -670,7 +670,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			if m.Isolated != "" && f.verbose && i == 0 {
 				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
 			}
-		case "error":
+		case worker.MsgError:
 			failures = append(failures, m.Error)
 		}
 	}
