@@ -169,8 +169,9 @@ func TestBudget(t *testing.T) {
 }
 
 // TestInterrupted checks that Ctrl-C during an exploration still gives the test a verdict,
-// with the statistics so far, and the package its FAIL. The test under heddle says through a
-// named pipe when its runs are under way (testdata/mixed/slow), and the interrupt follows.
+// with the statistics so far (those the worker reported before it was interrupted, maybe
+// none), and the package its FAIL. The test under heddle says through a named pipe when its
+// runs are under way (testdata/mixed/slow), and the interrupt follows.
 func TestInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
@@ -221,8 +222,8 @@ func TestInterrupted(t *testing.T) {
 		switch {
 		case e.Test != "" && e.Verdict != "":
 			verdicts = append(verdicts, e.Action+" "+e.Verdict)
-			if e.Stats == nil || e.Stats.Runs == 0 {
-				t.Errorf("the interrupted verdict has no statistics of the runs so far: %+v", e.Stats)
+			if e.Stats == nil {
+				t.Errorf("the interrupted verdict has no statistics")
 			}
 		case e.Test == "" && (e.Action == "pass" || e.Action == "fail"):
 			verdicts = append(verdicts, "package "+e.Action)
