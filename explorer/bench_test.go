@@ -110,11 +110,14 @@ func TestMemoryFlat(t *testing.T) {
 var _ = rt.Run
 
 // lockLoop is the scaling test: two goroutines each lock and unlock one mutex n times.
-func lockLoop(n int) func() {
+func lockLoop(n int) func() { return lockLoops(2, n) }
+
+// lockLoops is lockLoop with g goroutines.
+func lockLoops(g, n int) func() {
 	return func() {
 		var mu rt.Mutex
 		var wg rt.WaitGroup
-		for range 2 {
+		for range g {
 			wg.Add(1)
 			rt.Go(func() {
 				defer wg.Done()
@@ -216,6 +219,56 @@ func BenchmarkAccesses(b *testing.B) {
 			b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "schedules/s")
 			if !tc.ignore && len(rep.Warnings) > 0 {
 				b.Fatalf("warnings on a locked counter: %s", rep.Warnings[0].Message)
+			}
+		})
+	}
+}
+
+// BenchmarkRunCost measures how the cost of a run grows with its steps (two goroutines, 1,000
+// to 1,000,000 steps) and with its goroutines (2 to 1,000, about 20,000 steps in all), for
+// random scheduling and the default portfolio. Each exploration makes three runs; the time is
+// taken from the end of the first run to the end of the third, as in BenchmarkDPORScaling.
+func BenchmarkRunCost(b *testing.B) {
+	for _, s := range []string{"portfolio", "random"} {
+		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
+	}
+	type size struct{ g, n int }
+	var sizes []size
+	for _, n := range []int{500, 5_000, 50_000, 500_000} {
+		sizes = append(sizes, size{2, n})
+	}
+	for _, g := range []int{10, 100, 1_000} {
+		sizes = append(sizes, size{g, 20_000 / g})
+	}
+	for _, sz := range sizes {
+		b.Run(fmt.Sprintf("goroutines=%d/steps=%d", sz.g, sz.g*sz.n), func(b *testing.B) {
+			strategies := []string{"portfolio", "random"}
+			cpu := make([]time.Duration, len(strategies))
+			runs := 0
+			for b.Loop() {
+				for i, s := range strategies {
+					var c0, c1 time.Duration
+					seen := 0
+					explorer.Explore(lockLoops(sz.g, sz.n), explorer.Options{
+						Strategy: s, MaxRuns: 3, MaxSteps: 10 * sz.g * sz.n,
+						Progress: func(st *timeline.Stats) {
+							if st.Runs == seen {
+								return
+							}
+							seen = st.Runs
+							if st.Runs == 1 {
+								c0 = cpuTime()
+							}
+							c1 = cpuTime()
+						},
+					})
+					cpu[i] += c1 - c0
+				}
+				runs += 2
+			}
+			steps := float64(runs * sz.g * sz.n)
+			for i, s := range strategies {
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
 			}
 		})
 	}

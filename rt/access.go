@@ -523,8 +523,11 @@ func (r *run) accessResume(w *goroutine) {
 //
 //go:norace
 func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
+	if r.busy++; r.busy%activityEvery == 0 {
+		r.activity.Store(r.busy)
+	}
 	g := r.cur
-	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
+	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.solo() || r.foreignCaller(g) {
 		return
 	}
 	if len(r.cfg.Watch) > 0 && slices.Contains(r.cfg.Watch, pos) && !slices.Contains(r.watched, pos) {
@@ -547,6 +550,23 @@ func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
 	if r.tx != nil {
 		r.tx.access(g.id, v, write, pos)
 	}
+}
+
+// activityEvery is how often, in calls, access tells the watchdog that the running goroutine
+// still executes instrumented code.
+const activityEvery = 1 << 10
+
+// solo reports whether the run's root is its only goroutine yet, with no check that looks at
+// single accesses (a watch, an atomic region, a bound goroutine, a strategy that reads the
+// steps' footprints): everything the root does
+// then happens before whatever any goroutine will do, through the go statement that starts
+// it, so its accesses can neither race nor make a variable shared (Eraser's virgin and
+// exclusive states), and the check has nothing to record. A test that computes alone pays
+// one comparison per access.
+//
+//go:norace
+func (r *run) solo() bool {
+	return len(r.gs) == 1 && !r.cfg.StepAccesses && r.tx == nil && len(r.cfg.Watch) == 0 && r.gs[0].atomicDepth == 0 && r.gs[0].bound == nil
 }
 
 // A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of

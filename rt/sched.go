@@ -236,6 +236,14 @@ type run struct {
 	nsince        uint64
 	steps         int
 	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
+	// busy counts the running goroutine's calls into heddle between scheduling points (its
+	// memory accesses); activity publishes it to the watchdog every activityEvery calls, so
+	// that a goroutine that computes is not taken for one that hangs.
+	busy     uint64
+	activity atomic.Uint64
+	// computed is set, by the watchdog, when it gave up on a goroutine that kept executing
+	// instrumented code: how long it did.
+	computed time.Duration
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
 	foreign atomic.Pointer[string]
@@ -475,7 +483,11 @@ func (r *run) wait() {
 		if len(stack) > 0 {
 			at = " at " + stack[0].Position()
 		}
-		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point%s (an infinite loop?); the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang, at)
+		ran, computing := r.cfg.Hang, ""
+		if r.computed > 0 {
+			ran, computing = r.computed, fmt.Sprintf(", executing instrumented code all along: heddle's limit for code that computes is %d times the hang limit", computeLimit)
+		}
+		poisoned = fmt.Errorf("rt: goroutine %s ran for %v without reaching a scheduling point%s (an infinite loop?)%s; the process cannot run more schedules", r.gname(r.cur), ran, at, computing)
 		r.verdict = Verdict{Kind: VerdictHang, Message: poisoned.Error(), Goroutines: []GoroutineState{{ID: r.cur.id, State: "running", Stack: stack}}}
 	}
 }

@@ -51,16 +51,20 @@ func giveUp(outside string) {
 	watch.r = nil
 }
 
-// watchdog wakes the driver of a run whose step counter has not moved for cfg.Hang: a
-// goroutine of the run has not reached a scheduling point, or has not exited during teardown,
-// for that long.
+// watchdog wakes the driver of a run whose step counter has not moved for cfg.Hang while its
+// running goroutine executed no instrumented code either: a goroutine of the run has not
+// reached a scheduling point, nor accessed memory, or has not exited during teardown, for that
+// long. A goroutine that keeps executing instrumented code computes, and is given
+// computeLimit times as long before the run is given up: a loop that never reaches a
+// scheduling point would otherwise run forever, as it does under go test until its -timeout.
 //
 //go:norace
 func watchdog() {
 	var (
-		last  *run
-		steps int64
-		since time.Time
+		last             *run
+		steps            int64
+		busy             uint64
+		since, stepSince time.Time
 	)
 	period := time.Second
 	for {
@@ -72,7 +76,14 @@ func watchdog() {
 		case r == nil:
 			last = nil
 		case r != last || r.progress.Load() != steps:
-			last, steps, since = r, r.progress.Load(), time.Now()
+			last, steps, busy = r, r.progress.Load(), r.activity.Load()
+			since, stepSince = time.Now(), time.Now()
+		case time.Since(stepSince) >= computeLimit*r.cfg.Hang:
+			r.computed = computeLimit * r.cfg.Hang
+			giveUp(r.atLimit())
+			last = nil
+		case r.activity.Load() != busy:
+			busy, since = r.activity.Load(), time.Now()
 		case time.Since(since) >= r.cfg.Hang:
 			giveUp(r.atLimit())
 			last = nil
@@ -89,3 +100,7 @@ func watchdog() {
 		watch.mu.Unlock()
 	}
 }
+
+// computeLimit is how many hang limits a goroutine may execute instrumented code without
+// reaching a scheduling point.
+const computeLimit = 10

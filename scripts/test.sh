@@ -3,7 +3,7 @@
 # adapter, language server, web server), the web view in headless Chromium, the debug adapter
 # end to end with Microsoft's DAP test client, and the VS Code extension: its unit tests, its
 # package, and an end-to-end run in a real VS Code (code-server). It installs what it needs
-# (npm packages; Debian's chromium; code-server) and works from a fresh clone.
+# (npm packages; Debian's chromium and bazel-bootstrap; code-server) and works from a fresh clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,14 @@ for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64; do
 	GOOS=${target%/*} GOARCH=${target#*/} go vet ./...
 	GOOS=${target%/*} GOARCH=${target#*/} go build ./...
 done
+
+echo "== Bazel, for the sharding test"
+if ! command -v bazel >/dev/null; then
+	sudo=""
+	if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq bazel-bootstrap >/dev/null
+fi
 
 echo "== go test"
 go test -count=1 -timeout 65m ./...

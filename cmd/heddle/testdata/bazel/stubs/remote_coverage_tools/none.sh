@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "coverage is not measured" >&2
+exit 1
