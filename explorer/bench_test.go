@@ -229,7 +229,7 @@ func BenchmarkAccesses(b *testing.B) {
 // random scheduling and the default portfolio. Each exploration makes three runs; the time is
 // taken from the end of the first run to the end of the third, as in BenchmarkDPORScaling.
 func BenchmarkRunCost(b *testing.B) {
-	for _, s := range []string{"portfolio", "random"} {
+	for _, s := range []explorer.Strategy{explorer.Portfolio, explorer.Random} {
 		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
 	}
 	type size struct{ g, n int }
@@ -242,7 +242,7 @@ func BenchmarkRunCost(b *testing.B) {
 	}
 	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("goroutines=%d/steps=%d", sz.g, sz.g*sz.n), func(b *testing.B) {
-			strategies := []string{"portfolio", "random"}
+			strategies := []explorer.Strategy{explorer.Portfolio, explorer.Random}
 			cpu := make([]time.Duration, len(strategies))
 			runs := 0
 			for b.Loop() {
@@ -268,7 +268,7 @@ func BenchmarkRunCost(b *testing.B) {
 			}
 			steps := float64(runs * sz.g * sz.n)
 			for i, s := range strategies {
-				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s.String()+"-cpu-ns/step")
 			}
 		})
 	}
