@@ -17,12 +17,16 @@ import (
 const (
 	module   = "github.com/heddledbg/heddle"
 	archPath = "docs/architecture.md"
+	// maxArchLines bounds docs/architecture.md: a tour a newcomer reads in ten minutes.
+	maxArchLines = 200
 )
 
 // TestArchitecture checks docs/architecture.md's package table against go list: every package
-// of the module has a row, and each row's "depends on" column names exactly the module's
+// of the module has a row, every name in the package column is a package of the module or a
+// directory of the repository, and each row's "depends on" column names exactly the module's
 // packages and the other modules that its packages import (test files aside). go test -update
 // rewrites the column from go list; a new package still needs a row, with its job, by hand.
+// The page stays under maxArchLines lines.
 func TestArchitecture(t *testing.T) {
 	deps, err := listDeps()
 	if err != nil {
@@ -34,12 +38,14 @@ func TestArchitecture(t *testing.T) {
 	}
 	lines := strings.Split(string(doc), "\n")
 	covered := map[string]bool{}
+	var listed []string // every name in the package column
 	for i, l := range lines {
 		row := tableRow(l)
 		if row == nil || len(row) != 3 || row[0] == "package" || strings.HasPrefix(row[0], "-") {
 			continue
 		}
 		pkgs := names(row[0])
+		listed = append(listed, pkgs...)
 		var want []string
 		goRow := false
 		for _, p := range pkgs {
@@ -74,6 +80,17 @@ func TestArchitecture(t *testing.T) {
 		if !covered[p] {
 			t.Errorf("%s: package %s has no row in the package table", archPath, p)
 		}
+	}
+	for _, n := range listed {
+		if _, ok := deps[n]; ok || strings.Contains(n, ".") {
+			continue // a package, or a module's path (testdata/kernels's)
+		}
+		if fi, err := os.Stat(n); err != nil || !fi.IsDir() {
+			t.Errorf("%s: the package table names %s, which is neither a package of the module nor a directory", archPath, n)
+		}
+	}
+	if n := len(lines); n >= maxArchLines {
+		t.Errorf("%s has %d lines; keep it under %d (runtime behaviour belongs in docs/runtime.md and the other docs)", archPath, n, maxArchLines)
 	}
 	if golden.Updating() {
 		if err := os.WriteFile(archPath, []byte(strings.Join(lines, "\n")), 0o644); err != nil {

@@ -397,7 +397,7 @@ func TestStepInVariablesPause(t *testing.T) {
 	}
 
 	p := launch(t, "TestForever", nil, nil)
-	time.Sleep(500 * time.Millisecond)
+	p.printed("spinning")
 	p.response(p.send(&godap.PauseRequest{Request: godap.Request{Command: "pause"}, Arguments: godap.PauseArguments{ThreadId: 1}}), 30*time.Second)
 	st = p.stopped(time.Minute)
 	fs = p.stack(st.ThreadID)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -110,8 +108,8 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 	if budget == "" {
 		budget = d.prog.budget
 	}
-	if !slices.Contains(explorer.Strategies, strategy) {
-		return 0, 0, fmt.Errorf("unknown strategy %q (want one of %s)", strategy, strings.Join(explorer.Strategies, ", "))
+	if _, err := explorer.ParseStrategy(strategy); err != nil {
+		return 0, 0, err
 	}
 	runs, limit, err := explorer.ParseBudget(budget)
 	if err != nil {

@@ -3,8 +3,6 @@ package debugger
 import (
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/heddledbg/heddle/bidir"
 	"github.com/heddledbg/heddle/explorer"
@@ -54,8 +52,8 @@ func (c *LaunchConfig) check() error {
 	default:
 		return fmt.Errorf("unknown mode %q (want test, debug or replay)", c.Mode)
 	}
-	if c.Strategy != "" && !slices.Contains(explorer.Strategies, c.Strategy) {
-		return fmt.Errorf("unknown strategy %q (want one of %s)", c.Strategy, strings.Join(explorer.Strategies, ", "))
+	if _, err := explorer.ParseStrategy(c.Strategy); err != nil {
+		return err
 	}
 	if c.Budget != "" {
 		if _, _, err := explorer.ParseBudget(c.Budget); err != nil {

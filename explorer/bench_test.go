@@ -139,12 +139,12 @@ func lockLoops(g, n int) func() {
 // garbage collection included), which a loaded machine disturbs less than the wall clock.
 func BenchmarkDPORScaling(b *testing.B) {
 	// The process's first explorations start carriers and grow the heap: not part of a run.
-	for _, s := range []string{"dpor", "random"} {
+	for _, s := range []explorer.Strategy{"dpor", "random"} {
 		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
 	}
 	for _, n := range []int{1_000, 10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			strategies := []string{"dpor", "random"}
+			strategies := []explorer.Strategy{"dpor", "random"}
 			wall := make([]time.Duration, len(strategies))
 			cpu := make([]time.Duration, len(strategies))
 			runs := 0
@@ -174,8 +174,8 @@ func BenchmarkDPORScaling(b *testing.B) {
 			}
 			steps := float64(runs * 2 * n) // each run: n Lock steps per goroutine
 			for i, s := range strategies {
-				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s+"-ns/step")
-				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+				b.ReportMetric(float64(wall[i].Nanoseconds())/steps, s.String()+"-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s.String()+"-cpu-ns/step")
 			}
 			b.ReportMetric(float64(cpu[0])/float64(cpu[1]), "cpu-ratio")
 		})
@@ -229,7 +229,7 @@ func BenchmarkAccesses(b *testing.B) {
 // random scheduling and the default portfolio. Each exploration makes three runs; the time is
 // taken from the end of the first run to the end of the third, as in BenchmarkDPORScaling.
 func BenchmarkRunCost(b *testing.B) {
-	for _, s := range []string{"portfolio", "random"} {
+	for _, s := range []explorer.Strategy{explorer.Portfolio, explorer.Random} {
 		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
 	}
 	type size struct{ g, n int }
@@ -242,7 +242,7 @@ func BenchmarkRunCost(b *testing.B) {
 	}
 	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("goroutines=%d/steps=%d", sz.g, sz.g*sz.n), func(b *testing.B) {
-			strategies := []string{"portfolio", "random"}
+			strategies := []explorer.Strategy{explorer.Portfolio, explorer.Random}
 			cpu := make([]time.Duration, len(strategies))
 			runs := 0
 			for b.Loop() {
@@ -268,7 +268,7 @@ func BenchmarkRunCost(b *testing.B) {
 			}
 			steps := float64(runs * sz.g * sz.n)
 			for i, s := range strategies {
-				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s+"-cpu-ns/step")
+				b.ReportMetric(float64(cpu[i].Nanoseconds())/steps, s.String()+"-cpu-ns/step")
 			}
 		})
 	}

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/internal/corpus"
+	"github.com/heddledbg/heddle/internal/golden"
 )
 
-var countsFlag = flag.Bool("counts", false, "log the number of schedules per strategy of the corpus programs (BENCHMARKS.md, Schedule counts)")
+var countsFlag = flag.Bool("counts", false, "count the schedules per strategy of the corpus programs and check them against BENCHMARKS.md (Schedule counts)")
 
 // absOp is an abstract operation of a program model: the step of goroutine g that touches obj.
 // Two operations are dependent if they belong to the same goroutine or touch the same object.
@@ -116,7 +116,7 @@ func TestPerformanceTraces(t *testing.T) {
 	for _, kn := range [][2]int{{2, 1}, {2, 2}, {2, 3}, {3, 1}, {3, 2}, {3, 3}, {4, 1}, {4, 2}, {4, 3}} {
 		p := corpus.Performance(kn[0], kn[1])
 		want := mazurkiewicz(performanceModel(kn[0], kn[1]))
-		for _, s := range []string{"dpor", "dpor-sleep"} {
+		for _, s := range []explorer.Strategy{"dpor", "dpor-sleep"} {
 			rep := explorer.Explore(p.Body, explorer.Options{Strategy: s, Time: p.Time})
 			st := rep.Stats
 			if got := st.Runs - st.Aborted; !st.Complete || got != want || s == "dpor" && st.Aborted > 0 {
@@ -152,15 +152,17 @@ var thesisCounts = map[string]string{
 	"BufferNotify":      "29350; 79 javasafe; 574 deadlock+javasafe",
 }
 
-// TestCounts logs, as Markdown, the number of runs each systematic strategy needs to exhaust
-// the Performance programs and the thesis's error programs, next to the thesis's numbers and,
-// for Performance, the number of Mazurkiewicz traces. It only logs: the counts are a
-// benchmark, recorded in BENCHMARKS.md under "Schedule counts".
+// TestCounts counts the runs each systematic strategy needs to exhaust the Performance
+// programs and the thesis's error programs, next to the thesis's numbers and, for
+// Performance, the number of Mazurkiewicz traces, and checks the table against the one
+// recorded in BENCHMARKS.md under "Schedule counts": a strategy that now needs a different
+// number of runs, or finds other bugs, fails it. go test -update rewrites the recorded table.
+// It takes minutes, so it runs only when asked for.
 func TestCounts(t *testing.T) {
 	if !*countsFlag && os.Getenv("HEDDLE_COUNTS") == "" {
 		t.Skip("schedule counts are logged with -counts or HEDDLE_COUNTS=1")
 	}
-	var strategies []string
+	var strategies []explorer.Strategy
 	// The portfolio runs several members in turn: its count is not one search's.
 	// exitblock-rw-thesis stands next to the thesis's own numbers, counted its way.
 	for _, s := range explorer.Strategies {
@@ -180,7 +182,7 @@ func TestCounts(t *testing.T) {
 		progs = append(progs, p)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| program | thesis | %s | traces | %s |\n|---|---|---|---|%s\n", thesisStrategy, strings.Join(strategies, " | "), strings.Repeat("---|", len(strategies)))
+	fmt.Fprintf(&b, "| program | thesis | %s | traces | %s |\n|---|---|---|---|%s\n", thesisStrategy, strings.Join(strategyNames(strategies), " | "), strings.Repeat("---|", len(strategies)))
 	for _, p := range progs {
 		traces := "—"
 		var k, n int
@@ -198,17 +200,67 @@ func TestCounts(t *testing.T) {
 		t.Log(row) // progress: the larger programs take minutes
 		b.WriteString(row + "\n")
 	}
-	t.Log("\n" + b.String())
+	checkCounts(t, b.String())
+}
+
+// benchmarksPath is the file that records the schedule counts.
+const benchmarksPath = "../BENCHMARKS.md"
+
+// checkCounts compares table, the Markdown table of TestCounts, with the one recorded in
+// BENCHMARKS.md (the table whose header starts with countsHeader), or rewrites that one
+// under -update.
+func checkCounts(t *testing.T, table string) {
+	const countsHeader = "| program | thesis | "
+	doc, err := os.ReadFile(benchmarksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "\n"+countsHeader)
+	if start < 0 {
+		t.Fatalf("%s has no schedule count table (a line starting %q)", benchmarksPath, countsHeader)
+	}
+	start++
+	end := start
+	for end < len(text) && text[end] == '|' {
+		nl := strings.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			end = len(text)
+			break
+		}
+		end += nl + 1
+	}
+	if golden.Updating() {
+		if err := os.WriteFile(benchmarksPath, []byte(text[:start]+table+text[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want := strings.Split(strings.TrimSuffix(text[start:end], "\n"), "\n")
+	got := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("schedule counts differ from %s (go test -update rewrites it):\ngot  %s\nwant %s", benchmarksPath, g, w)
+		}
+	}
 }
 
 // thesisStrategy is ExitBlock-RW as the thesis measured it.
-const thesisStrategy = "exitblock-rw-thesis"
+const thesisStrategy = explorer.ExitBlockRWThesis
 
 // countRuns explores p with strategy s and formats its number of runs: complete runs, then
 // aborted (sleep-set blocked) runs if any, and the bugs found. For thesisStrategy it counts
 // as the thesis does: every path, with those cut by delays in parentheses.
-func countRuns(p corpus.Program, s string) string {
-	opts := explorer.Options{Strategy: s, MaxRuns: 2_000_000, MaxTime: 5 * time.Minute}
+func countRuns(p corpus.Program, s explorer.Strategy) string {
+	// A bound of runs, not of time, so that the counts do not depend on the machine's load.
+	opts := explorer.Options{Strategy: s, MaxRuns: 2_000_000}
 	if s == "bounded" {
 		// A bound above any program's number of preemptions: the iterative deepening ends
 		// when a bound cuts nothing, so the count includes every shallower iteration.
@@ -236,4 +288,13 @@ func countRuns(p corpus.Program, s string) string {
 		out += " " + strings.Join(kinds, ",")
 	}
 	return out
+}
+
+// strategyNames returns the names of ss.
+func strategyNames(ss []explorer.Strategy) []string {
+	names := make([]string, len(ss))
+	for i, s := range ss {
+		names[i] = s.String()
+	}
+	return names
 }

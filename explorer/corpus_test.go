@@ -184,7 +184,7 @@ func TestCorpusStrategies(t *testing.T) {
 					rep = explorer.Explore(p.Body, opts)
 				}
 				found := firstOfKind(rep, p.Want) != nil
-				why, excused := strategyMisses[[2]string{p.Name, s}]
+				why, excused := strategyMisses[[2]string{p.Name, s.String()}]
 				switch {
 				case !excused && !found:
 					t.Errorf("%s: no %s bug in %d runs (complete=%v); found %v", s, p.Want, rep.Stats.Runs, rep.Stats.Complete, kinds(rep))

@@ -10,6 +10,12 @@
 // bounding ("bounded", CHESS) deepens the bound iteratively. PCT ("pct", Burckhardt et al.
 // 2010) and uniform random sampling ("random") serve programs too large to exhaust.
 //
+// The default strategy is the portfolio ("portfolio", portfolio.go): DPOR, PCT at bug depths 1
+// to 3 and random sampling take turns, one run at a time, each with a share of the steps
+// executed, so a program too deep for DPOR to exhaust is still sampled, and an exploration
+// stops as complete when DPOR's search ends with nothing left out. docs/strategies.md has the
+// details.
+//
 // Every run is described by a Guide (a schedule prefix to replay, a sleep set and a policy to
 // extend the schedule), so runs can execute in this process or in worker processes.
 package explorer

@@ -25,7 +25,7 @@ const equivSeeds = 200
 
 // equivalence is what a strategy must preserve of dfs's results.
 type equivalence struct {
-	strategy string
+	strategy explorer.Strategy
 	// every > 1 checks the strategy on every every-th seed only: "bounded" repeats exhaustive
 	// search once per preemption bound, which costs several times dfs.
 	every int
@@ -70,10 +70,12 @@ type genResult struct {
 	terminals map[string]bool
 }
 
-func exploreGen(p *genProgram, strategy string) genResult { return exploreGenRuns(p, strategy, 0) }
+func exploreGen(p *genProgram, strategy explorer.Strategy) genResult {
+	return exploreGenRuns(p, strategy, 0)
+}
 
 // exploreGenRuns is exploreGen within maxRuns runs, or without a bound if it is 0.
-func exploreGenRuns(p *genProgram, strategy string, maxRuns int) genResult {
+func exploreGenRuns(p *genProgram, strategy explorer.Strategy, maxRuns int) genResult {
 	r := genResult{outcomes: map[string]bool{}, bugs: map[string]bool{}, terminals: map[string]bool{}}
 	var last *genRun
 	aborted := 0
@@ -136,7 +138,7 @@ func TestEquiv(t *testing.T) {
 		}
 	}
 	for _, e := range equivalences {
-		t.Run(e.strategy, func(t *testing.T) {
+		t.Run(e.strategy.String(), func(t *testing.T) {
 			if !slices.Contains(explorer.Strategies, e.strategy) {
 				t.Fatalf("no strategy %q: explorer.Strategies lists %v", e.strategy, explorer.Strategies)
 			}
@@ -178,8 +180,8 @@ func TestEquivTimers(t *testing.T) {
 	if testing.Short() {
 		n = 20
 	}
-	for _, strategy := range []string{"dpor", "dpor-sleep"} {
-		t.Run(strategy, func(t *testing.T) {
+	for _, strategy := range []explorer.Strategy{"dpor", "dpor-sleep"} {
+		t.Run(strategy.String(), func(t *testing.T) {
 			var failed []uint64
 			runs, truth, checked := 0, 0, 0
 			for seed := range uint64(n) {

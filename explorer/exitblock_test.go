@@ -272,9 +272,9 @@ func exploreBr(body func(), br brancher) *Report {
 }
 
 // exitblock-rwdd with the thesis's data model: locks and conds are not reads or writes.
-const thesisRWDD = "exitblock-rwdd/thesis-data"
+const thesisRWDD Strategy = "exitblock-rwdd/thesis-data"
 
-func run(body func(), strategy string) *Report {
+func run(body func(), strategy Strategy) *Report {
 	if strategy == thesisRWDD {
 		br := newExitBlockRW(true)
 		br.thesisData = true
@@ -292,7 +292,7 @@ func kinds(r *Report) []string {
 	return slices.Compact(k)
 }
 
-var ebStrategies = []string{"dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", thesisRWDD}
+var ebStrategies = []Strategy{"dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", thesisRWDD}
 
 // TestExitBlockFamily checks, for every program and strategy, which kinds of bugs are found.
 // want maps a strategy to the sorted bug kinds it must report ("" for none).
@@ -302,35 +302,35 @@ func TestExitBlockFamily(t *testing.T) {
 	cases := []struct {
 		name string
 		body func()
-		want map[string]string
+		want map[Strategy]string
 	}{
-		{"Fig2.6", fig26, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"SplitSync", splitSync, map[string]string{"dfs": as, "exitblock": as, "exitblock-rw": as, "exitblock-dd": as, "exitblock-rwdd": as, thesisRWDD: none}},
-		{"SplitSyncFixed", splitSyncFixed, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Fig2.6", fig26, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"SplitSync", splitSync, map[Strategy]string{"dfs": as, "exitblock": as, "exitblock-rw": as, "exitblock-dd": as, "exitblock-rwdd": as, thesisRWDD: none}},
+		{"SplitSyncFixed", splitSyncFixed, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
 		// ExitBlock never executes the lock-cycle deadlock (§2.5.1, Fig. 2.15): the
 		// acquisitions of both locks are in one atomic block. The analysis predicts it.
-		{"Deadlock", deadlock, map[string]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: lc}},
-		{"DeadlockFixed", deadlockFixed, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"Deadlock3", deadlock3, map[string]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: lc}},
-		{"Deadlock3Fixed", deadlock3Fixed, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Deadlock", deadlock, map[Strategy]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: lc}},
+		{"DeadlockFixed", deadlockFixed, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Deadlock3", deadlock3, map[Strategy]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: lc}},
+		{"Deadlock3Fixed", deadlock3Fixed, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
 		// A condition deadlock: every ExitBlock path ends with no enabled goroutine, and
 		// rt's end-of-run check is the thesis's condition-deadlock check.
-		{"DeadlockWait", deadlockWait, map[string]string{"dfs": dl, "exitblock": dl, "exitblock-rw": dl, "exitblock-dd": dl, "exitblock-rwdd": dl, thesisRWDD: dl}},
-		{"DeadlockWaitFixed", deadlockWaitFixed, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"DeadlockWait", deadlockWait, map[Strategy]string{"dfs": dl, "exitblock": dl, "exitblock-rw": dl, "exitblock-dd": dl, "exitblock-rwdd": dl, thesisRWDD: dl}},
+		{"DeadlockWaitFixed", deadlockWaitFixed, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
 		// Fig. 2.17: ExitBlock-RW misses the deadlock; ExitBlock-DD predicts it. With the
 		// thesis's data model ExitBlock-RWDD misses it too (Fig. 2.19); with locks counted as
 		// writes (§2.6, heddle's default) ExitBlock-RWDD recovers it.
-		{"Fig2.17", fig217, map[string]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: none}},
-		{"Fig2.17Fixed", fig217Fixed, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Fig2.17", fig217, map[Strategy]string{"dfs": dl, "exitblock": none, "exitblock-rw": none, "exitblock-dd": lc, "exitblock-rwdd": lc, thesisRWDD: none}},
+		{"Fig2.17Fixed", fig217Fixed, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
 		// Fig. 2.20: a real condition deadlock. With the thesis's data model RWDD ends the
 		// deadlocking path with the other thread delayed and must not report it (§2.5.2).
-		{"Fig2.20", fig220, map[string]string{"dfs": dl, "exitblock": dl, "exitblock-rw": dl, "exitblock-dd": dl, "exitblock-rwdd": dl, thesisRWDD: none}},
+		{"Fig2.20", fig220, map[Strategy]string{"dfs": dl, "exitblock": dl, "exitblock-rw": dl, "exitblock-dd": dl, "exitblock-rwdd": dl, thesisRWDD: none}},
 		// Fig. 2.21: no deadlock; pruned paths that end with a waiting thread are not reported.
-		{"Fig2.21", fig221, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"Fig2.16", fig216, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"GateLock", gateLock, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"OrderedByGo", orderedByGo, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
-		{"OrderedByChan", orderedByChan, map[string]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Fig2.21", fig221, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"Fig2.16", fig216, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"GateLock", gateLock, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"OrderedByGo", orderedByGo, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
+		{"OrderedByChan", orderedByChan, map[Strategy]string{"dfs": none, "exitblock": none, "exitblock-rw": none, "exitblock-dd": none, "exitblock-rwdd": none, thesisRWDD: none}},
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-18s", "runs (bugs)")
@@ -340,7 +340,7 @@ func TestExitBlockFamily(t *testing.T) {
 	table.WriteString("\n")
 	for _, c := range cases {
 		fmt.Fprintf(&table, "%-18s", c.name)
-		runs := map[string]int{}
+		runs := map[Strategy]int{}
 		for _, s := range ebStrategies {
 			r := run(c.body, s)
 			runs[s] = r.Stats.Runs
@@ -401,7 +401,7 @@ func TestLockChainRealBlocking(t *testing.T) {
 			func() { b.Lock(); a.Lock(); a.Unlock(); b.Unlock() },
 		)
 	}
-	for _, s := range []string{"exitblock-dd", "exitblock-rwdd"} {
+	for _, s := range []Strategy{ExitBlockDD, ExitBlockRWDD} {
 		r := Explore(body, Options{Strategy: s})
 		if got := strings.Join(kinds(r), ","); !strings.Contains(got, "lockcycle") {
 			t.Errorf("%s: bugs %q, want a lockcycle", s, got)

@@ -25,13 +25,10 @@ var debugRuns = func() io.Writer {
 	return nil
 }()
 
-// Strategies lists the strategy names Explore accepts.
-var Strategies = []string{"portfolio", "dpor", "dpor-sleep", "dfs", "exitblock", "exitblock-rw", "exitblock-dd", "exitblock-rwdd", "exitblock-rw-thesis", "stoller", "stoller-ps", "bounded", "pct", "random"}
-
 // Options configure an exploration.
 type Options struct {
-	// Strategy is one of Strategies; empty means "portfolio".
-	Strategy string
+	// Strategy is one of Strategies; empty means Portfolio.
+	Strategy Strategy
 	// Budgets. Zero means unlimited for runs and time (random and pct default to 1,000 runs).
 	MaxRuns int
 	MaxTime time.Duration
@@ -89,8 +86,8 @@ type Bug struct {
 	// Key identifies the bug across runs, schedules and shards: its kind and its signature,
 	// the source positions where its goroutines block, or where it panicked or failed.
 	Key string
-	// Schedule is the simplest schedule found that exhibits the bug: the fewest preemptions,
-	// then the fewest decisions.
+	// Schedule is the simplest schedule found that exhibits the bug, by
+	// timeline.Simplicity.Simpler: the fewest preemptions, then the fewest decisions.
 	Schedule    []rt.Decision
 	Preemptions int
 	Hits        int // runs that exhibited it
@@ -135,6 +132,8 @@ type Report struct {
 	// Atomicity is each //heddle:atomic function's count of executions and of those that
 	// each checker flagged (atomic.go), in the order the exploration met them.
 	Atomicity []*timeline.AtomicityCheck
+	// Err is why the exploration did not start: an unknown strategy.
+	Err error
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
@@ -235,7 +234,7 @@ func RunGuided(h Harness, gd *Guide, opts Options, detail bool) *rt.Result {
 // runConfig is the configuration of the runs of opts: their limits, the model of time, and
 // the thesis's thread blocks for the strategy that measures as the thesis did.
 func runConfig(opts Options) rt.Config {
-	return rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, Quantum: opts.Quantum, ThreadBlocks: opts.Strategy == "exitblock-rw-thesis"}
+	return rt.Config{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, Quantum: opts.Quantum, ThreadBlocks: opts.Strategy == ExitBlockRWThesis}
 }
 
 type explorer struct {
@@ -275,16 +274,18 @@ type explorer struct {
 }
 
 func explore(r Runner, opts Options) *Report {
-	if opts.Strategy == "" {
-		opts.Strategy = "portfolio"
+	strategy, err := ParseStrategy(string(opts.Strategy))
+	if err != nil {
+		return &Report{Err: err}
 	}
+	opts.Strategy = strategy
 	if opts.Depth == 0 {
 		opts.Depth = 3
 	}
 	if opts.Bound == 0 {
 		opts.Bound = 2
 	}
-	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}, member: opts.Strategy}
+	e := &explorer{opts: opts, r: r, rep: &Report{Outcomes: map[string]int{}}, start: time.Now(), bugs: map[string]*Bug{}, member: string(opts.Strategy)}
 	if p, ok := r.(*inProcess); ok && opts.MaxTime > 0 {
 		p.deadline = e.searchEnd()
 	}
@@ -293,29 +294,29 @@ func explore(r Runner, opts Options) *Report {
 		e.kinds = append(e.kinds, d.Kind)
 	}
 	switch opts.Strategy {
-	case "portfolio":
+	case Portfolio:
 		e.portfolio()
-	case "dpor":
+	case DPOR:
 		e.systematic(&optimal{}, -1)
-	case "dpor-sleep":
+	case DPORSleep:
 		e.systematic(dpor{}, -1)
-	case "dfs":
+	case DFS:
 		e.systematic(naive{}, -1)
-	case "exitblock":
+	case ExitBlock:
 		e.systematic(exitBlock{}, -1)
-	case "exitblock-rw":
+	case ExitBlockRW:
 		e.systematic(newExitBlockRW(false), -1)
-	case "exitblock-dd":
+	case ExitBlockDD:
 		e.systematic(exitBlockDD{}, -1)
-	case "exitblock-rwdd":
+	case ExitBlockRWDD:
 		e.systematic(newExitBlockRW(true), -1)
-	case "exitblock-rw-thesis":
+	case ExitBlockRWThesis:
 		e.systematic(newExitBlockRWThesis(), -1)
-	case "stoller":
+	case Stoller:
 		e.systematic(&stoller{}, -1)
-	case "stoller-ps":
+	case StollerPS:
 		e.systematic(&stoller{persistent: true}, -1)
-	case "bounded":
+	case Bounded:
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.
 		emit, last := e.opts.OnNode, []timeline.Node(nil)
@@ -333,11 +334,8 @@ func explore(r Runner, opts Options) *Report {
 			emit(n)
 		}
 		e.opts.OnNode = emit
-	case "random", "pct":
+	case Random, PCT:
 		e.sample()
-	default:
-		e.rep.Stats.Bugs = -1
-		panic(fmt.Sprintf("explorer: unknown strategy %q (want one of %s)", opts.Strategy, strings.Join(Strategies, ", ")))
 	}
 	e.raceWindows()
 	e.timeoutSearch()
@@ -353,6 +351,9 @@ func (e *explorer) systematic(br brancher, bound int) bool {
 		s.step()
 	}
 	if !s.complete || e.timedOut {
+		// Also after a shallower bound's search completed: preemption bounding searches
+		// again, deeper, and this search is the exploration's last.
+		e.rep.Stats.Complete = false
 		return false
 	}
 	// A cut run leaves the schedules beyond the step bound unexplored.
@@ -367,7 +368,7 @@ func (e *explorer) sample() {
 		runs = 1000
 	}
 	policy := PolicyRandom
-	if e.opts.Strategy == "pct" {
+	if e.opts.Strategy == PCT {
 		policy = PolicyPCT
 	}
 	s := e.newSampler(policy, e.opts.Depth, e.opts.Seed)
@@ -547,7 +548,7 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		}
 		e.byRun[rk] = b
 	}
-	if pre >= 0 && (pre < b.Preemptions || pre == b.Preemptions && len(res.Decisions) < len(b.Schedule)) {
+	if pre >= 0 && simplicity(pre, res.Decisions).Simpler(simplicity(b.Preemptions, b.Schedule)) {
 		// A simpler schedule of the same bug: its detailed run is replayed when the
 		// exploration ends.
 		if b.Result != nil {
@@ -557,6 +558,12 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 	}
 	b.Hits++
 	return res
+}
+
+// simplicity is the rank of a schedule of preemptions preemptions and decisions ds among a
+// bug's schedules.
+func simplicity(preemptions int, ds []rt.Decision) timeline.Simplicity {
+	return timeline.Simplicity{Replayable: true, Preemptions: preemptions, Decisions: len(ds)}
 }
 
 func preemptions(ds []rt.Decision) int {
@@ -715,7 +722,7 @@ func Replay(body func(), s *timeline.Schedule, opts Options) (*rt.Result, error)
 // ReplayWith is Replay with a harness around the run.
 func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, error) {
 	opts.Time, opts.Quantum = s.Time, s.Quantum
-	opts.Strategy = s.Strategy
+	opts.Strategy = Strategy(s.Strategy)
 	return replay(&inProcess{h: h, cfg: runConfig(opts)}, s)
 }
 

@@ -19,7 +19,7 @@ func TestSpinTerminates(t *testing.T) {
 			t.Fatalf("%s is not in the corpus", name)
 		}
 		for _, s := range explorer.Strategies {
-			t.Run(name+"/"+s, func(t *testing.T) {
+			t.Run(name+"/"+s.String(), func(t *testing.T) {
 				// A bound well below the default makes a run that spins without end cost little,
 				// and still leaves a thousand times the steps a fair run needs.
 				rep := explorer.Explore(p.Body, explorer.Options{Strategy: s, MaxRuns: 300, MaxTime: corpusBudget, MaxSteps: 20_000})
@@ -68,7 +68,7 @@ func TestCutIsNotABug(t *testing.T) {
 // run that works for two million steps, and would take seconds, is stopped at the end of the
 // budget; it is neither a bug nor a cut run, and the search is not complete.
 func TestBudgetStopsRun(t *testing.T) {
-	for _, s := range []string{"portfolio", "dpor", "random"} {
+	for _, s := range []explorer.Strategy{"portfolio", "dpor", "random"} {
 		rep := explorer.Explore(func() {
 			var mu rt.Mutex
 			for {

@@ -73,8 +73,8 @@ func TestOneBugPerSignature(t *testing.T) {
 		{"panic with any count", lostUpdate, rt.VerdictPanic},
 		{"test failure with any words", failedTest, rt.VerdictFatal},
 	} {
-		for _, strategy := range []string{"dpor", "random"} {
-			t.Run(tc.name+"/"+strategy, func(t *testing.T) {
+		for _, strategy := range []explorer.Strategy{"dpor", "random"} {
+			t.Run(tc.name+"/"+strategy.String(), func(t *testing.T) {
 				rep := explorer.Explore(tc.body, explorer.Options{Strategy: strategy, MaxRuns: 300, MaxTime: corpusBudget})
 				if len(rep.Bugs) != 1 {
 					t.Fatalf("%d bugs, want 1: %v", len(rep.Bugs), kinds(rep))

@@ -20,7 +20,7 @@ func (r *seedRunner) Run(gd *Guide, _ bool) *rt.Result {
 // TestShardSeeds: the shards of a sampling strategy, and the samplers of the portfolio, run
 // disjoint seeds, and one exploration's seeds are those of one shard of one.
 func TestShardSeeds(t *testing.T) {
-	for _, strategy := range []string{"random", "pct"} {
+	for _, strategy := range []Strategy{Random, PCT} {
 		var union []uint64
 		for s := range 3 {
 			r := &seedRunner{}

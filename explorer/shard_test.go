@@ -65,7 +65,7 @@ func TestShards(t *testing.T) {
 	}
 	for _, c := range []struct {
 		program  corpus.Program
-		strategy string
+		strategy explorer.Strategy
 		// exact: the union of the shards' runs is the unsharded search's, and every shard
 		// has runs of its own.
 		exact bool
@@ -78,7 +78,7 @@ func TestShards(t *testing.T) {
 		{lookup("BufferIf"), "dpor", false},
 		{lookup("BufferNotify"), "stoller", false},
 	} {
-		t.Run(c.program.Name+"/"+c.strategy, func(t *testing.T) {
+		t.Run(c.program.Name+"/"+c.strategy.String(), func(t *testing.T) {
 			whole, want := runsOf(c.program, explorer.Options{Strategy: c.strategy})
 			if !whole.Stats.Complete {
 				t.Fatalf("the unsharded search is not complete: %+v", whole.Stats)

@@ -77,7 +77,7 @@ func TestStollerComposition(t *testing.T) {
 		return rep
 	}
 	for _, tc := range []struct {
-		strategy string
+		strategy explorer.Strategy
 		aborted  int
 	}{{"stoller", 2}, {"stoller-ps", 1}} {
 		rep := explore(explorer.Options{Strategy: tc.strategy})
@@ -127,7 +127,7 @@ func stollerHold(bug bool) func() {
 }
 
 func TestStollerHold(t *testing.T) {
-	for _, strategy := range []string{"stoller", "stoller-ps"} {
+	for _, strategy := range []explorer.Strategy{"stoller", "stoller-ps"} {
 		for _, bug := range []bool{true, false} {
 			rep := explorer.Explore(stollerHold(bug), explorer.Options{Strategy: strategy})
 			found := false

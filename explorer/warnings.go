@@ -63,7 +63,7 @@ func (e *explorer) addWarnings(res *rt.Result) {
 }
 
 // stollerSearch reports whether strategy s is one of Stoller's reductions, which assume MLD.
-func stollerSearch(s string) bool { return s == "stoller" || s == "stoller-ps" }
+func stollerSearch(s Strategy) bool { return s == Stoller || s == StollerPS }
 
 // addMLD files, in a stoller search, the violation of the locking discipline that Stoller's
 // reduction assumes (MLD′, "Model-checking multi-threaded distributed Java programs", §9): a

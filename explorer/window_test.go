@@ -164,7 +164,7 @@ func TestRaceWindow(t *testing.T) {
 func TestStollerMLD(t *testing.T) {
 	rt.UseAccesses()
 	for _, tc := range []struct {
-		strategy string
+		strategy explorer.Strategy
 		fixed    bool
 		want     bool
 	}{

@@ -11,7 +11,7 @@ import (
 
 // OptionsOf converts options received from a controller.
 func OptionsOf(w worker.Options) Options {
-	return Options{Strategy: w.Strategy, MaxRuns: w.MaxRuns, MaxTime: w.MaxTime, MaxSteps: w.MaxSteps,
+	return Options{Strategy: Strategy(w.Strategy), MaxRuns: w.MaxRuns, MaxTime: w.MaxTime, MaxSteps: w.MaxSteps,
 		Seed: w.Seed, Depth: w.Depth, Bound: w.Bound, StopOnBug: w.StopOnBug, Hang: w.Hang, Prefix: w.Prefix,
 		Shard: w.Shard, Shards: w.Shards, Part: w.Part, Parts: w.Parts, Time: w.Time, Quantum: w.Quantum, Atomicity: w.Atomicity}
 }

@@ -67,7 +67,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	s.start, s.auto = start, start.BreakAt >= 0
 	h, err := harnessFor(start.Test)
 	if err != nil {
-		s.send(&worker.DebugEvent{Type: "end", Error: err.Error()})
+		s.send(&worker.DebugEvent{Type: worker.EventEnd, Error: err.Error()})
 		return true, 2
 	}
 	var res *rt.Result
@@ -88,7 +88,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 		}, body)
 	})
 	tr := timeline.FromResult(res, timeline.Program{Package: os.Getenv(worker.EnvPackage), Test: start.Test, Binary: os.Getenv(worker.EnvBinary)}, "debug")
-	s.send(&worker.DebugEvent{Type: "end", Trace: tr})
+	s.send(&worker.DebugEvent{Type: worker.EventEnd, Trace: tr})
 	return true, 0
 }
 
@@ -129,10 +129,10 @@ func (s *debugSession) Choose(p *rt.Point) int {
 	dp.Goroutines = s.goroutines(p)
 	if s.auto {
 		pick := s.plannedPick(dp)
-		s.send(&worker.DebugEvent{Type: "point", Point: dp, Auto: true, Pick: pick})
+		s.send(&worker.DebugEvent{Type: worker.EventPoint, Point: dp, Auto: true, Pick: pick})
 		return pick
 	}
-	r := s.ask(&worker.DebugEvent{Type: "point", Point: dp})
+	r := s.ask(&worker.DebugEvent{Type: worker.EventPoint, Point: dp})
 	if r.Pick < 0 || r.Pick >= len(p.Alts) {
 		return 0
 	}
@@ -171,7 +171,7 @@ func (s *debugSession) spawned(sp rt.Spawn) {
 			ev.Pos = &timeline.Pos{File: file, Line: line}
 		}
 	}
-	s.send(&worker.DebugEvent{Type: "spawned", Spawned: ev, Auto: true})
+	s.send(&worker.DebugEvent{Type: worker.EventSpawned, Spawned: ev, Auto: true})
 }
 
 func (s *debugSession) resumed(r rt.Resumption) {
@@ -193,12 +193,12 @@ func (s *debugSession) resumed(r rt.Resumption) {
 	k := s.checkpoints
 	s.checkpoints++
 	if s.auto && k < s.start.BreakAt {
-		s.send(&worker.DebugEvent{Type: "resumed", Resumed: ev, Auto: true})
+		s.send(&worker.DebugEvent{Type: worker.EventResumed, Resumed: ev, Auto: true})
 		return
 	}
 	// The break is asked for, so that the adapter has seen everything before the stop.
 	s.auto = false
-	if s.ask(&worker.DebugEvent{Type: "resumed", Resumed: ev}).Break {
+	if s.ask(&worker.DebugEvent{Type: worker.EventResumed, Resumed: ev}).Break {
 		debugBreak("checkpoint")
 	}
 }
@@ -217,7 +217,7 @@ func (s *debugSession) goroutines(p *rt.Point) []worker.DebugGoroutine {
 }
 
 func (s *debugSession) bug(v *rt.Verdict) {
-	ev := &worker.DebugEvent{Type: "bug", Kind: string(v.Kind), Message: v.Message}
+	ev := &worker.DebugEvent{Type: worker.EventBug, Kind: string(v.Kind), Message: v.Message}
 	if s.point != nil {
 		// The goroutines as the bug leaves them: for a deadlock, all blocked.
 		ev.Point = &worker.DebugPoint{Current: -1, Goroutines: s.goroutines(s.point)}

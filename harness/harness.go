@@ -381,20 +381,20 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	os.Unsetenv(worker.EnvWorker)
 	var req worker.Request
 	if err := json.NewDecoder(in).Decode(&req); err != nil {
-		send(&worker.Message{Type: "error", Error: "heddle worker: reading request: " + err.Error()})
+		send(&worker.Message{Type: worker.MsgError, Error: "heddle worker: reading request: " + err.Error()})
 		return 2
 	}
 	if req.V != worker.Version {
-		send(&worker.Message{Type: "error", Error: fmt.Sprintf("heddle worker: protocol version %d, want %d", req.V, worker.Version)})
+		send(&worker.Message{Type: worker.MsgError, Error: fmt.Sprintf("heddle worker: protocol version %d, want %d", req.V, worker.Version)})
 		return 2
 	}
-	if req.Cmd == "list" {
-		send(&worker.Message{Type: "tests", Tests: names})
+	if req.Cmd == worker.CmdList {
+		send(&worker.Message{Type: worker.MsgTests, Tests: names})
 		return 0
 	}
 	h, err := harnessFor(req.Test)
 	if err != nil {
-		send(&worker.Message{Type: "error", Error: err.Error()})
+		send(&worker.Message{Type: worker.MsgError, Error: err.Error()})
 		return 2
 	}
 	// The test's own process runs it as TestHeddleWorker/heddle: a copy it starts with that
@@ -408,23 +408,23 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	}
 	prog := timeline.Program{Package: os.Getenv(worker.EnvPackage), Test: req.Test, Binary: os.Getenv(worker.EnvBinary)}
 	switch req.Cmd {
-	case "explore":
+	case worker.CmdExplore:
 		if n, where := rt.InitGoroutines(); n > 0 {
-			send(&worker.Message{Type: "isolate", Error: fmt.Sprintf("%d goroutine(s) started during package init, the first at %s, belong to every run; a process adopts them once", n, where)})
+			send(&worker.Message{Type: worker.MsgIsolate, Error: fmt.Sprintf("%d goroutine(s) started during package init, the first at %s, belong to every run; a process adopts them once", n, where)})
 			break
 		}
 		serveExplore(h, req, prog, send)
-	case "replay":
+	case worker.CmdReplay:
 		res, err := explorer.ReplayWith(h, req.Schedule, explorer.OptionsOf(req.Options))
 		if err != nil {
-			send(&worker.Message{Type: "error", Error: err.Error()})
+			send(&worker.Message{Type: worker.MsgError, Error: err.Error()})
 			return 2
 		}
-		send(&worker.Message{Type: "trace", Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
-	case "run":
+		send(&worker.Message{Type: worker.MsgTrace, Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
+	case worker.CmdRun:
 		send(serveRun(h, req))
 	default:
-		send(&worker.Message{Type: "error", Error: fmt.Sprintf("heddle worker: unknown command %q", req.Cmd)})
+		send(&worker.Message{Type: worker.MsgError, Error: fmt.Sprintf("heddle worker: unknown command %q", req.Cmd)})
 		return 2
 	}
 	return 0

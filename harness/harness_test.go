@@ -28,7 +28,7 @@ func abba(*testing.T) {
 // subtests wait (deadlocks, and runs the strategy prunes), and each must end them the way the
 // testing package expects, or the process crashes.
 func TestRunExplored(t *testing.T) {
-	for _, strategy := range []string{"dpor", "dfs", "random"} {
+	for _, strategy := range []explorer.Strategy{explorer.DPOR, explorer.DFS, explorer.Random} {
 		rep := explorer.Explore(func() {
 			Run(t, "outer", func(t *testing.T) {
 				Run(t, "inner", abba)

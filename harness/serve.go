@@ -23,7 +23,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
 			last = now
 			st := *s
-			send(&worker.Message{Type: "progress", Stats: &st})
+			send(&worker.Message{Type: worker.MsgProgress, Stats: &st})
 		}
 	}
 	sent := 0
@@ -36,36 +36,40 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			// statistics alone.
 			if sent < maxTreeNodes {
 				sent++
-				send(&worker.Message{Type: "node", Node: &n})
+				send(&worker.Message{Type: worker.MsgNode, Node: &n})
 			}
 		}
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
 	opts.OnBug = func(b *explorer.Bug) {
-		send(&worker.Message{Type: "found", Bug: explorer.WireBug(b)})
+		send(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
 	}
 	rep := explorer.ExploreWith(h, opts)
+	if rep.Err != nil {
+		send(&worker.Message{Type: worker.MsgError, Error: "heddle worker: " + rep.Err.Error()})
+		return
+	}
 	deadlock := false
 	for _, b := range rep.Bugs {
 		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
-		send(&worker.Message{Type: "bug", Bug: explorer.WireBugTrace(b, prog, opts.Strategy)})
+		send(&worker.Message{Type: worker.MsgBug, Bug: explorer.WireBugTrace(b, prog, opts.Strategy.String())})
 	}
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
 	if rep.LockTrees != nil && !deadlock {
 		lt := rep.LockTrees
 		for _, w := range lt.Warnings {
-			send(&worker.Message{Type: "bug", Bug: &worker.Bug{
+			send(&worker.Message{Type: worker.MsgBug, Bug: &worker.Bug{
 				Kind: "lockorder",
 				Key:  "lockorder|" + w.Locks[0] + "|" + w.Locks[1],
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
 					lt.Label(w.Locks[0]), lt.Label(w.Locks[1]), w.First.G, lockPath(lt, w.First.Path), w.Second.G, lockPath(lt, w.Second.Path)),
 				Hits:  1,
-				Trace: timeline.FromResult(rep.First, prog, opts.Strategy),
+				Trace: timeline.FromResult(rep.First, prog, opts.Strategy.String()),
 			}})
 		}
 	}
-	send(&worker.Message{Type: "done", Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped})
+	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped})
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -89,10 +93,10 @@ const nodeWriteCost = 10 * time.Microsecond
 // serveRun answers a "run" request: one run steered by the request's guide.
 func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 	if req.Guide == nil {
-		return &worker.Message{Type: "error", Error: "run request without a guide"}
+		return &worker.Message{Type: worker.MsgError, Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
 	skipped = nil
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: "result", Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped}
+	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped}
 }

@@ -38,7 +38,7 @@
 // statement stays one.
 //
 // Identifiers that instrumentation introduces start with "heddle__", which
-// user code must not use; debuggers hide them. Rewriting never adds or
+// user code must not use; nothing hides them from a debugger. Rewriting never adds or
 // removes a line: inserted text stays on the line of the statement it
 // replaces, and line directives (/*line file:line:col*/) give every token of
 // the user's code its original position, so compiler errors, panics,

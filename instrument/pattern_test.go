@@ -21,11 +21,3 @@ func TestMatchPattern(t *testing.T) {
 		}
 	}
 }
-
-func TestIsTestName(t *testing.T) {
-	for name, want := range map[string]bool{"Test": true, "TestX": true, "Test_x": true, "Testable": false, "TestÄ": true, "Tes": false, "TestMain": true} {
-		if got := isTestName(name); got != want {
-			t.Errorf("isTestName(%q) = %v, want %v", name, got, want)
-		}
-	}
-}

@@ -7,9 +7,8 @@ import (
 	"go/types"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/heddledbg/heddle/internal/gotest"
 	"github.com/heddledbg/heddle/worker"
 	"golang.org/x/tools/go/packages"
 )
@@ -79,7 +78,7 @@ func testFuncs(p *packages.Package) []string {
 		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || fn.Name.Name == "TestMain" || !isTestName(fn.Name.Name) {
+			if !ok || fn.Recv != nil || fn.Name.Name == "TestMain" || !gotest.IsTestName(fn.Name.Name) {
 				continue
 			}
 			obj, ok := p.TypesInfo.Defs[fn.Name].(*types.Func)
@@ -89,18 +88,6 @@ func testFuncs(p *packages.Package) []string {
 		}
 	}
 	return names
-}
-
-func isTestName(name string) bool {
-	rest, ok := strings.CutPrefix(name, "Test")
-	if !ok {
-		return false
-	}
-	if rest == "" {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(rest)
-	return !unicode.IsLower(r)
 }
 
 func isTestSignature(sig *types.Signature) bool {

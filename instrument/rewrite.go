@@ -50,7 +50,7 @@ var controlledFuncs = map[string]map[string]string{
 }
 
 // prefix starts every identifier that instrumentation introduces. User code
-// must not declare identifiers with this prefix; the debugger hides them.
+// must not declare identifiers with this prefix.
 const prefix = "heddle__"
 
 // rtName is the name under which rewritten files import package rt.

@@ -185,8 +185,8 @@ func staleRegister() {
 // different goroutines, although the steps around them are independent: every systematic
 // strategy must find the stale register.
 func TestRealTimeOrder(t *testing.T) {
-	for _, strategy := range []string{"dpor", "dpor-sleep", "exitblock", "stoller", "dfs"} {
-		t.Run(strategy, func(t *testing.T) {
+	for _, strategy := range []explorer.Strategy{explorer.DPOR, explorer.DPORSleep, explorer.ExitBlock, explorer.Stoller, explorer.DFS} {
+		t.Run(strategy.String(), func(t *testing.T) {
 			rep := explorer.Explore(staleRegister, explorer.Options{Strategy: strategy})
 			if len(rep.Bugs) != 1 || rep.Bugs[0].Kind != rt.VerdictLinearizability {
 				t.Errorf("bugs %v in %d runs, want one linearizability bug", rep.Bugs, rep.Stats.Runs)

@@ -7,9 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
+	"github.com/heddledbg/heddle/internal/gotest"
 	"go.lsp.dev/protocol"
 )
 
@@ -106,10 +105,7 @@ func isTestFunc(fd *ast.FuncDecl, testing string) bool {
 		return false
 	}
 	name := fd.Name.Name
-	if fd.Recv != nil || fd.Type.TypeParams != nil || !strings.HasPrefix(name, "Test") {
-		return false
-	}
-	if r, _ := utf8.DecodeRuneInString(name[len("Test"):]); unicode.IsLower(r) {
+	if fd.Recv != nil || fd.Type.TypeParams != nil || !gotest.IsTestName(name) {
 		return false
 	}
 	if fd.Type.Results.NumFields() != 0 || fd.Type.Params.NumFields() != 1 {

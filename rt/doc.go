@@ -12,8 +12,10 @@
 // (a Lock of a held mutex, a receive with no sender) is blocked; an operation that completes a
 // blocked partner (a send to a waiting receiver) completes both, and the partner resumes
 // eagerly, running its invisible code up to its next scheduling point before the next decision.
-// Time is virtual: the clock is a pseudo-goroutine whose step advances time to the next deadline,
-// so when a timeout fires relative to other goroutines' steps is itself a decision.
+// Time is virtual: the clock is a pseudo-goroutine whose step fires the timers due. By default
+// (TimeQuantum) every step moves the clock on by a quantum, a timer whose deadline has passed
+// may fire at any later decision, and when no goroutine can run the clock jumps to the next
+// deadline; TimeSynctest and TimeAdversarial are the other models (docs/time.md).
 //
 // The instrumenter rewrites user code onto this package (go statements, channel operations and
 // select) and onto the shadow packages rt/sync, rt/sync/atomic, rt/time and rt/context, which
@@ -38,5 +40,5 @@
 // (atomic.go), and a Pool's values of a run are in a standard pool of the run's (pool.go).
 //
 // rt has no dependencies outside the standard library: it is compiled into every program under
-// test.
+// test. docs/runtime.md describes its behaviour.
 package rt

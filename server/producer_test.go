@@ -17,8 +17,8 @@ func TestPublishExplorerOutput(t *testing.T) {
 	if !ok {
 		t.Fatal("corpus program WaitGroupAddInside is missing")
 	}
-	for _, strategy := range []string{"dfs", "dpor", "bounded", "portfolio"} {
-		t.Run(strategy, func(t *testing.T) {
+	for _, strategy := range []explorer.Strategy{explorer.DFS, explorer.DPOR, explorer.Bounded, explorer.Portfolio} {
+		t.Run(strategy.String(), func(t *testing.T) {
 			s := start(t)
 			nodes, revisits := 0, 0
 			publish := func(msg any) {

@@ -28,9 +28,21 @@ type DebugStart struct {
 	Quantum time.Duration `json:"quantum,omitempty"`
 }
 
-// DebugEvent is what a debuggee reports. Type is "point", "resumed", "bug" or "end".
+// DebugEventType is the kind of a DebugEvent.
+type DebugEventType string
+
+// The kinds of DebugEvent.
+const (
+	EventPoint   DebugEventType = "point"   // a scheduling point (DebugEvent.Point)
+	EventResumed DebugEventType = "resumed" // a checkpoint (DebugEvent.Resumed)
+	EventSpawned DebugEventType = "spawned" // a goroutine started (DebugEvent.Spawned)
+	EventBug     DebugEventType = "bug"     // the run ends with a bug (DebugEvent.Kind, Message)
+	EventEnd     DebugEventType = "end"     // the run's end (DebugEvent.Trace, or Error)
+)
+
+// DebugEvent is what a debuggee reports.
 type DebugEvent struct {
-	Type string `json:"type"`
+	Type DebugEventType `json:"type"`
 	// point: a scheduling point, including those with a single alternative.
 	Point *DebugPoint `json:"point,omitempty"`
 	// resumed: a goroutine was resumed by the scheduler (a checkpoint).

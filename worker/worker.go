@@ -12,13 +12,45 @@ import (
 // fields of a Guide in lower camel case, as every other message does.
 const Version = 2
 
+// Command is what a Request asks of a worker.
+type Command string
+
+// The commands of a Request.
+const (
+	// CmdList asks for the registered tests: a MsgTests message.
+	CmdList Command = "list"
+	// CmdExplore asks for an exploration of Request.Test in the worker: MsgProgress, MsgNode,
+	// MsgFound and MsgBug messages, then MsgDone (or MsgIsolate, from a process that can run
+	// one schedule only).
+	CmdExplore Command = "explore"
+	// CmdReplay asks for one detailed run of Request.Schedule: a MsgTrace message.
+	CmdReplay Command = "replay"
+	// CmdRun asks for one run steered by Request.Guide, for controller-side explorations that
+	// isolate every run in its own process: a MsgResult message.
+	CmdRun Command = "run"
+)
+
+// MessageType is the kind of a Message.
+type MessageType string
+
+// The kinds of Message. Final reports which end an answer.
+const (
+	MsgTests    MessageType = "tests"    // the registered tests (Message.Tests)
+	MsgProgress MessageType = "progress" // the exploration's statistics so far
+	MsgNode     MessageType = "node"     // a node of the schedule tree
+	MsgFound    MessageType = "found"    // a new bug, before its trace
+	MsgBug      MessageType = "bug"      // a bug with its detailed trace
+	MsgDone     MessageType = "done"     // the exploration's end, with its statistics
+	MsgResult   MessageType = "result"   // the result of a run
+	MsgTrace    MessageType = "trace"    // the detailed trace of a replay
+	MsgIsolate  MessageType = "isolate"  // the process can run one schedule only (Message.Error says why)
+	MsgError    MessageType = "error"    // the request failed (Message.Error)
+)
+
 // Request is what a controller asks of a worker.
 type Request struct {
-	V int `json:"v"`
-	// Cmd is "list" (the registered tests), "explore" (an exploration of Test in the worker),
-	// "replay" (one detailed run of Schedule) or "run" (one run steered by Guide, for
-	// controller-side explorations that isolate every run in its own process).
-	Cmd      string             `json:"cmd"`
+	V        int                `json:"v"`
+	Cmd      Command            `json:"cmd"`
 	Test     string             `json:"test,omitempty"`
 	Options  Options            `json:"options,omitempty"`
 	Schedule *timeline.Schedule `json:"schedule,omitempty"`
@@ -52,7 +84,7 @@ type Options struct {
 
 // Message is one line a worker writes.
 type Message struct {
-	Type      string           `json:"type"` // tests, progress, node, found, bug, done, result, trace, isolate, error
+	Type      MessageType      `json:"type"`
 	Tests     []string         `json:"tests,omitempty"`
 	Stats     *timeline.Stats  `json:"stats,omitempty"`
 	Node      *timeline.Node   `json:"node,omitempty"`
@@ -86,7 +118,7 @@ type Message struct {
 // Final reports whether m ends the worker's answer: nothing follows it.
 func (m *Message) Final() bool {
 	switch m.Type {
-	case "done", "result", "trace", "tests", "isolate", "error":
+	case MsgDone, MsgResult, MsgTrace, MsgTests, MsgIsolate, MsgError:
 		return true
 	}
 	return false

@@ -147,6 +147,10 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	defer stop()
 	report := explorer.ExploreOn(r, eo)
 	rep.end()
+	if report.Err != nil {
+		fmt.Fprintln(os.Stderr, "heddle:", report.Err)
+		return exitUsage
+	}
 	// The group's one test is its first member's package's, which ends with go test's line
 	// for the package, as heddle test ends each package.
 	done := func(status string) {

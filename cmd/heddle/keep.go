@@ -66,11 +66,11 @@ type keptFile struct {
 }
 
 // current is a file an exploration wrote, ranked for keeping: the exploration first, then the
-// bugs' traces from the simplest (fewest preemptions), then the other files.
+// bugs' traces from the simplest (timeline.Simplicity), then the other files.
 type current struct {
-	path        string
-	preemptions int
-	trace       bool
+	path       string
+	simplicity timeline.Simplicity // of a trace's schedule
+	trace      bool
 }
 
 // keepTest bounds a test's results directory to maxFiles files and maxBytes bytes (0: no
@@ -94,7 +94,7 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 		} else if !b.trace {
 			rb = 2
 		}
-		return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(a.preemptions, b.preemptions))
+		return cmp.Or(cmp.Compare(ra, rb), a.simplicity.Compare(b.simplicity))
 	})
 	rank := map[string]int{}
 	for i, c := range wrote {

@@ -12,8 +12,8 @@ import (
 )
 
 // TestKeepTest checks the bounds of a test's results directory: the latest exploration's
-// files are kept first (its exploration file always, then its bugs' traces from the fewest
-// preemptions), then the newest of the other files, and what the bounds leave no room for is
+// files are kept first (its exploration file always, then its bugs' traces from the simplest
+// schedule), then the newest of the other files, and what the bounds leave no room for is
 // removed.
 func TestKeepTest(t *testing.T) {
 	type file struct {
@@ -22,8 +22,8 @@ func TestKeepTest(t *testing.T) {
 		age  int // hours; the latest exploration's files are 0
 	}
 	latest := []current{
-		{path: "deadlock-1" + timeline.TraceSuffix, preemptions: 3, trace: true},
-		{path: "leak-2" + timeline.TraceSuffix, preemptions: 1, trace: true},
+		{path: "deadlock-1" + timeline.TraceSuffix, simplicity: timeline.Simplicity{Replayable: true, Preemptions: 3}, trace: true},
+		{path: "leak-2" + timeline.TraceSuffix, simplicity: timeline.Simplicity{Replayable: true, Preemptions: 1}, trace: true},
 		{path: "warning-atomicity-1.schedule.json"},
 		{path: timeline.ExplorationFile},
 	}

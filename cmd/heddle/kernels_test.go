@@ -307,7 +307,7 @@ func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy stri
 	var took time.Duration
 	remote.Explore(ctx, kernelWorker(bin), "TestBug", worker.Options{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *worker.Message) {
 		// A lock-order inversion is reported once the exploration ends, the others as found.
-		if (m.Type == "found" || m.Type == "bug") && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
+		if (m.Type == worker.MsgFound || m.Type == worker.MsgBug) && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
 			took = time.Since(start)
 			cancel()
 		}
@@ -394,7 +394,7 @@ func TestStollerKernel(t *testing.T) {
 	}{{"TestBug", true}, {"TestFixed", false}} {
 		var mld []*timeline.Warning
 		err := remote.Explore(context.Background(), w, tc.test, worker.Options{Strategy: "stoller", MaxTime: 60 * time.Second}, func(m *worker.Message) {
-			if m.Type == "done" {
+			if m.Type == worker.MsgDone {
 				for _, w := range m.Warnings {
 					if w.Kind == "mld" {
 						mld = append(mld, w)

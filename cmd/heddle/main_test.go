@@ -167,7 +167,7 @@ func TestBadInput(t *testing.T) {
 		{"does not compile", "testdata/broken", []string{"test", "."}, exitBug, "broken.go:4:17: undefined: c"},
 		{"no such package", demo, []string{"test", "./nothere"}, exitBug, "FAIL\t./nothere [setup failed]"},
 		{"no test matches", demo, []string{"test", "-run", "TestNothing", "."}, exitOK, "ok  \texample.com/bank\t"},
-		{"bad strategy", demo, []string{"test", "-strategy", "best", "."}, exitUsage, `unknown -strategy "best"`},
+		{"bad strategy", demo, []string{"test", "-strategy", "best", "."}, exitUsage, `-strategy: unknown strategy "best" (want one of portfolio, dpor,`},
 		{"bad budget", demo, []string{"test", "-budget", "forever", "."}, exitUsage, `-budget: "forever" is not a duration`},
 		{"os.Exit", "testdata/exits", []string{"test", "-run", "TestExit", "."}, exitBug, "os.Exit(3) called by G1.1 at exits_test.go:14"},
 		{"log.Fatal", "testdata/exits", []string{"test", "-run", "TestLogFatal", "."}, exitBug, "the test process exit status 1:\n        giving up"},
@@ -240,9 +240,9 @@ func BenchmarkSubprocessRuns(b *testing.B) {
 func TestExplorationFilesLoad(t *testing.T) {
 	dir := demoDir(t)
 	for _, s := range explorer.Strategies {
-		t.Run(s, func(t *testing.T) {
+		t.Run(s.String(), func(t *testing.T) {
 			out := t.TempDir()
-			if _, errOut, code := heddle(t, dir, "test", "-strategy", s, "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
+			if _, errOut, code := heddle(t, dir, "test", "-strategy", s.String(), "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
 			if _, err := timeline.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", timeline.ExplorationFile)); err != nil {

@@ -282,7 +282,7 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 			} else {
 				old := &e.Bugs[i]
 				hits := old.Hits + b.Hits
-				if b.Preemptions < old.Preemptions || m.traces[i] == nil && tr != nil {
+				if timeline.TraceSimplicity(b.Preemptions, tr).Simpler(timeline.TraceSimplicity(old.Preemptions, m.traces[i])) {
 					// The simpler schedule of the same bug.
 					b.Key = key
 					*old, m.traces[i] = b, tr

@@ -77,7 +77,7 @@ type goTestFlags struct {
 func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
 	fs.StringVar(&f.skip, "skip", "", "do not explore tests matching `regexp`")
-	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+strings.Join(explorer.Strategies, ", "))
+	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+explorer.StrategyNames())
 	fs.StringVar(&f.budget, "budget", defaultBudget, "budget per test: a number of runs, a duration, or runs=N,time=D; or for the whole run, total=D, which heddle divides among the tests (first a share for each, then more to the searches still finding new schedules), each test getting at most time=D and runs=N if given (docs/budget.md)")
 	fs.IntVar(&f.steps, "steps", rt.DefaultMaxSteps, "step bound per run; a run that reaches it while making progress is cut (counted, not a bug)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for the random and pct strategies")
@@ -316,8 +316,8 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		fmt.Fprintf(os.Stderr, "heddle: unknown -atomic checker %q (want one of %s)\n", f.atomic, strings.Join(explorer.AtomicCheckers, ", "))
 		return exitUsage
 	}
-	if !slices.Contains(explorer.Strategies, f.strategy) {
-		fmt.Fprintf(os.Stderr, "heddle: unknown -strategy %q (want one of %s)\n", f.strategy, strings.Join(explorer.Strategies, ", "))
+	if _, err := explorer.ParseStrategy(f.strategy); err != nil {
+		fmt.Fprintf(os.Stderr, "heddle: -strategy: %v\n", err)
 		return exitUsage
 	}
 	var filter testFilter
@@ -340,7 +340,7 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			budget = spec.total // one search: the whole total
 		}
 		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum}
+			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Atomicity: f.atomic}
 		if f.shard.total > 1 {
 			opts.Shard, opts.Shards = f.shard.index, f.shard.total
 		}
@@ -635,19 +635,19 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	var skipped *string // the output of a run that skipped the test (t.Skip)
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
-		case "progress":
+		case worker.MsgProgress:
 			shardStats[i] = m.Stats
 			total := merge(shardStats)
 			log.record(total.Elapsed, total, len(order))
 			rep.progress(test, total, opts.MaxTime, start)
 			rep.publish(timeline.Progress{Stats: *total})
-		case "node":
+		case worker.MsgNode:
 			trees[i].add(*m.Node)
 			rep.publishNode(i, m.Node)
-		case "bug":
+		case worker.MsgBug:
 			if old, ok := bugs[m.Bug.Key]; ok {
 				hits := old.Hits + m.Bug.Hits
-				if m.Bug.Preemptions < old.Preemptions {
+				if timeline.TraceSimplicity(m.Bug.Preemptions, m.Bug.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
 					*old = *m.Bug
 				}
 				old.Hits = hits
@@ -655,7 +655,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			}
 			bugs[m.Bug.Key] = m.Bug
 			order = append(order, m.Bug.Key)
-		case "done":
+		case worker.MsgDone:
 			shardStats[i] = m.Stats
 			warnings = timeline.MergeWarnings(warnings, m.Warnings)
 			if lockTrees == nil {
@@ -670,7 +670,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			if m.Isolated != "" && f.verbose && i == 0 {
 				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
 			}
-		case "error":
+		case worker.MsgError:
 			failures = append(failures, m.Error)
 		}
 	}
@@ -751,7 +751,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 				rep.note(pkg, test, err.Error())
 				sb.Path = ""
 			} else {
-				wrote = append(wrote, current{path: sb.Path, preemptions: b.Preemptions, trace: true})
+				wrote = append(wrote, current{path: sb.Path, simplicity: timeline.TraceSimplicity(b.Preemptions, b.Trace), trace: true})
 			}
 		}
 		saved = append(saved, sb)

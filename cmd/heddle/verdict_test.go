@@ -169,13 +169,20 @@ func TestBudget(t *testing.T) {
 }
 
 // TestInterrupted checks that Ctrl-C during an exploration still gives the test a verdict,
-// with the statistics so far, and the package its FAIL.
+// with the statistics so far (those the worker reported before it was interrupted, maybe
+// none), and the package its FAIL. The test under heddle says through a named pipe when its
+// runs are under way (testdata/mixed/slow), and the interrupt follows.
 func TestInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
 	}
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := mkfifo(fifo); err != nil {
+		t.Skip(err) // and no os.Interrupt to send either
+	}
 	cmd := exec.Command(heddleBin, "test", "-json", "-out", t.TempDir(), "-budget", "2m", "./slow")
 	cmd.Dir = "testdata/mixed"
+	cmd.Env = append(os.Environ(), "SLOW_STARTED="+fifo)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -185,16 +192,28 @@ func TestInterrupted(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	interrupted := make(chan struct{})
+	go func() {
+		defer close(interrupted)
+		f, err := os.Open(fifo) // waits for a run to open it
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		if _, err := f.Read(make([]byte, 1)); err == nil {
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}()
 	var lines []string
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
-		if strings.Contains(sc.Text(), `"Action":"run"`) {
-			time.Sleep(time.Second)
-			cmd.Process.Signal(os.Interrupt)
-		}
 	}
 	err = cmd.Wait()
+	if f, err := os.OpenFile(fifo, os.O_WRONLY|nonblock, 0); err == nil {
+		f.Close() // releases the reader if no run ever told it
+	}
+	<-interrupted
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitUsage {
 		t.Errorf("exit: %v, want status %d\n%s", err, exitUsage, stderr.String())
 	}
@@ -203,6 +222,9 @@ func TestInterrupted(t *testing.T) {
 		switch {
 		case e.Test != "" && e.Verdict != "":
 			verdicts = append(verdicts, e.Action+" "+e.Verdict)
+			if e.Stats == nil {
+				t.Errorf("the interrupted verdict has no statistics")
+			}
 		case e.Test == "" && (e.Action == "pass" || e.Action == "fail"):
 			verdicts = append(verdicts, "package "+e.Action)
 		}

@@ -1,6 +1,7 @@
 // Launch configurations of the "heddle" debug type: finding the test under
 // the cursor and filling in defaults. Nothing here depends on VS Code.
 
+import { isTestName } from "./gotest";
 import { basename } from "./protocol";
 
 export interface LaunchConfig {
@@ -45,10 +46,9 @@ export const strategies = [
   "random",
 ] as const;
 
-// A test function as go test finds it: TestXxx where Xxx does not start with
-// a lower-case letter, taking a *testing.T (the package may be imported
-// under another name).
-const testFunc = /^func\s+(Test(?![\p{Ll}])[\p{L}\p{N}_]*)\s*\(\s*[\p{L}_][\p{L}\p{N}_]*\s+\*\s*[\p{L}_][\p{L}\p{N}_]*\.T\s*\)/u;
+// A function taking a *testing.T (the package may be imported under another
+// name); a test if its name is one too (isTestName).
+const testFunc = /^func\s+([\p{L}_][\p{L}\p{N}_]*)\s*\(\s*[\p{L}_][\p{L}\p{N}_]*\s+\*\s*[\p{L}_][\p{L}\p{N}_]*\.T\s*\)/u;
 const anyFunc = /^func[\s(]/;
 const topLevelEnd = /^\}/;
 
@@ -63,7 +63,7 @@ export function findEnclosingTest(text: string, line: number): string | undefine
     const l = lines[i]!;
     if (anyFunc.test(l)) {
       const m = testFunc.exec(l);
-      if (!m) return undefined;
+      if (!m || !isTestName(m[1])) return undefined;
       // A one-line function ends on its own line; the cursor below it is outside.
       if (i < line && l.trimEnd().endsWith("}") && braceBalance(l) === 0) return undefined;
       return m[1];

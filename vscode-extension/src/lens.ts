@@ -4,6 +4,7 @@
 // [{package, func, tests}]. Nothing here depends on VS Code.
 
 import { LaunchConfig, escapeRegExp, replayConfiguration } from "./config";
+import { isTestName } from "./gotest";
 import { isObject } from "./protocol";
 
 export interface TestRef {
@@ -23,10 +24,6 @@ export interface AtomicityRef {
   package: string;
   func: string;
   tests: string[];
-}
-
-function isTestName(t: unknown): t is string {
-  return typeof t === "string" && /^Test[\p{L}\p{N}_]*$/u.test(t);
 }
 
 export function parseTestRef(args: unknown[]): TestRef {

@@ -243,7 +243,7 @@ func answerLimit(req worker.Request) time.Duration {
 		return hang + answerGrace
 	case req.Options.MaxTime > 0:
 		return req.Options.MaxTime + hang + answerGrace
-	case req.Cmd == "run":
+	case req.Cmd == worker.CmdRun:
 		return hang + answerGrace
 	}
 	return math.MaxInt64
@@ -317,7 +317,7 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	if r.ctx.Err() == nil {
 		r.spare, _ = r.w.start()
 	}
-	req := worker.Request{Cmd: "run", Test: r.test, Guide: gd.Wire(), Detail: detail,
+	req := worker.Request{Cmd: worker.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail,
 		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	if r.opts.MaxTime > 0 && !detail {
 		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
@@ -327,12 +327,12 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	var diverged, failed string
 	err := p.do(r.ctx, req, func(m *worker.Message) {
 		switch m.Type {
-		case "result":
+		case worker.MsgResult:
 			res, log, diverged = m.Result, m.Log, m.Error
 			if r.skipped == nil {
 				r.skipped = m.Skipped
 			}
-		case "error":
+		case worker.MsgError:
 			failed = m.Error
 		}
 	})
@@ -393,8 +393,8 @@ func lastLine(s string) string {
 // the test is explored with a fresh process per run instead (ExploreIsolated).
 func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, recv func(*worker.Message)) error {
 	var isolate string
-	err := w.Do(ctx, worker.Request{Cmd: "explore", Test: test, Options: opts}, func(m *worker.Message) {
-		if m.Type == "isolate" {
+	err := w.Do(ctx, worker.Request{Cmd: worker.CmdExplore, Test: test, Options: opts}, func(m *worker.Message) {
+		if m.Type == worker.MsgIsolate {
 			isolate = m.Error
 			return
 		}
@@ -411,8 +411,11 @@ func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, r
 // "done" message whose Isolated says why, if the worker asked for it.
 func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
 	o := explorer.OptionsOf(opts)
-	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: "node", Node: &n}) }
+	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: worker.MsgNode, Node: &n}) }
 	r, skipped := isolatedExplore(ctx, w, test, o)
+	if r.Err != nil {
+		return r.Err
+	}
 	prog := timeline.Program{Package: w.env(worker.EnvPackage), Test: test}
 	for _, b := range r.Bugs {
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
@@ -422,9 +425,9 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 				wb.Trace = tr
 			}
 		}
-		recv(&worker.Message{Type: "bug", Bug: wb})
+		recv(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
-	recv(&worker.Message{Type: "done", Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
+	recv(&worker.Message{Type: worker.MsgDone, Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
 		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: skipped})
 	return nil
 }
@@ -443,11 +446,11 @@ func (w *Worker) env(name string) string {
 func Replay(ctx context.Context, w *Worker, test string, s *timeline.Schedule, opts worker.Options) (*timeline.Trace, error) {
 	var tr *timeline.Trace
 	var failed string
-	err := w.Do(ctx, worker.Request{Cmd: "replay", Test: test, Schedule: s, Options: opts}, func(m *worker.Message) {
+	err := w.Do(ctx, worker.Request{Cmd: worker.CmdReplay, Test: test, Schedule: s, Options: opts}, func(m *worker.Message) {
 		switch m.Type {
-		case "trace":
+		case worker.MsgTrace:
 			tr = m.Trace
-		case "error":
+		case worker.MsgError:
 			failed = m.Error
 		}
 	})
@@ -464,9 +467,9 @@ func Replay(ctx context.Context, w *Worker, test string, s *timeline.Schedule, o
 func List(ctx context.Context, w *Worker) ([]string, error) {
 	var tests []string
 	var failed string
-	err := w.Do(ctx, worker.Request{Cmd: "list"}, func(m *worker.Message) {
+	err := w.Do(ctx, worker.Request{Cmd: worker.CmdList}, func(m *worker.Message) {
 		tests = append(tests, m.Tests...)
-		if m.Type == "error" {
+		if m.Type == worker.MsgError {
 			failed = m.Error
 		}
 	})

@@ -24,7 +24,7 @@ func TestWorkerStuck(t *testing.T) {
 	answerGrace = 100 * time.Millisecond
 	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerStuck$"}, Env: []string{"HEDDLE_STUCK_WORKER=1"}}
 	start := time.Now()
-	err := w.Do(context.Background(), worker.Request{Cmd: "explore", Test: "TestX", Options: worker.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*worker.Message) {})
+	err := w.Do(context.Background(), worker.Request{Cmd: worker.CmdExplore, Test: "TestX", Options: worker.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*worker.Message) {})
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
 		t.Fatalf("Do = %v, want an error saying that the worker did not answer within 500ms", err)
 	}
@@ -40,7 +40,7 @@ func TestKeepSpare(t *testing.T) {
 	if os.Getenv("HEDDLE_PID_WORKER") == "1" {
 		buf := make([]byte, 1<<10)
 		os.NewFile(3, "request").Read(buf)
-		json.NewEncoder(os.NewFile(4, "response")).Encode(worker.Message{Type: "tests", Tests: []string{strconv.Itoa(os.Getpid())}})
+		json.NewEncoder(os.NewFile(4, "response")).Encode(worker.Message{Type: worker.MsgTests, Tests: []string{strconv.Itoa(os.Getpid())}})
 		os.Exit(0)
 	}
 	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestKeepSpare$"}, Env: []string{"HEDDLE_PID_WORKER=1"}}

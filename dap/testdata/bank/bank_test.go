@@ -59,9 +59,9 @@ func TestBusy(t *testing.T) {
 	}
 }
 
-// TestForever spins without synchronizing: only a pause stops it.
+// TestForever says it spins, then spins without synchronizing: only a pause stops it.
 func TestForever(t *testing.T) {
-	n := 0
+	n := spinning()
 	for i := 0; i >= 0; i++ {
 		n = i % 7
 	}
@@ -80,4 +80,11 @@ func TestLoop(t *testing.T) {
 	if sum != 10 {
 		t.Errorf("sum = %d, want 10", sum)
 	}
+}
+
+// spinning tells the debugger's tests that TestForever is about to spin (kept out of its body,
+// whose lines the tests name).
+func spinning() int {
+	println("spinning")
+	return 0
 }

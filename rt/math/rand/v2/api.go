@@ -29,7 +29,9 @@ func IntN(n int) int { return rt.RandV2().IntN(n) }
 
 func N[Int interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr
-}](n Int) Int { return rt.RandN[Int](n) }
+}](n Int) Int {
+	return rt.RandN[Int](n)
+}
 
 func New(src Source) *Rand { return rand.New(src) }
 

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package slow
+
+const nonblock = 0
