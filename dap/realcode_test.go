@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -279,4 +280,65 @@ func TestDifferentialDelve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cliBugs reads the bugs of a heddle test report saved in testdata: each BUG line's kind
+// and the message below it, its words joined by single spaces.
+func cliBugs(t *testing.T, name string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bugs := map[string]bool{}
+	var bug []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "BUG: "):
+			bug = []string{strings.TrimPrefix(line, "BUG: ")}
+		case strings.HasPrefix(line, "found by "):
+			bugs[strings.Join(bug, " ")] = true
+			bug = nil
+		case bug != nil:
+			bug = append(bug, line)
+		}
+	}
+	if len(bugs) == 0 {
+		t.Fatalf("testdata/%s reports no bug", name)
+	}
+	return bugs
+}
+
+// TestExploreFromHereFindsCLIBug explores pond's TestResultPoolSubmitContextCanceled from
+// the breakpoint at its second Submit, with the strategy and budget that the launch
+// configuration leaves to heddle, and wants one of the failed assertions that heddle test
+// reports for that test (testdata/pond-cli.txt), of the same kind and with the same message.
+func TestExploreFromHereFindsCLIBug(t *testing.T) {
+	cli := cliBugs(t, "pond-cli.txt")
+	dir := moduleCopy(t, "github.com/alitto/pond/v2@v2.7.1")
+	c := newClient(t)
+	st := c.launchTest(true, dir, "TestResultPoolSubmitContextCanceled", "result_test.go", 309)
+	if at := c.where(st.ThreadID); at != (place{"result_test.go", 309}) {
+		t.Fatalf("the breakpoint stopped at %s, want result_test.go:309", at)
+	}
+	var r struct{ ID, Prefix int }
+	c.decode(c.response(c.custom("heddle/explore", nil), 10*time.Second).Body, &r)
+	start := time.Now()
+	for {
+		m := c.next("a bug or the end of the search", 2*time.Minute, func(m *message) bool {
+			return c.ofExploration(m, "heddle/bugFound", r.ID) || c.ofExploration(m, "heddle/exploreDone", r.ID)
+		})
+		if m.Event == "heddle/exploreDone" {
+			t.Fatalf("the search from result_test.go:309 (%d decisions) ended without any of heddle test's bugs: %s", r.Prefix, m.Body)
+		}
+		var found bugFound
+		c.decode(m.Body, &found)
+		got := strings.Join(strings.Fields(found.Bug.Kind+" "+found.Bug.Message), " ")
+		t.Logf("after %v: %s", time.Since(start), got)
+		if cli[got] {
+			break
+		}
+	}
+	c.response(c.custom("heddle/cancel", map[string]any{"id": r.ID}), 10*time.Second)
 }
