@@ -58,7 +58,7 @@ func (c *LaunchConfig) check() error {
 		return fmt.Errorf("unknown strategy %q (want one of %s)", c.Strategy, strings.Join(explorer.Strategies, ", "))
 	}
 	if c.Budget != "" {
-		if _, _, err := explorer.ParseBudget(c.Budget); err != nil {
+		if _, err := explorer.ParseTestBudget(c.Budget); err != nil {
 			return err
 		}
 	}
