@@ -270,11 +270,13 @@ func TestDifferentialDelve(t *testing.T) {
 		// helper, into its fake clock and out, into Limiter.wait, over its lines: the
 		// non-blocking select on the context (its one case's line only), advancing the fake
 		// clock (which wakes the goroutine that cancels), the select that blocks until it
-		// does (its cases' lines, then the select's); out to the helper and out to the test.
+		// does (its cases' lines, the select's, again as the compiler sets the cases up and
+		// chooses, then the test for the case that fires, and its body); out to the helper
+		// and out to the test.
 		{module: "golang.org/x/time@v0.16.0", pkg: "rate", test: "TestWaitCancel", file: "rate_test.go",
 			lines: []int{565}, moves: []motion{"stepIn", "next", "next", "stepIn", "stepOut", "next", "stepIn",
 				"next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next",
-				"stepOut", "next", "stepOut", "next"}},
+				"next", "next", "next", "next", "next", "next", "stepOut", "next", "stepOut", "next"}},
 		// A cache: into GetOldest of an expirable LRU, whose ticker goroutine deletes expired
 		// entries under the same mutex, over its lines and out, then over the test's checks
 		// and its Sleep. The script ends after the Sleep: what the check there sees depends on

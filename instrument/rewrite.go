@@ -982,10 +982,8 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 		}
 	}
 
-	w.at(mach)
-	w.insertf("switch %s, %s, %s := %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
-	for _, k := range cases {
-		w.insert(", ")
+	// desc writes case k's descriptor.
+	desc := func(k *commCase) {
 		if k.value != nil {
 			w.insert(r.rt("SendCase") + r.typeArgs(k.clause, k.ch, k.value) + "(")
 			r.operand(w, k.chTemp, k.ch)
@@ -996,9 +994,66 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 			r.operand(w, k.chTemp, k.ch)
 		}
 		w.insert(")")
-		w.onLine(mach)
 	}
-	w.insert("); " + index + " ")
+	// label[i] is case i's value in the switch on the chosen case: its place in the order in
+	// which the compiler tests for the cases once one is chosen, sends in source order, then
+	// receives in reverse source order, since the switch tests in the order of the values.
+	label := make([]int, len(cases))
+	tag := index
+	if single {
+		w.at(mach)
+		w.insertf("switch %s, %s, %s := %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
+		for _, k := range cases {
+			w.insert(", ")
+			desc(k)
+			w.onLine(mach)
+		}
+		w.insert("); ")
+	} else {
+		sends, recvs, permuted := 0, 0, false
+		for i, k := range cases {
+			if k.value != nil {
+				label[i] = sends
+				sends++
+			}
+		}
+		for i, k := range cases {
+			if k.value == nil {
+				recvs++
+				label[i] = len(cases) - recvs
+			}
+			permuted = permuted || label[i] != i
+		}
+		// As the compiler's select: a statement on the select's line, each case's descriptor
+		// on its line, the call that chooses on the select's line.
+		w.at(mach)
+		w.insertf("switch %s, %s, %s := -1, interface{}(nil), false; { default: ", index, recv, ok)
+		nest++
+		descs := make([]string, len(cases))
+		for i, k := range cases {
+			descs[i] = r.temp()
+			w.at(k.clause.Pos())
+			w.insertf("switch %s := ", descs[i])
+			desc(k)
+			w.onLine(k.clause.Pos())
+			w.insert("; { default: ")
+			nest++
+		}
+		w.at(mach)
+		w.insertf("switch %s, %s, %s = %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
+		for _, d := range descs {
+			w.insert(", " + d)
+		}
+		w.insert("); ")
+		if permuted {
+			ls := []string{"-1"}
+			for _, l := range label {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			tag = fmt.Sprintf("[...]int{%s}[%s+1]", strings.Join(ls, ", "), index)
+		}
+	}
+	w.insert(tag + " ")
 
 	// The body: the original text, with each clause header replaced.
 	w.text(s.Body.Lbrace, s.Body.Lbrace+1)
@@ -1019,10 +1074,13 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 		default:
 			k := cases[i]
 			w.at(at(k))
-			if i == len(cases)-1 && (!single || !hasDefault) {
-				w.insert("default:")
-			} else {
+			switch {
+			case single && (i < len(cases)-1 || hasDefault):
 				w.insertf("case %d:", i)
+			case single || label[i] == len(cases)-1:
+				w.insert("default:")
+			default:
+				w.insertf("case %d:", label[i])
 			}
 			if len(k.lhs) > 0 {
 				w.insert(" ")
