@@ -2,8 +2,10 @@ package dap
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -585,5 +587,115 @@ func TestFailedTestReport(t *testing.T) {
 		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
 	if st.Reason != "exception" || !strings.Contains(info.Description, want) {
 		t.Errorf("the replay stopped with %+v, exceptionInfo %q; want the failed test's message %q", st, info.Description, want)
+	}
+}
+
+// cliReport reads what heddle test printed of a bug, saved in testdata: its message, then each
+// goroutine's line and the wait-for cycle, indented by four spaces as the CLI prints them. It
+// returns the same text as a debugger's exception would say it, indented by two.
+func cliReport(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if strings.HasPrefix(l, "#") {
+			continue
+		}
+		if !strings.HasPrefix(l, "    ") {
+			t.Fatalf("testdata/%s: %q is not indented as heddle test's report", name, l)
+		}
+		l = strings.TrimPrefix(l, "    ")
+		if len(lines) > 0 {
+			l = "  " + l
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestKernelBugReport replays bugs of the kernel corpus found from the start of their TestBug:
+// the AB-BA deadlock of abbalock and the receive that ctxrecvleak leaks. Each exception says,
+// in the same words, what heddle test -run '^TestBug$' prints of the bug (testdata/*-cli.txt):
+// the message, then for each goroutine what it blocks on and who holds it since where, and
+// the wait-for cycle.
+func TestKernelBugReport(t *testing.T) {
+	for _, k := range []struct{ kernel, kind string }{{"abbalock", "deadlock"}, {"ctxrecvleak", "leak"}} {
+		t.Run(k.kernel, func(t *testing.T) {
+			want := cliReport(t, k.kernel+"-cli.txt")
+			dir, err := filepath.Abs(filepath.Join("../testdata/kernels", k.kernel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := newClient(t)
+			initialize(c)
+			c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestBug$"}, "stopOnEntry": true}), buildTimeout)
+			c.event("initialized", 30*time.Second)
+			c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+			c.stopped(time.Minute)
+			var r struct{ ID int }
+			c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
+			var found bugFound
+			for found.Bug.Kind != k.kind || found.Bug.Schedule == "" {
+				c.decode(c.next("the "+k.kind, time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/bugFound", r.ID) }).Body, &found)
+			}
+			c.response(c.custom("heddle/cancel", map[string]any{"id": r.ID}), 10*time.Second)
+			c.response(c.custom("heddle/replay", map[string]any{"bug": found.Bug.ID}), time.Minute)
+			st := c.stopped(time.Minute)
+			if st.Reason != "exception" || st.Description != k.kind {
+				t.Fatalf("the replay stopped with %+v, want the %s", st, k.kind)
+			}
+			var info struct {
+				ExceptionID string `json:"exceptionId"`
+				Description string `json:"description"`
+			}
+			c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
+				Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
+			if info.ExceptionID != k.kind || info.Description != want {
+				t.Errorf("exceptionInfo: %s\n%s\nwant %s, as heddle test says it:\n%s", info.ExceptionID, info.Description, k.kind, want)
+			}
+		})
+	}
+}
+
+// TestExploreWarnings explores the kernel atomicflag from the start of its TestBug, which
+// cannot fail: the end of the search reports the atomicity warning that heddle test reports
+// for it, in the same words (the kernel's heddle.golden, which cmd/heddle's TestKernels checks).
+func TestExploreWarnings(t *testing.T) {
+	golden, err := os.ReadFile("../testdata/kernels/atomicflag/heddle.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range strings.Split(string(golden), "\n") {
+		if m, ok := strings.CutPrefix(l, "warning: "); ok {
+			want = append(want, m)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("atomicflag's heddle.golden has no warning")
+	}
+	dir, err := filepath.Abs("../testdata/kernels/atomicflag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t)
+	initialize(c)
+	c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestBug$"}, "stopOnEntry": true}), buildTimeout)
+	c.event("initialized", 30*time.Second)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	c.stopped(time.Minute)
+	var r struct{ ID int }
+	c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
+	var done debugger.ExploreDone
+	c.decode(c.next("the end of the search", 2*time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/exploreDone", r.ID) }).Body, &done)
+	var got []string
+	for _, w := range done.Warnings {
+		got = append(got, w.Message)
+	}
+	if done.Bugs != 0 || !slices.Equal(got, want) {
+		t.Errorf("the search ended with %d bugs and warnings %q, want none and heddle test's %q", done.Bugs, got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,7 +90,18 @@ func (c *client) launchTest(heddle bool, dir, test, file string, lines ...int) s
 	for _, l := range lines {
 		bps = append(bps, godap.SourceBreakpoint{Line: l})
 	}
-	setBreakpoints(c, filepath.Join(dir, file), bps...)
+	m := c.response(c.send(&godap.SetBreakpointsRequest{Request: godap.Request{Command: "setBreakpoints"}, Arguments: godap.SetBreakpointsArguments{
+		Source: godap.Source{Path: filepath.Join(dir, file)}, Breakpoints: bps}}), 30*time.Second)
+	var set godap.SetBreakpointsResponseBody
+	c.decode(m.Body, &set)
+	for i, bp := range set.Breakpoints {
+		if !bp.Verified {
+			c.t.Errorf("breakpoint at %s:%d not set: %s", file, lines[i], bp.Message)
+		}
+	}
+	if c.t.Failed() {
+		c.t.FailNow()
+	}
 	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
 	return c.stopped(2 * time.Minute)
 }
@@ -253,9 +265,24 @@ func TestDifferentialDelve(t *testing.T) {
 		{module: "github.com/alitto/pond/v2@v2.7.1", test: "TestResultPoolSubmitContextCanceled", file: "result_test.go",
 			lines: []int{309}, moves: []motion{"next", "next", "stepIn", "next", "stepOut", "next"}},
 		{module: "golang.org/x/sync@v0.25.0", pkg: "errgroup", test: "TestTryGo", file: "errgroup_test.go",
-			lines: []int{198}, moves: []motion{"next", "stepIn", "next", "next", "next", "stepOut", "next"},
-			differ: map[int]string{5: "heddle's rewritten select dispatches its cases from the select's line: next from a case's line " +
-				"goes back to the select's line (110) before the line after the select (118)"}},
+			lines: []int{198}, moves: []motion{"next", "stepIn", "next", "next", "next", "stepOut", "next"}},
+		// A rate limiter: from the wait that the test's goroutine cancels, into the test's
+		// helper, into its fake clock and out, into Limiter.wait, over its lines: the
+		// non-blocking select on the context (its one case's line only), advancing the fake
+		// clock (which wakes the goroutine that cancels), the select that blocks until it
+		// does (its cases' lines, the select's, again as the compiler sets the cases up and
+		// chooses, then the test for the case that fires, and its body); out to the helper
+		// and out to the test.
+		{module: "golang.org/x/time@v0.16.0", pkg: "rate", test: "TestWaitCancel", file: "rate_test.go",
+			lines: []int{565}, moves: []motion{"stepIn", "next", "next", "stepIn", "stepOut", "next", "stepIn",
+				"next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next", "next",
+				"next", "next", "next", "next", "next", "next", "stepOut", "next", "stepOut", "next"}},
+		// A cache: into GetOldest of an expirable LRU, whose ticker goroutine deletes expired
+		// entries under the same mutex, over its lines and out, then over the test's checks
+		// and its Sleep. The script ends after the Sleep: what the check there sees depends on
+		// the wall clock under Delve, which runs while the debuggee is stopped.
+		{module: "github.com/hashicorp/golang-lru/v2@v2.0.7", pkg: "expirable", test: "TestLRUWithPurge", file: "expirable_lru_test.go",
+			lines: []int{221}, moves: []motion{"stepIn", "next", "next", "next", "next", "stepOut", "next", "next", "next", "next", "next", "next"}},
 	} {
 		t.Run(s.test, func(t *testing.T) {
 			dir := moduleCopy(t, s.module)
@@ -279,4 +306,65 @@ func TestDifferentialDelve(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cliBugs reads the bugs of a heddle test report saved in testdata: each BUG line's kind
+// and the message below it, its words joined by single spaces.
+func cliBugs(t *testing.T, name string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bugs := map[string]bool{}
+	var bug []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "BUG: "):
+			bug = []string{strings.TrimPrefix(line, "BUG: ")}
+		case strings.HasPrefix(line, "found by "):
+			bugs[strings.Join(bug, " ")] = true
+			bug = nil
+		case bug != nil:
+			bug = append(bug, line)
+		}
+	}
+	if len(bugs) == 0 {
+		t.Fatalf("testdata/%s reports no bug", name)
+	}
+	return bugs
+}
+
+// TestExploreFromHereFindsCLIBug explores pond's TestResultPoolSubmitContextCanceled from
+// the breakpoint at its second Submit, with the strategy and budget that the launch
+// configuration leaves to heddle, and wants one of the failed assertions that heddle test
+// reports for that test (testdata/pond-cli.txt), of the same kind and with the same message.
+func TestExploreFromHereFindsCLIBug(t *testing.T) {
+	cli := cliBugs(t, "pond-cli.txt")
+	dir := moduleCopy(t, "github.com/alitto/pond/v2@v2.7.1")
+	c := newClient(t)
+	st := c.launchTest(true, dir, "TestResultPoolSubmitContextCanceled", "result_test.go", 309)
+	if at := c.where(st.ThreadID); at != (place{"result_test.go", 309}) {
+		t.Fatalf("the breakpoint stopped at %s, want result_test.go:309", at)
+	}
+	var r struct{ ID, Prefix int }
+	c.decode(c.response(c.custom("heddle/explore", nil), 10*time.Second).Body, &r)
+	start := time.Now()
+	for {
+		m := c.next("a bug or the end of the search", 2*time.Minute, func(m *message) bool {
+			return c.ofExploration(m, "heddle/bugFound", r.ID) || c.ofExploration(m, "heddle/exploreDone", r.ID)
+		})
+		if m.Event == "heddle/exploreDone" {
+			t.Fatalf("the search from result_test.go:309 (%d decisions) ended without any of heddle test's bugs: %s", r.Prefix, m.Body)
+		}
+		var found bugFound
+		c.decode(m.Body, &found)
+		got := strings.Join(strings.Fields(found.Bug.Kind+" "+found.Bug.Message), " ")
+		t.Logf("after %v: %s", time.Since(start), got)
+		if cli[got] {
+			break
+		}
+	}
+	c.response(c.custom("heddle/cancel", map[string]any{"id": r.ID}), 10*time.Second)
 }

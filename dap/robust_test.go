@@ -39,6 +39,7 @@ func TestBadRequests(t *testing.T) {
 		{"no program", "launch", map[string]any{"mode": "test"}, "needs \"program\""},
 		{"bad strategy", "launch", map[string]any{"mode": "test", "program": dir, "strategy": "bfs"}, "unknown strategy"},
 		{"bad budget", "launch", map[string]any{"mode": "test", "program": dir, "budget": "lots"}, "budget"},
+		{"bad total budget", "launch", map[string]any{"mode": "test", "program": dir, "budget": "total=lots,time=60s"}, `-budget: total "lots" is not a positive duration`},
 		{"corrupt schedule", "launch", map[string]any{"mode": "replay", "schedule": writeFile(t, "{\"heddle\": \"schedule\", \"version\": 1, \"decisions\": [")}, "f.json: line 1"},
 		{"uncompilable package", "launch", map[string]any{"mode": "test", "program": dir}, "broken_test.go:6"},
 		{"attach", "attach", map[string]any{}, "does not attach"},

@@ -88,6 +88,8 @@ type ExploreDone struct {
 	Complete  bool   `json:"complete"`
 	Cancelled bool   `json:"cancelled"`
 	Error     string `json:"error,omitempty"`
+	// Warnings are the checks' findings that are not bugs, as heddle test prints them.
+	Warnings []*timeline.Warning `json:"warnings,omitempty"`
 }
 
 // Cancel cancels exploration id, or every exploration for id 0.
@@ -111,10 +113,12 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 	if _, err := explorer.ParseStrategy(strategy); err != nil {
 		return 0, 0, err
 	}
-	runs, limit, err := explorer.ParseBudget(budget)
+	// The budget is heddle test's -budget, for the one test: a total bounds it as time does.
+	b, err := explorer.ParseTestBudget(budget)
 	if err != nil {
 		return 0, 0, err
 	}
+	runs, limit := b.Single()
 	st := in.ctrl.snapshot()
 	prefix := make([]rt.Decision, len(st.decisions))
 	for i, dc := range st.decisions {
@@ -147,6 +151,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 		start := time.Now()
 		byKey := map[string]*Bug{}
 		var stats *timeline.Stats
+		var warnings []*timeline.Warning
 		nbugs := 0
 		// publish sends a message to the web view; the first one it refuses is reported on
 		// the debug console, and the view shows what came before.
@@ -173,6 +178,9 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 					} else {
 						publish(timeline.Progress{Stats: *msg.Stats})
 					}
+				}
+				if msg.Type == "done" {
+					warnings = msg.Warnings
 				}
 				if msg.Stats != nil {
 					stats = msg.Stats
@@ -216,7 +224,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 				d.front.BugFound(id, b)
 			}
 		})
-		done := ExploreDone{ID: id, Bugs: nbugs, Cancelled: ctx.Err() != nil && d.ctx.Err() == nil}
+		done := ExploreDone{ID: id, Bugs: nbugs, Cancelled: ctx.Err() != nil && d.ctx.Err() == nil, Warnings: warnings}
 		if stats != nil {
 			done.Runs, done.Complete = stats.Runs, stats.Complete
 		}

@@ -56,7 +56,7 @@ func (c *LaunchConfig) check() error {
 		return err
 	}
 	if c.Budget != "" {
-		if _, _, err := explorer.ParseBudget(c.Budget); err != nil {
+		if _, err := explorer.ParseTestBudget(c.Budget); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/heddledbg/heddle/explorer"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,7 +69,7 @@ func build(ctx context.Context, a *LaunchConfig, out string) (*program, error) {
 		p.strategy = "portfolio"
 	}
 	if p.budget == "" {
-		p.budget = "10s"
+		p.budget = explorer.DefaultBudget
 	}
 	if a.StopOnBug != nil {
 		p.stopOnBug = *a.StopOnBug

@@ -36,3 +36,50 @@ func ParseBudget(s string) (runs int, d time.Duration, err error) {
 	}
 	return runs, d, nil
 }
+
+// DefaultBudget is heddle test's -budget by default, and Explore from Here's: at most ten
+// minutes for the whole run, and at most a minute for any one test (docs/budget.md).
+const DefaultBudget = "total=10m,time=60s"
+
+// TestBudget is heddle test's -budget: per test, a number of runs and a duration; with
+// Total, a duration for the whole run, which heddle test divides among the tests, each getting
+// no more than Time (when set) in one exploration.
+type TestBudget struct {
+	Runs  int
+	Time  time.Duration
+	Total time.Duration
+}
+
+// ParseTestBudget reads -budget: what ParseBudget reads (per test), and total=D.
+func ParseTestBudget(s string) (TestBudget, error) {
+	var b TestBudget
+	var rest []string
+	for _, part := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok || k != "total" {
+			rest = append(rest, part)
+			continue
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return b, fmt.Errorf("-budget: total %q is not a positive duration", v)
+		}
+		b.Total = d
+	}
+	if len(rest) > 0 {
+		var err error
+		if b.Runs, b.Time, err = ParseBudget(strings.Join(rest, ",")); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// Single is b for one search, of one test: its runs, and the least of its time and its total.
+func (b TestBudget) Single() (runs int, d time.Duration) {
+	d = b.Time
+	if b.Total > 0 && (d == 0 || b.Total < d) {
+		d = b.Total
+	}
+	return b.Runs, d
+}

@@ -42,7 +42,9 @@
 // removes a line: inserted text stays on the line of the statement it
 // replaces, and line directives (/*line file:line:col*/) give every token of
 // the user's code its original position, so compiler errors, panics,
-// runtime.Caller and breakpoints all refer to the user's own lines.
+// runtime.Caller and breakpoints all refer to the user's own lines. The code a
+// rewritten select runs is placed on the lines where the compiler places a select's, in
+// the same order, so that a debugger steps through it as through Go's (selectStmt).
 //
 // # Building
 //

@@ -852,27 +852,36 @@ type commCase struct {
 // selectStmt rewrites a select statement into a call of rt.Select and a
 // switch on the chosen case:
 //
-//	switch t0, t1 := ch0, v1; { default: switch i, recv, ok := rt.Select(hasDefault, rt.RecvCase(t0), rt.SendCase(ch1, t1)); i {
+//	switch t0 := ch0; { default: switch t1, t2 := ch1, v1; { default:
+//	switch i, recv, ok := rt.Select(hasDefault, rt.RecvCase(t0), rt.SendCase(t1, t2)); i {
 //	case 0: x := rt.Recvd(t0, recv)
 //		...
-//	}}
+//	}}}
 //
-// The outer switch holds the channel and value operands, evaluated once in
-// source order on entry and each parenthesized, since a composite literal
-// would otherwise end the switch header, and carries the label of the select, if any, for
-// labeled breaks. The inner switch captures unlabeled breaks, which in a
-// select case leave the select. Without a default clause, the last case
-// becomes the default of the inner switch, so that a select that is a
-// terminating statement stays one.
+// The outer switches hold the channel and value operands, evaluated once in source order on
+// entry, each case's in a switch header of its own, each operand parenthesized, since a
+// composite literal would otherwise end the header. The outermost carries the label of the
+// select, if any, for labeled breaks. The innermost switch captures unlabeled breaks, which
+// in a select case leave the select. Without a default clause, the last case becomes the
+// default of the innermost switch, so that a select that is a terminating statement stays
+// one; with one, the default clause is case -1, rt.Select's answer for it, and the last case
+// is still the switch's default.
+//
+// The code is placed on the lines where the compiler places a select's, so that a debugger
+// steps through the rewritten select as through the original: each case's operands on the
+// case's line, a statement of their own, the call that chooses on the select's line, then
+// the default's test, each case's test, and an empty case's jump out, on their lines. A
+// select of one case, or of one case and a default, which the compiler turns into a plain
+// channel operation or a non-blocking one, has all its code on the case's line.
 func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 	var cases []*commCase
-	hasDefault := false
+	var dflt *ast.CommClause
 	for _, c := range s.Body.List {
 		cc := c.(*ast.CommClause)
 		k := &commCase{clause: cc}
 		switch comm := cc.Comm.(type) {
 		case nil:
-			hasDefault = true
+			dflt = cc
 			continue
 		case *ast.SendStmt:
 			k.ch, k.value = comm.Chan, comm.Value
@@ -884,48 +893,80 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 		}
 		cases = append(cases, k)
 	}
+	hasDefault := dflt != nil
 	if len(cases) == 0 && !hasDefault {
 		// select {} blocks forever, and is a terminating statement.
 		w.insert("for { " + r.rt("Select") + "(false) }")
 		return
 	}
 
-	// Operands that must be evaluated up front, in source order.
-	needTemps := false
+	// mach is where the code that chooses goes; at(k) where case k's operands go.
+	mach := s.Pos()
+	single := len(cases) <= 1
+	switch {
+	case single && len(cases) == 1:
+		mach = cases[0].clause.Comm.Pos()
+	case single:
+		mach = dflt.Pos()
+	}
+	at := func(k *commCase) token.Pos {
+		if single {
+			return mach
+		}
+		return k.clause.Pos()
+	}
+
+	// Operands that must be evaluated up front, in source order: all of them, unless in a
+	// select of one case its operands may be evaluated again with the same result.
+	needTemps := !single
 	for _, k := range cases {
 		if !r.simple(k.ch) || k.value != nil && !r.simple(k.value) {
 			needTemps = true
 		}
 	}
-	var temps []string
-	var inits []func()
+	nest := 0
 	if needTemps {
 		for _, k := range cases {
-			k.chTemp = r.temp()
-			temps = append(temps, k.chTemp)
-			ch := k.ch
-			inits = append(inits, func() { w.insert("("); w.node(ch); w.insert(")") })
-			if k.value == nil {
-				continue
+			var temps []string
+			var inits []func()
+			if tv := r.info.Types[k.ch]; tv.Value == nil && !tv.IsNil() {
+				k.chTemp = r.temp()
+				temps = append(temps, k.chTemp)
+				ch := k.ch
+				inits = append(inits, func() { w.insert("("); w.node(ch); w.insert(")") })
 			}
-			tv := r.info.Types[k.value]
-			if tv.Value != nil || tv.IsNil() {
-				continue
-			}
-			k.vTemp = r.temp()
-			temps = append(temps, k.vTemp)
-			v := k.value
-			conv := ""
-			if isUntyped(tv.Type) {
-				if c := r.chanOf(k.ch); c != nil {
-					conv = r.typeExpr(v, c.Elem())
+			if k.value != nil {
+				if tv := r.info.Types[k.value]; tv.Value == nil && !tv.IsNil() {
+					k.vTemp = r.temp()
+					temps = append(temps, k.vTemp)
+					v := k.value
+					conv := ""
+					if isUntyped(tv.Type) {
+						if c := r.chanOf(k.ch); c != nil {
+							conv = r.typeExpr(v, c.Elem())
+						}
+					}
+					inits = append(inits, func() {
+						w.insert(conv + "(")
+						w.node(v)
+						w.insert(")")
+					})
 				}
 			}
-			inits = append(inits, func() {
-				w.insert(conv + "(")
-				w.node(v)
-				w.insert(")")
-			})
+			if len(temps) == 0 {
+				continue
+			}
+			w.at(at(k))
+			w.insert("switch " + strings.Join(temps, ", ") + " := ")
+			for i, init := range inits {
+				if i > 0 {
+					w.insert(", ")
+				}
+				init()
+			}
+			w.onLine(at(k))
+			w.insert("; { default: ")
+			nest++
 		}
 	}
 
@@ -941,22 +982,8 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 		}
 	}
 
-	w.at(s.Pos())
-	w.insert("switch ")
-	if len(temps) > 0 {
-		w.insert(strings.Join(temps, ", ") + " := ")
-		for i, init := range inits {
-			if i > 0 {
-				w.insert(", ")
-			}
-			init()
-		}
-		w.at(s.Pos())
-		w.insert("; { default: switch ")
-	}
-	w.insertf("%s, %s, %s := %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
-	for _, k := range cases {
-		w.insert(", ")
+	// desc writes case k's descriptor.
+	desc := func(k *commCase) {
 		if k.value != nil {
 			w.insert(r.rt("SendCase") + r.typeArgs(k.clause, k.ch, k.value) + "(")
 			r.operand(w, k.chTemp, k.ch)
@@ -968,7 +995,65 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 		}
 		w.insert(")")
 	}
-	w.insert("); " + index + " ")
+	// label[i] is case i's value in the switch on the chosen case: its place in the order in
+	// which the compiler tests for the cases once one is chosen, sends in source order, then
+	// receives in reverse source order, since the switch tests in the order of the values.
+	label := make([]int, len(cases))
+	tag := index
+	if single {
+		w.at(mach)
+		w.insertf("switch %s, %s, %s := %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
+		for _, k := range cases {
+			w.insert(", ")
+			desc(k)
+			w.onLine(mach)
+		}
+		w.insert("); ")
+	} else {
+		sends, recvs, permuted := 0, 0, false
+		for i, k := range cases {
+			if k.value != nil {
+				label[i] = sends
+				sends++
+			}
+		}
+		for i, k := range cases {
+			if k.value == nil {
+				recvs++
+				label[i] = len(cases) - recvs
+			}
+			permuted = permuted || label[i] != i
+		}
+		// As the compiler's select: a statement on the select's line, each case's descriptor
+		// on its line, the call that chooses on the select's line.
+		w.at(mach)
+		w.insertf("switch %s, %s, %s := -1, interface{}(nil), false; { default: ", index, recv, ok)
+		nest++
+		descs := make([]string, len(cases))
+		for i, k := range cases {
+			descs[i] = r.temp()
+			w.at(k.clause.Pos())
+			w.insertf("switch %s := ", descs[i])
+			desc(k)
+			w.onLine(k.clause.Pos())
+			w.insert("; { default: ")
+			nest++
+		}
+		w.at(mach)
+		w.insertf("switch %s, %s, %s = %s(%t", index, recv, ok, r.rt("Select"), hasDefault)
+		for _, d := range descs {
+			w.insert(", " + d)
+		}
+		w.insert("); ")
+		if permuted {
+			ls := []string{"-1"}
+			for _, l := range label {
+				ls = append(ls, strconv.Itoa(l))
+			}
+			tag = fmt.Sprintf("[...]int{%s}[%s+1]", strings.Join(ls, ", "), index)
+		}
+	}
+	w.insert(tag + " ")
 
 	// The body: the original text, with each clause header replaced.
 	w.text(s.Body.Lbrace, s.Body.Lbrace+1)
@@ -977,15 +1062,25 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 	for _, c := range s.Body.List {
 		cc := c.(*ast.CommClause)
 		w.copy(from, cc.Pos())
-		if cc.Comm == nil {
-			w.copy(cc.Pos(), cc.Colon+1)
-		} else {
-			k := cases[i]
+		switch {
+		case cc.Comm == nil && single:
+			w.at(mach)
+			w.insert("default:")
+		case cc.Comm == nil && len(cases) > 0:
 			w.at(cc.Pos())
-			if i == len(cases)-1 && !hasDefault {
-				w.insert("default:")
-			} else {
+			w.insert("case -1:")
+		case cc.Comm == nil:
+			w.copy(cc.Pos(), cc.Colon+1)
+		default:
+			k := cases[i]
+			w.at(at(k))
+			switch {
+			case single && (i < len(cases)-1 || hasDefault):
 				w.insertf("case %d:", i)
+			case single || label[i] == len(cases)-1:
+				w.insert("default:")
+			default:
+				w.insertf("case %d:", label[i])
 			}
 			if len(k.lhs) > 0 {
 				w.insert(" ")
@@ -1010,12 +1105,15 @@ func (r *rewriter) selectStmt(w *writer, s *ast.SelectStmt) {
 			}
 			i++
 		}
+		if len(cc.Body) == 0 {
+			// The switch's own jump out of an empty case has no line; the compiler's select
+			// jumps out on the case's.
+			w.insert(" break;")
+		}
 		from = cc.Colon + 1
 	}
 	w.copy(from, s.Body.Rbrace+1)
-	if len(temps) > 0 {
-		w.insert("}")
-	}
+	w.insert(strings.Repeat("}", nest))
 }
 
 // operand writes the temporary holding an operand, or the operand itself.

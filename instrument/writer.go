@@ -54,6 +54,14 @@ func (w *writer) at(pos token.Pos) {
 	}
 }
 
+// onLine makes the next inserted text appear on pos's line, keeping the column it would
+// have if it is already there.
+func (w *writer) onLine(pos token.Pos) {
+	if p := w.r.tf.PositionFor(pos, false); p.Line != w.line {
+		w.directive(p.Line, p.Column)
+	}
+}
+
 // directive emits a line directive giving the next byte the position
 // line:col. At the start of a line whose original text also starts in
 // column 1 it uses the //line form, which keeps any following //go:

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
@@ -14,40 +13,21 @@ import (
 // minute for any one test. A run of a few tests gives each the minute it had when the
 // budget was per test; a module of a few hundred tests ends within the ten minutes that a CI
 // job can wait, rather than within hours (docs/budget.md).
-const defaultBudget = "total=10m,time=60s"
+const defaultBudget = explorer.DefaultBudget
 
-// budgetSpec is -budget: per test, a number of runs and a duration; with total, a duration
-// for the whole run that the allocator divides among the tests, each getting no more than
-// time (when set) in one exploration.
+// budgetSpec is -budget (explorer.TestBudget): per test, a number of runs and a duration;
+// with total, a duration for the whole run that the allocator divides among the tests, each
+// getting no more than time (when set) in one exploration.
 type budgetSpec struct {
 	runs  int
 	time  time.Duration
 	total time.Duration
 }
 
-// parseBudget reads -budget: what explorer.ParseBudget reads (per test), and total=D.
+// parseBudget reads -budget, as Explore from Here reads it.
 func parseBudget(s string) (budgetSpec, error) {
-	var b budgetSpec
-	var rest []string
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok || k != "total" {
-			rest = append(rest, part)
-			continue
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return b, fmt.Errorf("-budget: total %q is not a positive duration", v)
-		}
-		b.total = d
-	}
-	if len(rest) > 0 {
-		var err error
-		if b.runs, b.time, err = explorer.ParseBudget(strings.Join(rest, ",")); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	b, err := explorer.ParseTestBudget(s)
+	return budgetSpec{runs: b.Runs, time: b.Time, total: b.Total}, err
 }
 
 // The allocator divides a total budget among the tests of a run, in two passes. The first
