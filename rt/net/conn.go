@@ -14,10 +14,10 @@ import (
 // socket's send buffer.
 const chunks = 256
 
-// A pipe is one direction of a connection: the writes in flight, each a chunk on a channel of
+// A half is one direction of a connection: the writes in flight, each a chunk on a channel of
 // the run, so that a Write is a send and a Read a receive, scheduling points whose order is a
 // decision, and the writer's close is the channel's close (the reader's EOF).
-type pipe struct {
+type half struct {
 	data    chan []byte
 	wclosed bool // the writer closed its side: data is closed
 	// gone is closed when the reader closes its side: writes fail. A write selects on it, so
@@ -28,7 +28,7 @@ type pipe struct {
 
 // conn is one end of a connection of the virtual network.
 type conn struct {
-	in, out       *pipe
+	in, out       *half
 	local, remote *net.TCPAddr
 	rest          []byte        // the unread part of the last chunk read
 	done          chan struct{} // closed by Close: wakes this end's Read and Write
@@ -45,8 +45,8 @@ type conn struct {
 //go:norace
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
 	rt.Connected()
-	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
-	down := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
+	up := &half{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
+	down := &half{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
 	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
 	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
 	return client, server
