@@ -5,11 +5,12 @@
 //
 // Instrumented code imports shadow packages instead of the standard ones
 // whose operations are scheduling points or must replay: sync, sync/atomic,
-// time, context, math/rand and math/rand/v2 become
+// time, context, math/rand, math/rand/v2, io and net become
 // github.com/heddledbg/heddle/rt/sync, …/rt/sync/atomic, …/rt/time,
-// …/rt/context, …/rt/math/rand and …/rt/math/rand/v2. They keep the standard package names and
-// declare every exported name of their counterparts, so the rest of a file
-// compiles unchanged. The language's own concurrency is rewritten onto
+// …/rt/context, …/rt/math/rand, …/rt/math/rand/v2, …/rt/io and …/rt/net. They keep the
+// standard package names and declare every exported name of their counterparts, so the rest
+// of a file compiles unchanged. io.Pipe and net.Pipe in them are the standard library's own
+// files passed through this rewriter (TestShadowAPI generates them). The language's own concurrency is rewritten onto
 // package rt:
 //
 //	go f(x, y)              { t0 := x; t1 := y; rt.Go(func() { f(t0, t1) }) }

@@ -32,6 +32,8 @@ var shadows = map[string]string{
 	// The top-level functions draw from a source that the schedule seeds.
 	"math/rand":    rtPath + "/math/rand",
 	"math/rand/v2": rtPath + "/math/rand/v2",
+	// io.Pipe is std's own code, instrumented (TestShadowAPI generates it).
+	"io": rtPath + "/io",
 	// The virtual network (docs/network.md).
 	"net":               rtPath + "/net",
 	"net/http/httptest": rtPath + "/net/http/httptest",

@@ -199,6 +199,9 @@ const rtPrefix = ModulePath + "/rt"
 const harnessPrefix = ModulePath + "/harness."
 
 // callers returns the user's call site of the rt operation in progress and the user's stack.
+// The site is the program's own frame nearest the operation: a standard function between them
+// (fmt.Fprintf writing to an io.PipeWriter, io.Copy reading a connection) is passed over for
+// the line that called it, unless the stack has no other.
 //
 //go:norace
 func callers() (uintptr, []uintptr) {
@@ -206,11 +209,17 @@ func callers() (uintptr, []uintptr) {
 	n := runtime.Callers(3, buf[:])
 	frames := runtime.CallersFrames(buf[:n])
 	var user []uintptr
-	var site uintptr
+	var site, stdSite uintptr
 	for i := 0; ; i++ {
 		f, more := frames.Next()
 		if !internalFrame(f.Function) {
-			if site == 0 {
+			switch {
+			case site != 0:
+			case stdFunc(f.Function):
+				if stdSite == 0 {
+					stdSite = f.PC + 1
+				}
+			default:
 				site = f.PC + 1
 			}
 			// Frame.PC is the call instruction; CallersFrames wants the return address
@@ -220,6 +229,9 @@ func callers() (uintptr, []uintptr) {
 		if !more {
 			break
 		}
+	}
+	if site == 0 {
+		site = stdSite
 	}
 	return site, user
 }

@@ -28,10 +28,6 @@ func DialIP(network string, laddr *IPAddr, raddr *IPAddr) (*IPConn, error) {
 	return net.DialIP(network, laddr, raddr)
 }
 
-func DialTCP(network string, laddr *TCPAddr, raddr *TCPAddr) (*TCPConn, error) {
-	return net.DialTCP(network, laddr, raddr)
-}
-
 func DialUDP(network string, laddr *UDPAddr, raddr *UDPAddr) (*UDPConn, error) {
 	return net.DialUDP(network, laddr, raddr)
 }
@@ -134,10 +130,6 @@ func ListenPacket(network string, address string) (PacketConn, error) {
 	return net.ListenPacket(network, address)
 }
 
-func ListenTCP(network string, laddr *TCPAddr) (*TCPListener, error) {
-	return net.ListenTCP(network, laddr)
-}
-
 func ListenUDP(network string, laddr *UDPAddr) (*UDPConn, error) {
 	return net.ListenUDP(network, laddr)
 }
@@ -190,8 +182,6 @@ func ParseIP(s string) IP { return net.ParseIP(s) }
 
 func ParseMAC(s string) (hw HardwareAddr, err error) { return net.ParseMAC(s) }
 
-func Pipe() (Conn, Conn) { return net.Pipe() }
-
 func ResolveIPAddr(network string, address string) (*IPAddr, error) {
 	return net.ResolveIPAddr(network, address)
 }
@@ -219,10 +209,6 @@ func SplitHostPort(hostport string) (host string, port string, err error) {
 type TCPAddr = net.TCPAddr
 
 func TCPAddrFromAddrPort(addr netip.AddrPort) *TCPAddr { return net.TCPAddrFromAddrPort(addr) }
-
-type TCPConn = net.TCPConn
-
-type TCPListener = net.TCPListener
 
 type UDPAddr = net.UDPAddr
 

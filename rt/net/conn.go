@@ -14,12 +14,15 @@ import (
 // socket's send buffer.
 const chunks = 256
 
-// A pipe is one direction of a connection: the writes in flight, each a chunk on a channel of
+// A half is one direction of a connection: the writes in flight, each a chunk on a channel of
 // the run, so that a Write is a send and a Read a receive, scheduling points whose order is a
-// decision, and the writer's close is the channel's close (the reader's EOF).
-type pipe struct {
+// decision. The writer's close closes eof, not data: a Write of another goroutine may be
+// waiting to send on data, and a close of the channel under it would panic where a socket's
+// Write returns an error.
+type half struct {
 	data    chan []byte
-	wclosed bool // the writer closed its side: data is closed
+	eof     chan struct{} // closed when the writer closes its side: the reader's EOF after data
+	wclosed bool
 	// gone is closed when the reader closes its side: writes fail. A write selects on it, so
 	// that the reader's Close and the write are dependent operations of the run.
 	gone    chan struct{}
@@ -28,7 +31,7 @@ type pipe struct {
 
 // conn is one end of a connection of the virtual network.
 type conn struct {
-	in, out       *pipe
+	in, out       *half
 	local, remote *net.TCPAddr
 	rest          []byte        // the unread part of the last chunk read
 	done          chan struct{} // closed by Close: wakes this end's Read and Write
@@ -45,8 +48,8 @@ type conn struct {
 //go:norace
 func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
 	rt.Connected()
-	up := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
-	down := &pipe{data: rt.MakeChan[[]byte](chunks), gone: rt.MakeChan[struct{}](0)}
+	up := &half{data: rt.MakeChan[[]byte](chunks), eof: rt.MakeChan[struct{}](0), gone: rt.MakeChan[struct{}](0)}
+	down := &half{data: rt.MakeChan[[]byte](chunks), eof: rt.MakeChan[struct{}](0), gone: rt.MakeChan[struct{}](0)}
 	client = &conn{in: down, out: up, local: clientAddr, remote: serverAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
 	server = &conn{in: up, out: down, local: serverAddr, remote: clientAddr, done: rt.MakeChan[struct{}](0), rwake: rt.MakeChan[struct{}](0)}
 	return client, server
@@ -82,18 +85,17 @@ func (c *conn) Read(b []byte) (int, error) {
 	}
 	var i int
 	var v any
-	var ok bool
 	for {
 		t, expired := deadline(c.rdl)
 		if expired {
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
-		cases := []rt.Case{rt.RecvCase(c.in.data), rt.RecvCase(c.done), rt.RecvCase(c.rwake)}
+		cases := []rt.Case{rt.RecvCase(c.in.data), rt.RecvCase(c.done), rt.RecvCase(c.rwake), rt.RecvCase(c.in.eof)}
 		if t != nil {
 			cases = append(cases, rt.RecvCase(t.C))
 		}
 		c.rwaiting = true
-		i, v, ok = rt.Select(false, cases...)
+		i, v, _ = rt.Select(false, cases...)
 		c.rwaiting = false
 		if t != nil {
 			t.Stop()
@@ -102,6 +104,11 @@ func (c *conn) Read(b []byte) (int, error) {
 		case 1:
 			return 0, c.opError("read", net.ErrClosed)
 		case 3:
+			// The peer closed its side: what it wrote before comes first.
+			if i, v, _ = rt.Select(true, rt.RecvCase(c.in.data)); i < 0 {
+				return 0, io.EOF
+			}
+		case 4:
 			return 0, c.opError("read", os.ErrDeadlineExceeded)
 		}
 		if i == 0 {
@@ -109,9 +116,6 @@ func (c *conn) Read(b []byte) (int, error) {
 		}
 		// The read deadline changed while the read waited (SetReadDeadline(aLongTimeAgo) is
 		// how net/http and others abort a read): wait again under the new one.
-	}
-	if !ok {
-		return 0, io.EOF
 	}
 	chunk := rt.Recvd(c.in.data, v)
 	n := copy(b, chunk)
@@ -189,7 +193,7 @@ func (c *conn) Close() error {
 func (c *conn) closeWrite() {
 	if !c.out.wclosed {
 		c.out.wclosed = true
-		rt.Close(c.out.data)
+		rt.Close(c.out.eof)
 	}
 }
 

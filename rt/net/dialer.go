@@ -66,11 +66,6 @@ func (d *Dialer) MultipathTCP() bool { return d.std().MultipathTCP() }
 func (d *Dialer) SetMultipathTCP(use bool) { d.mptcp = &use }
 
 //go:norace
-func (d *Dialer) DialTCP(ctx context.Context, network string, laddr netip.AddrPort, raddr netip.AddrPort) (*net.TCPConn, error) {
-	return d.std().DialTCP(ctx, network, laddr, raddr)
-}
-
-//go:norace
 func (d *Dialer) DialUDP(ctx context.Context, network string, laddr netip.AddrPort, raddr netip.AddrPort) (*net.UDPConn, error) {
 	return d.std().DialUDP(ctx, network, laddr, raddr)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,90 @@ func TestConn(t *testing.T) {
 			}
 			return ""
 		}, rt.VerdictOK, ""},
+		{"ListenTCP and DialTCP", func() string {
+			l, err := rtnet.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+			if err != nil {
+				return err.Error()
+			}
+			rt.Go(func() {
+				c, _ := l.AcceptTCP()
+				c.SetNoDelay(true)
+				io.Copy(c, c)
+				c.Close()
+			})
+			c, err := rtnet.DialTCP("tcp", nil, l.Addr().(*net.TCPAddr))
+			if err != nil {
+				return err.Error()
+			}
+			io.WriteString(c, "hello")
+			c.CloseWrite()
+			b, err := io.ReadAll(c)
+			if string(b) != "hello" || err != nil {
+				return "echoed " + string(b)
+			}
+			if _, err := c.File(); err == nil || !strings.Contains(err.Error(), "virtual network") {
+				return "File of a virtual connection: " + errString(err)
+			}
+			c.Close()
+			l.Close()
+			return ""
+		}, rt.VerdictOK, ""},
+		{"Listen returns a TCPListener", func() string {
+			l, _ := rtnet.Listen("tcp", ":0")
+			rt.Go(func() {
+				c, _ := rtnet.Dial("tcp", l.Addr().String())
+				if _, ok := c.(*rtnet.TCPConn); !ok {
+					panic("Dial returned a " + reflect.TypeOf(c).String())
+				}
+				c.Close()
+			})
+			tl, ok := l.(*rtnet.TCPListener)
+			if !ok {
+				return "Listen returned a " + reflect.TypeOf(l).String()
+			}
+			c, err := tl.Accept()
+			if err != nil {
+				return err.Error()
+			}
+			c.Close()
+			l.Close()
+			return ""
+		}, rt.VerdictOK, ""},
+		{"accept deadline", func() string {
+			l, _ := rtnet.ListenTCP("tcp", nil)
+			l.SetDeadline(rt.Now().Add(time.Minute))
+			_, err := l.Accept()
+			l.Close()
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				return "Accept past its deadline: " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
+		{"net.Pipe", func() string {
+			a, b := rtnet.Pipe()
+			rt.Go(func() {
+				io.WriteString(a, "hello")
+				a.Close()
+			})
+			got, err := io.ReadAll(b)
+			if string(got) != "hello" || err != nil {
+				return "read " + string(got) + ", " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
+		{"net.Pipe read deadline", func() string {
+			a, _ := rtnet.Pipe()
+			a.SetReadDeadline(rt.Now().Add(time.Hour))
+			if _, err := a.Read(make([]byte, 1)); !errors.Is(err, os.ErrDeadlineExceeded) {
+				return "Read past its deadline: " + errString(err)
+			}
+			return ""
+		}, rt.VerdictOK, ""},
+		{"net.Pipe writer nobody reads", func() string {
+			a, _ := rtnet.Pipe()
+			rt.Go(func() { a.Write([]byte("x")) })
+			return ""
+		}, rt.VerdictLeak, ""},
 		{"dial outside", func() string {
 			rtnet.Dial("tcp", "192.0.2.1:80")
 			return "Dial of an address outside the process returned"

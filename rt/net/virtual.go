@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -63,6 +64,17 @@ func Listen(network, address string) (net.Listener, error) {
 	if !rt.Running() || !stream(network) {
 		return net.Listen(network, address)
 	}
+	l, err := listen(network, address)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// listen opens a listener of the run's virtual network.
+//
+//go:norace
+func listen(network, address string) (*TCPListener, error) {
 	host, port, err := splitAddr(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Err: err}
@@ -85,12 +97,14 @@ func Listen(network, address string) (net.Listener, error) {
 		addr:    tcpAddr(host, port),
 		pending: rt.MakeChan[*conn](backlog),
 		done:    rt.MakeChan[struct{}](0),
+		wake:    rt.MakeChan[struct{}](0),
 	}
 	ls[key] = l
+	tl := &TCPListener{v: l}
 	if Listening != nil {
-		Listening(l, l.deliver)
+		Listening(tl, l.deliver)
 	}
-	return l, nil
+	return tl, nil
 }
 
 // nextSlot numbers the run's listeners on port 0.
@@ -130,6 +144,14 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 		d := net.Dialer{Timeout: timeout}
 		return d.DialContext(ctx, network, address)
 	}
+	return dialVirtual(ctx, network, address)
+}
+
+// dialVirtual connects to address on the run's virtual network: a *TCPConn, or what Outside
+// returns.
+//
+//go:norace
+func dialVirtual(ctx context.Context, network, address string) (net.Conn, error) {
 	_, port, err := splitAddr(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
@@ -154,7 +176,7 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 	if i == 1 {
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: l.addr, Err: errRefused}
 	}
-	return client, nil
+	return &TCPConn{client}, nil
 }
 
 var errRefused = fmt.Errorf("connect: connection refused")
@@ -222,27 +244,60 @@ type listener struct {
 	done    chan struct{} // closed by Close
 	closed  bool
 	clients int
+	dl      time.Time // Accept's deadline, on the virtual clock
+	// wake is closed (and replaced) when the deadline changes while an Accept waits
+	// (waiting), so that the Accept takes the new deadline.
+	wake    chan struct{}
+	waiting bool
 }
 
-//go:norace
-func (l *listener) Addr() net.Addr { return l.addr }
-
-// Accept waits for the next connection: a scheduling point.
+// accept waits for the next connection: a scheduling point.
 //
 //go:norace
-func (l *listener) Accept() (net.Conn, error) {
-	i, v, _ := rt.Select(false, rt.RecvCase(l.pending), rt.RecvCase(l.done))
-	if i == 1 {
-		return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+func (l *listener) accept() (*conn, error) {
+	for {
+		if l.closed {
+			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+		}
+		t, expired := deadline(l.dl)
+		if expired {
+			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: os.ErrDeadlineExceeded}
+		}
+		cases := []rt.Case{rt.RecvCase(l.pending), rt.RecvCase(l.done), rt.RecvCase(l.wake)}
+		if t != nil {
+			cases = append(cases, rt.RecvCase(t.C))
+		}
+		l.waiting = true
+		i, v, _ := rt.Select(false, cases...)
+		l.waiting = false
+		if t != nil {
+			t.Stop()
+		}
+		switch i {
+		case 0:
+			return rt.Recvd(l.pending, v), nil
+		case 3:
+			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: os.ErrDeadlineExceeded}
+		}
 	}
-	return rt.Recvd(l.pending, v), nil
+}
+
+// setDeadline sets Accept's deadline, for an Accept that waits now too.
+//
+//go:norace
+func (l *listener) setDeadline(t time.Time) {
+	l.dl = t
+	if l.waiting {
+		rt.Close(l.wake)
+		l.wake = rt.MakeChan[struct{}](0)
+	}
 }
 
 // Close stops the listener: its Accept returns net.ErrClosed, and the connections dialed but
 // not accepted are reset, as a kernel resets its backlog.
 //
 //go:norace
-func (l *listener) Close() error {
+func (l *listener) close() error {
 	if l.closed {
 		return &net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
 	}
@@ -262,6 +317,9 @@ func (l *listener) Close() error {
 //go:norace
 func (l *listener) deliver(c net.Conn) error {
 	vc, ok := c.(*conn)
+	if tc, isTCP := c.(*TCPConn); isTCP {
+		vc, ok = tc.tcpConn.(*conn)
+	}
 	if !ok {
 		return fmt.Errorf("heddle: a connection delivered to %s must be one of the virtual network's, not a %T", l.addr, c)
 	}
