@@ -1484,8 +1484,15 @@ func (r *run) callFrom() {
 			break
 		}
 	}
-	msg := "instrumented code was called from a goroutine heddle did not start" + where +
-		": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	msg := "instrumented code was called from a goroutine heddle did not start" + where
+	switch fn, pkg := starter(); {
+	case pkg != "":
+		msg += ", which " + fn + " started: a callback from a package that heddle does not instrument. Heddle cannot schedule such a goroutine, so it cannot explore this test; -instrument " + pkg + " puts the package under control"
+	case fn == rtPrefix+".Go":
+		msg += ": the program started it outside any run (in TestMain, or during a package initialisation that waited for it, which then ran it as a plain goroutine). Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	default:
+		msg += ": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	}
 	r.foreign.CompareAndSwap(nil, &msg)
 }
 
