@@ -1236,6 +1236,14 @@ func (r *run) livelock() {
 		r.endAfterReturn()
 		return
 	}
+	if r.clock.pending() && !r.bubbleStopped() && r.clockWakes() {
+		// A goroutine waits for the clock (it sleeps, or waits on a timer's channel): the
+		// spinners wait for time, as a spin-wait beside a time.Sleep does under go test, and
+		// the clock steps once they have spun clockSpins times each, which takes more than
+		// the stretch when they are many (ants' TestMaxBlockingSubmit: nine workers poll a flag
+		// while the test sleeps for a second).
+		return
+	}
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
 		if g.state != gDone && g.spinning {
