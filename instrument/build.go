@@ -45,7 +45,8 @@ type Config struct {
 
 	// Instrument lists the import path patterns of packages outside the
 	// main module to instrument too. By default only packages of the main
-	// module are instrumented; the rest run as trusted atomic code.
+	// module, golang.org/x/sync's packages and testify's assert are
+	// instrumented (alwaysInstrumented); the rest run as trusted atomic code.
 	// Patterns use the syntax of the go command: "..." matches any string,
 	// and a trailing "/..." also matches the path without it.
 	Instrument []string
@@ -557,8 +558,17 @@ func (b *builder) instrumented(p *packages.Package) bool {
 	if p.Module != nil && p.Module.Path == b.mainModule {
 		return true
 	}
-	return p.Module != nil && matchAny(b.cfg.Instrument, p.PkgPath)
+	return p.Module != nil && (matchAny(b.cfg.Instrument, p.PkgPath) || matchAny(alwaysInstrumented, p.PkgPath))
 }
+
+// alwaysInstrumented lists the packages outside the main module that are instrumented without
+// being asked (Config.Skip still leaves them out): libraries whose goroutines run the program's
+// functions and whose waits are the program's synchronization. Left alone, each call back would
+// come from a goroutine heddle did not start, and each wait would block where heddle cannot see
+// it: the test could not be explored. ants' MultiPool releases its pools through an errgroup
+// (golang.org/x/sync), and its tests wait with testify's Eventually, which runs the condition
+// in a goroutine of its own on a real ticker.
+var alwaysInstrumented = []string{"golang.org/x/sync/...", "github.com/stretchr/testify/assert"}
 
 // Runtime reports whether pkgPath is part of heddle's runtime (rt.RuntimePackages), which is
 // linked into every program under test and never instrumented. The tests of such a package run

@@ -50,8 +50,10 @@
 // # Building
 //
 // Build instruments the packages of the main module that the requested
-// packages depend on, leaving the standard library and other modules as
-// trusted, uninstrumented code (Config.Instrument and Config.Skip adjust the
+// packages depend on, and the few libraries whose goroutines run the
+// program's functions (golang.org/x/sync, testify's assert), leaving the
+// standard library and other modules as trusted, uninstrumented code
+// (Config.Instrument and Config.Skip adjust the
 // set; packages using cgo are left alone with a warning, and heddle's own
 // runtime never is instrumented). Nothing is written into the user's tree:
 // the rewritten files reach the go command through -overlay, and a copy of

@@ -153,11 +153,27 @@ func (c *cancelCtx) cancel(err, cause error) {
 	c.after = nil
 }
 
+// initContext reports whether a cancellable context derived from parent outside any run is
+// made under control all the same: it is made by package initialisation, from a parent that is
+// heddle's or never cancelled. Such a context (a package-level pool's, whose goroutines started
+// during init select on its Done channel) serves the runs that adopt init's goroutines
+// (initgo.go). The standard package's would give them a Done channel that heddle did not make,
+// which a run waits for in real time before each step of the clock (waitForeign).
+//
+//go:norace
+func initContext(parent context.Context) bool {
+	if parent == nil || parentCancelCtx(parent) == nil && parent.Done() != nil {
+		return false
+	}
+	_, ok := initCaller()
+	return ok
+}
+
 // WithCancel is context.WithCancel under heddle's control.
 //
 //go:norace
 func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
-	if !Running() {
+	if !Running() && !initContext(parent) {
 		return context.WithCancel(parent)
 	}
 	c := newCancelCtx(parent)
@@ -168,7 +184,7 @@ func WithCancel(parent context.Context) (context.Context, context.CancelFunc) {
 //
 //go:norace
 func WithCancelCause(parent context.Context) (context.Context, context.CancelCauseFunc) {
-	if !Running() {
+	if !Running() && !initContext(parent) {
 		return context.WithCancelCause(parent)
 	}
 	c := newCancelCtx(parent)

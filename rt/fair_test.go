@@ -276,3 +276,33 @@ func TestTimeSlice(t *testing.T) {
 		t.Errorf("verdict %s (%s) after %d steps, want ok within 30,000", res.Verdict.Kind, res.Verdict.Message, res.Steps)
 	}
 }
+
+// TestSpinnersWaitForTime has many goroutines poll a flag that the test sets after a sleep:
+// they wait for time, and spin for longer, all together, than the stretch that makes a
+// livelock before the clock may step (clockSpins each). The run must reach the sleep's end,
+// as go test does (ants' TestMaxBlockingSubmit), not end as a livelock.
+func TestSpinnersWaitForTime(t *testing.T) {
+	for _, tm := range []rt.TimeModel{rt.TimeQuantum, rt.TimeSynctest} {
+		t.Run(tm.String(), func(t *testing.T) {
+			res := rt.Run(rt.Config{Time: tm}, func() {
+				var stop int32
+				var wg rt.WaitGroup
+				for range 9 {
+					wg.Add(1)
+					rt.Go(func() {
+						defer wg.Done()
+						for rt.LoadInt32(&stop) == 0 {
+							rt.Gosched()
+						}
+					})
+				}
+				rt.Sleep(time.Second)
+				rt.StoreInt32(&stop, 1)
+				wg.Wait()
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+		})
+	}
+}

@@ -277,3 +277,45 @@ func frameOf(fns, files []string, ok func(fn, file string) bool) int {
 	}
 	return -1
 }
+
+// starter names the function that started the calling goroutine, and its package when that
+// lies outside the standard library and heddle's runtime (createdBy).
+//
+//go:noinline
+//go:norace
+func starter() (fn, pkg string) {
+	var buf [16 << 10]byte
+	return createdBy(buf[:runtime.Stack(buf[:], false)])
+}
+
+// createdBy reads the "created by" line of a goroutine's stack: the function that started it,
+// "" when the stack does not say, and that function's package when it lies outside the
+// standard library and heddle's runtime, which -instrument can then put under control (an
+// external test package stands for the package it tests).
+//
+//go:norace
+func createdBy(stack []byte) (fn, pkg string) {
+	const created = "\ncreated by "
+	i := bytes.LastIndex(stack, []byte(created))
+	if i < 0 {
+		return "", ""
+	}
+	line := stack[i+len(created):]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	if j := bytes.Index(line, []byte(" in goroutine ")); j >= 0 {
+		line = line[:j]
+	}
+	fn = string(line)
+	slash := strings.LastIndexByte(fn, '/')
+	dot := strings.IndexByte(fn[slash+1:], '.')
+	if dot < 0 || inRT(fn) {
+		return fn, ""
+	}
+	pkg = fn[:slash+1+dot]
+	if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
+		return fn, "" // the standard library
+	}
+	return fn, strings.TrimSuffix(pkg, "_test")
+}

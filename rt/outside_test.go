@@ -1,6 +1,9 @@
 package rt
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // TestOthersWork reads the process's state from a traceback: whether a goroutine waits for
 // something that does not end by itself, and whether another goroutine still works, which is
@@ -41,3 +44,56 @@ func TestOthersWork(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatedBy names, from a goroutine's traceback, what started it, and the package that
+// -instrument would put under control: never the standard library's or heddle's own.
+func TestCreatedBy(t *testing.T) {
+	const frames = "goroutine 105 [running]:\nexample.com/m.f()\n\t/m/f.go:3 +0x1\n"
+	tests := []struct {
+		name, created, fn, pkg string
+	}{
+		{"a module's method", "created by golang.org/x/sync/errgroup.(*Group).Go in goroutine 22\n\t/x/errgroup.go:75 +0x11d\n",
+			"golang.org/x/sync/errgroup.(*Group).Go", "golang.org/x/sync/errgroup"},
+		{"a closure of an external test", "created by example.com/m_test.TestX.func1 in goroutine 7\n",
+			"example.com/m_test.TestX.func1", "example.com/m"},
+		{"the standard library", "created by net/http.(*Server).Serve in goroutine 1\n", "net/http.(*Server).Serve", ""},
+		{"heddle's go statement", "created by " + rtPrefix + ".Go in goroutine 1\n", rtPrefix + ".Go", ""},
+		{"no creator", "", "", ""},
+	}
+	for _, tt := range tests {
+		fn, pkg := createdBy([]byte(frames + tt.created))
+		if fn != tt.fn || pkg != tt.pkg {
+			t.Errorf("%s: createdBy = %q, %q; want %q, %q", tt.name, fn, pkg, tt.fn, tt.pkg)
+		}
+	}
+}
+
+// initCtx is made during package initialisation, as a package-level pool's context is.
+var initCtx, initCancel = WithCancel(context.Background())
+
+// TestInitContext: a cancellable context that package initialisation makes is heddle's, so a
+// goroutine of init's that a run adopts waits on a channel heddle made, not in real time.
+func TestInitContext(t *testing.T) {
+	c, ok := initCtx.(*cancelCtx)
+	if !ok || !controlledChan(c.Done()) {
+		t.Fatalf("context made during init is %T, want heddle's cancelCtx with a controlled Done channel", initCtx)
+	}
+	if ctx, cancel := WithCancel(context.Background()); !isStd(ctx) {
+		cancel()
+		t.Errorf("context made outside a run and outside init is %T, want the standard package's", ctx)
+	}
+	res := Run(Config{}, func() {
+		done := MakeChan[struct{}](0)
+		Go(func() {
+			Recv(initCtx.Done())
+			Close(done)
+		})
+		initCancel()
+		Recv(done)
+	})
+	if res.Verdict.Kind != VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+}
+
+func isStd(ctx context.Context) bool { _, ok := ctx.(*cancelCtx); return !ok }

@@ -1257,6 +1257,14 @@ func (r *run) livelock() {
 		r.endAfterReturn()
 		return
 	}
+	if r.clock.pending() && !r.bubbleStopped() && r.clockWakes() {
+		// A goroutine waits for the clock (it sleeps, or waits on a timer's channel): the
+		// spinners wait for time, as a spin-wait beside a time.Sleep does under go test, and
+		// the clock steps once they have spun clockSpins times each, which takes more than
+		// the stretch when they are many (ants' TestMaxBlockingSubmit: nine workers poll a flag
+		// while the test sleeps for a second).
+		return
+	}
 	r.verdict = Verdict{Kind: VerdictLivelock, Message: fmt.Sprintf("for %d steps under fair scheduling, every goroutine only polled (runtime.Gosched, a select default, a failed TryLock, a repeated atomic load) and none made progress", r.stretch)}
 	for _, g := range r.gs {
 		if g.state != gDone && g.spinning {
@@ -1505,8 +1513,15 @@ func (r *run) callFrom() {
 			break
 		}
 	}
-	msg := "instrumented code was called from a goroutine heddle did not start" + where +
-		": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	msg := "instrumented code was called from a goroutine heddle did not start" + where
+	switch fn, pkg := starter(); {
+	case pkg != "":
+		msg += ", which " + fn + " started: a callback from a package that heddle does not instrument. Heddle cannot schedule such a goroutine, so it cannot explore this test; -instrument " + pkg + " puts the package under control"
+	case fn == rtPrefix+".Go":
+		msg += ": the program started it outside any run (in TestMain, or during a package initialisation that waited for it, which then ran it as a plain goroutine). Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	default:
+		msg += ": a callback from uninstrumented code, such as an http.Handler that net/http runs. Heddle cannot schedule such a goroutine, so it cannot explore this test"
+	}
 	r.foreign.CompareAndSwap(nil, &msg)
 }
 

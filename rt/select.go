@@ -222,6 +222,14 @@ func (r *run) waitForeign() bool {
 	return false
 }
 
+// A wait for foreign channels looks at them first after foreignPollFirst, then at twice the
+// previous pause, up to foreignPollMax: a channel that becomes ready is seen at most that
+// late.
+const (
+	foreignPollFirst = 10 * time.Microsecond
+	foreignPollMax   = time.Millisecond
+)
+
 // waitForeignSlow is kept out of line: its frame is large, and goroutine stacks are small.
 //
 //go:noinline
@@ -255,12 +263,25 @@ func (r *run) waitForeignSlow(limit time.Duration) bool {
 	if len(cases) == 0 {
 		return false
 	}
-	timeout := time.NewTimer(limit)
-	defer timeout.Stop()
-	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(timeout.C)})
-	i, v, ok := reflect.Select(cases)
-	if i == len(cases)-1 {
-		return false
+	// The wait polls, sleeping between looks, rather than selecting on a timer's channel too:
+	// it runs hidden from the race detector (next), and a timer set while hidden carries none
+	// of the setter's history, so the detector took the timer's own reading of the clock, when
+	// it fired, for a race with the time package's initialisation, and died reporting it from
+	// the runtime's timer thread (ants: a segmentation fault of the worker). time.Sleep's timer
+	// only readies the goroutine, which the detector does not see.
+	cases = append(cases, reflect.SelectCase{Dir: reflect.SelectDefault})
+	var i int
+	var v reflect.Value
+	var ok bool
+	for start, pause := time.Now(), foreignPollFirst; ; pause = min(2*pause, foreignPollMax) {
+		if i, v, ok = reflect.Select(cases); i != len(cases)-1 {
+			break
+		}
+		left := limit - time.Since(start)
+		if left <= 0 {
+			return false
+		}
+		time.Sleep(min(pause, left))
 	}
 	w := who[i]
 	w.recv, w.recvOK, w.selected = v.Interface(), ok, idx[i]
