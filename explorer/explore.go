@@ -448,8 +448,9 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 			}
 		}
 	}
-	if e.timeouts && res.Verdict.Kind.Bug() && !timeoutBug[res.Verdict.Kind] {
-		// The test's own handling of its timeout: not a bug.
+	if e.timeouts && res.Verdict.Kind.Bug() && (!timeoutBug[res.Verdict.Kind] || res.TestFailed) {
+		// The test's own handling of its timeout, and what follows it once the test has
+		// failed (its cleanup deadlocks, its goroutines leak): not a bug.
 		res.Verdict = rt.Verdict{Kind: rt.VerdictOK}
 	}
 	e.addWarnings(res)

@@ -19,7 +19,9 @@ import (
 // site, and only while a goroutine other than the one that set it can run (rt.Config.Timeout):
 // the work that the timeout may beat. The search keeps only what that breaks elsewhere: a
 // leak, a deadlock, a panic or a misuse. The test's own handling of its timeout (t.Fatal
-// ("timeout") in the branch of the guard) is not a bug, and is not reported. A bug it finds
+// ("timeout") in the branch of the guard) is not a bug, and is not reported; nor is what
+// follows once the test has failed, such as a cleanup that deadlocks on a lock the failed test
+// still holds (rt.Result.TestFailed). A bug it finds
 // says which timer fired before which goroutine reached where it blocks (rt.Verdict.Timing),
 // and replays with the same timeout under adversarial time, which its schedule names.
 

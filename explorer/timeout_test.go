@@ -39,6 +39,28 @@ func withinTimeout(buffered int, failOnTimeout bool, other time.Duration) func()
 	}
 }
 
+// failedThenStuck is a test that fails in the branch of its timeout (t.Fatal, which the harness
+// reports with rt.TestFailed) while it holds the lock its worker needs, and whose cleanup then
+// waits for the worker: the deadlock is the failure's consequence, as in yamux's
+// TestPing_Timeout, whose cleanup waits on a connection the failed test still blocks.
+func failedThenStuck() {
+	var blocker rt.Mutex
+	ch := rt.MakeChan[int](0)
+	rt.Go(func() {
+		for range 3 {
+			blocker.Lock()
+			blocker.Unlock()
+		}
+		rt.Send(ch, 1)
+	})
+	timeout := rt.After(time.Second)
+	if i, _, _ := rt.Select(false, rt.RecvCase(ch), rt.RecvCase(timeout)); i == 1 {
+		blocker.Lock()
+		rt.TestFailed()
+		rt.Recv(ch)
+	}
+}
+
 // TestTimeoutSearch: the timeout search asks, timeout by timeout, what if the timer fires
 // before the work it waits for, and reports only what that breaks outside the timeout's own
 // branch. Under the default time a 1 s timeout never beats three lock steps, so the main
@@ -58,6 +80,8 @@ func TestTimeoutSearch(t *testing.T) {
 		{"buffered", withinTimeout(1, false, 0), rt.VerdictOK, "", 1},
 		// The test's own handling of its timeout is not a bug.
 		{"timeout branch fails", withinTimeout(1, true, 0), rt.VerdictOK, "", 1},
+		// Nor is what follows once the test has failed.
+		{"cleanup of a failed test", failedThenStuck, rt.VerdictOK, "", 1},
 		{"another timer", withinTimeout(0, false, time.Millisecond), rt.VerdictLeak,
 			"if the timer of 1s set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 2},
 		// A timer of over a second is not asked about (rt's timeoutLongest).

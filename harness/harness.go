@@ -186,6 +186,9 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 			run(func() {
 				rt.NameRoot(name)
 				defer func() {
+					if failedOnItsOwn(st) == failed {
+						rt.TestFailed()
+					}
 					if !checkChildren(name) {
 						own := failedOnItsOwn(st)
 						reportFailure("test failed", st.Failed(), own)

@@ -162,6 +162,18 @@ func Fail(kind VerdictKind, msg string, blame bool) {
 	}
 }
 
+// TestFailed records that the test of the run in progress has failed (t.Error, t.Fatal), as a
+// test harness learns when the test's function ends, even while the run is torn down after
+// another verdict: a deadlock in the cleanup of a test that had already failed is the
+// failure's consequence (Result.TestFailed).
+//
+//go:norace
+func TestFailed() {
+	if r := active; r != nil {
+		r.testFailed = true
+	}
+}
+
 //go:norace
 func classifyPanic(p any) VerdictKind {
 	var ae *AssertionError

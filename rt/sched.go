@@ -273,14 +273,17 @@ type run struct {
 	// verdicts: the test's name, or main.
 	window, returned int64
 	rootName         string
-	exits            bool // the root is a program's main (NameMain)
-	pending          []GoroutineState
-	hasForeign       bool // a foreign channel was seen: parked goroutines may need polling
-	connected        bool // a connection of the virtual network was made (Connected)
-	clockLast        bool // the last step was the clock's
-	clockNext        []ObjID
-	startG           GID   // the goroutine picked for the next step
-	startD           int32 // the decision that picked it, -1 if it was the only alternative
+	// testFailed is set when the test failed (t.Error, t.Fatal) before the run ended
+	// (TestFailed), whatever ended it.
+	testFailed bool
+	exits      bool // the root is a program's main (NameMain)
+	pending    []GoroutineState
+	hasForeign bool // a foreign channel was seen: parked goroutines may need polling
+	connected  bool // a connection of the virtual network was made (Connected)
+	clockLast  bool // the last step was the clock's
+	clockNext  []ObjID
+	startG     GID   // the goroutine picked for the next step
+	startD     int32 // the decision that picked it, -1 if it was the only alternative
 	// worked is the last step that was work: a step of a goroutine that was not spinning,
 	// or of the clock. A run whose last stretch steps were all spinning is a livelock.
 	// A step is taken for work when recorded; prevWorked lets poll take that back.

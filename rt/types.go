@@ -493,6 +493,9 @@ type Result struct {
 	TimerSites []string `json:",omitempty"`
 	// Regions are the executions of //heddle:atomic functions in the run.
 	Regions []Region `json:",omitempty"`
+	// TestFailed says that the test had failed (t.Error, t.Fatal) before the run ended,
+	// whatever its verdict (TestFailed).
+	TestFailed bool `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.
@@ -557,6 +560,7 @@ func (r *run) result() *Result {
 	if r.acc != nil {
 		res.Warnings = r.acc.warnings
 	}
+	res.TestFailed = r.testFailed
 	res.Regions = r.regionsResult()
 	if !r.cfg.Reuse {
 		res.Regions = cloneRegions(res.Regions)
