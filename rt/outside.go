@@ -266,6 +266,27 @@ func loopingAt(g *goroutine) []Frame {
 	return out
 }
 
+// stalledIn returns the function of heddle's that g is in, if its innermost frame outside Go's
+// runtime and standard library is heddle's, and "" otherwise.
+//
+//go:norace
+func stalledIn(g *goroutine) string {
+	if g == nil || g.goid == 0 {
+		return ""
+	}
+	_, fns, _ := stackOf(g.goid)
+	for _, fn := range fns {
+		switch {
+		case strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || stdFunc(fn):
+		case inRT(fn):
+			return fn
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
 // frameOf returns the index of the innermost frame, not heddle's, that ok accepts, or -1.
 //
 //go:norace

@@ -2,7 +2,13 @@ package rt
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestOthersWork reads the process's state from a traceback: whether a goroutine waits for
@@ -97,3 +103,35 @@ func TestInitContext(t *testing.T) {
 }
 
 func isStd(ctx context.Context) bool { _, ok := ctx.(*cancelCtx); return !ok }
+
+// stallInRT spins in heddle's own code until stop, with no access counted: as a bookkeeping
+// call that takes long does.
+//
+//go:noinline
+func stallInRT(stop *int32) {
+	for atomic.LoadInt32(stop) == 0 {
+	}
+}
+
+// TestStallInHeddle: a goroutine that spends the hang limit inside heddle's own code, counting
+// no access, is heddle's cost, not a hang of the program: the run cannot be explored, and the
+// report says why. It runs in a child process, which the stall poisons.
+func TestStallInHeddle(t *testing.T) {
+	if os.Getenv("HEDDLE_RT_CHILD") == "stall" {
+		var stop int32
+		time.AfterFunc(4*time.Second, func() { atomic.StoreInt32(&stop, 1) })
+		res := Run(Config{Hang: time.Second}, func() { stallInRT(&stop) })
+		fmt.Printf("stall: %s: %s\n", res.Verdict.Kind, res.Verdict.Message)
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestStallInHeddle$")
+	cmd.Env = append(os.Environ(), "HEDDLE_RT_CHILD=stall")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := "stall: unsupported: rt: goroutine G1 spent over 1s in heddle's own code (" + rtPrefix + ".stallInRT): heddle's cost, not a hang of the program"
+	if !strings.Contains(string(out), want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+}

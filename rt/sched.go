@@ -495,6 +495,14 @@ func (r *run) wait() {
 		if len(stack) > 0 {
 			at = " at " + stack[0].Position()
 		}
+		if fn := stalledIn(r.cur); fn != "" && r.computed == 0 {
+			// No access was counted for the hang limit, yet the goroutine is in heddle's own
+			// code: one of heddle's calls took that long (its bookkeeping of the accesses of a
+			// test that touches hundreds of millions of addresses), not the program.
+			poisoned = fmt.Errorf("rt: goroutine %s spent over %v in heddle's own code (%s)%s: heddle's cost, not a hang of the program; the process cannot run more schedules", r.gname(r.cur), r.cfg.Hang, fn, at)
+			r.verdict = Verdict{Kind: VerdictUnsupported, Message: poisoned.Error()}
+			return
+		}
 		ran, computing := r.cfg.Hang, ""
 		if r.computed > 0 {
 			ran, computing = r.computed, fmt.Sprintf(", executing instrumented code all along: heddle's limit for code that computes is %d times the hang limit", computeLimit)
