@@ -50,20 +50,20 @@ type pipe struct {
 }
 
 func (p *pipe) read(b []byte) (n int, err error) {
-	switch heddle__0 := ((*heddle__rt.Load(&/*line pipe.go:54:9*/p.done, "pipe.go:54:9")))/*line pipe.go:53:2*/; { default: switch heddle__1, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(heddle__0)); heddle__1 /*line pipe.go:53:9*/{
-	case 0:
+	/*line pipe.go:54:7*/switch heddle__0 := ((*heddle__rt.Load(&/*line pipe.go:54:9*/p.done, "pipe.go:54:9"))); { default: /*line pipe.go:54:7*/switch heddle__1, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(heddle__0)); heddle__1 /*line pipe.go:53:9*/{
+	/*line pipe.go:54:7*/case 0:
 		return 0, p.readCloseError()
-	default:
-	}}
+	/*line pipe.go:54:7*/default: break;
+	/*line pipe.go:57:2*/}}
 
-	switch heddle__2, heddle__3 := ((*heddle__rt.Load(&/*line pipe.go:60:15*/p.wrCh, "pipe.go:60:15"))), ((*heddle__rt.Load(&/*line pipe.go:64:9*/p.done, "pipe.go:64:9")))/*line pipe.go:59:2*/; { default: switch heddle__4, heddle__5, _ := heddle__rt.Select(false, heddle__rt.RecvCase(heddle__2), heddle__rt.RecvCase(heddle__3)); heddle__4 /*line pipe.go:59:9*/{
-	case 0: /*line pipe.go:60:7*/bw := heddle__rt.Recvd(heddle__2, heddle__5);
+	/*line pipe.go:60:2*/switch heddle__2 := ((*heddle__rt.Load(&/*line pipe.go:60:15*/p.wrCh, "pipe.go:60:15"))); { default: /*line pipe.go:64:2*/switch heddle__3 := ((*heddle__rt.Load(&/*line pipe.go:64:9*/p.done, "pipe.go:64:9"))); { default: /*line pipe.go:59:2*/switch heddle__4, heddle__5, _ := -1, interface{}(nil), false; { default: /*line pipe.go:60:2*/switch heddle__6 := heddle__rt.RecvCase(heddle__2); { default: /*line pipe.go:64:2*/switch heddle__7 := heddle__rt.RecvCase(heddle__3); { default: /*line pipe.go:59:2*/switch heddle__4, heddle__5, _ = heddle__rt.Select(false, heddle__6, heddle__7); [...]int{-1, 1, 0}[heddle__4+1] /*line pipe.go:59:9*/{
+	default: /*line pipe.go:60:7*/bw := heddle__rt.Recvd(heddle__2, heddle__5);
 		nr := copy(b, bw)
 		heddle__rt.Send((*heddle__rt.Load(&/*line pipe.go:62:3*/p.rdCh, "pipe.go:62:3")), /*line pipe.go:62:13*/nr)
 		return nr, nil
-	default:
+	case 0:
 		return 0, p.readCloseError()
-	}}
+	}}}}}}
 }
 
 func (p *pipe) closeRead(err error) error {
@@ -76,23 +76,23 @@ func (p *pipe) closeRead(err error) error {
 }
 
 func (p *pipe) write(b []byte) (n int, err error) {
-	switch heddle__6 := ((*heddle__rt.Load(&/*line pipe.go:80:9*/p.done, "pipe.go:80:9")))/*line pipe.go:79:2*/; { default: switch heddle__7, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(heddle__6)); heddle__7 /*line pipe.go:79:9*/{
-	case 0:
+	/*line pipe.go:80:7*/switch heddle__8 := ((*heddle__rt.Load(&/*line pipe.go:80:9*/p.done, "pipe.go:80:9"))); { default: /*line pipe.go:80:7*/switch heddle__9, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(heddle__8)); heddle__9 /*line pipe.go:79:9*/{
+	/*line pipe.go:80:7*/case 0:
 		return 0, p.writeCloseError()
-	default:
-		p.wrMu.Lock()
+	/*line pipe.go:80:7*/default:
+		/*line pipe.go:83:3*/p.wrMu.Lock()
 		defer p.wrMu.Unlock()
 	}}
 
 	for once := true; once || len(b) > 0; once = false {
-		switch heddle__8, heddle__9, heddle__10 := ((*heddle__rt.Load(&/*line pipe.go:89:8*/p.wrCh, "pipe.go:89:8"))), (/*line pipe.go:89:18*/b), ((*heddle__rt.Load(&/*line pipe.go:93:10*/p.done, "pipe.go:93:10")))/*line pipe.go:88:3*/; { default: switch heddle__11, _, _ := heddle__rt.Select(false, heddle__rt.SendCase(heddle__8, heddle__9), heddle__rt.RecvCase(heddle__10)); heddle__11 /*line pipe.go:88:10*/{
+		/*line pipe.go:89:3*/switch heddle__10, heddle__11 := ((*heddle__rt.Load(&/*line pipe.go:89:8*/p.wrCh, "pipe.go:89:8"))), (/*line pipe.go:89:18*/b); { default: /*line pipe.go:93:3*/switch heddle__12 := ((*heddle__rt.Load(&/*line pipe.go:93:10*/p.done, "pipe.go:93:10"))); { default: /*line pipe.go:88:3*/switch heddle__13, _, _ := -1, interface{}(nil), false; { default: /*line pipe.go:89:3*/switch heddle__14 := heddle__rt.SendCase(heddle__10, heddle__11); { default: /*line pipe.go:93:3*/switch heddle__15 := heddle__rt.RecvCase(heddle__12); { default: /*line pipe.go:88:3*/switch heddle__13, _, _ = heddle__rt.Select(false, heddle__14, heddle__15); heddle__13 /*line pipe.go:88:10*/{
 		case 0:
 			nw := heddle__rt.Recv((*heddle__rt.Load(&/*line pipe.go:90:12*/p.rdCh, "pipe.go:90:12")))
 			b = b[nw:]
 			n += nw
 		default:
 			return n, p.writeCloseError()
-		}}
+		}}}}}}
 	}
 	return n, nil
 }

@@ -73,11 +73,11 @@ func (d *pipeDeadline) wait() chan struct{} {
 }
 
 func isClosedChan(c <-chan struct{}) bool {
-	switch heddle__0, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(/*line pipe.go:77:9*/c)); heddle__0 /*line pipe.go:76:9*/{
-	case 0:
+	/*line pipe.go:77:7*/switch heddle__0, _, _ := heddle__rt.Select(true, heddle__rt.RecvCase(/*line pipe.go:77:9*/c)); heddle__0 /*line pipe.go:76:9*/{
+	/*line pipe.go:77:7*/case 0:
 		return true
-	default:
-		return false
+	/*line pipe.go:77:7*/default:
+		/*line pipe.go:80:3*/return false
 	}
 }
 
@@ -158,18 +158,18 @@ func (p *pipe) read(b []byte) (n int, err error) {
 		return 0, (*heddle__rt.Load(&/*line pipe.go:158:13*/os.ErrDeadlineExceeded, "pipe.go:158:13"))
 	}
 
-	switch heddle__1, heddle__2, heddle__3, heddle__4 := ((*heddle__rt.Load(&/*line pipe.go:162:15*/p.rdRx, "pipe.go:162:15"))), ((*heddle__rt.Load(&/*line pipe.go:166:9*/p.localDone, "pipe.go:166:9"))), ((*heddle__rt.Load(&/*line pipe.go:168:9*/p.remoteDone, "pipe.go:168:9"))), (/*line pipe.go:170:9*/p.readDeadline.wait())/*line pipe.go:161:2*/; { default: switch heddle__5, heddle__6, _ := heddle__rt.Select(false, heddle__rt.RecvCase(heddle__1), heddle__rt.RecvCase(heddle__2), heddle__rt.RecvCase(heddle__3), heddle__rt.RecvCase(heddle__4)); heddle__5 /*line pipe.go:161:9*/{
-	case 0: /*line pipe.go:162:7*/bw := heddle__rt.Recvd(heddle__1, heddle__6);
+	/*line pipe.go:162:2*/switch heddle__1 := ((*heddle__rt.Load(&/*line pipe.go:162:15*/p.rdRx, "pipe.go:162:15"))); { default: /*line pipe.go:166:2*/switch heddle__2 := ((*heddle__rt.Load(&/*line pipe.go:166:9*/p.localDone, "pipe.go:166:9"))); { default: /*line pipe.go:168:2*/switch heddle__3 := ((*heddle__rt.Load(&/*line pipe.go:168:9*/p.remoteDone, "pipe.go:168:9"))); { default: /*line pipe.go:170:2*/switch heddle__4 := (/*line pipe.go:170:9*/p.readDeadline.wait()); { default: /*line pipe.go:161:2*/switch heddle__5, heddle__6, _ := -1, interface{}(nil), false; { default: /*line pipe.go:162:2*/switch heddle__7 := heddle__rt.RecvCase(heddle__1); { default: /*line pipe.go:166:2*/switch heddle__8 := heddle__rt.RecvCase(heddle__2); { default: /*line pipe.go:168:2*/switch heddle__9 := heddle__rt.RecvCase(heddle__3); { default: /*line pipe.go:170:2*/switch heddle__10 := heddle__rt.RecvCase(heddle__4); { default: /*line pipe.go:161:2*/switch heddle__5, heddle__6, _ = heddle__rt.Select(false, heddle__7, heddle__8, heddle__9, heddle__10); [...]int{-1, 3, 2, 1, 0}[heddle__5+1] /*line pipe.go:161:9*/{
+	default: /*line pipe.go:162:7*/bw := heddle__rt.Recvd(heddle__1, heddle__6);
 		nr := copy(b, bw)
 		heddle__rt.Send((*heddle__rt.Load(&/*line pipe.go:164:3*/p.rdTx, "pipe.go:164:3")), /*line pipe.go:164:13*/nr)
 		return nr, nil
-	case 1:
-		return 0, (*heddle__rt.Load(&/*line pipe.go:167:13*/io.ErrClosedPipe, "pipe.go:167:13"))
 	case 2:
+		return 0, (*heddle__rt.Load(&/*line pipe.go:167:13*/io.ErrClosedPipe, "pipe.go:167:13"))
+	case 1:
 		return 0, (*heddle__rt.Load(&/*line pipe.go:169:13*/io.EOF, "pipe.go:169:13"))
-	default:
+	case 0:
 		return 0, (*heddle__rt.Load(&/*line pipe.go:171:13*/os.ErrDeadlineExceeded, "pipe.go:171:13"))
-	}}
+	}}}}}}}}}}
 }
 
 func (p *pipe) Write(b []byte) (int, error) {
@@ -193,18 +193,18 @@ func (p *pipe) write(b []byte) (n int, err error) {
 	p.wrMu.Lock() // Ensure entirety of b is written together
 	defer p.wrMu.Unlock()
 	for once := true; once || len(b) > 0; once = false {
-		switch heddle__7, heddle__8, heddle__9, heddle__10, heddle__11 := ((*heddle__rt.Load(&/*line pipe.go:197:8*/p.wrTx, "pipe.go:197:8"))), (/*line pipe.go:197:18*/b), ((*heddle__rt.Load(&/*line pipe.go:201:10*/p.localDone, "pipe.go:201:10"))), ((*heddle__rt.Load(&/*line pipe.go:203:10*/p.remoteDone, "pipe.go:203:10"))), (/*line pipe.go:205:10*/p.writeDeadline.wait())/*line pipe.go:196:3*/; { default: switch heddle__12, _, _ := heddle__rt.Select(false, heddle__rt.SendCase(heddle__7, heddle__8), heddle__rt.RecvCase(heddle__9), heddle__rt.RecvCase(heddle__10), heddle__rt.RecvCase(heddle__11)); heddle__12 /*line pipe.go:196:10*/{
+		/*line pipe.go:197:3*/switch heddle__11, heddle__12 := ((*heddle__rt.Load(&/*line pipe.go:197:8*/p.wrTx, "pipe.go:197:8"))), (/*line pipe.go:197:18*/b); { default: /*line pipe.go:201:3*/switch heddle__13 := ((*heddle__rt.Load(&/*line pipe.go:201:10*/p.localDone, "pipe.go:201:10"))); { default: /*line pipe.go:203:3*/switch heddle__14 := ((*heddle__rt.Load(&/*line pipe.go:203:10*/p.remoteDone, "pipe.go:203:10"))); { default: /*line pipe.go:205:3*/switch heddle__15 := (/*line pipe.go:205:10*/p.writeDeadline.wait()); { default: /*line pipe.go:196:3*/switch heddle__16, _, _ := -1, interface{}(nil), false; { default: /*line pipe.go:197:3*/switch heddle__17 := heddle__rt.SendCase(heddle__11, heddle__12); { default: /*line pipe.go:201:3*/switch heddle__18 := heddle__rt.RecvCase(heddle__13); { default: /*line pipe.go:203:3*/switch heddle__19 := heddle__rt.RecvCase(heddle__14); { default: /*line pipe.go:205:3*/switch heddle__20 := heddle__rt.RecvCase(heddle__15); { default: /*line pipe.go:196:3*/switch heddle__16, _, _ = heddle__rt.Select(false, heddle__17, heddle__18, heddle__19, heddle__20); [...]int{-1, 0, 3, 2, 1}[heddle__16+1] /*line pipe.go:196:10*/{
 		case 0:
 			nw := heddle__rt.Recv((*heddle__rt.Load(&/*line pipe.go:198:12*/p.wrRx, "pipe.go:198:12")))
 			b = b[nw:]
 			n += nw
-		case 1:
+		default:
 			return n, (*heddle__rt.Load(&/*line pipe.go:202:14*/io.ErrClosedPipe, "pipe.go:202:14"))
 		case 2:
 			return n, (*heddle__rt.Load(&/*line pipe.go:204:14*/io.ErrClosedPipe, "pipe.go:204:14"))
-		default:
+		case 1:
 			return n, (*heddle__rt.Load(&/*line pipe.go:206:14*/os.ErrDeadlineExceeded, "pipe.go:206:14"))
-		}}
+		}}}}}}}}}}
 	}
 	return n, nil
 }
