@@ -27,7 +27,7 @@ export interface Settings {
   budget: string;
 }
 
-export const defaultSettings: Settings = { strategy: "portfolio", budget: "10s" };
+export const defaultSettings: Settings = { strategy: "portfolio", budget: "total=10m,time=60s" };
 
 export const strategies = [
   "portfolio",

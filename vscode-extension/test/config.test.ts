@@ -121,7 +121,7 @@ describe("resolve", () => {
     const r = resolve({ type: "heddle", request: "launch", name: "x", mode: "debug" }, undefined, { strategy: "", budget: "" });
     assert.ok("config" in r);
     assert.equal(r.config.strategy, "portfolio");
-    assert.equal(r.config.budget, "10s");
+    assert.equal(r.config.budget, "total=10m,time=60s");
     assert.equal(r.config.program, "${fileDirname}");
   });
 
@@ -222,12 +222,12 @@ describe("package.json", () => {
     assert.equal(c.configuration.properties["heddle.budget"].default, defaultSettings.budget);
   });
 
-  test("budgets are what heddle dap accepts: a duration or a number of runs", () => {
+  test("budgets are what heddle dap accepts: heddle test's -budget", () => {
     const settingPattern = new RegExp(c.configuration.properties["heddle.budget"].pattern);
     const launchPattern = new RegExp(c.debuggers[0].configurationAttributes.launch.properties.budget.pattern);
     for (const re of [settingPattern, launchPattern]) {
-      for (const ok of ["10s", "1000", "1m30s", "1.5s", "250ms"]) assert.ok(re.test(ok), ok);
-      for (const bad of ["runs=1000,time=30s", "ten", "10x", "", "-1"]) assert.ok(!re.test(bad), bad);
+      for (const ok of ["10s", "1000", "1m30s", "1.5s", "250ms", "runs=1000,time=30s", "total=10m,time=60s", "total=2m", "runs=5"]) assert.ok(re.test(ok), ok);
+      for (const bad of ["ten", "10x", "", "-1", "runs=x", "total=", "time=10", "runs=5,", "speed=1s"]) assert.ok(!re.test(bad), bad);
     }
   });
 

@@ -30,7 +30,7 @@ describe("settings", () => {
     mock.settings = { "heddle.path": "~/go/bin/heddle" };
     assert.match(heddlePath(), /^\/.*\/go\/bin\/heddle$/);
     assert.doesNotMatch(heddlePath(), /~/);
-    assert.deepEqual(readSettings(), { strategy: "portfolio", budget: "10s" });
+    assert.deepEqual(readSettings(), { strategy: "portfolio", budget: "total=10m,time=60s" });
     mock.settings = { "heddle.strategy": "random", "heddle.budget": "5" };
     assert.deepEqual(readSettings(), { strategy: "random", budget: "5" });
   });
