@@ -630,11 +630,7 @@ func TestKernelBugReport(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := newClient(t)
-			initialize(c)
-			c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestBug$"}, "stopOnEntry": true}), buildTimeout)
-			c.event("initialized", 30*time.Second)
-			c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
-			c.stopped(time.Minute)
+			c.entryOfTestBug(dir)
 			var r struct{ ID int }
 			c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
 			var found bugFound
@@ -682,11 +678,7 @@ func TestExploreWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newClient(t)
-	initialize(c)
-	c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestBug$"}, "stopOnEntry": true}), buildTimeout)
-	c.event("initialized", 30*time.Second)
-	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
-	c.stopped(time.Minute)
+	c.entryOfTestBug(dir)
 	var r struct{ ID int }
 	c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
 	var done debugger.ExploreDone
@@ -698,4 +690,14 @@ func TestExploreWarnings(t *testing.T) {
 	if done.Bugs != 0 || !slices.Equal(got, want) {
 		t.Errorf("the search ended with %d bugs and warnings %q, want none and heddle test's %q", done.Bugs, got, want)
 	}
+}
+
+// entryOfTestBug launches TestBug of the kernel in dir and waits for its stop on entry.
+func (c *client) entryOfTestBug(dir string) {
+	c.t.Helper()
+	initialize(c)
+	c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestBug$"}, "stopOnEntry": true}), buildTimeout)
+	c.event("initialized", 30*time.Second)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	c.stopped(time.Minute)
 }
