@@ -8,11 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // The instrumenter replaces the synchronization types of sync, sync/atomic and time with
 // heddle's (rt/sync and the other shadow packages alias them), so Delve renders a
-// sync.Mutex as rt.Mutex {st: rt.objState {…}, locked: true, fb: …}. The translator gives
+// sync.Mutex as rt.Mutex {state: 1, sema: 3}. The translator gives
 // values their user's types back: the type names, a summary in their place
 // (sync.Mutex {locked}), and, when one is expanded, heddle's state as a readable child
 // (state: "locked by G1.1 at bank.go:13") instead of heddle's fields.
@@ -152,64 +154,80 @@ func splitFields(s string) map[string]string {
 	return fields
 }
 
-// objID reads the object number from an rt.objState's rendering, or -1 when Delve did not
-// render it (a nested value shows only its address).
-func objID(st string) int {
-	f := splitFields(strings.TrimSuffix(strings.TrimPrefix(st, "rt.objState {"), "}"))
-	if f["epoch"] == "0" {
-		// Not used by this run yet.
-		return -1
-	}
-	id, err := strconv.Atoi(f["id"])
-	if err != nil {
-		return -1
-	}
-	return id
+// word reads an integer field of a rendering, or reports that it is absent. A variable of
+// its own may add the hexadecimal form (3 = 0x3).
+func word(f map[string]string, name string) (int64, bool) {
+	v, _, _ := strings.Cut(f[name], " ")
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
 }
 
 // summary is what a value of heddle's type name shows in place of its fields: its state as
-// the user thinks of it. lock, when not nil, names who locked the lock numbered obj.
+// the user thinks of it. The fields are Go's sync words, which a run under the debugger keeps
+// up to date (rt/mirror.go), and which outside any run are the standard type's own. lock, when
+// not nil, names who locked the lock numbered obj.
 func summary(name string, f map[string]string, lock func(obj int) string) string {
-	holder := func() string {
-		if lock == nil {
-			return ""
+	// held reads a lock's state word (Go's mutexLocked bit) and semaphore word (the lock's
+	// number, while a run holds it).
+	held := func() (string, bool) {
+		state, ok := word(f, "state")
+		if !ok {
+			return "", false
 		}
-		if id := objID(f["st"]); id >= 0 {
-			if by := lock(id); by != "" {
-				return " by " + by
+		if state&1 == 0 {
+			return "", true
+		}
+		by := ""
+		if sema, ok := word(f, "sema"); ok && lock != nil {
+			if id := rt.ObjOfLock(uint32(sema)); id != rt.NoObj {
+				if who := lock(int(id)); who != "" {
+					by = " by " + who
+				}
 			}
 		}
-		return ""
+		return "locked" + by, true
 	}
 	switch name {
 	case "Mutex":
-		switch f["locked"] {
-		case "true":
-			return "locked" + holder()
-		case "false":
-			return "unlocked"
+		if s, ok := held(); ok {
+			if s == "" {
+				return "unlocked"
+			}
+			return s
 		}
 	case "RWMutex":
-		n, _ := strconv.Atoi(f["readers"])
-		switch {
-		case f["held"] == "true":
-			return "locked" + holder()
-		case n > 0:
-			return fmt.Sprintf("read-locked by %d goroutine%s", n, plural(n))
-		case f["held"] == "false":
-			return "unlocked"
+		s, ok := held()
+		if !ok {
+			break
 		}
+		if s != "" {
+			return s
+		}
+		// Go counts the readers less 1<<30 while a writer waits for them to leave.
+		if n, ok := word(f, "readerCount"); ok {
+			if n < 0 {
+				n += 1 << 30
+			}
+			if n > 0 {
+				return fmt.Sprintf("read-locked by %d goroutine%s", n, plural(int(n)))
+			}
+		}
+		return "unlocked"
 	case "WaitGroup":
-		if n, ok := f["count"]; ok {
-			return "counter " + n
+		v, _, _ := strings.Cut(f["state"], " ")
+		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
+			return fmt.Sprintf("counter %d", n>>32)
 		}
 	case "Once":
+		done, ok := word(f, "done")
+		state, _ := word(f, "state")
 		switch {
-		case f["done"] == "true":
+		case !ok:
+		case done != 0:
 			return "done"
-		case f["running"] == "true":
+		case state&1 != 0:
 			return "running"
-		case f["done"] == "false":
+		default:
 			return "not done"
 		}
 	case "Cond":

@@ -19,21 +19,28 @@ func TestRewriteValue(t *testing.T) {
 	tests := []struct {
 		in, want, kind string
 	}{
-		{`rt.Mutex {st: rt.objState {epoch: 1, id: 2}, locked: true, fb: sync.Mutex {_: sync.noCopy {}, mu: (*"internal/sync.Mutex")(0x11ed6e34c044)}}`,
-			`sync.Mutex {locked by G1.1 at bank.go:13}`, "Mutex"},
-		{`rt.Mutex {st: (*"rt.objState")(0x11ed6e34c030), locked: true, fb: (*sync.Mutex)(0x11ed6e34c044)}`,
-			`sync.Mutex {locked}`, "Mutex"},
-		{`*example.com/bank.Account {mu: rt.Mutex {st: (*"rt.objState")(0x11ed6e34c030), locked: false, fb: (*sync.Mutex)(0x11ed6e34c044)}, balance: 100}`,
+		{`rt.Mutex {state: 1, sema: 3}`, `sync.Mutex {locked by G1.1 at bank.go:13}`, "Mutex"},
+		{`rt.Mutex {state: 1, sema: 0}`, `sync.Mutex {locked}`, "Mutex"},
+		{`rt.Mutex {state: 9, sema: 0}`, `sync.Mutex {locked}`, "Mutex"},
+		{`*example.com/bank.Account {mu: rt.Mutex {state: 0, sema: 0}, balance: 100}`,
 			`*example.com/bank.Account {mu: sync.Mutex {unlocked}, balance: 100}`, ""},
+		{`*example.com/bank.Account {mu: rt.Mutex {…}, balance: 100}`,
+			`*example.com/bank.Account {mu: sync.Mutex {…}, balance: 100}`, ""},
 		{`(*rt.Mutex)(0xc000012345)`, `(*sync.Mutex)(0xc000012345)`, ""},
 		{`*github.com/heddledbg/heddle/rt.WaitGroup`, `*sync.WaitGroup`, ""},
-		{`rt.WaitGroup {st: rt.objState {epoch: 1, id: 0}, count: 2, fb: sync.WaitGroup {}}`, `sync.WaitGroup {counter 2}`, "WaitGroup"},
-		{`rt.RWMutex {st: rt.objState {epoch: 1, id: 3}, writer: *rt.goroutine nil, held: false, readers: 2, fb: sync.RWMutex {}}`,
+		{`rt.WaitGroup {_: [0]sync/atomic.Uint64 [], state: 8589934592, sema: 0}`, `sync.WaitGroup {counter 2}`, "WaitGroup"},
+		{`rt.RWMutex {state: 0, sema: 0, writerSem: 0, readerSem: 0, readerCount: 2, readerWait: 0}`,
 			`sync.RWMutex {read-locked by 2 goroutines}`, "RWMutex"},
-		{`rt.Once {st: rt.objState {epoch: 0, id: 0}, done: false, running: false, fb: sync.Once {}}`, `sync.Once {not done}`, "Once"},
+		{`rt.RWMutex {state: 1, sema: 4, writerSem: 0, readerSem: 0, readerCount: -1073741823, readerWait: 1}`,
+			`sync.RWMutex {locked}`, "RWMutex"},
+		{`rt.RWMutex {state: 0, sema: 0, writerSem: 0, readerSem: 0, readerCount: 0, readerWait: 0}`,
+			`sync.RWMutex {unlocked}`, "RWMutex"},
+		{`rt.Once {done: 0, state: 0, sema: 0}`, `sync.Once {not done}`, "Once"},
+		{`rt.Once {done: 0, state: 1, sema: 0}`, `sync.Once {running}`, "Once"},
+		{`rt.Once {done: 1, state: 0, sema: 0}`, `sync.Once {done}`, "Once"},
 		{`rt.Int32 {v: sync/atomic.Int32 {_: sync/atomic.noCopy {}, v: 5}}`, `sync/atomic.Int32 {_: sync/atomic.noCopy {}, v: 5}`, "Int32"},
 		{`rt.Pointer[int] {v: sync/atomic.Pointer[int] {v: unsafe.Pointer(0x0)}}`, `sync/atomic.Pointer[int] {v: unsafe.Pointer(0x0)}`, "Pointer"},
-		{`[]rt.Mutex len: 1, cap: 1, [{st: (*"rt.objState")(0x1), locked: false}]`, `[]sync.Mutex len: 1, cap: 1, [{st: (*"rt.objState")(0x1), locked: false}]`, ""},
+		{`[]rt.Mutex len: 1, cap: 1, [{state: 0, sema: 0}]`, `[]sync.Mutex len: 1, cap: 1, [{state: 0, sema: 0}]`, ""},
 		{`example.com/rt.Mutex {x: 1}`, `example.com/rt.Mutex {x: 1}`, ""},
 	}
 	for _, tt := range tests {
@@ -67,7 +74,8 @@ func (c *client) variables(ref int) map[string]clientVariable {
 }
 
 // TestVariablesUserTypes looks at the accounts' mutexes in Transfer, both locked: they are
-// sync.Mutex values, as the user declared them, with heddle's state as a readable child.
+// sync.Mutex values, as the user declared them, that say who holds them, in the account's
+// value, as values of their own, and in a readable child.
 func TestVariablesUserTypes(t *testing.T) {
 	c, _ := launchBank(t, 17, nil)
 	st := c.stopped(time.Minute)
@@ -83,17 +91,17 @@ func TestVariablesUserTypes(t *testing.T) {
 	for _, acct := range []struct {
 		name, line string
 	}{{"from", "13"}, {"to", "15"}} {
+		want := "locked by " + me + " at bank.go:" + acct.line
 		v := locals[acct.name]
-		if strings.Contains(v.Value, "rt.") || !strings.Contains(v.Value, "mu: sync.Mutex {locked}") {
-			t.Errorf("%s = %s, want its mu shown as a locked sync.Mutex", acct.name, v.Value)
+		if strings.Contains(v.Value, "rt.") || !strings.Contains(v.Value, "mu: sync.Mutex {"+want+"}") {
+			t.Errorf("%s = %s, want its mu shown as a sync.Mutex %s", acct.name, v.Value, want)
 		}
 		account := c.variables(v.VariablesReference)[""] // the pointer's target
 		mu := c.variables(account.VariablesReference)["mu"]
-		if mu.Type != "sync.Mutex" || mu.Value != "sync.Mutex {locked}" {
-			t.Errorf("%s.mu: type %q, value %q; want sync.Mutex, sync.Mutex {locked}", acct.name, mu.Type, mu.Value)
+		if mu.Type != "sync.Mutex" || mu.Value != "sync.Mutex {"+want+"}" {
+			t.Errorf("%s.mu: type %q, value %q; want sync.Mutex, sync.Mutex {%s}", acct.name, mu.Type, mu.Value, want)
 		}
 		children := c.variables(mu.VariablesReference)
-		want := "locked by " + me + " at bank.go:" + acct.line
 		if len(children) != 1 || children["state"].Value != want {
 			t.Errorf("%s.mu's children = %+v, want only state: %q", acct.name, children, want)
 		}

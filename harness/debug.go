@@ -76,9 +76,11 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 			Chooser:   s,
 			Detail:    true,
 			AskAlways: true,
-			MaxSteps:  start.MaxSteps,
-			Time:      start.Time,
-			Quantum:   start.Quantum,
+			// Delve reads the locks' states from their words.
+			Mirror:   true,
+			MaxSteps: start.MaxSteps,
+			Time:     start.Time,
+			Quantum:  start.Quantum,
 			// The debuggee stands still while the user looks at it: no wall-clock bounds.
 			Hang:        100000 * time.Hour,
 			ForeignWait: time.Second,

@@ -61,6 +61,8 @@ type syncObj struct {
 	done, running bool
 	// pool is the Pool's standard pool of the run.
 	pool *sync.Pool
+	// mirrored says that the run wrote the state into the object's words (mirror.go).
+	mirrored bool
 }
 
 // syncChunk is the number of syncObjs allocated at once: the table's entries keep their

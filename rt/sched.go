@@ -103,6 +103,9 @@ type Config struct {
 	// Algorithm 2-MLD from the goroutines' bounds (Declare) and the lockset check's modes,
 	// and offers it in Point.Persistent (persistent.go).
 	Persistent bool
+	// Mirror writes the state of every lock, wait group and once into its own words, where
+	// Go's sync keeps it, for a debugger that reads the program's memory (mirror.go).
+	Mirror bool
 }
 
 // Spawn describes a goroutine started by a go statement.
@@ -405,6 +408,7 @@ func Run(cfg Config, body func()) *Result {
 	wake(root)
 	r.wait()
 	r.teardown()
+	r.unmirror()
 	r.raceVerdict()
 	active = nil
 	res := r.result()

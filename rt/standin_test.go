@@ -3,6 +3,7 @@ package rt_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -205,16 +206,79 @@ func TestStandInRuns(t *testing.T) {
 			},
 		},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := new(vars)
-			for i, body := range []func(*vars){tc.first, tc.second} {
-				res := rt.Run(rt.Config{}, func() { body(v) })
-				if res.Verdict.Kind != rt.VerdictOK {
-					t.Fatalf("run %d: verdict %s: %s", i+1, res.Verdict.Kind, res.Verdict.Message)
+		for _, mirror := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/mirror=%v", tc.name, mirror), func(t *testing.T) {
+				v := new(vars)
+				for i, body := range []func(*vars){tc.first, tc.second} {
+					res := rt.Run(rt.Config{Mirror: mirror}, func() { body(v) })
+					if res.Verdict.Kind != rt.VerdictOK {
+						t.Fatalf("run %d: verdict %s: %s", i+1, res.Verdict.Kind, res.Verdict.Message)
+					}
 				}
-			}
-			tc.outside(t, v)
-		})
+				tc.outside(t, v)
+			})
+		}
+	}
+}
+
+// TestStandInMirror checks the words of the stand-ins in a run that mirrors their states for
+// a debugger: at each moment, what Go's sync would store there, and the held lock's number in
+// the semaphore word; at the run's end, zero values.
+func TestStandInMirror(t *testing.T) {
+	var (
+		mu   rt.Mutex
+		rw   rt.RWMutex
+		wg   rt.WaitGroup
+		once rt.Once
+	)
+	words := func(p unsafe.Pointer, n int) []uint32 { return unsafe.Slice((*uint32)(p), n) }
+	type check struct {
+		what      string
+		got, want []uint32
+	}
+	var checks []check
+	snap := func(what string, p unsafe.Pointer, want ...uint32) {
+		checks = append(checks, check{what, append([]uint32(nil), words(p, len(want))...), want})
+	}
+	var lockID uint32
+	res := rt.Run(rt.Config{Mirror: true}, func() {
+		mu.Lock()
+		lockID = words(unsafe.Pointer(&mu), 2)[1]
+		snap("locked Mutex", unsafe.Pointer(&mu), 1, lockID)
+		mu.Unlock()
+		snap("unlocked Mutex", unsafe.Pointer(&mu), 0, 0)
+		rw.RLock()
+		rw.RLock()
+		snap("RWMutex read-locked twice", unsafe.Pointer(&rw), 0, 0, 0, 0, 2)
+		rw.RUnlock()
+		rw.RUnlock()
+		rw.Lock()
+		snap("RWMutex write-locked", unsafe.Pointer(&rw), 1, words(unsafe.Pointer(&rw), 2)[1], 0, 0, 0)
+		wg.Add(3)
+		snap("WaitGroup at 3", unsafe.Pointer(&wg), 0, 3)
+		once.Do(func() { snap("Once running", unsafe.Pointer(&once), 0, 1) })
+		snap("Once done", unsafe.Pointer(&once), 1, 0)
+		mu.Lock() // held at the run's end
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if lockID == 0 || rt.ObjOfLock(lockID) == rt.NoObj {
+		t.Errorf("the held Mutex's semaphore word is %d, want its number in the run plus one", lockID)
+	}
+	for _, c := range checks {
+		if !slices.Equal(c.got, c.want) {
+			t.Errorf("%s: words %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		what string
+		p    unsafe.Pointer
+		n    int
+	}{{"Mutex", unsafe.Pointer(&mu), 2}, {"RWMutex", unsafe.Pointer(&rw), 6}, {"WaitGroup", unsafe.Pointer(&wg), 3}, {"Once", unsafe.Pointer(&once), 3}} {
+		if w := words(c.p, c.n); slices.ContainsFunc(w, func(x uint32) bool { return x != 0 }) {
+			t.Errorf("after the run, the %s's words are %v, want zeros", c.what, w)
+		}
 	}
 }
 

@@ -18,10 +18,16 @@ import (
 // stand-in is outside any run (current returns nil). In a run, heddle's state of the object is
 // in the run's side table (syncOf).
 
-// Mutex is sync.Mutex under heddle's control.
+// Mutex is sync.Mutex under heddle's control. Its words are sync.Mutex's (state, then the
+// semaphore), which it is outside any run (std); they are named so that a debugger that reads
+// them finds them at the first level, as it renders a value (mirror.go).
 type Mutex struct {
-	fb sync.Mutex
+	state int32
+	sema  uint32
 }
+
+//go:norace
+func (m *Mutex) std() *sync.Mutex { return (*sync.Mutex)(unsafe.Pointer(m)) }
 
 // Lock locks m; it blocks while m is locked.
 //
@@ -29,13 +35,14 @@ type Mutex struct {
 func (m *Mutex) Lock() {
 	r, g := current()
 	if r == nil {
-		m.fb.Lock()
+		m.std().Lock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
 	g.op = op{kind: OpLock, obj: s.id, so: s}
 	r.yield(g)
 	s.locked = true
+	r.mirror(unsafe.Pointer(m), s)
 	r.acquire(r.record(g, OpLock, s.id), s.id)
 }
 
@@ -45,7 +52,7 @@ func (m *Mutex) Lock() {
 func (m *Mutex) TryLock() bool {
 	r, g := current()
 	if r == nil {
-		return m.fb.TryLock()
+		return m.std().TryLock()
 	}
 	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
 	g.op = op{kind: OpTryLock, obj: s.id}
@@ -56,6 +63,7 @@ func (m *Mutex) TryLock() bool {
 		return false
 	}
 	s.locked = true
+	r.mirror(unsafe.Pointer(m), s)
 	r.acquire(e, s.id)
 	return true
 }
@@ -66,7 +74,7 @@ func (m *Mutex) TryLock() bool {
 func (m *Mutex) Unlock() {
 	r, g := current()
 	if r == nil {
-		m.fb.Unlock()
+		m.std().Unlock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(m), ObjMutex, g)
@@ -75,14 +83,26 @@ func (m *Mutex) Unlock() {
 		r.misuse(g, "fatal error: sync: unlock of unlocked mutex")
 	}
 	s.locked = false
+	r.mirror(unsafe.Pointer(m), s)
 }
 
 // RWMutex is sync.RWMutex under heddle's control, with Go's writer preference: once a writer
 // has called Lock, new readers block until it has acquired and released the lock, so a
 // recursive read lock can deadlock.
+//
+// Its words are sync.RWMutex's: the writers' Mutex, two semaphores, the readers' count and the
+// departing readers' count.
 type RWMutex struct {
-	fb sync.RWMutex
+	state       int32 // the writers' Mutex
+	sema        uint32
+	writerSem   uint32
+	readerSem   uint32
+	readerCount int32
+	readerWait  int32
 }
+
+//go:norace
+func (rw *RWMutex) std() *sync.RWMutex { return (*sync.RWMutex)(unsafe.Pointer(rw)) }
 
 // Lock locks rw for writing. It takes two steps when readers hold the lock: the first
 // announces the writer (blocking new readers), the second acquires once they have left.
@@ -91,7 +111,7 @@ type RWMutex struct {
 func (rw *RWMutex) Lock() {
 	r, g := current()
 	if r == nil {
-		rw.fb.Lock()
+		rw.std().Lock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
@@ -104,6 +124,7 @@ func (rw *RWMutex) Lock() {
 		r.yield(g)
 	}
 	s.locked = true
+	r.mirror(unsafe.Pointer(rw), s)
 	r.acquire(r.record(g, OpLock, s.id), s.id)
 	raceAcquireWriters(s.id)
 }
@@ -114,7 +135,7 @@ func (rw *RWMutex) Lock() {
 func (rw *RWMutex) Unlock() {
 	r, g := current()
 	if r == nil {
-		rw.fb.Unlock()
+		rw.std().Unlock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
@@ -130,6 +151,7 @@ func (rw *RWMutex) Unlock() {
 			r.resumeG(w)
 		}
 	}
+	r.mirror(unsafe.Pointer(rw), s)
 }
 
 // RLock locks rw for reading.
@@ -138,7 +160,7 @@ func (rw *RWMutex) Unlock() {
 func (rw *RWMutex) RLock() {
 	r, g := current()
 	if r == nil {
-		rw.fb.RLock()
+		rw.std().RLock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
@@ -147,6 +169,7 @@ func (rw *RWMutex) RLock() {
 	if !g.done {
 		s.readers++
 	}
+	r.mirror(unsafe.Pointer(rw), s)
 	r.acquire(r.record(g, OpRLock, s.id), s.id)
 }
 
@@ -156,7 +179,7 @@ func (rw *RWMutex) RLock() {
 func (rw *RWMutex) RUnlock() {
 	r, g := current()
 	if r == nil {
-		rw.fb.RUnlock()
+		rw.std().RUnlock()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
@@ -168,6 +191,7 @@ func (rw *RWMutex) RUnlock() {
 		r.misuse(g, "fatal error: sync: RUnlock of unlocked RWMutex")
 	}
 	s.readers--
+	r.mirror(unsafe.Pointer(rw), s)
 }
 
 // TryLock locks rw for writing if it is free.
@@ -176,7 +200,7 @@ func (rw *RWMutex) RUnlock() {
 func (rw *RWMutex) TryLock() bool {
 	r, g := current()
 	if r == nil {
-		return rw.fb.TryLock()
+		return rw.std().TryLock()
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
 	g.op = op{kind: OpTryLock, obj: s.id}
@@ -187,6 +211,7 @@ func (rw *RWMutex) TryLock() bool {
 		return false
 	}
 	s.writer, s.locked = g, true
+	r.mirror(unsafe.Pointer(rw), s)
 	r.acquire(e, s.id)
 	raceAcquireWriters(s.id)
 	return true
@@ -198,7 +223,7 @@ func (rw *RWMutex) TryLock() bool {
 func (rw *RWMutex) TryRLock() bool {
 	r, g := current()
 	if r == nil {
-		return rw.fb.TryRLock()
+		return rw.std().TryRLock()
 	}
 	s := r.syncOf(unsafe.Pointer(rw), ObjRWMutex, g)
 	g.op = op{kind: OpTryRLock, obj: s.id}
@@ -209,6 +234,7 @@ func (rw *RWMutex) TryRLock() bool {
 		return false
 	}
 	s.readers++
+	r.mirror(unsafe.Pointer(rw), s)
 	r.acquire(e, s.id)
 	return true
 }
@@ -227,17 +253,23 @@ func (l *rlocker) Lock() { (*RWMutex)(l).RLock() }
 func (l *rlocker) Unlock() { (*RWMutex)(l).RUnlock() }
 
 // WaitGroup is sync.WaitGroup under heddle's control.
+//
+// Its words are sync.WaitGroup's: the state (the counter in its high 32 bits), then the
+// semaphore.
 type WaitGroup struct {
-	fb sync.WaitGroup
+	_     [0]atomic.Uint64 // the state's alignment, 8 bytes on every platform
+	state uint64
+	sema  uint32
 }
 
-// sema returns the address of the semaphore of wg's standard bytes, the variable at which
+//go:norace
+func (wg *WaitGroup) std() *sync.WaitGroup { return (*sync.WaitGroup)(unsafe.Pointer(wg)) }
+
+// semaAddr returns the address of the semaphore of wg's standard bytes, the variable at which
 // sync's WaitGroup shows the race detector the ordering of an Add from zero with Wait.
 //
 //go:norace
-func (wg *WaitGroup) sema() unsafe.Pointer {
-	return unsafe.Add(unsafe.Pointer(wg), unsafe.Sizeof(atomic.Uint64{}))
-}
+func (wg *WaitGroup) semaAddr() unsafe.Pointer { return unsafe.Pointer(&wg.sema) }
 
 // Add adds delta to the counter; a negative counter panics, as in Go. When the counter reaches
 // zero, every goroutine blocked in Wait is released at once.
@@ -252,7 +284,7 @@ func (wg *WaitGroup) Add(delta int) { wg.add(delta, OpWGAdd) }
 func (wg *WaitGroup) add(delta int, kind OpKind) {
 	r, g := current()
 	if r == nil {
-		wg.fb.Add(delta)
+		wg.std().Add(delta)
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(wg), ObjWaitGroup, g)
@@ -263,12 +295,14 @@ func (wg *WaitGroup) add(delta int, kind OpKind) {
 	s.count += delta
 	if delta > 0 && s.count == delta {
 		// As sync's Add: the first increment must be ordered with Wait.
-		raceReadAt(wg.sema())
+		raceReadAt(wg.semaAddr())
 	}
 	if s.count < 0 {
 		s.count = 0
+		r.mirror(unsafe.Pointer(wg), s)
 		panic("sync: negative WaitGroup counter")
 	}
+	r.mirror(unsafe.Pointer(wg), s)
 	if delta < 0 && s.count > 0 {
 		// Every Done happens before the Wait it ends, not only the last, which releases below.
 		raceRelease(id)
@@ -300,7 +334,7 @@ func (wg *WaitGroup) Wait() {
 	r, g := current()
 	if r == nil {
 		initWait()
-		wg.fb.Wait()
+		wg.std().Wait()
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(wg), ObjWaitGroup, g)
@@ -314,7 +348,7 @@ func (wg *WaitGroup) Wait() {
 			// scheduling point: the Done that completes it stands for a Wait run after it
 			// (wgaddafterwait, where go test -race -count=200 shows no race).
 			s.written = true
-			raceWriteAt(wg.sema())
+			raceWriteAt(wg.semaAddr())
 		}
 	}
 	g.op = op{kind: OpWGWait, obj: id, so: s}
@@ -463,9 +497,16 @@ func (r *run) wakeWaiter(w *goroutine, id ObjID) {
 }
 
 // Once is sync.Once under heddle's control.
+//
+// Its words are sync.Once's: done, then the Mutex (state, semaphore) that callers wait on.
 type Once struct {
-	fb sync.Once
+	done  uint32
+	state int32
+	sema  uint32
 }
+
+//go:norace
+func (o *Once) std() *sync.Once { return (*sync.Once)(unsafe.Pointer(o)) }
 
 // Do calls f if and only if Do is being called for the first time for this Once. Other callers
 // block until f has returned; a recursive call deadlocks, as in Go.
@@ -474,7 +515,7 @@ type Once struct {
 func (o *Once) Do(f func()) {
 	r, g := current()
 	if r == nil {
-		o.fb.Do(f)
+		o.std().Do(f)
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(o), ObjOnce, g)
@@ -486,9 +527,11 @@ func (o *Once) Do(f func()) {
 		return
 	}
 	s.running = true
+	r.mirror(unsafe.Pointer(o), s)
 	defer func() {
 		s.running, s.done = false, true
 		if r, g := current(); r != nil {
+			r.mirror(unsafe.Pointer(o), s)
 			r.release(r.record(g, OpOnceDone, id), id)
 		}
 	}()
