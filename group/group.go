@@ -526,7 +526,7 @@ func (r *Runner) hang() time.Duration {
 	if r.opts.Hang > 0 {
 		return r.opts.Hang
 	}
-	return 10 * time.Second
+	return rt.DefaultHang
 }
 
 // died is the verdict of a run in which a member's process died: an exit status or a signal

@@ -46,7 +46,7 @@ type Config struct {
 	Detail bool
 	// Hang bounds the wall-clock time between two scheduling points. A goroutine that runs
 	// longer (an infinite loop with no synchronization) ends the run with a hang verdict and
-	// poisons the process. Zero means 10s.
+	// poisons the process. Zero means DefaultHang.
 	Hang time.Duration
 	// ForeignWait bounds how long a run whose goroutines all wait on channels that heddle does
 	// not control (channels made by uninstrumented code) waits for one of them in real time
@@ -338,6 +338,10 @@ type run struct {
 // holds about 320 MB, which a worker can afford.
 const DefaultMaxSteps = 2_000_000
 
+// DefaultHang is the hang limit (Config.Hang) when none is given: the wall-clock time a
+// goroutine may go between two scheduling points.
+const DefaultHang = 10 * time.Second
+
 // deadlineEvery+1 is how many steps pass between two looks at the clock for Config.Deadline.
 const deadlineEvery = 1<<10 - 1
 
@@ -381,7 +385,7 @@ func Run(cfg Config, body func()) *Result {
 		cfg.MaxSteps = DefaultMaxSteps
 	}
 	if cfg.Hang == 0 {
-		cfg.Hang = 10 * time.Second
+		cfg.Hang = DefaultHang
 	}
 	if cfg.ForeignWait == 0 {
 		cfg.ForeignWait = time.Second
@@ -1382,7 +1386,7 @@ func (r *run) allDone() bool {
 //
 //go:norace
 func (r *run) graceConnected() {
-	self, limit := goid(), min(r.cfg.Hang, 10*time.Second)
+	self, limit := goid(), min(r.cfg.Hang, DefaultHang)
 	for start := time.Now(); r.foreign.Load() == nil && time.Since(start) < limit; {
 		if !othersWork(allStacks(), self, self) {
 			return

@@ -98,7 +98,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
 	fs.StringVar(&f.noInstr, "no-instrument", "", "comma-separated package patterns not to instrument")
 	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
-	fs.DurationVar(&f.hang, "hang", 10*time.Second, "wall-clock limit between two scheduling points (infinite loops)")
+	fs.DurationVar(&f.hang, "hang", rt.DefaultHang, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
 	fs.TextVar(&f.time, "time", rt.TimeQuantum, "model of time: quantum (time passes with work: each step moves the clock by -quantum, and a timer past its deadline may fire at any later step), synctest (the clock advances only when every goroutine is blocked) or adversarial (a timer may fire at any step); docs/time.md")

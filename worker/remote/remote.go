@@ -236,7 +236,7 @@ var answerGrace = time.Minute
 func answerLimit(req worker.Request) time.Duration {
 	hang := req.Options.Hang
 	if hang <= 0 {
-		hang = 10 * time.Second
+		hang = rt.DefaultHang
 	}
 	switch {
 	case req.Cmd != "explore" && req.Cmd != "run":
