@@ -205,21 +205,58 @@ func debuggees(t *testing.T) []int {
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if strings.Contains(string(cmd), "bank.test") && !strings.Contains(string(stat), ") Z ") && strings.Contains(string(cmd), "TestHeddleWorker") {
+		if strings.Contains(string(cmd), "bank.test") && !strings.Contains(string(stat), ") Z ") && strings.Contains(string(cmd), "TestHeddleWorker") && descends(pid, os.Getpid()) {
 			out = append(out, pid)
 		}
 	}
 	return out
 }
 
+// alive reports whether process pid exists and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	return err == nil && !strings.Contains(string(stat), ") Z ")
+}
+
+// descends reports whether process pid is a descendant of process anc: other test processes
+// on the machine may debug the bank too.
+func descends(pid, anc int) bool {
+	for pid > 1 {
+		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+		if err != nil {
+			return false
+		}
+		// The parent is the second field after the command, which is in parentheses.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 2 {
+			return false
+		}
+		pid, _ = strconv.Atoi(f[1])
+		if pid == anc {
+			return true
+		}
+	}
+	return false
+}
+
 // No process outlives its session: not Delve, not a debuggee.
 func TestNoProcessesLeft(t *testing.T) {
 	c, _ := launchBank(t, 15, nil)
 	c.stopped(time.Minute)
+	// Taken while they are descendants: one left behind is adopted by init.
+	pids := debuggees(t)
+	if len(pids) == 0 {
+		t.Fatal("no debuggee process found")
+	}
 	c.close()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		left := debuggees(t)
+		var left []int
+		for _, pid := range pids {
+			if alive(pid) {
+				left = append(left, pid)
+			}
+		}
 		if len(left) == 0 {
 			return
 		}
