@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -339,8 +340,8 @@ func (r *run) raceKey(n int) string {
 }
 
 // raceVerdictOf describes the race of rep, whose access was made by g (nil if unknown). The
-// earlier access's goroutine is the other goroutine of the run that runs the same function,
-// the first one if several do.
+// earlier access's goroutine is found by raceGoroutines; when it may be one of several, the
+// message names them all.
 //
 //go:norace
 func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
@@ -348,11 +349,19 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 	names := [2]string{"an unknown goroutine", "an unknown goroutine"}
 	for i, a := range [2]*raceAccess{&rep.cur, &rep.prev} {
 		s := GoroutineState{ID: NoG, State: a.kind, Obj: NoObj, Stack: a.userFrames()}
+		gs := []*goroutine{g}
 		if i == 1 {
-			g = r.raceGoroutine(a, g)
+			gs = r.raceGoroutines(a, g)
 		}
-		if g != nil {
-			s.ID, names[i] = g.id, r.gname(g)
+		switch {
+		case len(gs) == 1 && gs[0] != nil:
+			s.ID, names[i] = gs[0].id, r.gname(gs[0])
+		case len(gs) > 1:
+			ns := make([]string, len(gs))
+			for j, g := range gs {
+				ns[j] = r.gname(g)
+			}
+			names[i] = strings.Join(ns, " or ")
 		}
 		v.Goroutines = append(v.Goroutines, s)
 	}
@@ -361,26 +370,70 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 	return v
 }
 
-// raceGoroutine finds the goroutine other than not that made access a, by the function it
-// runs: the frame under rt's, at the bottom of the stack.
+// raceGoroutines finds the goroutines other than not that may have made access a. The
+// detector numbers goroutines its own way, so its "by goroutine N" names none of the run's;
+// what it gives is the address and the stack. The candidates are the goroutines that the
+// lockset check saw access that address (a write, for a write), narrowed to those that run
+// the function under rt's frames at the bottom of a's stack; without the check's record (code
+// that is not instrumented), the first goroutine that runs that function. When several remain,
+// each is a candidate.
 //
 //go:norace
-func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
+func (r *run) raceGoroutines(a *raceAccess, not *goroutine) []*goroutine {
 	entry := ""
 	for i, f := range a.frames {
 		if strings.HasPrefix(f.Func, rtPrefix+".(*run).body") && i > 0 {
 			entry = a.frames[i-1].Func
 		}
 	}
-	if entry == "" {
-		return nil
+	runs := func(g *goroutine) bool {
+		if entry == "" || g.fn == 0 {
+			return false
+		}
+		fn := runtime.FuncForPC(g.fn)
+		return fn != nil && fn.Name() == entry
 	}
+	var byAddr, byFunc []*goroutine
+	set := r.accessors(a.addr, strings.Contains(a.kind, "write"))
 	for _, g := range r.gs {
-		if g != not && g.fn != 0 {
-			if fn := runtime.FuncForPC(g.fn); fn != nil && fn.Name() == entry {
-				return g
-			}
+		if g == not {
+			continue
+		}
+		if g.id < 64 && set&(1<<g.id) != 0 {
+			byAddr = append(byAddr, g)
+		}
+		if runs(g) {
+			byFunc = append(byFunc, g)
 		}
 	}
+	if both := slices.DeleteFunc(slices.Clone(byAddr), func(g *goroutine) bool { return !runs(g) }); len(both) > 0 {
+		return both
+	}
+	if len(byAddr) > 0 {
+		return byAddr
+	}
+	if len(byFunc) > 0 {
+		return byFunc[:1]
+	}
 	return nil
+}
+
+// accessors returns the goroutines (of ids below 64, as a set of bits) that the lockset check
+// saw write the variable at addr, or access it if write is false.
+//
+//go:norace
+func (r *run) accessors(addr uintptr, write bool) uint64 {
+	if r.acc == nil || addr == 0 {
+		return 0
+	}
+	for p, i := range r.acc.vars {
+		if uintptr(p) == addr {
+			v := &r.acc.shadows[i]
+			if write {
+				return v.writers
+			}
+			return v.readers | v.writers
+		}
+	}
+	return 0
 }

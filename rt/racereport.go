@@ -42,8 +42,8 @@ type raceReport struct {
 }
 
 type raceAccess struct {
-	kind   string // "write", "read", "atomic write"…
-	goid   int64  // the runtime's goroutine id; 1 for the main goroutine
+	kind   string  // "write", "read", "atomic write"…
+	addr   uintptr // the address accessed
 	frames []Frame
 }
 
@@ -98,14 +98,11 @@ func parseRaceReports(text string) []raceReport {
 }
 
 func parseAccessHeader(line string) raceAccess {
-	head, by, _ := strings.Cut(strings.TrimSuffix(line, ":"), " by ")
-	kind, _, _ := strings.Cut(head, " at 0x")
-	kind = strings.ToLower(strings.TrimPrefix(kind, "Previous "))
-	a := raceAccess{kind: kind}
-	if by == "main goroutine" {
-		a.goid = 1
-	} else if id, ok := strings.CutPrefix(by, "goroutine "); ok {
-		a.goid, _ = strconv.ParseInt(id, 10, 64)
+	head, _, _ := strings.Cut(strings.TrimSuffix(line, ":"), " by ")
+	kind, addr, _ := strings.Cut(head, " at 0x")
+	a := raceAccess{kind: strings.ToLower(strings.TrimPrefix(kind, "Previous "))}
+	if n, err := strconv.ParseUint(addr, 16, 64); err == nil {
+		a.addr = uintptr(n)
 	}
 	return a
 }

@@ -24,7 +24,7 @@ func TestParseRaceReports(t *testing.T) {
 			for _, rep := range parseRaceReports(string(text)) {
 				b.WriteString("report\n")
 				for _, a := range []*raceAccess{&rep.cur, &rep.prev} {
-					fmt.Fprintf(&b, "  %s by %d at %s\n", a.kind, a.goid, a.position())
+					fmt.Fprintf(&b, "  %s of %#x at %s\n", a.kind, a.addr, a.position())
 					for _, f := range a.userFrames() {
 						fmt.Fprintf(&b, "    %s %s:%d\n", f.Func, filepath.Base(f.File), f.Line)
 					}
