@@ -16,8 +16,26 @@ import (
 // goroutine in go test's words. Go logs a late message into a parent test that is still
 // running, and panics only once every ancestor has completed; a run of heddle is one test, so
 // the panic is what it shows. Calls through an interface of another package (an assertion
-// library's TestingT) are not rewritten, and not checked.
+// library's TestingT) are checked by Late.
 func Checked(t testing.TB) Test { return Test{t} }
+
+// Late stands for the receiver t of a call of one of those methods through another interface,
+// such as testify's TestingT.Errorf: when t holds a testing.TB, the call is checked as
+// Checked's are. The instrumenter rewrites t.Errorf into harness.Late(t, "Log").Errorf, and
+// "Fail" for Fail and FailNow. While the test runs, the call is the library's own, from the
+// frame its t.Helper marks.
+func Late[T any](t T, what string) T {
+	tb, ok := any(t).(testing.TB)
+	if !ok || !completed() {
+		return t
+	}
+	// The call is late: it goes to Test's method, which panics with what it would log.
+	if c, ok := any(Test{tb}).(T); ok {
+		return c
+	}
+	Test{tb}.late(what, "")
+	return t
+}
 
 // Test is a testing.TB whose logging and failing methods check that the test has not
 // completed (Checked).
@@ -26,7 +44,7 @@ type Test struct{ tb testing.TB }
 // late panics, as testing does, if the run's test has returned. what is "Log" or "Fail", and
 // msg the message logged.
 func (t Test) late(what, msg string) {
-	if !rt.Running() || !rt.Returned() {
+	if !completed() {
 		return
 	}
 	name := t.tb.Name()
@@ -36,8 +54,14 @@ func (t Test) late(what, msg string) {
 	if what == "Fail" {
 		panic("Fail in goroutine after " + name + " has completed")
 	}
+	if msg == "" {
+		panic("Log in goroutine after " + name + " has completed")
+	}
 	panic("Log in goroutine after " + name + " has completed: " + strings.TrimSuffix(msg, "\n"))
 }
+
+// completed reports whether the caller's run has a test that returned.
+func completed() bool { return rt.Running() && rt.Returned() }
 
 // Log is t.Log, checked.
 func (t Test) Log(args ...any) {

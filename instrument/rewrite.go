@@ -400,21 +400,67 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 }
 
 // checkedMethod rewrites t.Logf, called or as a method value, into harness.Checked(t).Logf,
-// and so on for checkedMethods, for t a *testing.T or a testing.TB.
+// and so on for checkedMethods, for t a *testing.T or a testing.TB. For t of another interface
+// whose method has testing's signature (an assertion library's TestingT), it rewrites t into
+// harness.Late(t, "Log"), which checks the call when t holds a testing.TB and leaves the call
+// itself as it is: the library's t.Helper marks the frame that calls.
 func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
 	sel := r.info.Selections[se]
 	if sel == nil || sel.Kind() != types.MethodVal || !checkedMethods[se.Sel.Name] {
 		return
 	}
 	t := sel.Recv()
-	if _, isPtr := t.Underlying().(*types.Pointer); !(isPtr && isTestingT(deref(t))) && !isTestingTB(t) {
+	if _, isPtr := t.Underlying().(*types.Pointer); isPtr && isTestingT(deref(t)) || isTestingTB(t) {
+		r.add(se, func(w *writer) {
+			w.insert(r.harness() + ".Checked(")
+			w.node(se.X)
+			w.insert(").")
+			w.at(se.Sel.Pos())
+			w.insert(se.Sel.Name)
+		})
 		return
 	}
-	r.add(se, func(w *writer) {
-		w.insert(r.harness() + ".Checked(")
-		w.node(se.X)
-		w.insert(")." + se.Sel.Name)
-	})
+	if types.IsInterface(t) && testingSignature(se.Sel.Name, sel.Type().(*types.Signature)) {
+		what := "Log"
+		if se.Sel.Name == "Fail" || se.Sel.Name == "FailNow" {
+			what = "Fail"
+		}
+		r.add(se, func(w *writer) {
+			w.insert(r.harness() + ".Late(")
+			w.node(se.X)
+			w.insert(`, "` + what + `").`)
+			w.at(se.Sel.Pos())
+			w.insert(se.Sel.Name)
+		})
+	}
+}
+
+// testingSignature reports whether sig is the signature of testing.TB's method name, as an
+// assertion library's interface declares it (testify's TestingT.Errorf): a logger's Error(msg
+// string, fields ...Field) is not one.
+func testingSignature(name string, sig *types.Signature) bool {
+	if sig.Results().Len() != 0 {
+		return false
+	}
+	ps := sig.Params()
+	anySlice := func(t types.Type) bool {
+		s, ok := t.(*types.Slice)
+		if !ok {
+			return false
+		}
+		i, ok := s.Elem().Underlying().(*types.Interface)
+		return ok && i.Empty()
+	}
+	isString := func(t types.Type) bool { return types.Identical(t, types.Typ[types.String]) }
+	switch name {
+	case "Fail", "FailNow":
+		return ps.Len() == 0
+	case "Log", "Error", "Fatal":
+		return sig.Variadic() && ps.Len() == 1 && anySlice(ps.At(0).Type())
+	case "Logf", "Errorf", "Fatalf":
+		return sig.Variadic() && ps.Len() == 2 && isString(ps.At(0).Type()) && anySlice(ps.At(1).Type())
+	}
+	return false
 }
 
 // httpFuncs are net/http's functions that serve connections, and httpMethods the methods of

@@ -35,3 +35,23 @@ func subtests(t *testing.T) {
 	f := t.Run // a method value stays
 	_, _ = ok, f
 }
+
+// testingT is an assertion library's interface (testify's assert.TestingT): its calls are
+// checked for a test that completed. A logger's Error, with another signature, is not.
+type testingT interface {
+	Errorf(format string, args ...any)
+	FailNow()
+}
+
+type logger interface {
+	Error(msg string, kv ...any)
+}
+
+func assertions(t *testing.T, tt testingT, l logger) {
+	t.Logf("checked %d", 1)
+	tt.Errorf("late %d", 2)
+	tt.FailNow()
+	fail := tt.FailNow // a method value too
+	l.Error("not a test", "k", 1)
+	_ = fail
+}

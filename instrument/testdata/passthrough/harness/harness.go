@@ -28,3 +28,5 @@ func Parallel(t *testing.T) { t.Parallel() }
 func Cleanup(t testing.TB, f func()) { t.Cleanup(f) }
 
 func Checked(t testing.TB) testing.TB { return t }
+
+func Late[T any](t T, what string) T { return t }
