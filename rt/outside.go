@@ -222,15 +222,12 @@ func stackIn(all string, goid int64) (state string, fns, files []string) {
 	return state, fns, files
 }
 
-// loopingAt returns the frames of goroutine g, which runs without reaching a scheduling
-// point, from the program's innermost one: where it loops.
+// loopingAt returns the frames of a goroutine that runs without reaching a scheduling point,
+// whose stack has the functions fns and their files, from the program's innermost frame:
+// where it loops.
 //
 //go:norace
-func loopingAt(g *goroutine) []Frame {
-	if g == nil || g.goid == 0 {
-		return nil
-	}
-	_, fns, files := stackOf(g.goid)
+func loopingAt(fns, files []string) []Frame {
 	// Inside one of heddle's hooks (an access of sink++), std's frames inward of it are code
 	// that rt calls: the program loops where it called the hook. A callback of the program's
 	// that a hook runs (Once.Do's) is the program's own.
@@ -266,15 +263,12 @@ func loopingAt(g *goroutine) []Frame {
 	return out
 }
 
-// stalledIn returns the function of heddle's that g is in, if its innermost frame outside Go's
-// runtime and standard library is heddle's, and "" otherwise.
+// stalledIn returns the function of heddle's that a goroutine whose stack has the functions
+// fns is in, if its innermost frame outside Go's runtime and standard library is heddle's, and
+// "" otherwise.
 //
 //go:norace
-func stalledIn(g *goroutine) string {
-	if g == nil || g.goid == 0 {
-		return ""
-	}
-	_, fns, _ := stackOf(g.goid)
+func stalledIn(fns []string) string {
 	for _, fn := range fns {
 		switch {
 		case strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "internal/") || stdFunc(fn):

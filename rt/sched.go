@@ -498,12 +498,17 @@ func (r *run) wait() {
 		poisoned = fmt.Errorf("rt: %s; the process cannot run more schedules", outside)
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: outside + ". Heddle runs one goroutine at a time, and cannot tell what it waits for, so it cannot explore this test"}
 	default:
-		stack := loopingAt(r.cur)
+		var fns, files []string
+		if r.cur != nil && r.cur.goid != 0 {
+			// One listing of the goroutines serves both questions.
+			_, fns, files = stackOf(r.cur.goid)
+		}
+		stack := loopingAt(fns, files)
 		at := ""
 		if len(stack) > 0 {
 			at = " at " + stack[0].Position()
 		}
-		if fn := stalledIn(r.cur); fn != "" && r.computed == 0 {
+		if fn := stalledIn(fns); fn != "" && r.computed == 0 {
 			// No access was counted for the hang limit, yet the goroutine is in heddle's own
 			// code: one of heddle's calls took that long (its bookkeeping of the accesses of a
 			// test that touches hundreds of millions of addresses), not the program.
