@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -340,8 +339,7 @@ func (r *run) raceKey(n int) string {
 }
 
 // raceVerdictOf describes the race of rep, whose access was made by g (nil if unknown). The
-// earlier access's goroutine is found by raceGoroutines; when it may be one of several, the
-// message names them all.
+// earlier access's goroutine is found by raceGoroutine.
 //
 //go:norace
 func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
@@ -349,19 +347,11 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 	names := [2]string{"an unknown goroutine", "an unknown goroutine"}
 	for i, a := range [2]*raceAccess{&rep.cur, &rep.prev} {
 		s := GoroutineState{ID: NoG, State: a.kind, Obj: NoObj, Stack: a.userFrames()}
-		gs := []*goroutine{g}
 		if i == 1 {
-			gs = r.raceGoroutines(a, g)
+			g = r.raceGoroutine(a, g)
 		}
-		switch {
-		case len(gs) == 1 && gs[0] != nil:
-			s.ID, names[i] = gs[0].id, r.gname(gs[0])
-		case len(gs) > 1:
-			ns := make([]string, len(gs))
-			for j, g := range gs {
-				ns[j] = r.gname(g)
-			}
-			names[i] = strings.Join(ns, " or ")
+		if g != nil {
+			s.ID, names[i] = g.id, r.gname(g)
 		}
 		v.Goroutines = append(v.Goroutines, s)
 	}
@@ -370,16 +360,16 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 	return v
 }
 
-// raceGoroutines finds the goroutines other than not that may have made access a. The
-// detector numbers goroutines its own way, so its "by goroutine N" names none of the run's;
-// what it gives is the address and the stack. The candidates are the goroutines that the
-// lockset check saw access that address (a write, for a write), narrowed to those that run
-// the function under rt's frames at the bottom of a's stack; without the check's record (code
-// that is not instrumented), the first goroutine that runs that function. When several remain,
-// each is a candidate.
+// raceGoroutine finds the goroutine other than not that made access a. The detector numbers
+// goroutines its own way, so its "by goroutine N" names none of the run's; what it gives is
+// the address and the stack. The candidates are the goroutines that the lockset check saw
+// access that address (write it, for a write), narrowed to those that run the function under
+// rt's frames at the bottom of a's stack; without the check's record (code that is not
+// instrumented), those that run that function. Of several, the oldest is named: each of them
+// made such an access.
 //
 //go:norace
-func (r *run) raceGoroutines(a *raceAccess, not *goroutine) []*goroutine {
+func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
 	entry := ""
 	for i, f := range a.frames {
 		if strings.HasPrefix(f.Func, rtPrefix+".(*run).body") && i > 0 {
@@ -393,29 +383,26 @@ func (r *run) raceGoroutines(a *raceAccess, not *goroutine) []*goroutine {
 		fn := runtime.FuncForPC(g.fn)
 		return fn != nil && fn.Name() == entry
 	}
-	var byAddr, byFunc []*goroutine
 	set := r.accessors(a.addr, strings.Contains(a.kind, "write"))
+	var byAddr, byFunc *goroutine
 	for _, g := range r.gs {
 		if g == not {
 			continue
 		}
-		if g.id < 64 && set&(1<<g.id) != 0 {
-			byAddr = append(byAddr, g)
-		}
-		if runs(g) {
-			byFunc = append(byFunc, g)
+		accessed := g.id < 64 && set&(1<<g.id) != 0
+		switch {
+		case accessed && runs(g):
+			return g
+		case accessed && byAddr == nil:
+			byAddr = g
+		case runs(g) && byFunc == nil:
+			byFunc = g
 		}
 	}
-	if both := slices.DeleteFunc(slices.Clone(byAddr), func(g *goroutine) bool { return !runs(g) }); len(both) > 0 {
-		return both
-	}
-	if len(byAddr) > 0 {
+	if byAddr != nil {
 		return byAddr
 	}
-	if len(byFunc) > 0 {
-		return byFunc[:1]
-	}
-	return nil
+	return byFunc
 }
 
 // accessors returns the goroutines (of ids below 64, as a set of bits) that the lockset check
