@@ -1,11 +1,14 @@
 package dap
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/rt"
 )
 
 // Renderings of Delve's, as it sends them for testdata/bank and for the other shadowed types.
@@ -108,5 +111,32 @@ func TestVariablesUserTypes(t *testing.T) {
 	}
 	if got := c.evaluate(st.ThreadID, "from.mu"); got != "sync.Mutex {locked by "+me+" at bank.go:13}" {
 		t.Errorf("evaluate from.mu = %s, want sync.Mutex {locked by %s at bank.go:13}", got, me)
+	}
+}
+
+// TestStandInShapes checks that heddle's stand-ins have the words that summary reads from
+// Delve's renderings of them, by name and kind: a stand-in that changes shape fails here, not
+// in a debugging session that shows sync.Mutex {…}.
+func TestStandInShapes(t *testing.T) {
+	for _, tc := range []struct {
+		typ   reflect.Type
+		words map[string]reflect.Kind
+	}{
+		{reflect.TypeFor[rt.Mutex](), map[string]reflect.Kind{"state": reflect.Int32, "sema": reflect.Uint32}},
+		{reflect.TypeFor[rt.RWMutex](), map[string]reflect.Kind{"state": reflect.Int32, "sema": reflect.Uint32, "readerCount": reflect.Int32}},
+		{reflect.TypeFor[rt.WaitGroup](), map[string]reflect.Kind{"state": reflect.Uint64}},
+		{reflect.TypeFor[rt.Once](), map[string]reflect.Kind{"done": reflect.Uint32, "state": reflect.Int32}},
+	} {
+		for name, kind := range tc.words {
+			f, ok := tc.typ.FieldByName(name)
+			switch {
+			case !ok:
+				t.Errorf("%v has no field %s, which the debugger reads", tc.typ, name)
+			case f.Type.Kind() != kind:
+				t.Errorf("%v.%s is a %v, the debugger reads a %v", tc.typ, name, f.Type.Kind(), kind)
+			case len(f.Index) != 1:
+				t.Errorf("%v.%s is not at the first level, where Delve renders a nested value's fields", tc.typ, name)
+			}
+		}
 	}
 }
