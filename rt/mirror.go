@@ -52,6 +52,9 @@ func (r *run) mirror(p unsafe.Pointer, s *syncObj) {
 //
 //go:norace
 func (r *run) unmirror() {
+	if !r.cfg.Mirror {
+		return
+	}
 	for i := range r.syncs.slots {
 		sl := &r.syncs.slots[i]
 		if sl.p == nil || !sl.so.mirrored {
