@@ -370,10 +370,16 @@ func (r *run) raceVerdictOf(rep *raceReport, g *goroutine) Verdict {
 //
 //go:norace
 func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
+	// The entry is the outermost frame of the program's: a deferred call run as its function
+	// returns shows under runtime.deferreturn, in place of that function's frame.
 	entry := ""
 	for i, f := range a.frames {
-		if strings.HasPrefix(f.Func, rtPrefix+".(*run).body") && i > 0 {
-			entry = a.frames[i-1].Func
+		if strings.HasPrefix(f.Func, rtPrefix+".(*run).body") {
+			for j := i - 1; j >= 0 && entry == ""; j-- {
+				if !strings.HasPrefix(a.frames[j].Func, "runtime.") {
+					entry = a.frames[j].Func
+				}
+			}
 		}
 	}
 	runs := func(g *goroutine) bool {
@@ -381,7 +387,8 @@ func (r *run) raceGoroutine(a *raceAccess, not *goroutine) *goroutine {
 			return false
 		}
 		fn := runtime.FuncForPC(g.fn)
-		return fn != nil && fn.Name() == entry
+		// The goroutine's function itself, or a closure in it (a deferred one).
+		return fn != nil && (fn.Name() == entry || strings.HasPrefix(entry, fn.Name()+"."))
 	}
 	set := r.accessors(a.addr, strings.Contains(a.kind, "write"))
 	var byAddr, byFunc *goroutine

@@ -65,6 +65,20 @@ var raceCases = []struct {
 		Recv(done)
 		Send(hold, true)
 	}},
+	{"deferred", true, func() {
+		// The goroutine's access is in a deferred closure, which the detector's stack shows
+		// under runtime.deferreturn: it is still the goroutine's.
+		x := new(int)
+		ready := MakeChan[bool](1)
+		Go(func() {
+			defer func() {
+				Send(ready, true)
+				_ = *x
+			}()
+		})
+		Recv(ready)
+		*x = 1
+	}},
 	{"exitorders", true, func() {
 		// A goroutine's exit orders nothing, even when its carrier ends before the next.
 		x := new(int)
