@@ -266,6 +266,11 @@ func TestDifferentialDelve(t *testing.T) {
 			lines: []int{309}, moves: []motion{"next", "next", "stepIn", "next", "stepOut", "next"}},
 		{module: "golang.org/x/sync@v0.25.0", pkg: "errgroup", test: "TestTryGo", file: "errgroup_test.go",
 			lines: []int{198}, moves: []motion{"next", "stepIn", "next", "next", "next", "stepOut", "next"}},
+		// Into context.Background, which heddle forwards to the standard one, and out; into
+		// errgroup.WithContext, over the call of context.WithCancelCause, which heddle
+		// implements itself, and out.
+		{module: "golang.org/x/sync@v0.25.0", pkg: "errgroup", test: "TestWithContext", file: "errgroup_test.go",
+			lines: []int{150}, moves: []motion{"stepIn", "stepOut", "stepIn", "next", "next", "stepOut", "next"}},
 		// A rate limiter: from the wait that the test's goroutine cancels, into the test's
 		// helper, into its fake clock and out, into Limiter.wait, over its lines: the
 		// non-blocking select on the context (its one case's line only), advancing the fake

@@ -3,6 +3,7 @@ package debugger
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -38,6 +39,12 @@ const maxEscape = 32
 // stepped out of, and a stop at a new goroutine's checkpoint runs to its function's first
 // line. stepping says the motion was a step.
 func (d *Debugger) await(ctx context.Context, in *incarnation, sink chan Event, stepping bool) (halt, error) {
+	return d.awaitStep(ctx, in, sink, stepping, false)
+}
+
+// awaitStep is await for a move that steps into calls (into): from a forwarding function of
+// heddle's, it steps on into the standard function.
+func (d *Debugger) awaitStep(ctx context.Context, in *incarnation, sink chan Event, stepping, into bool) (halt, error) {
 	for escapes := 0; ; {
 		h, err := d.awaitRaw(ctx, in, sink)
 		if err != nil || h.ended || h.bug != nil {
@@ -69,13 +76,21 @@ func (d *Debugger) await(ctx context.Context, in *incarnation, sink chan Event, 
 			}
 		}
 		if (stepping || h.reason == "step") && escapes < maxEscape {
-			hidden, err := d.inHeddle(ctx, in, h.goid)
+			top, err := d.stack(ctx, in, h.goid, 1)
 			if err != nil {
 				return halt{}, err
 			}
-			if hidden {
+			if len(top) > 0 && top[0].hidden() {
 				escapes++
-				if err := in.resume(ctx, StepOut, h.goid); err != nil {
+				m := StepOut
+				if into && forwarding(top[0].File) {
+					// A step into a standard function that heddle forwards (context.Background)
+					// goes on into the standard one, where Delve stops; a step that comes back
+					// out of heddle's own code does not go in again.
+					m = StepIn
+				}
+				into = into && m == StepIn
+				if err := in.resume(ctx, m, h.goid); err != nil {
 					return halt{}, err
 				}
 				continue
@@ -83,6 +98,18 @@ func (d *Debugger) await(ctx context.Context, in *incarnation, sink chan Event, 
 		}
 		return h, nil
 	}
+}
+
+// forwarding reports whether path is a generated api.go of one of heddle's packages that
+// stand for a standard one (rt/context, rt/io…): each of its functions calls the standard
+// function or heddle's own.
+func forwarding(path string) bool {
+	src := runtimeSource()
+	if src == "" || filepath.Base(path) != "api.go" {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Join(src, "rt"), filepath.Dir(path))
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
 }
 
 // waitEvent returns the next stop event of in. A debuggee that has gone (killed, crashed)
@@ -340,7 +367,7 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 			return
 		}
 		done(nil)
-		h, err := d.await(ctx, in, sink, stepping)
+		h, err := d.awaitStep(ctx, in, sink, stepping, m == StepIn)
 		// A step into a line whose memory accesses or operations the instrumenter turned into
 		// calls into heddle's runtime enters that call, which await steps out of, back to the
 		// same line: step in again, as if the call were not there.
@@ -349,7 +376,7 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 				break
 			}
 			if err = in.resume(ctx, StepIn, goid); err == nil {
-				h, err = d.await(ctx, in, sink, true)
+				h, err = d.awaitStep(ctx, in, sink, true, true)
 			}
 		}
 		if err != nil {
