@@ -112,6 +112,24 @@ func TestVariablesUserTypes(t *testing.T) {
 	if got := c.evaluate(st.ThreadID, "from.mu"); got != "sync.Mutex {locked by "+me+" at bank.go:13}" {
 		t.Errorf("evaluate from.mu = %s, want sync.Mutex {locked by %s at bank.go:13}", got, me)
 	}
+	// The test's goroutine waits for the transfers, neither of which has returned while this
+	// one holds both locks in the middle of its transfer: its WaitGroup counts at least it.
+	wg := ""
+	for _, th := range c.threads() {
+		for _, f := range c.stack(th.ID) {
+			if strings.HasSuffix(f.Name, "TestTransfer") {
+				var b struct {
+					Result string `json:"result"`
+				}
+				c.decode(c.response(c.send(&godap.EvaluateRequest{Request: godap.Request{Command: "evaluate"},
+					Arguments: godap.EvaluateArguments{Expression: "wg", FrameId: f.ID, Context: "watch"}}), 30*time.Second).Body, &b)
+				wg = b.Result
+			}
+		}
+	}
+	if wg != "sync.WaitGroup {counter 1}" && wg != "sync.WaitGroup {counter 2}" {
+		t.Errorf("TestTransfer's wg = %q, want sync.WaitGroup {counter 1} or {counter 2}", wg)
+	}
 }
 
 // TestStandInShapes checks that heddle's stand-ins have the words that summary reads from
