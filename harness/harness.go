@@ -27,11 +27,14 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/rt/group"
+	"github.com/heddledbg/heddle/rt/testing/synctest"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
 
 var tests = map[string]func(*testing.T){}
+
+func init() { synctest.CleanupScope = cleanupScope }
 
 // Register records a test function of the package under test.
 func Register(name string, test func(*testing.T)) { tests[name] = test }
@@ -337,6 +340,10 @@ func Cleanup(t testing.TB, f func()) {
 		t.Cleanup(f)
 		return
 	}
+	if fs := scopes[t]; fs != nil {
+		*fs = append(*fs, f)
+		return
+	}
 	cleanups[t] = append(cleanups[t], f)
 }
 
@@ -348,9 +355,44 @@ func runCleanups(t testing.TB) {
 		delete(cleanups, t)
 		return
 	}
-	f := fs[len(fs)-1]
 	cleanups[t] = fs[:len(fs)-1]
 	defer runCleanups(t)
+	fs[len(fs)-1]()
+}
+
+// scopes holds, for a test whose function runs synctest.Test, the cleanups that the bubble
+// registers: testing gives the bubble's function a T of its own.
+var scopes = map[testing.TB]*[]func(){}
+
+// cleanupScope opens a scope of t's cleanups for synctest.Test's function: the cleanups
+// registered on t until end is called are the scope's, and end calls them, last first, on the
+// bubble's goroutine, when the function returns and before the bubble's goroutines are waited
+// for, as testing runs a synctest T's. The test's own cleanups are not among them: if the run
+// is torn down first, the test's goroutine does not run the bubble's.
+func cleanupScope(t *testing.T) (end func()) {
+	outer, fs := scopes[t], new([]func())
+	scopes[t] = fs
+	return func() {
+		defer func() {
+			if outer == nil {
+				delete(scopes, t)
+			} else {
+				scopes[t] = outer
+			}
+		}()
+		runScope(fs)
+	}
+}
+
+// runScope calls the cleanups of a scope, last first, as runCleanups does.
+func runScope(fs *[]func()) {
+	n := len(*fs)
+	if n == 0 {
+		return
+	}
+	f := (*fs)[n-1]
+	*fs = (*fs)[:n-1]
+	defer runScope(fs)
 	f()
 }
 

@@ -162,7 +162,8 @@ type goroutine struct {
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
-	created int32 // step that created it, -1 for the root
+	start   func() // its function until its carrier starts it, for Stack's listing
+	created int32  // step that created it, -1 for the root
 	exited  int32
 	bubble  *bubble // the synctest bubble it belongs to, or nil
 	noLeak  bool    // heddle's own watcher, left out of the leak check
@@ -575,6 +576,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		offeredSince: int32(r.steps),
 		offeredAt:    -2,
 		lastLoad:     NoObj,
+		start:        f,
 	}
 	if parent != nil {
 		ng.bound = parent.bound
