@@ -24,6 +24,7 @@
 //	select {…}              a switch on rt.Select(hasDefault, rt.RecvCase(c0), rt.SendCase(c1, v1), …)
 //	runtime.Gosched()       rt.Gosched() (also Goexit and NumGoroutine)
 //	os.Exit(code)           rt.Exit(code)
+//	testing.AllocsPerRun    rt.AllocsPerRun (whose count holds heddle's allocations too)
 //
 // Subtests run on goroutines that the testing package starts, so calls of two methods of
 // *testing.T (also through embedding) go to the harness, which runs a subtest in its parent's

@@ -49,6 +49,8 @@ var controlledFuncs = map[string]map[string]string{
 	"runtime":       {"Gosched": "Gosched", "Goexit": "Goexit", "NumGoroutine": "NumGoroutine", "Stack": "Stack"},
 	"runtime/debug": {"Stack": "DebugStack", "PrintStack": "PrintStack"},
 	"os":            {"Exit": "Exit"},
+	// testing.AllocsPerRun counts heddle's allocations with the program's (rt/allocs.go).
+	"testing": {"AllocsPerRun": "AllocsPerRun"},
 }
 
 // prefix starts every identifier that instrumentation introduces. User code
