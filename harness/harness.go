@@ -13,6 +13,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -205,6 +206,7 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 					}
 				}()
 				defer runCleanups(st)
+				defer cancelContext(st)
 				test(st)
 			})
 		})
@@ -227,6 +229,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		defer func() { returned, own = true, failedOnItsOwn(st) }()
 		rt.Subtest(func() {
 			defer runCleanups(st)
+			defer cancelContext(st)
 			f(st)
 		}, st.SkipNow)
 	})
@@ -345,6 +348,39 @@ func Cleanup(t testing.TB, f func()) {
 		return
 	}
 	cleanups[t] = append(cleanups[t], f)
+}
+
+// contexts holds the contexts that Context gave the tests of the run, with their cancels.
+var contexts = map[testing.TB]testContext{}
+
+type testContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// Context stands for t.Context, which the instrumenter rewrites into a call of Context. In a
+// run, the context is one of the run, canceled when the test's function returns, just before
+// its cleanups run, as testing cancels it: a goroutine that waits for it to end is woken under
+// heddle's control, where the testing package's own context would be canceled after the run,
+// and the goroutine reported leaked. Outside a run it is t.Context.
+func Context(t testing.TB) context.Context {
+	if !rt.Running() {
+		return t.Context()
+	}
+	c, ok := contexts[t]
+	if !ok {
+		c.ctx, c.cancel = rt.WithCancel(context.Background())
+		contexts[t] = c
+	}
+	return c.ctx
+}
+
+// cancelContext cancels the context that Context gave t, if it gave one.
+func cancelContext(t testing.TB) {
+	if c, ok := contexts[t]; ok {
+		delete(contexts, t)
+		c.cancel()
+	}
 }
 
 // runCleanups calls t's cleanups, last registered first; the rest still run when one fails the
