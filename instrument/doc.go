@@ -52,7 +52,8 @@
 //
 // Build instruments the packages of the main module that the requested
 // packages depend on, and the few libraries whose goroutines run the
-// program's functions (golang.org/x/sync, testify's assert), leaving the
+// program's functions (golang.org/x/sync, testify's assert) or that read the
+// clock the program reads (golang.org/x/time), leaving the
 // standard library and other modules as trusted, uninstrumented code
 // (Config.Instrument and Config.Skip adjust the
 // set; packages using cgo are left alone with a warning, and heddle's own
