@@ -34,9 +34,10 @@ func Stack(buf []byte, all bool) int {
 
 // stacks is the listing of runtime.Stack(buf, true) for the run's goroutines, self's first,
 // cut from all, the process's listing. Each goroutine's trace is its carrier's without heddle's
-// frames, under its number in the run (goroutineNumber). A parked goroutine is in the wait state that Go would show for its operation, since
-// its carrier waits on a channel of heddle's whatever the operation; a goroutine not started
-// yet is runnable at its function's entry, as Go shows one.
+// frames, under its number in the run (goroutineNumber). A parked goroutine is in the wait
+// state that Go would show for its operation, since its carrier waits on a channel of
+// heddle's whatever the operation; a goroutine not started yet is at its function's entry, as
+// Go shows one.
 //
 //go:norace
 func (r *run) stacks(self *goroutine, all string) []byte {
@@ -111,7 +112,7 @@ func (r *run) waitReason(g *goroutine) string {
 		return "chan receive"
 	case OpSelect:
 		return "select"
-	case OpSleep, OpTimer:
+	case OpSleep:
 		return "sleep"
 	case OpBubble, OpBubbleWait:
 		return "synctest.Wait"
