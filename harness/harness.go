@@ -13,6 +13,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,11 +28,14 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/rt/group"
+	"github.com/heddledbg/heddle/rt/testing/synctest"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 )
 
 var tests = map[string]func(*testing.T){}
+
+func init() { synctest.CleanupScope = cleanupScope }
 
 // Register records a test function of the package under test.
 func Register(name string, test func(*testing.T)) { tests[name] = test }
@@ -202,6 +206,7 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 					}
 				}()
 				defer runCleanups(st)
+				defer cancelContext(st)
 				test(st)
 			})
 		})
@@ -224,6 +229,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		defer func() { returned, own = true, failedOnItsOwn(st) }()
 		rt.Subtest(func() {
 			defer runCleanups(st)
+			defer cancelContext(st)
 			f(st)
 		}, st.SkipNow)
 	})
@@ -337,7 +343,44 @@ func Cleanup(t testing.TB, f func()) {
 		t.Cleanup(f)
 		return
 	}
+	if fs := scopes[t]; fs != nil {
+		*fs = append(*fs, f)
+		return
+	}
 	cleanups[t] = append(cleanups[t], f)
+}
+
+// contexts holds the contexts that Context gave the tests of the run, with their cancels.
+var contexts = map[testing.TB]testContext{}
+
+type testContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// Context stands for t.Context, which the instrumenter rewrites into a call of Context. In a
+// run, the context is one of the run, canceled when the test's function returns, just before
+// its cleanups run, as testing cancels it: a goroutine that waits for it to end is woken under
+// heddle's control, where the testing package's own context would be canceled after the run,
+// and the goroutine reported leaked. Outside a run it is t.Context.
+func Context(t testing.TB) context.Context {
+	if !rt.Running() {
+		return t.Context()
+	}
+	c, ok := contexts[t]
+	if !ok {
+		c.ctx, c.cancel = rt.WithCancel(context.Background())
+		contexts[t] = c
+	}
+	return c.ctx
+}
+
+// cancelContext cancels the context that Context gave t, if it gave one.
+func cancelContext(t testing.TB) {
+	if c, ok := contexts[t]; ok {
+		delete(contexts, t)
+		c.cancel()
+	}
 }
 
 // runCleanups calls t's cleanups, last registered first; the rest still run when one fails the
@@ -348,9 +391,44 @@ func runCleanups(t testing.TB) {
 		delete(cleanups, t)
 		return
 	}
-	f := fs[len(fs)-1]
 	cleanups[t] = fs[:len(fs)-1]
 	defer runCleanups(t)
+	fs[len(fs)-1]()
+}
+
+// scopes holds, for a test whose function runs synctest.Test, the cleanups that the bubble
+// registers: testing gives the bubble's function a T of its own.
+var scopes = map[testing.TB]*[]func(){}
+
+// cleanupScope opens a scope of t's cleanups for synctest.Test's function: the cleanups
+// registered on t until end is called are the scope's, and end calls them, last first, on the
+// bubble's goroutine, when the function returns and before the bubble's goroutines are waited
+// for, as testing runs a synctest T's. The test's own cleanups are not among them: if the run
+// is torn down first, the test's goroutine does not run the bubble's.
+func cleanupScope(t *testing.T) (end func()) {
+	outer, fs := scopes[t], new([]func())
+	scopes[t] = fs
+	return func() {
+		defer func() {
+			if outer == nil {
+				delete(scopes, t)
+			} else {
+				scopes[t] = outer
+			}
+		}()
+		runScope(fs)
+	}
+}
+
+// runScope calls the cleanups of a scope, last first, as runCleanups does.
+func runScope(fs *[]func()) {
+	n := len(*fs)
+	if n == 0 {
+		return
+	}
+	f := (*fs)[n-1]
+	*fs = (*fs)[:n-1]
+	defer runScope(fs)
 	f()
 }
 

@@ -45,8 +45,9 @@ type Config struct {
 
 	// Instrument lists the import path patterns of packages outside the
 	// main module to instrument too. By default only packages of the main
-	// module, golang.org/x/sync's packages and testify's assert are
-	// instrumented (alwaysInstrumented); the rest run as trusted atomic code.
+	// module, golang.org/x/sync's and golang.org/x/time's packages and
+	// testify's assert are instrumented (alwaysInstrumented); the rest run as
+	// trusted atomic code.
 	// Patterns use the syntax of the go command: "..." matches any string,
 	// and a trailing "/..." also matches the path without it.
 	Instrument []string
@@ -567,8 +568,11 @@ func (b *builder) instrumented(p *packages.Package) bool {
 // come from a goroutine heddle did not start, and each wait would block where heddle cannot see
 // it: the test could not be explored. ants' MultiPool releases its pools through an errgroup
 // (golang.org/x/sync), and its tests wait with testify's Eventually, which runs the condition
-// in a goroutine of its own on a real ticker.
-var alwaysInstrumented = []string{"golang.org/x/sync/...", "github.com/stretchr/testify/assert"}
+// in a goroutine of its own on a real ticker. golang.org/x/time's rate limiter takes the
+// program's readings of the clock and reads the clock itself (Reservation.Delay, Cancel):
+// left alone, it would mix the real time with the run's virtual time, and a wait for a token
+// computed from the two never ends (pion/transport's vnet TestTBFQueue spun to a livelock).
+var alwaysInstrumented = []string{"golang.org/x/sync/...", "github.com/stretchr/testify/assert", "golang.org/x/time/..."}
 
 // Runtime reports whether pkgPath is part of heddle's runtime (rt.RuntimePackages), which is
 // linked into every program under test and never instrumented. The tests of such a package run

@@ -24,6 +24,7 @@
 //	select {…}              a switch on rt.Select(hasDefault, rt.RecvCase(c0), rt.SendCase(c1, v1), …)
 //	runtime.Gosched()       rt.Gosched() (also Goexit and NumGoroutine)
 //	os.Exit(code)           rt.Exit(code)
+//	testing.AllocsPerRun    rt.AllocsPerRun (whose count holds heddle's allocations too)
 //
 // Subtests run on goroutines that the testing package starts, so calls of two methods of
 // *testing.T (also through embedding) go to the harness, which runs a subtest in its parent's
@@ -51,7 +52,8 @@
 //
 // Build instruments the packages of the main module that the requested
 // packages depend on, and the few libraries whose goroutines run the
-// program's functions (golang.org/x/sync, testify's assert), leaving the
+// program's functions (golang.org/x/sync, testify's assert) or that read the
+// clock the program reads (golang.org/x/time), leaving the
 // standard library and other modules as trusted, uninstrumented code
 // (Config.Instrument and Config.Skip adjust the
 // set; packages using cgo are left alone with a warning, and heddle's own

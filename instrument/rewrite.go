@@ -49,6 +49,8 @@ var controlledFuncs = map[string]map[string]string{
 	"runtime":       {"Gosched": "Gosched", "Goexit": "Goexit", "NumGoroutine": "NumGoroutine", "Stack": "Stack"},
 	"runtime/debug": {"Stack": "DebugStack", "PrintStack": "PrintStack"},
 	"os":            {"Exit": "Exit"},
+	// testing.AllocsPerRun counts heddle's allocations with the program's (rt/allocs.go).
+	"testing": {"AllocsPerRun": "AllocsPerRun"},
 }
 
 // prefix starts every identifier that instrumentation introduces. User code
@@ -327,9 +329,9 @@ func (r *rewriter) builtin(call *ast.CallExpr) {
 // harnessCalls are the methods of *testing.T whose calls are rewritten into calls of the
 // harness function of the same name, which takes the *testing.T as its first argument: a
 // subtest runs on a goroutine of its own that must take its parent's place in the run, a
-// parallel test has nothing to run alongside within a run, and a cleanup must run inside the
-// run, before its goroutines are judged leaked.
-var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": true}
+// parallel test has nothing to run alongside within a run, a cleanup must run inside the run,
+// before its goroutines are judged leaked, and so must the cancel of the test's context.
+var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": true, "Context": true}
 
 // checkedMethods are the methods of *testing.T and testing.TB whose receiver is rewritten into
 // harness.Checked(t), in calls and method values: a log or a failure after the test completed
@@ -337,8 +339,9 @@ var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": tru
 var checkedMethods = map[string]bool{"Log": true, "Logf": true, "Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
 
 // testingCall rewrites t.Run(name, f) into harness.Run(t, name, f), t.Parallel() into
-// harness.Parallel(t) and t.Cleanup(f) into harness.Cleanup(t, f), for t a *testing.T or a
-// value that embeds one, and for Cleanup a testing.TB too. Method values and method
+// harness.Parallel(t), t.Cleanup(f) into harness.Cleanup(t, f) and t.Context() into
+// harness.Context(t), for t a *testing.T or a value that embeds one, and for Cleanup and
+// Context a testing.TB too. Method values and method
 // expressions are left alone.
 func (r *rewriter) testingCall(call *ast.CallExpr) {
 	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
@@ -368,7 +371,7 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 		fields = append(fields, f.Name())
 		t = f.Type()
 	}
-	if !isTestingT(deref(t)) && !(se.Sel.Name == "Cleanup" && isTestingTB(t)) {
+	if !isTestingT(deref(t)) && !((se.Sel.Name == "Cleanup" || se.Sel.Name == "Context") && isTestingTB(t)) {
 		return
 	}
 	_, isPtr := t.Underlying().(*types.Pointer)

@@ -79,7 +79,7 @@ func (c *carrier) carry() bool {
 	c.r, c.g, c.f = nil, nil, nil
 	raceWoken(g)
 	defer r.retire()
-	g.gp, g.goid = c.gp, c.goid
+	g.gp, g.goid, g.start = c.gp, c.goid, nil
 	r.body(g, f)
 	if raceEnabled {
 		// A carrier that carried on would order the goroutines it carries for the race

@@ -110,6 +110,22 @@ func MakeChan[T any](size int) chan T {
 	return c
 }
 
+// closedOutside records the close, outside any run, of the channel k that instrumented code
+// made: package initialisation that cancels a context it made (pion's deadline package keeps
+// an exceeded context, cancelled in init), whose Done channel the runs then receive from.
+// Without it a run would see the channel open and empty, and block on it forever.
+//
+//go:norace
+func closedOutside(k chanKey) {
+	raceHide()
+	chansMu.Lock()
+	if st := chans[k]; st != nil {
+		st.closed = true
+	}
+	chansMu.Unlock()
+	raceShow()
+}
+
 //go:norace
 func unregisterChan(k chanKey) {
 	raceHide() // the registry orders nothing of the program's
@@ -250,6 +266,7 @@ func Close[T any](ch chan<- T) {
 	r, g := current()
 	if r == nil {
 		close(ch)
+		closedOutside(chanPtr(ch))
 		return
 	}
 	st := stateOf(r, typedChan[T]{bidi[T](ch)})

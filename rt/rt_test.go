@@ -86,3 +86,30 @@ func TestNestedRun(t *testing.T) {
 		t.Errorf("verdict %s: %q, want unsupported, naming where rt.Run was called", res.Verdict.Kind, res.Verdict.Message)
 	}
 }
+
+// TestClosedOutside: a channel that instrumented code made and closed outside any run, as
+// package initialisation cancels a context it keeps (pion's deadline.exceededContext), is
+// closed in the runs: a receive returns at once. Its twin, left open, blocks the run's only
+// goroutine: a deadlock.
+func TestClosedOutside(t *testing.T) {
+	for _, tc := range []struct {
+		close bool
+		want  rt.VerdictKind
+	}{
+		{true, rt.VerdictOK},
+		{false, rt.VerdictDeadlock},
+	} {
+		c := rt.MakeChan[struct{}](0)
+		if tc.close {
+			rt.Close(c)
+		}
+		res := rt.Run(rt.Config{}, func() {
+			if _, ok := rt.Recv2(c); ok {
+				panic("received a value from a closed channel")
+			}
+		})
+		if res.Verdict.Kind != tc.want {
+			t.Errorf("closed %v: verdict %s (%s), want %s", tc.close, res.Verdict.Kind, res.Verdict.Message, tc.want)
+		}
+	}
+}

@@ -162,7 +162,8 @@ type goroutine struct {
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
-	created int32 // step that created it, -1 for the root
+	start   func() // its function until its carrier starts it, for Stack's listing
+	created int32  // step that created it, -1 for the root
 	exited  int32
 	bubble  *bubble // the synctest bubble it belongs to, or nil
 	noLeak  bool    // heddle's own watcher, left out of the leak check
@@ -251,16 +252,19 @@ type run struct {
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
 	foreign atomic.Pointer[string]
-	ended   bool
-	aborted bool
-	tearing atomic.Bool // teardown has begun (aborted is set): see sleep
-	verdict Verdict
-	done    chan struct{} // receives when the run ends
-	live    atomic.Int32  // goroutines whose carrier has not finished with them
-	idle    chan struct{} // receives once when live drops to zero
-	chans   []chanKey
-	acc     *accesses // the lockset check's state, from the first synchronization or access
-	watched []string  // the positions of Config.Watch reached, in order
+	// allocsAt is where the program measured allocations (AllocsPerRun), which counts
+	// heddle's with its own; "" if it did not.
+	allocsAt string
+	ended    bool
+	aborted  bool
+	tearing  atomic.Bool // teardown has begun (aborted is set): see sleep
+	verdict  Verdict
+	done     chan struct{} // receives when the run ends
+	live     atomic.Int32  // goroutines whose carrier has not finished with them
+	idle     chan struct{} // receives once when live drops to zero
+	chans    []chanKey
+	acc      *accesses // the lockset check's state, from the first synchronization or access
+	watched  []string  // the positions of Config.Watch reached, in order
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
@@ -584,6 +588,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		offeredSince: int32(r.steps),
 		offeredAt:    -2,
 		lastLoad:     NoObj,
+		start:        f,
 	}
 	if parent != nil {
 		ng.bound = parent.bound
@@ -1332,6 +1337,9 @@ func (r *run) finish() {
 	if msg := r.foreign.Load(); msg != nil {
 		// Whatever happened next, the run was not under heddle's control.
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
+	}
+	if r.allocsAt != "" && r.verdict.Kind == VerdictFatal {
+		r.verdict = Verdict{Kind: VerdictUnsupported, Message: fmt.Sprintf("the test failed after it measured allocations with testing.AllocsPerRun at %s, whose count under heddle holds heddle's own (each operation's scheduling and record) with the program's: heddle cannot check an allocation count (the failure: %s)", filepath.Base(r.allocsAt), r.verdict.Message)}
 	}
 	if len(r.early) > 0 && r.verdict.Kind.Bug() {
 		r.verdict.Timing = r.timing()

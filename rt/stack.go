@@ -7,34 +7,152 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 )
 
-// Stack is runtime.Stack as the program would see it without heddle, for its own goroutine:
+// Stack is runtime.Stack as the program would see it without heddle. For its own goroutine,
 // the trace leaves out heddle's frames (the scheduler the goroutine is parked in, the carrier
-// under its function, the harness that calls the test). Code that reads its own stack, to find
+// under its function, the harness that calls the test): code that reads its own stack, to find
 // its caller or to measure it, reads the program's.
 //
-// With all, the listing is the process's, heddle's goroutines included. Heddle cannot show the
-// program's goroutines as Go would (carriers are reused, so ids and creators differ, and a
-// goroutine not started yet has no stack of its own), and a test that fails on what it read
-// there names heddle's frames: heddle reports it as a test it cannot explore.
+// With all, in a run, the listing is the run's goroutines, the caller's first, as Go lists the
+// goroutines of a process: leak checkers that list them (pion's test.CheckRoutines, leaktest)
+// then see the program's goroutines and not heddle's idle carriers, its watchdog or the
+// worker's own. Outside a run it is the process's.
 func Stack(buf []byte, all bool) int {
-	if all {
+	if !all {
+		return copy(buf, renumber(ownStack(rawStack())))
+	}
+	r, g := current()
+	if r == nil {
 		return runtime.Stack(buf, true)
 	}
-	return copy(buf, ownStack(rawStack()))
+	return copy(buf, r.stacks(g, allStacks()))
+}
+
+// stacks is the listing of runtime.Stack(buf, true) for the run's goroutines, self's first,
+// cut from all, the process's listing. Each goroutine's trace is its carrier's without heddle's
+// frames, under its number in the run (goroutineNumber). A parked goroutine is in the wait
+// state that Go would show for its operation, since its carrier waits on a channel of
+// heddle's whatever the operation; a goroutine not started yet is at its function's entry, as
+// Go shows one.
+//
+//go:norace
+func (r *run) stacks(self *goroutine, all string) []byte {
+	blocks := make(map[int64]string)
+	for _, b := range strings.Split(strings.TrimRight(all, "\n"), "\n\n") {
+		rest, ok := strings.CutPrefix(b, "goroutine ")
+		if !ok {
+			continue
+		}
+		id, _, _ := strings.Cut(rest, " ")
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err == nil {
+			blocks[n] = b
+		}
+	}
+	var out []byte
+	add := func(g *goroutine) {
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		state := "running"
+		if g != self {
+			state = r.waitReason(g)
+		}
+		out = fmt.Appendf(out, "goroutine %d [%s]:\n", goroutineNumber(g), state)
+		if g.start != nil {
+			fn := "?"
+			if f := runtime.FuncForPC(funcPC(g.start)); f != nil {
+				fn = f.Name()
+			}
+			out = fmt.Appendf(out, "%s()\n", fn)
+			return
+		}
+		_, trace, _ := strings.Cut(blocks[g.goid], "\n")
+		kept := ownStack([]byte("goroutine\n" + trace))
+		out = append(out, kept[len("goroutine\n"):]...)
+	}
+	add(self)
+	for _, g := range r.gs {
+		if g != self && g.state != gDone && !g.noLeak {
+			add(g)
+		}
+	}
+	return out
+}
+
+// waitReason is the state in which Go's traceback would show goroutine g of r: the wait of the
+// operation at which it stopped, if that operation waits, and runnable otherwise. A goroutine
+// stopped before a channel operation is shown in its wait: in Go it is blocked there or about
+// to try.
+//
+//go:norace
+func (r *run) waitReason(g *goroutine) string {
+	if g.state != gParked && (g.state != gPending || r.enabled(g) && g.op.kind != OpSend && g.op.kind != OpRecv && g.op.kind != OpSelect) {
+		return "runnable"
+	}
+	switch g.op.kind {
+	case OpLock, OpLockWait:
+		if g.op.so != nil && g.op.so.kind == ObjRWMutex {
+			return "sync.RWMutex.Lock"
+		}
+		return "sync.Mutex.Lock"
+	case OpRLock:
+		return "sync.RWMutex.RLock"
+	case OpWGWait:
+		return "sync.WaitGroup.Wait"
+	case OpCondWait:
+		return "sync.Cond.Wait"
+	case OpSend:
+		return "chan send"
+	case OpRecv:
+		return "chan receive"
+	case OpSelect:
+		return "select"
+	case OpSleep:
+		return "sleep"
+	case OpBubble, OpBubbleWait:
+		return "synctest.Wait"
+	}
+	return "runnable"
+}
+
+// goroutineNumber is the number by which the tracebacks that Stack writes name goroutine g:
+// its index in the run, from 1, rather than its carrier's id. Carriers are reused and their
+// ids differ from process to process, and a program that prints its stacks must print the
+// same thing in every replay of a schedule. Like Go's ids, a number is never another
+// goroutine's in the same run.
+func goroutineNumber(g *goroutine) int { return int(g.id) + 1 }
+
+// renumber gives the traceback s of the calling goroutine, in a run, the goroutine's number in
+// the run in place of its carrier's id.
+func renumber(s []byte) []byte {
+	r, g := current()
+	if r == nil {
+		return s
+	}
+	rest, ok := bytes.CutPrefix(s, []byte("goroutine "))
+	if !ok {
+		return s
+	}
+	i := bytes.IndexByte(rest, ' ')
+	if i < 0 {
+		return s
+	}
+	return append(fmt.Appendf(nil, "goroutine %d", goroutineNumber(g)), rest[i:]...)
 }
 
 // DebugStack is runtime/debug.Stack through Stack. Its trace starts, as Go writes it, with
 // debug.Stack's own frame: it is debug.Stack's trace, without heddle's frames.
-func DebugStack() []byte { return ownStack(debug.Stack()) }
+func DebugStack() []byte { return renumber(ownStack(debug.Stack())) }
 
 // PrintStack is runtime/debug.PrintStack through Stack: debug.Stack's trace, with the frame of
 // debug.PrintStack that calls it under debug.Stack's.
 func PrintStack() {
-	s := ownStack(debug.Stack())
+	s := renumber(ownStack(debug.Stack()))
 	// The trace's header and debug.Stack's frame, a line of its function and one of its file.
 	head := 0
 	for range 3 {

@@ -3,6 +3,7 @@ package rt
 import (
 	"container/heap"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -341,12 +342,24 @@ func (r *run) schedule(t *timer, d time.Duration) {
 		d = 0
 	}
 	r.clock.seq++
-	t.when, t.seq, t.active = r.clock.now+int64(d), r.clock.seq, true
+	t.when, t.seq, t.active = after(r.clock.now, int64(d)), r.clock.seq, true
 	t.dur, t.set = int64(d), int32(len(r.events)-1)
 	if t.kind != timerSleep && t.dur <= int64(timeoutLongest) && (r.cfg.TimerSites || r.cfg.Timeout != "") {
 		r.noteSite(t)
 	}
 	heap.Push(&r.clock.timers, t)
+}
+
+// after is the time d after now, saturated at the largest time as Go's runtime saturates a
+// timer's when: a timer set for time.Duration(math.MaxInt64), the usual "no deadline", is due
+// at the end of time and not, wrapped around, in the past.
+//
+//go:norace
+func after(now, d int64) int64 {
+	if t := now + d; t >= now {
+		return t
+	}
+	return math.MaxInt64
 }
 
 // timeoutLongest is the longest timer the timeout search asks about. Firing a timer first is
@@ -435,7 +448,7 @@ func (r *run) fireClock() {
 			r.deliverTick(t)
 			if t.period > 0 {
 				// A ticker that fell behind drops the ticks it missed, as Go's does.
-				when := next + t.period
+				when := after(next, t.period)
 				if when <= r.clock.now {
 					when += (r.clock.now-when)/t.period*t.period + t.period
 				}
@@ -461,6 +474,11 @@ func (r *run) fireClock() {
 //go:norace
 func (r *run) deliverTick(t *timer) {
 	now := clockBase.Add(time.Duration(r.clock.now + r.clock.read))
+	if g := t.creator; g != nil && g.bubble != nil {
+		// A bubble's timer sends the bubble's time, which its goroutines compare with their
+		// readings of time.Now.
+		now = synctestBase.Add(time.Duration(r.clock.now - g.bubble.start))
+	}
 	if w, wc := r.parked(t.st, false); w != nil {
 		w.recv, w.recvOK, w.selected = now, true, wc
 		r.resumeG(w)

@@ -213,3 +213,59 @@ func TestClockReadings(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// TestTimerNoDeadline: a timer set for time.Duration(math.MaxInt64), the "no deadline" of
+// pion's vnet.UDPConn and of many read loops, is due at the end of time, as Go's runtime
+// saturates its when; added to a clock past zero, it must not wrap into the past and fire at
+// once. Its twin, a timer of 1ns, fires before the worker's send when the clock goes first.
+func TestTimerNoDeadline(t *testing.T) {
+	for _, tc := range []struct {
+		d     time.Duration
+		fired bool
+	}{
+		{1<<63 - 1, false}, // math.MaxInt64
+		{time.Nanosecond, true},
+	} {
+		t.Run(tc.d.String(), func(t *testing.T) {
+			var fired bool
+			res := rt.Run(rt.Config{Chooser: firstClock{}}, func() {
+				rt.Sleep(time.Second) // the clock is past zero
+				tm := rt.NewTimer(tc.d)
+				result := rt.MakeChan[int](1)
+				rt.Go(func() {
+					rt.Sleep(time.Millisecond)
+					rt.Send(result, 42)
+				})
+				chosen, _, _ := rt.Select(false, rt.RecvCase(result), rt.RecvCase(tm.C))
+				fired = chosen == 1
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if fired != tc.fired {
+				t.Errorf("the timer of %v fired before a send 1ms away: %v, want %v", tc.d, fired, tc.fired)
+			}
+		})
+	}
+}
+
+// TestBubbleTick: in a synctest bubble, the time a timer sends on its channel is the bubble's,
+// the time.Now of its goroutines when it fires, as testing/synctest's is: code that compares
+// the two (pion's vnet.DelayFilter, releasing the packets whose deadline is not after the
+// tick) sees the same clock.
+func TestBubbleTick(t *testing.T) {
+	var tick, now time.Time
+	res := rt.Run(rt.Config{}, func() {
+		rt.Bubble(func() {
+			tm := rt.NewTimer(10 * time.Millisecond)
+			_, v, _ := rt.Select(false, rt.RecvCase(tm.C))
+			tick, now = v.(time.Time), rt.Now()
+		})
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if want := time.Date(2000, 1, 1, 0, 0, 0, int(10*time.Millisecond), time.UTC); !tick.Equal(want) || !now.Equal(want) {
+		t.Errorf("the bubble's timer sent %v, and time.Now read %v; want both %v", tick, now, want)
+	}
+}

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/heddledbg/heddle v0.0.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/time v0.14.0
 )
 
 require github.com/anishathalye/porcupine v1.3.1 // indirect

@@ -32,6 +32,8 @@ func subtests(t *testing.T) {
 	var tb testing.TB = t
 	tb.Cleanup(nil)
 	s.Cleanup(nil)
+	_ = t.Context()
+	_ = tb.Context()
 	f := t.Run // a method value stays
 	_, _ = ok, f
 }

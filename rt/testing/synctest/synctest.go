@@ -12,13 +12,24 @@ import (
 	"github.com/heddledbg/heddle/rt"
 )
 
-// Test executes f in a new bubble and waits for every goroutine of the bubble to exit.
+// CleanupScope is set by the harness, whose Cleanup stands for t.Cleanup in a run: it returns
+// a function that calls the cleanups registered on t since the call, last first.
+var CleanupScope func(t *testing.T) (end func())
+
+// Test executes f in a new bubble and waits for every goroutine of the bubble to exit. As in
+// testing/synctest, the cleanups that f registers run inside the bubble when f returns, before
+// the wait: a cleanup that stops a goroutine of the bubble lets it exit.
 func Test(t *testing.T, f func(*testing.T)) {
 	if !rt.Running() {
 		synctest.Test(t, f)
 		return
 	}
-	rt.Bubble(func() { f(t) })
+	rt.Bubble(func() {
+		if CleanupScope != nil {
+			defer CleanupScope(t)()
+		}
+		f(t)
+	})
 }
 
 // Wait blocks until every goroutine of the current bubble, other than the caller, is durably

@@ -2,7 +2,10 @@
 // registered tests as subtests, so that a test can see what was registered.
 package harness
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 type test struct {
 	name string
@@ -26,6 +29,8 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool { return t.Run(name
 func Parallel(t *testing.T) { t.Parallel() }
 
 func Cleanup(t testing.TB, f func()) { t.Cleanup(f) }
+
+func Context(t testing.TB) context.Context { return t.Context() }
 
 func Checked(t testing.TB) testing.TB { return t }
 

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 )
 
@@ -26,6 +27,8 @@ func Exit(code int)     { os.Exit(code) }
 func Stack(buf []byte, all bool) int { return runtime.Stack(buf, all) }
 func DebugStack() []byte             { return debug.Stack() }
 func PrintStack()                    { debug.PrintStack() }
+
+func AllocsPerRun(runs int, f func()) float64 { return testing.AllocsPerRun(runs, f) }
 
 func MakeChan[T any](size int) chan T    { return make(chan T, size) }
 func Send[T any](ch chan<- T, v T)       { ch <- v }
