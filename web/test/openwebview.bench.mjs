@@ -11,6 +11,7 @@
 // and then at a stop, opens times.
 //
 //   node test/openwebview.bench.mjs [opens]
+//   HEDDLE_BIN=path/to/heddle node test/openwebview.bench.mjs [opens]
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,8 +20,9 @@ import { launchBrowser, percentile, repoDir } from "./harness.mjs";
 
 const opens = Number(process.argv[2] ?? 10);
 const tmp = mkdtempSync(join(tmpdir(), "heddle-open-"));
-const heddle = join(tmp, "heddle");
-execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
+// HEDDLE_BIN, if set, is the heddle to time (another version's, for a comparison).
+const heddle = process.env.HEDDLE_BIN || join(tmp, "heddle");
+if (!process.env.HEDDLE_BIN) execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
 
 // dap is a client of one heddle dap process on stdio.
 function dap() {
