@@ -249,6 +249,71 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 	checkpoint(target.Index)
 }
 
+// Open Web View right after starting to debug: heddle/webview is answered while the launch
+// still builds the program, not after it, and the page it opened follows the first stop.
+func TestWebViewDuringLaunch(t *testing.T) {
+	c := newClient(t)
+	initialize(c)
+	dir, _ := filepath.Abs("testdata/bank")
+	launch := c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestTransfer$"}})
+	// Written on the side: the pipe does not buffer, and a session that read nothing during
+	// the build would hold the write up.
+	c.seq++
+	webview := c.seq
+	b, _ := json.Marshal(&message{Seq: webview, Type: "request", Command: "heddle/webview"})
+	wrote := make(chan error, 1)
+	go func() { wrote <- godap.WriteBaseMessage(c.conn, b) }()
+	var w struct {
+		URL string `json:"url"`
+	}
+	c.decode(c.response(webview, buildTimeout).Body, &w)
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	// Responses come in the order the session gives them: a launch answered first waits in
+	// the queue.
+	if slices.ContainsFunc(c.queue, func(m *message) bool { return m.Type == "response" && m.RequestSeq == launch }) {
+		t.Fatalf("heddle/webview was answered after the launch's build, not beside it")
+	}
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := websocket.DefaultDialer.Dial("ws://"+u.Host+"/ws?token="+u.Query().Get("token"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	c.response(launch, buildTimeout)
+	c.event("initialized", 10*time.Second)
+	setBreakpoints(c, filepath.Join(dir, "bank.go"), godap.SourceBreakpoint{Line: 18})
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	c.stopped(time.Minute)
+	// The session goes on writing (the other goroutines' states): read it all, as a client
+	// does, for the pipe does not buffer. The test's end closes the pipe.
+	c.conn.SetReadDeadline(time.Time{})
+	go func() {
+		for {
+			if _, err := godap.ReadBaseMessage(c.r); err != nil {
+				return
+			}
+		}
+	}()
+	ws.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		var m struct {
+			Type  string `json:"type"`
+			Trace string `json:"trace"`
+		}
+		if err := ws.ReadJSON(&m); err != nil {
+			t.Fatalf("waiting for the stop on the web view's stream: %v", err)
+		}
+		if m.Type == "checkpoint" && m.Trace != "" {
+			return
+		}
+	}
+}
+
 // At the second transfer's critical section both goroutines have nested the two accounts'
 // locks in opposite orders: the lock trees show one inversion.
 func TestLockTrees(t *testing.T) {

@@ -54,9 +54,8 @@ func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 	}
 	s.dbg = dbg
 	defer s.shutdown()
-	r := newReader(rw)
-	for {
-		m, err := r.read()
+	for in := range s.requests(newReader(rw)) {
+		m, err := in.m, in.err
 		if err != nil {
 			var de *decodeError
 			if errors.As(err, &de) {
@@ -76,13 +75,51 @@ func Serve(ctx context.Context, rw io.ReadWriter, opts Options) error {
 		if m.Type != "request" {
 			continue
 		}
-		if s.opts.Log != nil {
-			fmt.Fprintf(s.opts.Log, "<- %s %s\n", m.Command, m.Arguments)
-		}
 		if done := s.dispatch(m); done {
 			return nil
 		}
 	}
+	return nil
+}
+
+// incoming is a message read from the client, or the error that ended the reading.
+type incoming struct {
+	m   *message
+	err error
+}
+
+// requests reads the client's messages and passes them on in order until the session's
+// context ends, but for heddle/webview, which it answers itself at once: the request in hand
+// may be a launch that builds the program for seconds or minutes, and the web view needs
+// nothing of it (its page follows the session's stops once there are any). Opening the web
+// view right after starting to debug then takes milliseconds, not the build's time.
+func (s *Session) requests(r *reader) <-chan incoming {
+	ch := make(chan incoming)
+	go func() {
+		defer close(ch)
+		for {
+			m, err := r.read()
+			if err == nil && m.Type == "request" {
+				if s.opts.Log != nil {
+					fmt.Fprintf(s.opts.Log, "<- %s %s\n", m.Command, m.Arguments)
+				}
+				if m.Command == "heddle/webview" && s.ctx.Err() == nil {
+					s.dispatch(m)
+					continue
+				}
+			}
+			select {
+			case ch <- incoming{m, err}:
+			case <-s.ctx.Done():
+				return
+			}
+			var de *decodeError
+			if err != nil && !errors.As(err, &de) {
+				return
+			}
+		}
+	}()
+	return ch
 }
 
 // shutdown ends the debugger's incarnations and searches, then the requests in flight.

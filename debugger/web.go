@@ -43,6 +43,13 @@ func (d *Debugger) webServer() (*server.Server, error) {
 		}
 		web.OnGoto(d.gotoStep)
 		d.mu.Lock()
+		if err := d.ctx.Err(); err != nil {
+			// The session ended while the server started (heddle/webview is answered beside
+			// the other requests): Close has already closed the servers it knew of.
+			d.mu.Unlock()
+			web.Close()
+			return nil, fmt.Errorf("web view: the session has ended")
+		}
 		d.web = web
 		cur := d.cur
 		d.mu.Unlock()

@@ -170,6 +170,10 @@ var current struct {
 // go test reports such a test as skipped, and so does heddle test, unless a run fails.
 var skipped *string
 
+// skips are the subtests that skipped themselves in the current exploration, each from the
+// first run in which it did.
+var skips []timeline.Skip
+
 // runTest performs one run of test with a fresh *testing.T from t.Run. t.Run executes its
 // function on a goroutine of its own and waits for it, so the run is started there, with the
 // test function as its root goroutine. A test that fails (t.Error, t.Fatal) ends the run with
@@ -244,6 +248,10 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
 	} else {
 		reportFailure("subtest "+full+" failed", !ok, own)
+		if sub.Skipped() && !slices.ContainsFunc(skips, func(k timeline.Skip) bool { return k.Test == full }) {
+			// As go test reports it under its parent: skipped, with its log.
+			skips = append(skips, timeline.Skip{Test: full, Output: current.cap.messagesOf(sub.Name())})
+		}
 	}
 	return ok
 }
@@ -575,6 +583,40 @@ func (c *capture) reset() {
 		return
 	}
 	fmt.Fprintln(os.Stdout, c.resetMark)
+}
+
+// messagesOf returns the log lines that the subtest named run (its name under this process's
+// own tests) printed in this run, before any subtest of its own or other test's output: the
+// lines after its "=== RUN" line.
+func (c *capture) messagesOf(run string) string {
+	if c.r == nil {
+		return ""
+	}
+	c.mu.Lock()
+	c.mark = fmt.Sprintf("heddle-mark-%p", c)
+	c.mu.Unlock()
+	fmt.Fprintln(os.Stdout, c.mark)
+	<-c.seen
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	lines := strings.Split(c.buf.String(), "\n")
+	var msgs []string
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "=== RUN   "+run {
+			continue
+		}
+		for _, l := range lines[i+1:] {
+			l = strings.TrimSpace(l)
+			if strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") {
+				break
+			}
+			if l != "" {
+				msgs = append(msgs, l)
+			}
+		}
+		break
+	}
+	return strings.Join(msgs, "\n")
 }
 
 // noMessage is what messages returns for a run that printed nothing.

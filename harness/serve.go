@@ -17,7 +17,7 @@ import (
 // its detailed trace, and a final "done" message.
 func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
 	opts := explorer.OptionsOf(req.Options)
-	skipped = nil
+	skipped, skips = nil, nil
 	var last time.Time
 	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
@@ -69,7 +69,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			}})
 		}
 	}
-	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped})
+	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped, Skips: skips})
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -96,7 +96,7 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: worker.MsgError, Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
-	skipped = nil
+	skipped, skips = nil, nil
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped}
+	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips}
 }

@@ -25,6 +25,29 @@ type Exploration struct {
 	Shard *Shard `json:"shard,omitempty"`
 	// Warnings are the findings of the checks on plain memory accesses (docs/races.md).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Skipped says whether the test skipped itself (t.Skip) and no run failed: go test and
+	// heddle test report it as skipped.
+	Skipped bool `json:"skipped,omitempty"`
+	// Skips are the subtests that skipped themselves, as go test reports them.
+	Skips []Skip `json:"skips,omitempty"`
+}
+
+// Skip is a subtest that skipped itself (t.Skip, t.Skipf, t.SkipNow) in a run, as go test
+// reports it: its name as go test prints it (TestX/sub) and its log, the skip's message last.
+// A subtest is reported once, from the first run in which it skipped.
+type Skip struct {
+	Test   string `json:"test"`
+	Output string `json:"output,omitempty"`
+}
+
+// AddSkips appends to skips those of more whose subtests it does not hold yet.
+func AddSkips(skips, more []Skip) []Skip {
+	for _, k := range more {
+		if !slices.ContainsFunc(skips, func(s Skip) bool { return s.Test == k.Test }) {
+			skips = append(skips, k)
+		}
+	}
+	return skips
 }
 
 // Warning is a finding of a predictive check: "lockset" (Eraser's discipline), "mld"

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -20,5 +21,24 @@ func TestStatsAdd(t *testing.T) {
 	s.Add(&Stats{Complete: false})
 	if s.Complete {
 		t.Error("complete after adding an incomplete share")
+	}
+}
+
+// AddSkips keeps each subtest once, from the first run that reported it, in the order met.
+func TestAddSkips(t *testing.T) {
+	a := Skip{Test: "TestX/a", Output: "x_test.go:3: first"}
+	for _, tc := range []struct {
+		name        string
+		skips, more []Skip
+		want        []Skip
+	}{
+		{"none", nil, nil, nil},
+		{"new", nil, []Skip{a}, []Skip{a}},
+		{"again, another log", []Skip{a}, []Skip{{Test: "TestX/a", Output: "x_test.go:3: later"}}, []Skip{a}},
+		{"another", []Skip{a}, []Skip{{Test: "TestX/b"}}, []Skip{a, {Test: "TestX/b"}}},
+	} {
+		if got := AddSkips(tc.skips, tc.more); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: AddSkips = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -113,6 +113,9 @@ type Message struct {
 	// itself (t.Skip), its message last; nil if no run did. In a "result" message, it is the
 	// output of the run, if the test skipped itself in it.
 	Skipped *string `json:"skipped,omitempty"`
+	// Skips, in a "done" message, are the subtests that skipped themselves, each from the
+	// first run in which it did; in a "result" message, those of the run.
+	Skips []timeline.Skip `json:"skips,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

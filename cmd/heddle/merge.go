@@ -247,6 +247,8 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 		}
 		have[s.Index] = true
 		e.Stats.Add(&r.e.Stats)
+		e.Skipped = e.Skipped || r.e.Skipped
+		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
 		if e.LockTrees == nil {
 			e.LockTrees = r.e.LockTrees
 		}
@@ -327,6 +329,10 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 	e.Tree = timeline.MergeTrees(trees...)
 	if e.Tree == nil {
 		e.Tree = []timeline.Node{}
+	}
+	// A test that skipped itself in some shard is skipped only if no shard found a bug.
+	if len(e.Bugs) > 0 {
+		e.Skipped = false
 	}
 	return m, nil
 }

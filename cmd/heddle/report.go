@@ -338,13 +338,21 @@ func (r *reporter) render(h *heldTest) {
 	line := fmt.Sprintf("--- %s: %s (%.2fs)", status, test, s.Elapsed.Seconds())
 	if r.verbose() {
 		r.printOutput(pkg, test)
+		for _, k := range o.skips {
+			// As go test -v prints a subtest that skipped itself: its run and its log, then,
+			// under its parent's result, its own.
+			r.announce(pkg, k.Test)
+			r.printLog(pkg, k.Test, "    ", k.Output)
+		}
 		r.print(pkg, test, line)
+		r.printSkips(pkg, o.skips, false)
 	} else if status != "PASS" && o.verdict != verdictSkipped || slices.ContainsFunc(r.out, func(l outLine) bool { return l.warning != nil }) {
 		// A warning is a finding that the test asked for (//heddle:atomic) or that it
 		// should see, though it does not fail the test: it is printed as a failure's log is.
 		// A test that skipped itself is not printed, as go test does not print it without -v.
 		r.print(pkg, test, line)
 		r.printOutput(pkg, test)
+		r.printSkips(pkg, o.skips, true)
 	}
 	r.out = r.out[:0]
 	if r.enc != nil {
@@ -357,6 +365,37 @@ func (r *reporter) render(h *heldTest) {
 			what = "cannot be explored: " + what
 		}
 		fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
+	}
+}
+
+// printSkips prints the results of subtests that skipped themselves, under their parent's, as
+// go test does: "--- SKIP:" indented by four spaces (in -json's events, as test2json makes
+// them, not indented), followed, with log, by its log indented by eight. A subtest's elapsed
+// time is not measured: it is printed as 0.00s.
+func (r *reporter) printSkips(pkg string, skips []timeline.Skip, log bool) {
+	for _, k := range skips {
+		line := fmt.Sprintf("--- SKIP: %s (0.00s)", k.Test)
+		if r.enc == nil {
+			// test2json's events carry the line unindented.
+			line = "    " + line
+		}
+		r.print(pkg, k.Test, line)
+		if log {
+			r.printLog(pkg, k.Test, "        ", k.Output)
+		}
+		if r.enc != nil {
+			r.emit(event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
+		}
+	}
+}
+
+// printLog prints a test's log, each line after indent.
+func (r *reporter) printLog(pkg, test, indent, text string) {
+	if text == "" {
+		return
+	}
+	for _, l := range strings.Split(text, "\n") {
+		r.print(pkg, test, indent+l)
 	}
 }
 

@@ -584,6 +584,9 @@ type testOutcome struct {
 	// search, if not empty, says how complete the search was in place of the statistics'
 	// words: heddle merge's missing shards.
 	search string
+	// skips are the subtests that skipped themselves, reported under the test as go test
+	// reports them.
+	skips []timeline.Skip
 }
 
 // searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
@@ -632,7 +635,8 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	var failures []string // what workers answered instead of an exploration
 	var divergence string
 	var warnings []*timeline.Warning
-	var skipped *string // the output of a run that skipped the test (t.Skip)
+	var skipped *string       // the output of a run that skipped the test (t.Skip)
+	var skips []timeline.Skip // the subtests that skipped themselves
 	recv := func(i int, m *worker.Message) {
 		switch m.Type {
 		case worker.MsgProgress:
@@ -667,6 +671,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			if skipped == nil {
 				skipped = m.Skipped
 			}
+			skips = timeline.AddSkips(skips, m.Skips)
 			if m.Isolated != "" && f.verbose && i == 0 {
 				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
 			}
@@ -768,7 +773,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	if f.shard.total > 1 {
 		shard = &timeline.Shard{Index: f.shard.index, Of: f.shard.total}
 	}
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings); err != nil {
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings, skipped != nil && len(order) == 0, skips); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else {
 		wrote = append(wrote, current{path: expPath})
@@ -780,6 +785,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	}
 	rep.keep(pkg, test, dir, wrote)
 	o := searched(len(order), total.Cut)
+	o.skips = skips
 	if skipped != nil && o.verdict != verdictBug {
 		// As go test reports a test that called t.Skip, with its output: a run that fails
 		// would make it a failure, as go test's run would be.
@@ -867,8 +873,10 @@ func (c *collectTree) add(n timeline.Node) {
 
 // writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
 // share of the search it holds.
-func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
-	return writeProgramExploration(path, timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
+func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning, skipped bool, skips []timeline.Skip) error {
+	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
+	e.Skipped, e.Skips = skipped, skips
+	return writeExplorationFile(path, e)
 }
 
 // writeExplorationFile writes an exploration to path, compressed, and removes the plain
@@ -886,7 +894,12 @@ func writeExplorationFile(path string, e *timeline.Exploration) error {
 
 // writeProgramExploration is writeExploration for any program, such as a process group.
 func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
-	e := timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
+	return writeExplorationFile(path, newExploration(prog, strategy, shard, s, tree, bugs, lt, ws))
+}
+
+// newExploration is the exploration file of a program's search.
+func newExploration(prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) *timeline.Exploration {
+	e := &timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
 		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []timeline.Bug{}, Stats: *s}
 	for _, w := range ws {
 		e.Warnings = append(e.Warnings, *w)
@@ -915,7 +928,7 @@ func writeProgramExploration(path string, prog timeline.Program, strategy string
 			}
 		}
 	}
-	return writeExplorationFile(path, &e)
+	return e
 }
 
 // crashSummary is what a crashed worker's stderr says: the Go runtime's panic or fatal error

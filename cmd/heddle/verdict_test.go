@@ -370,8 +370,8 @@ func TestHeddleFrame(t *testing.T) {
 	}
 }
 
-// TestSkips checks that a test that skips itself (t.Skip, t.Skipf, t.SkipNow) is reported as
-// go test reports it: go test's own output on the same package, in text, with -v, and in
+// TestSkips checks that a test that skips itself (t.Skip, t.Skipf, t.SkipNow), and a subtest
+// that does, under a test that passes, are reported as go test reports them: go test's own output on the same package, in text, with -v, and in
 // -json, test by test (heddle runs a package's tests in the order of their names), with
 // times left out and without heddle's statistics line on the tests it explored, whether the
 // test is explored in one process or with a fresh process per run (-isolate). The exit status

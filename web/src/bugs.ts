@@ -1,6 +1,6 @@
 import { clear, h, posText } from "./dom";
 import { bugNumber, stateText } from "./ops";
-import type { BugSummary, Position, TraceSummary, Warning } from "./types";
+import type { BugSummary, Position, Skip, TraceSummary, Warning } from "./types";
 
 export interface BugsEvents {
   // timelineHref returns the link that opens a bug's timeline.
@@ -21,7 +21,7 @@ export class BugsView {
 
   // show lists the bugs, numbered from 1 as their files are, with the runs that found each
   // as the CLI counts them, where each happened (whereOf, by bug id), and the warnings.
-  show(bugs: BugSummary[], traces: TraceSummary[], warnings: Warning[] = [], whereOf = new Map<number, (Position | string)[]>()): void {
+  show(bugs: BugSummary[], traces: TraceSummary[], warnings: Warning[] = [], whereOf = new Map<number, (Position | string)[]>(), skips: Skip[] = []): void {
     clear(this.body);
     const table = h("table", { class: "bugs", "data-testid": "bugs-table" },
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kind"), h("th", {}, "runs"), h("th", {}, "goroutines"), h("th", {}, "where"), h("th", {}, "replay"), h("th", {}, ""))));
@@ -58,6 +58,14 @@ export class BugsView {
           w.confirmed ? h("div", { class: "muted" }, w.confirmed) : null,
           w.atomicity?.replay ? h("div", { class: "replay" }, ...command(w.atomicity.replay, "warning")) : null)))
         : h("p", { class: "muted" }, "No warnings: no lockset race, lock-order inversion or atomicity violation.")));
+    if (skips.length) {
+      // As go test reports them: the subtest's name, and its log, the skip's message last.
+      this.body.append(h("div", { class: "panel", "data-testid": "skips" },
+        h("h3", {}, "Skipped subtests ", h("span", { class: "count", "data-testid": "skip-count" }, skips.length)),
+        h("ul", { class: "warnings-list" }, ...skips.map((k) => h("li", { "data-testid": "skip" },
+          h("code", { "data-testid": "skip-test" }, k.test),
+          k.output ? h("div", { class: "muted", "data-testid": "skip-output" }, ...k.output.split("\n").map((l) => h("div", {}, l))) : null)))));
+    }
     if (traces.length) {
       this.body.append(h("div", { class: "panel" }, h("h3", {}, "Traces"),
         h("ul", { class: "traces", "data-testid": "trace-list" }, ...traces.map((t) =>

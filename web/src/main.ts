@@ -6,7 +6,7 @@ import { TimelineView } from "./timeline";
 import { TreeModel } from "./tree/model";
 import { TreeView } from "./tree/view";
 import { bugNumber } from "./ops";
-import type { Bug, BugSummary, Exploration, ExplorationSummary, Position, Program, Stats, StreamMessage, Trace, TraceSummary, TreeNode, Warning } from "./types";
+import type { Bug, BugSummary, Exploration, ExplorationSummary, Position, Program, Skip, Stats, StreamMessage, Trace, TraceSummary, TreeNode, Warning } from "./types";
 
 type ViewName = "tree" | "locks" | "timeline" | "bugs";
 
@@ -136,7 +136,7 @@ class App {
       this.showProgram(session.program);
       this.debugger = session.debugger;
       for (const x of explorations) {
-        this.select.append(h("option", { value: x.id, title: x.name, "data-testid": "exploration-option" }, `${testLabel(x.program, x.name)}: ${verdictText(x.stats)}`));
+        this.select.append(h("option", { value: x.id, title: x.name, "data-testid": "exploration-option" }, `${testLabel(x.program, x.name)}: ${verdictText(x.stats, x)}`));
       }
       // The page opens on the first test with a bug, where a person looks first.
       const first = explorations.find((x) => x.bugs > 0) ?? explorations[0];
@@ -170,12 +170,12 @@ class App {
   // showStats says what the CLI's statistics line says of a test's search (heddle test -v:
   // "1 bug; portfolio: 26 runs (10 buggy, 0 cut), search complete"), then the tree's size and
   // the time the search took.
-  private showStats(st: Stats | null, strategy: string | null): void {
+  private showStats(st: Stats | null, strategy: string | null, skips?: Exploration | null): void {
     if (!st) {
       this.statsEl.textContent = "";
       return;
     }
-    let line = `${verdictText(st)}; ${strategy ? `${strategy}: ` : ""}${count(st.runs, "run")}`;
+    let line = `${verdictText(st, skips ?? undefined)}; ${strategy ? `${strategy}: ` : ""}${count(st.runs, "run")}`;
     if (st.runs > 0) {
       line += ` (${st.buggyRuns ?? 0} buggy, ${st.cut ?? 0} cut`;
       if (st.diverged) line += `, ${st.diverged} diverging, skipped`;
@@ -256,7 +256,7 @@ class App {
       this.select.value = id;
       this.tree.setModel(src.model);
       this.locks.show(src.exploration?.lockTrees ?? null);
-      this.showStats(src.stats, src.exploration?.strategy ?? null);
+      this.showStats(src.stats, src.exploration?.strategy ?? null, src.exploration);
       if (src.program) this.showProgram(src.program);
       await this.refreshBugs();
     } catch (err) {
@@ -292,7 +292,7 @@ class App {
       });
     }
     const where = new Map(list.map((b) => [b.id, bugWhere(b, src.traces.get(b.id) ?? null)]));
-    if (src === this.current) this.bugs.show(list, this.traces, warnings, where);
+    if (src === this.current) this.bugs.show(list, this.traces, warnings, where, src.exploration?.skips ?? []);
   }
 
   private bugHref(exploration: string, bug: number, trace?: string): string {
@@ -485,11 +485,14 @@ function testLabel(p: Program | null, file: string): string {
   return parts.length >= 2 && (name === "exploration.json.gz" || name === "exploration.json") ? parts[parts.length - 2]! : basename(file);
 }
 
-// verdictText is a test's verdict as the CLI says it: "1 bug", "clean", or "cut" when runs
-// reached the step bound.
-function verdictText(st: Stats): string {
-  if (st.bugs > 0) return count(st.bugs, "bug");
-  return st.cut ? "cut" : "clean";
+// verdictText is a test's verdict as the CLI says it: "1 bug", "skipped" for a test that
+// skipped itself (--- SKIP), "clean", or "cut" when runs reached the step bound; then the
+// subtests that skipped themselves, one --- SKIP line each in the CLI's report.
+function verdictText(st: Stats, skips?: { skipped?: boolean; skips?: Skip[] | null }): string {
+  let text = st.bugs > 0 ? count(st.bugs, "bug") : skips?.skipped ? "skipped" : st.cut ? "cut" : "clean";
+  const n = skips?.skips?.length ?? 0;
+  if (n > 0) text += `, ${n} ${n === 1 ? "subtest" : "subtests"} skipped`;
+  return text;
 }
 
 // bugWhere says where a bug happened: where its goroutines were when the run ended, else the

@@ -100,9 +100,9 @@ export class TimelineView {
       h("div", { class: "lanes" }, this.lanesCol, this.scroller),
       this.legendEl,
       h("div", { class: "timeline-panels" },
-        h("div", { class: "panel" }, h("h3", {}, "Step"), this.detail),
-        h("div", { class: "panel" }, h("h3", {}, "Source"), this.source),
-        h("div", { class: "panel" }, h("h3", {}, "Verdict"), this.verdict, this.waitFor)),
+        h("div", { class: "panel step-panel", "data-testid": "step-panel" }, h("h3", {}, "Step"), this.detail),
+        h("div", { class: "panel source-panel", "data-testid": "source-panel" }, h("h3", {}, "Source"), this.source),
+        h("div", { class: "panel verdict-panel", "data-testid": "verdict-panel" }, h("h3", {}, "Verdict"), this.verdict, this.waitFor)),
       this.historyPanel,
     );
     this.showEmpty("Open a bug from the tree or the bugs list to see its timeline.");

@@ -214,6 +214,15 @@ export interface Exploration {
   bugs: Bug[] | null;
   lockTrees?: LockTrees;
   warnings?: Warning[] | null;
+  // The test skipped itself (t.Skip) and no run failed.
+  skipped?: boolean;
+  // The subtests that skipped themselves, as go test reports them.
+  skips?: Skip[] | null;
+}
+
+export interface Skip {
+  test: string;
+  output?: string;
 }
 
 // What the server adds around the files.
@@ -236,6 +245,8 @@ export interface ExplorationSummary {
   stats: Stats;
   nodes: number;
   bugs: number;
+  skipped?: boolean;
+  skips?: Skip[] | null;
 }
 
 export interface BugSummary extends Bug {

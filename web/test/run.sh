@@ -28,3 +28,4 @@ node --test test/real.test.mjs
 node --test test/cli.test.mjs
 node --test test/live.test.mjs
 node --test test/group.test.mjs
+node --test test/skips.test.mjs

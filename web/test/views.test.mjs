@@ -1,9 +1,10 @@
-// Browser tests of how each view reads to a person, wide and in a narrow
-// editor panel (450 px): the tree's bug marks and labels, the timeline's
-// legend, words, width and tabs, the lock trees' labels, and a layout that
-// neither wraps the tabs nor cuts columns off. The server attaches no
-// debugger, as under heddle serve. Screenshots of every view at both widths
-// are saved in test/screenshots.
+// Browser tests of how each view reads to a person, wide (1440×900), in
+// VS Code's panel beside the code (800×770) and in a narrow side panel
+// (450 px): the tree's bug marks and labels, the timeline's legend, words,
+// width and tabs, a step's details in view with the lanes, the lock trees'
+// labels, and a layout that neither wraps the tabs nor cuts columns off. The
+// server attaches no debugger, as under heddle serve. Screenshots of every
+// view at each size are saved in test/screenshots.
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -82,7 +83,9 @@ async function selectExploration(page, prefix, nodes) {
   await settle(page);
 }
 
-for (const [width, height] of [[1400, 900], [450, 800]]) {
+// Wide: a 1440×900 browser window. 800×770: the panel VS Code gives the web view beside the code
+// in a 1440×900 window. 450: a narrow side panel.
+for (const [width, height] of [[1440, 900], [800, 770], [450, 800]]) {
   describe(`at ${width} px`, () => {
     let page;
     before(async () => {
@@ -177,6 +180,41 @@ for (const [width, height] of [[1400, 900], [450, 800]]) {
       assert.ok(m.tab > 0, "the line starts with a tab");
       assert.ok(Math.abs(m.tab - m.four) < 1, `a leading tab is ${m.tab} px, four spaces ${m.four} px`);
       await shot("timeline");
+    });
+
+    test("the selected step's details are in view with the lanes, whole, and no panel overlaps another", async () => {
+      // Step 7 is still selected: its details are on the first screen, under the lanes,
+      // without scrolling, and none of them is cut off at the right.
+      await page.getByTestId("step-detail").getByText("G1.2", { exact: true }).waitFor();
+      await settle(page);
+      const m = await page.evaluate(() => {
+        const box = (e) => {
+          const r = e.getBoundingClientRect();
+          return { x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+        };
+        const view = document.querySelector("[data-testid=view-timeline]");
+        const q = (id) => document.querySelector(`[data-testid=${id}]`);
+        return {
+          room: { x0: 0, x1: innerWidth, y0: box(view).y0, y1: box(document.querySelector("footer")).y0 },
+          scrolled: view.scrollTop,
+          lanes: box(q("timeline-lanes")),
+          rows: [...q("step-detail").querySelectorAll("dt, dd")].map((e) => ({ text: e.textContent, ...box(e), over: e.scrollWidth - e.clientWidth })),
+          panels: ["step-panel", "source-panel", "verdict-panel"].map((id) => ({ id, ...box(q(id)) })),
+        };
+      });
+      const inside = (b, r) => b.x0 >= r.x0 - 1 && b.x1 <= r.x1 + 1 && b.y0 >= r.y0 - 1 && b.y1 <= r.y1 + 1;
+      const meet = (a, b) => a.x0 < b.x1 - 1 && b.x0 < a.x1 - 1 && a.y0 < b.y1 - 1 && b.y0 < a.y1 - 1;
+      assert.equal(m.scrolled, 0, "the timeline scrolled to show the step");
+      assert.ok(inside(m.lanes, m.room), `the lanes ${JSON.stringify(m.lanes)} are not all in view ${JSON.stringify(m.room)}`);
+      assert.ok(m.rows.length >= 10, `step details: ${m.rows.map((r) => r.text)}`);
+      for (const r of m.rows) {
+        assert.ok(inside(r, m.room), `${width}x${height}: step detail "${r.text}" ${JSON.stringify(r)} is out of view ${JSON.stringify(m.room)}`);
+        assert.ok(r.over <= 0, `step detail "${r.text}" is cut off (${r.over} px)`);
+      }
+      for (const [i, a] of m.rows.entries()) for (const b of m.rows.slice(i + 1)) assert.ok(!meet(a, b), `step details overlap: ${a.text} / ${b.text}`);
+      for (const p of m.panels) assert.ok(p.x0 >= -1 && p.x1 <= width + 1, `the ${p.id} runs off the page (${p.x0}..${p.x1} of ${width})`);
+      for (const [i, a] of m.panels.entries()) for (const b of m.panels.slice(i + 1)) assert.ok(!meet(a, b), `${a.id} and ${b.id} overlap`);
+      await page.screenshot({ path: join(screenshotDir, `views-step-${width}x${height}.png`) });
     });
 
     test("stepping without a debugger asks nothing of the server", async () => {

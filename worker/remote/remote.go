@@ -277,16 +277,17 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
-	rep, _ := isolatedExplore(ctx, w, test, opts)
+	rep, _, _ := isolatedExplore(ctx, w, test, opts)
 	return rep
 }
 
 // isolatedExplore is Isolated, and also returns the output of the first run in which the test
-// skipped itself (worker.Message.Skipped), nil if none did.
-func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *string) {
+// skipped itself (worker.Message.Skipped), nil if none did, and the subtests that skipped
+// themselves (worker.Message.Skips).
+func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *string, []timeline.Skip) {
 	r := &isolated{ctx: ctx, w: w, test: test, opts: opts, start: time.Now()}
 	defer r.close()
-	return explorer.ExploreOn(r, opts), r.skipped
+	return explorer.ExploreOn(r, opts), r.skipped, r.skips
 }
 
 // isolated is the explorer.Runner of Isolated.
@@ -303,6 +304,8 @@ type isolated struct {
 	spare *process
 	// skipped is the output of the first run in which the test skipped itself.
 	skipped *string
+	// skips are the subtests that skipped themselves, each from the first run that did.
+	skips []timeline.Skip
 }
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
@@ -332,6 +335,7 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 			if r.skipped == nil {
 				r.skipped = m.Skipped
 			}
+			r.skips = timeline.AddSkips(r.skips, m.Skips)
 		case worker.MsgError:
 			failed = m.Error
 		}
@@ -412,7 +416,7 @@ func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, r
 func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
 	o := explorer.OptionsOf(opts)
 	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: worker.MsgNode, Node: &n}) }
-	r, skipped := isolatedExplore(ctx, w, test, o)
+	r, skipped, skips := isolatedExplore(ctx, w, test, o)
 	if r.Err != nil {
 		return r.Err
 	}
@@ -428,7 +432,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 		recv(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
 	recv(&worker.Message{Type: worker.MsgDone, Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
-		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: skipped})
+		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: skipped, Skips: skips})
 	return nil
 }
 

@@ -43,3 +43,14 @@ func TestRuns(t *testing.T) {
 		t.Errorf("counted %d, want 2", n)
 	}
 }
+
+// TestSubtestSkips explores its interleavings, and one of its subtests skips itself: go test
+// reports the test as passed and the subtest as skipped, with its message, under it.
+func TestSubtestSkips(t *testing.T) {
+	if n := count(); n != 2 {
+		t.Errorf("counted %d, want 2", n)
+	}
+	t.Run("windows", func(t *testing.T) {
+		t.Skip("not on this system")
+	})
+}
