@@ -89,17 +89,39 @@ type navInc struct {
 	plan    planned
 	started bool
 	last    halt
+	// at is where the incarnation stands, once placed: its Steps count the line steps since
+	// its checkpoint when they are known.
+	at     bidir.Stop
+	placed bool
 }
 
+// starter returns incarnations that follow plan p: one kept along the run on the way to the
+// move's target (parked.go), or else a fresh one. A plan that changes a decision (next)
+// starts afresh.
 func (d *Debugger) starter(p planned) bidir.Starter {
-	return func(ctx context.Context) (bidir.Incarnation, error) {
+	return func(ctx context.Context, k, steps int) (bidir.Incarnation, error) {
 		defer trace("fresh")()
+		if p.next == "" {
+			if n := d.takeParked(ctx, p, k, steps); n != nil {
+				return n, nil
+			}
+		}
 		in, err := d.fresh(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return &navInc{d: d, in: in, sink: in.capture(), plan: p}, nil
 	}
+}
+
+func (n *navInc) Where() (bidir.Stop, bool) { return n.at, n.placed }
+
+// moved records where a motion left the incarnation; stepped says it was one line step.
+func (n *navInc) moved(st bidir.Stop, stepped bool) {
+	if st.Steps < 0 && stepped && n.placed && n.at.Steps >= 0 && st.Checkpoint == n.at.Checkpoint && !st.Ended {
+		st.Steps = n.at.Steps + 1
+	}
+	n.at, n.placed = st, true
 }
 
 func (n *navInc) run(ctx context.Context, breakAt int) error {
@@ -126,6 +148,10 @@ func (n *navInc) stop(ctx context.Context, stepping bool) (bidir.Stop, error) {
 
 func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 	defer trace("goto")()
+	if n.placed && n.at.Checkpoint == k && n.at.Steps == 0 && !n.at.Ended {
+		// Kept at the checkpoint already.
+		return n.at, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
+	}
 	if err := n.run(ctx, k); err != nil {
 		return bidir.Stop{}, err
 	}
@@ -135,6 +161,7 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 			return st, err
 		}
 		if n.last.cp != nil {
+			n.moved(st, false)
 			return st, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
 		}
 		if st.Ended || n.last.bug != nil || st.Checkpoint > k {
@@ -149,6 +176,14 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 
 func (n *navInc) Step(ctx context.Context) (bidir.Stop, error) {
 	defer trace("step")()
+	st, err := n.step(ctx)
+	if err == nil {
+		n.moved(st, true)
+	}
+	return st, err
+}
+
+func (n *navInc) step(ctx context.Context) (bidir.Stop, error) {
 	if n.last.ended {
 		return bidir.Stop{Ended: true}, nil
 	}
@@ -201,6 +236,9 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 		// The bug ends the run as far as breakpoints go.
 		st.Ended = true
 	}
+	if err == nil {
+		n.moved(st, false)
+	}
 	return st, err
 }
 
@@ -214,16 +252,20 @@ func (n *navInc) Close() {
 }
 
 // adopt makes a navigated incarnation the session's current one, ends motion id and shows
-// the incarnation's stop.
-func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string) {
+// the incarnation's stop. The incarnation it replaces is kept at from, the place the move
+// left, when from is set (going back there again costs nothing), and ended otherwise.
+func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string, from *bidir.Stop) {
 	n.in.release(n.sink)
 	d.end(id)
 	d.mu.Lock()
 	old := d.active
+	oldBug := d.curBug != nil
 	d.active = n.in
 	d.mu.Unlock()
 	if old != nil && old != n.in {
-		go old.close()
+		if from == nil || oldBug || !d.keep(old, *from) {
+			go old.close()
+		}
 	}
 	h := n.last
 	if reason != "" && h.bug == nil {
@@ -292,7 +334,7 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 				reason = "entry"
 			}
 		}
-		d.adopt(id, inc.(*navInc), st, reason)
+		d.adopt(id, inc.(*navInc), st, reason, cur)
 	})
 }
 
@@ -318,7 +360,7 @@ func (d *Debugger) GotoCheckpoint(k int, done func(error)) {
 // until it stops) and makes it current.
 func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error)) {
 	d.goMotion(done, func(id int) {
-		inc, err := d.starter(p)(d.ctx)
+		inc, err := d.starter(p)(d.ctx, k, 0)
 		if err != nil {
 			done(err)
 			return
@@ -353,7 +395,7 @@ func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error))
 			d.stopAtEnd(id, n.in)
 			return
 		}
-		d.adopt(id, n, st, reason)
+		d.adopt(id, n, st, reason, nil)
 	})
 }
 
