@@ -75,6 +75,10 @@ type Navigator struct {
 	From int
 	// State is the Incarnation.State of the stop a move starts from, if known.
 	State string
+	// Found is set by a StepBack from a stop whose line steps were unknown: the number of
+	// line steps after its checkpoint at which the count found it, or -1 when the count
+	// settled for a nearby place.
+	Found int
 }
 
 // maxCount bounds the line steps made to find a stop's place after its checkpoint: a loop
@@ -83,6 +87,7 @@ const maxCount = 5000
 
 // StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
 func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	n.Found = -1
 	if cur.Steps < 0 {
 		// Count the steps in one incarnation while another goes to the checkpoint.
 		ahead := n.goingTo(ctx, cur.Checkpoint)
@@ -182,12 +187,14 @@ func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	for steps := 0; ; steps++ {
 		if st.Same(cur) {
 			if n.State == "" {
+				n.Found = steps
 				return steps, nil
 			}
 			if first < 0 {
 				first = steps
 			}
 			if s, err := in.State(ctx); err == nil && s == n.State {
+				n.Found = steps
 				return steps, nil
 			}
 		}

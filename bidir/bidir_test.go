@@ -216,9 +216,9 @@ func TestStepBackInLoop(t *testing.T) {
 	}, bps: map[int]bool{}}
 	cur := Stop{Checkpoint: 0, Steps: -1, Goroutine: "G1", File: "f.go", Line: 12, Depth: 1}
 	for _, tt := range []struct {
-		state     string
-		wantSteps int
-	}{{"0 4", 3}, {"0 2", 1}, {"", 1}} {
+		state            string
+		wantSteps, found int
+	}{{"0 4", 3, 4}, {"0 2", 1, 2}, {"", 1, 2}, {"no such state", 1, -1}} {
 		nav := p.navigator()
 		nav.State = tt.state
 		_, st, err := nav.StepBack(ctx, cur)
@@ -227,6 +227,9 @@ func TestStepBackInLoop(t *testing.T) {
 		}
 		if st.Line != 11 || st.Steps != tt.wantSteps {
 			t.Errorf("step back from line 12 in state %q reached line %d at checkpoint 0+%d, want line 11 at 0+%d", tt.state, st.Line, st.Steps, tt.wantSteps)
+		}
+		if nav.Found != tt.found {
+			t.Errorf("step back from line 12 in state %q: Found = %d, want %d", tt.state, nav.Found, tt.found)
 		}
 	}
 }

@@ -57,15 +57,12 @@ func (d *Debugger) fresh(ctx context.Context) (*incarnation, error) {
 		select {
 		case in = <-ch:
 		case <-ctx.Done():
+			go closeLate(ch)
 			return nil, ctx.Err()
 		case <-time.After(spareWait):
 			// The spare is late (Delve slow to launch on a loaded machine, or stuck): start
 			// another, and close the late one when it comes.
-			go func() {
-				if late := <-ch; late != nil {
-					late.close()
-				}
-			}()
+			go closeLate(ch)
 		}
 	}
 	if in == nil {
@@ -79,6 +76,13 @@ func (d *Debugger) fresh(ctx context.Context) (*incarnation, error) {
 		}
 	}
 	return in, nil
+}
+
+// closeLate closes the spare that ch delivers, which no one waits for any more.
+func closeLate(ch chan *incarnation) {
+	if late := <-ch; late != nil {
+		late.close()
+	}
 }
 
 // navInc is an incarnation driven by bidir.
@@ -334,7 +338,12 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 				reason = "entry"
 			}
 		}
-		d.adopt(id, inc.(*navInc), st, reason, cur)
+		from := *cur
+		if !reverse && cur.Steps < 0 {
+			// The count of line steps placed the stop it left from, or did not.
+			from.Steps = nav.Found
+		}
+		d.adopt(id, inc.(*navInc), st, reason, &from)
 	})
 }
 
