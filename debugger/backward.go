@@ -264,10 +264,11 @@ func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string, from *
 	d.mu.Lock()
 	old := d.active
 	oldBug := d.curBug != nil
+	place := d.from
 	d.active = n.in
 	d.mu.Unlock()
 	if old != nil && old != n.in {
-		if from == nil || oldBug || !d.keep(old, *from) {
+		if from == nil || oldBug || !d.keep(old, *from, d.hits.Serial(place)) {
 			go old.close()
 		}
 	}

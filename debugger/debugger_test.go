@@ -100,3 +100,24 @@ func TestBackAndForth(t *testing.T) {
 		}
 	}
 }
+
+// A continue from a hit that a reverse continue went back to along the chain of continues
+// adopts the incarnation the reverse continue left at the next hit.
+func TestContinueAgain(t *testing.T) {
+	s := newSession(t, counter(12, 21))
+	s.move("continue")
+	ahead := s.d.current()
+	s.move("reverseContinue")
+	if got := s.line(); got != 12 || s.d.current() == ahead {
+		t.Fatalf("reverse continue: at line %d in incarnation %d, want line 12 in another than %d", got, s.d.current().id, ahead.id)
+	}
+	s.move("continue")
+	if got := s.line(); got != 21 || s.d.current() != ahead || s.cur.Reason != "breakpoint" {
+		t.Fatalf("continue: at line %d (%s) in incarnation %d, want line 21 (breakpoint) in %d, which the reverse continue left", got, s.cur.Reason, s.d.current().id, ahead.id)
+	}
+	// The chain goes on from there: a reverse continue goes straight back again.
+	s.move("reverseContinue")
+	if got := s.line(); got != 12 {
+		t.Fatalf("reverse continue again: at line %d, want 12", got)
+	}
+}

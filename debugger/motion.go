@@ -275,7 +275,7 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 		done(ErrNoProgram)
 		return
 	}
-	if m == Next && granularity == "" && d.redo(thread, done) {
+	if (m == Next || m == Continue) && granularity == "" && d.redo(m, thread, done) {
 		return
 	}
 	goid := d.threads.goid(in, thread)

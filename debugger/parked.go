@@ -36,6 +36,9 @@ type parked struct {
 	// ready is closed when the incarnation is there; n is nil if it could not get there.
 	ready chan struct{}
 	n     *navInc
+	// hit is the serial of the breakpoint hit it stands at on the chain of continues
+	// (bidir.Hits), or 0.
+	hit int
 }
 
 func (e *parked) isReady() bool {
@@ -66,7 +69,12 @@ func (d *Debugger) takeParked(ctx context.Context, p planned, k, steps int) *nav
 		d.mu.Lock()
 		best := -1
 		for i, e := range d.parked {
-			if usable(e.target, k, steps) && (best < 0 || later(e.target, d.parked[best].target)) {
+			if !usable(e.target, k, steps) {
+				continue
+			}
+			// The latest place, and of two at the same place, one that is there already.
+			if best < 0 || later(e.target, d.parked[best].target) ||
+				!later(d.parked[best].target, e.target) && e.isReady() && !d.parked[best].isReady() {
 				best = i
 			}
 		}
@@ -131,8 +139,9 @@ func discard(e *parked) {
 	}()
 }
 
-// keep parks incarnation in, which stands at place at, and reports whether it did.
-func (d *Debugger) keep(in *incarnation, at bidir.Stop) bool {
+// keep parks incarnation in, which stands at place at, hit hit of the chain of continues (0
+// for none), and reports whether it did.
+func (d *Debugger) keep(in *incarnation, at bidir.Stop, hit int) bool {
 	if at.Ended || at.Checkpoint < 0 {
 		return false
 	}
@@ -153,7 +162,7 @@ func (d *Debugger) keep(in *incarnation, at bidir.Stop) bool {
 		in.ctrl.mu.Unlock()
 	}
 	n := &navInc{d: d, in: in, sink: in.capture(), plan: d.plan(-1), started: true, last: h, at: at, placed: true}
-	e := &parked{target: at, ready: make(chan struct{}), n: n}
+	e := &parked{target: at, ready: make(chan struct{}), n: n, hit: hit}
 	close(e.ready)
 	d.mu.Lock()
 	if d.ctx.Err() != nil {
@@ -311,15 +320,19 @@ func (d *Debugger) trimParked() {
 	}
 }
 
-// redo makes a next of thread from the current stop by adopting the incarnation parked where
-// that next goes: the one a step back from there left. It reports whether it did; done is
-// called only then.
-func (d *Debugger) redo(thread int, done func(error)) bool {
+// redo makes motion m of thread from the current stop by adopting the incarnation parked
+// where it goes, which a backward move left there: for a next, the line after the stop; for a
+// continue, the hit after it on the chain of continues (bidir.Hits), which the same
+// breakpoints reach again. It reports whether it did; done is called only then.
+func (d *Debugger) redo(m Motion, thread int, done func(error)) bool {
 	in := d.current()
 	d.mu.Lock()
-	cur, version, bug := d.cur, d.bpVersion, d.curBug
+	cur, version, bug, hitConditions := d.cur, d.bpVersion, d.curBug, d.hitConditions
 	d.mu.Unlock()
-	if in == nil || cur == nil || cur.Steps < 0 || cur.Ended || bug != nil || d.threads.id(cur.Goroutine) != thread {
+	if in == nil || cur == nil || cur.Ended || bug != nil {
+		return false
+	}
+	if m == Next && (cur.Steps < 0 || d.threads.id(cur.Goroutine) != thread) || m == Continue && hitConditions {
 		return false
 	}
 	in.mu.Lock()
@@ -334,10 +347,22 @@ func (d *Debugger) redo(thread int, done func(error)) bool {
 		return true
 	}
 	d.mu.Lock()
+	from := d.from
+	d.mu.Unlock()
+	var match func(e *parked) bool
+	switch m {
+	case Next:
+		match = func(e *parked) bool {
+			t := e.target
+			return t.Checkpoint == cur.Checkpoint && t.Steps == cur.Steps+1 && e.n.at.Goroutine == cur.Goroutine
+		}
+	case Continue:
+		next, serial, ok := d.hits.Following(from)
+		match = func(e *parked) bool { return ok && e.hit == serial && e.n.at.Same(next) }
+	}
+	d.mu.Lock()
 	i := slices.IndexFunc(d.parked, func(e *parked) bool {
-		t := e.target
-		return e.isReady() && e.n != nil && t.Checkpoint == cur.Checkpoint && t.Steps == cur.Steps+1 &&
-			e.n.at.Goroutine == cur.Goroutine && e.n.in.version == version
+		return e.isReady() && e.n != nil && e.n.in.version == version && match(e)
 	})
 	var n *navInc
 	if i >= 0 {
@@ -350,7 +375,9 @@ func (d *Debugger) redo(thread int, done func(error)) bool {
 		n = nil
 	}
 	if n == nil {
+		// The motion is made as usual, from the same place on the chain.
 		d.end(id)
+		d.hits.Stay(from)
 		return false
 	}
 	done(nil)
@@ -358,10 +385,16 @@ func (d *Debugger) redo(thread int, done func(error)) bool {
 	go func() {
 		defer d.wg.Done()
 		defer d.reposition()
-		n.in.ctrl.mu.Lock()
-		n.in.ctrl.plan.stepping = cur.Goroutine
-		n.in.ctrl.mu.Unlock()
-		d.adopt(id, n, n.at, "step", cur)
+		reason := "step"
+		if m == Continue {
+			reason = "breakpoint"
+			d.hits.Continued(from, *cur, n.at, true)
+		} else {
+			n.in.ctrl.mu.Lock()
+			n.in.ctrl.plan.stepping = cur.Goroutine
+			n.in.ctrl.mu.Unlock()
+		}
+		d.adopt(id, n, n.at, reason, cur)
 	}()
 	return true
 }
