@@ -39,6 +39,8 @@ type parked struct {
 	// hit is the serial of the breakpoint hit it stands at on the chain of continues
 	// (bidir.Hits), or 0.
 	hit int
+	// cancel gives up the way there.
+	cancel context.CancelFunc
 }
 
 func (e *parked) isReady() bool {
@@ -129,8 +131,11 @@ func (n *navInc) follows(p planned) bool {
 	return true
 }
 
-// discard ends a parked incarnation once it is there.
+// discard ends a parked incarnation, or its way there.
 func discard(e *parked) {
+	if e.cancel != nil {
+		e.cancel()
+	}
 	go func() {
 		<-e.ready
 		if e.n != nil {
@@ -245,11 +250,12 @@ func (d *Debugger) reposition() {
 		from = append(from, n)
 	}
 	for i, t := range missing {
-		e := &parked{target: t, ready: make(chan struct{})}
+		ctx, cancel := context.WithCancel(d.ctx)
+		e := &parked{target: t, ready: make(chan struct{}), cancel: cancel}
 		d.parked = append(d.parked, e)
 		covered = append(covered, true)
 		d.wg.Add(1)
-		go d.place(e, from[i])
+		go d.place(ctx, e, from[i])
 	}
 	d.mu.Unlock()
 	d.trimParked()
@@ -267,11 +273,10 @@ func (d *Debugger) parkedAt(t bidir.Stop, covered []bool) int {
 }
 
 // place takes incarnation n, or a fresh one if n is nil, to e's target.
-func (d *Debugger) place(e *parked, n *navInc) {
+func (d *Debugger) place(ctx context.Context, e *parked, n *navInc) {
 	defer d.wg.Done()
 	defer close(e.ready)
 	defer trace("place")()
-	ctx := d.ctx
 	p := d.plan(-1)
 	if n != nil && !n.follows(p) {
 		n.Close()
@@ -302,17 +307,38 @@ func (d *Debugger) place(e *parked, n *navInc) {
 	e.n = n
 }
 
-// trimParked ends the oldest parked incarnations beyond maxParked.
+// trimParked ends parked incarnations beyond maxParked, oldest first: first those that
+// neither stand where a step back from the current stop needs one (shadows) nor where a
+// next or a continue from it goes (redo), then others. One on its way gives up.
 func (d *Debugger) trimParked() {
 	d.mu.Lock()
-	var drop []*parked
-	for i := 0; len(d.parked) > maxParked && i < len(d.parked); {
-		if e := d.parked[i]; e.isReady() {
-			drop = append(drop, e)
-			d.parked = slices.Delete(d.parked, i, i+1)
-			continue
+	useful := make([]bool, len(d.parked))
+	if cur := d.cur; cur != nil {
+		for _, t := range d.shadows(*cur) {
+			for i, e := range d.parked {
+				if !useful[i] && e.target.Checkpoint == t.Checkpoint && e.target.Steps == t.Steps {
+					useful[i] = true
+					break
+				}
+			}
 		}
-		i++
+		for i, e := range d.parked {
+			if e.hit != 0 || cur.Steps >= 0 && e.target.Checkpoint == cur.Checkpoint && e.target.Steps == cur.Steps+1 {
+				useful[i] = true
+			}
+		}
+	}
+	var drop []*parked
+	for _, spare := range []bool{false, true} {
+		for i := 0; len(d.parked) > maxParked && i < len(d.parked); {
+			if spare || !useful[i] {
+				drop = append(drop, d.parked[i])
+				d.parked = slices.Delete(d.parked, i, i+1)
+				useful = slices.Delete(useful, i, i+1)
+				continue
+			}
+			i++
+		}
 	}
 	d.mu.Unlock()
 	for _, e := range drop {
