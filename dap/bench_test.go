@@ -12,14 +12,18 @@ import (
 )
 
 // reportLatency reports the median and 95th percentile of ds.
-func reportLatency(b *testing.B, ds []time.Duration) {
+func reportLatency(b *testing.B, ds []time.Duration) { reportLatencyOf(b, "", ds) }
+
+// reportLatencyOf reports the median and 95th percentile of ds, with their units prefixed by
+// what.
+func reportLatencyOf(b *testing.B, what string, ds []time.Duration) {
 	if len(ds) == 0 {
 		return
 	}
 	slices.Sort(ds)
 	p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(p(0.5), "p50-ms")
-	b.ReportMetric(p(0.95), "p95-ms")
+	b.ReportMetric(p(0.5), what+"p50-ms")
+	b.ReportMetric(p(0.95), what+"p95-ms")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -67,19 +71,24 @@ func BenchmarkStepBackRealCode(b *testing.B) {
 }
 
 // backAndForth times b.N step backs, each after a next, from stop st, n checkpoints into the
-// run.
+// run. The nexts are timed too (next-p50-ms, next-p95-ms): a forward move's stop costs what a
+// step back's costs at best.
 func backAndForth(b *testing.B, c *client, st stopped, n int) {
-	var ds []time.Duration
+	var back, next []time.Duration
 	b.ResetTimer()
 	b.ReportMetric(float64(n), "checkpoints")
 	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
 		c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: st.ThreadID}}), time.Minute)
 		st = c.stopped(time.Minute)
-		t0 := time.Now()
+		c.stack(st.ThreadID)
+		next = append(next, time.Since(t0))
+		t0 = time.Now()
 		st, _ = c.stepBack(st.ThreadID)
-		ds = append(ds, time.Since(t0))
+		back = append(back, time.Since(t0))
 	}
-	reportLatency(b, ds)
+	reportLatency(b, back)
+	reportLatencyOf(b, "next-", next)
 }
 
 // BenchmarkStepBackFromBreakpoint measures a step back from a breakpoint hit, whose place in
