@@ -324,6 +324,8 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 				nav.State, _ = d.state(d.ctx, in, d.threads.goid(in, d.threads.id(cur.Goroutine)))
 			}
 			inc, st, err = nav.StepBack(d.ctx, *cur)
+		} else if n := d.undo(nav); n != nil {
+			inc, st = n, n.at
 		} else {
 			inc, st, err = nav.ReverseContinue(d.ctx, *cur)
 		}

@@ -108,16 +108,18 @@ func TestContinueAgain(t *testing.T) {
 	s.move("continue")
 	ahead := s.d.current()
 	s.move("reverseContinue")
-	if got := s.line(); got != 12 || s.d.current() == ahead {
-		t.Fatalf("reverse continue: at line %d in incarnation %d, want line 12 in another than %d", got, s.d.current().id, ahead.id)
+	back := s.d.current()
+	if got := s.line(); got != 12 || back == ahead {
+		t.Fatalf("reverse continue: at line %d in incarnation %d, want line 12 in another than %d", got, back.id, ahead.id)
 	}
 	s.move("continue")
 	if got := s.line(); got != 21 || s.d.current() != ahead || s.cur.Reason != "breakpoint" {
 		t.Fatalf("continue: at line %d (%s) in incarnation %d, want line 21 (breakpoint) in %d, which the reverse continue left", got, s.cur.Reason, s.d.current().id, ahead.id)
 	}
-	// The chain goes on from there: a reverse continue goes straight back again.
+	// The chain goes on from there: a reverse continue goes back to the incarnation the
+	// continue left.
 	s.move("reverseContinue")
-	if got := s.line(); got != 12 {
-		t.Fatalf("reverse continue again: at line %d, want 12", got)
+	if got := s.line(); got != 12 || s.d.current() != back {
+		t.Fatalf("reverse continue again: at line %d in incarnation %d, want line 12 in %d, which the continue left", got, s.d.current().id, back.id)
 	}
 }

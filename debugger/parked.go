@@ -41,6 +41,9 @@ type parked struct {
 	hit int
 	// cancel gives up the way there.
 	cancel context.CancelFunc
+	// kept is set for an incarnation that a move left where the user stood, which a move
+	// back there takes as it is.
+	kept bool
 }
 
 func (e *parked) isReady() bool {
@@ -167,7 +170,7 @@ func (d *Debugger) keep(in *incarnation, at bidir.Stop, hit int) bool {
 		in.ctrl.mu.Unlock()
 	}
 	n := &navInc{d: d, in: in, sink: in.capture(), plan: d.plan(-1), started: true, last: h, at: at, placed: true}
-	e := &parked{target: at, ready: make(chan struct{}), n: n, hit: hit}
+	e := &parked{target: at, ready: make(chan struct{}), n: n, hit: hit, kept: true}
 	close(e.ready)
 	d.mu.Lock()
 	if d.ctx.Err() != nil {
@@ -233,10 +236,11 @@ func (d *Debugger) reposition() {
 	}
 	var from []*navInc
 	for _, t := range missing {
-		// The latest ready incarnation that can go on to t, and covers no other place.
+		// The latest ready incarnation placed for an earlier stop that can go on to t, and
+		// covers no other place.
 		best := -1
 		for i, e := range d.parked {
-			if !covered[i] && e.isReady() && e.n != nil && usable(e.target, t.Checkpoint, t.Steps) &&
+			if !covered[i] && !e.kept && e.isReady() && e.n != nil && usable(e.target, t.Checkpoint, t.Steps) &&
 				(best < 0 || later(e.target, d.parked[best].target)) {
 				best = i
 			}
@@ -423,4 +427,37 @@ func (d *Debugger) redo(m Motion, thread int, done func(error)) bool {
 		d.adopt(id, n, n.at, reason, cur)
 	}()
 	return true
+}
+
+// undo returns the incarnation parked at the hit before the current stop on the chain of
+// continues, where a reverse continue by nav goes, or nil if there is none.
+func (d *Debugger) undo(nav *bidir.Navigator) *navInc {
+	if nav.Hits == nil || nav.FromStart {
+		return nil
+	}
+	h, ok := nav.Hits.Previous(nav.From)
+	serial := nav.Hits.Serial(nav.From - 1)
+	if !ok || h.Nth == 0 || serial == 0 {
+		return nil
+	}
+	d.mu.Lock()
+	version := d.bpVersion
+	i := slices.IndexFunc(d.parked, func(e *parked) bool {
+		return e.isReady() && e.n != nil && e.hit == serial && e.n.in.version == version && e.n.at.Same(h.Stop)
+	})
+	var n *navInc
+	if i >= 0 {
+		n = d.parked[i].n
+		d.parked = slices.Delete(d.parked, i, i+1)
+	}
+	d.mu.Unlock()
+	if n == nil {
+		return nil
+	}
+	if !n.follows(d.plan(-1)) {
+		n.Close()
+		return nil
+	}
+	nav.Hits.Back(nav.From)
+	return n
 }
