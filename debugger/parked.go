@@ -130,7 +130,7 @@ func (n *navInc) follows(p planned) bool {
 	n.plan = p
 	c.plan.follow = slices.Clone(p.follow)
 	c.plan.stopOnBug = p.stopOnBug
-	c.plan.next, c.plan.breakNext = "", false
+	c.plan.next, c.plan.breakNext, c.plan.stepping = "", false, ""
 	return true
 }
 
