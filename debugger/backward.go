@@ -312,6 +312,19 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 		return
 	}
 	d.goMotion(done, func(id int) {
+		if !reverse && cur.Steps > 0 {
+			// The line before, where an incarnation may be waiting already: nothing to plan.
+			if n := d.parkedExactly(d.plan(-1), cur.Checkpoint, cur.Steps-1); n != nil {
+				if err := n.in.ensureBreakpoints(d.ctx, d.breakpointVersion()); err != nil {
+					n.Close()
+					done(err)
+					return
+				}
+				done(nil)
+				d.adopt(id, n, n.at, "step", cur)
+				return
+			}
+		}
 		nav := d.navigator()
 		var (
 			inc bidir.Incarnation

@@ -288,7 +288,9 @@ func (d *Debugger) place(ctx context.Context, e *parked, n *navInc) {
 	}
 	if n == nil {
 		in, err := d.fresh(ctx)
-		d.startSpare()
+		// The spare is replaced once this one is placed: loading another while the move that
+		// may be waiting for it runs would slow both.
+		defer d.startSpare()
 		if err != nil {
 			return
 		}
@@ -459,5 +461,25 @@ func (d *Debugger) undo(nav *bidir.Navigator) *navInc {
 		return nil
 	}
 	nav.Hits.Back(nav.From)
+	return n
+}
+
+// parkedExactly returns the incarnation parked at place (k, steps) itself, if one is there
+// already and on plan p's execution, or nil.
+func (d *Debugger) parkedExactly(p planned, k, steps int) *navInc {
+	d.mu.Lock()
+	i := slices.IndexFunc(d.parked, func(e *parked) bool {
+		return e.isReady() && e.n != nil && e.n.at.Checkpoint == k && e.n.at.Steps == steps
+	})
+	var n *navInc
+	if i >= 0 {
+		n = d.parked[i].n
+		d.parked = slices.Delete(d.parked, i, i+1)
+	}
+	d.mu.Unlock()
+	if n != nil && !n.follows(p) {
+		n.Close()
+		n = nil
+	}
 	return n
 }
