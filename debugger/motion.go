@@ -238,7 +238,7 @@ func (d *Debugger) goMotion(done func(error), f func(id int)) {
 
 // goCaptured runs f as motion id on incarnation in, in a goroutine of its own, if no other
 // motion runs; in's stop events go to sink meanwhile. Then it places incarnations for the
-// next step back.
+// next step back, and tops up the spares that placing took.
 func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, sink chan Event)) {
 	id, err := d.begin()
 	if err != nil {
@@ -249,6 +249,7 @@ func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, 
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
+		defer d.startSpare()
 		defer d.reposition()
 		defer d.end(id)
 		defer in.release(sink)

@@ -288,9 +288,17 @@ func (d *Debugger) place(ctx context.Context, e *parked, n *navInc) {
 	}
 	if n == nil {
 		in, err := d.fresh(ctx)
-		// The spare is replaced once this one is placed: loading another while the move that
-		// may be waiting for it runs would slow both.
-		defer d.startSpare()
+		// The spare is replaced once this one is placed, or when the move that runs then ends
+		// (goMotion, goCaptured): loading another while a move runs, which may be waiting for
+		// this one, would slow both.
+		defer func() {
+			d.mu.Lock()
+			idle := d.moving == 0
+			d.mu.Unlock()
+			if idle {
+				d.startSpare()
+			}
+		}()
 		if err != nil {
 			return
 		}
