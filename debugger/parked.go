@@ -17,7 +17,9 @@ import (
 //     from the new stop will need them (reposition): the line before the stop, or the
 //     checkpoint that a count of line steps or of a segment's length starts from;
 //   - the incarnation that a backward move replaces stays parked where the user left it, so
-//     that a step forward again (next) is that incarnation's stop (redo).
+//     that a next after a step back, or a continue after a reverse continue along the chain of
+//     continues, is that incarnation's stop (redo), and a reverse continue after such a
+//     continue the stop of the one it left (undo).
 //
 // An incarnation is parked only at a place of the recorded execution, and is used only when
 // the decisions it made are a prefix of the plan of the move that takes it: by determinism it
