@@ -35,9 +35,14 @@ func (s Stop) String() string {
 }
 
 // Incarnation is a live execution that can only go forward. A fresh incarnation has not
-// started its run; its first call starts it.
+// started its run; its first call starts it. One that a Starter kept already stands
+// somewhere in the run (Where).
 type Incarnation interface {
+	// Where returns the place the incarnation stands at, with its Steps when known, once
+	// its run has started; a fresh incarnation stands nowhere yet.
+	Where() (Stop, bool)
 	// Goto runs to checkpoint k and stops the goroutine resumed there before its operation.
+	// An incarnation that stands at checkpoint k itself, before any step, stays there.
 	Goto(ctx context.Context, k int) (Stop, error)
 	// Step makes one line step of the stopped goroutine.
 	Step(ctx context.Context) (Stop, error)
@@ -50,8 +55,11 @@ type Incarnation interface {
 	Close()
 }
 
-// Starter starts a fresh incarnation of the program that will follow the session's schedule.
-type Starter func(ctx context.Context) (Incarnation, error)
+// Starter returns an incarnation of the program that will follow the session's schedule, for
+// a move to the place steps line steps after checkpoint k: a fresh one, or one kept standing
+// at an earlier place of the same execution (a spare incarnation along the run, as in
+// Bruening's thesis, ch. 3): before checkpoint k, or at most steps line steps after it.
+type Starter func(ctx context.Context, k, steps int) (Incarnation, error)
 
 // Navigator plans backward moves. Checkpoints names the goroutine resumed at each checkpoint
 // of the recorded execution.
@@ -67,6 +75,10 @@ type Navigator struct {
 	From int
 	// State is the Incarnation.State of the stop a move starts from, if known.
 	State string
+	// Found is set by a StepBack from a stop whose line steps were unknown: the number of
+	// line steps after its checkpoint at which the count found it, or -1 when the count
+	// settled for a nearby place.
+	Found int
 }
 
 // maxCount bounds the line steps made to find a stop's place after its checkpoint: a loop
@@ -75,6 +87,7 @@ const maxCount = 5000
 
 // StepBack returns an incarnation stopped at the previous line that cur's goroutine executed.
 func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, error) {
+	n.Found = -1
 	if cur.Steps < 0 {
 		// Count the steps in one incarnation while another goes to the checkpoint.
 		ahead := n.goingTo(ctx, cur.Checkpoint)
@@ -105,7 +118,7 @@ func (n *Navigator) StepBack(ctx context.Context, cur Stop) (Incarnation, Stop, 
 		// The goroutine's first segment: go to the checkpoint before, whoever ran there.
 		return n.at(ctx, max(cur.Checkpoint-1, 0), 0)
 	}
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, prev, 0)
 	if err != nil {
 		return nil, Stop{}, err
 	}
@@ -125,7 +138,7 @@ func (n *Navigator) End(ctx context.Context) (Incarnation, Stop, error) {
 		return nil, Stop{}, fmt.Errorf("the run has no checkpoint")
 	}
 	ahead := n.goingTo(ctx, last)
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, last, 0)
 	if err != nil {
 		ahead.discard()
 		return nil, Stop{}, err
@@ -161,7 +174,7 @@ func segmentLength(ctx context.Context, in Incarnation, k int) (int, error) {
 // from the checkpoint until it is at cur's place. Of several visits of cur's line (a loop's
 // iterations), the one whose state is n.State is cur; when none is, the first.
 func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, cur.Checkpoint, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -174,12 +187,14 @@ func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	for steps := 0; ; steps++ {
 		if st.Same(cur) {
 			if n.State == "" {
+				n.Found = steps
 				return steps, nil
 			}
 			if first < 0 {
 				first = steps
 			}
 			if s, err := in.State(ctx); err == nil && s == n.State {
+				n.Found = steps
 				return steps, nil
 			}
 		}
@@ -213,7 +228,7 @@ func (n *Navigator) goingTo(ctx context.Context, k int) *pending {
 	p := &pending{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		if p.in, p.err = n.Start(ctx); p.err == nil {
+		if p.in, p.err = n.Start(ctx, k, 0); p.err == nil {
 			p.st, p.err = p.in.Goto(ctx, k)
 		}
 	}()
@@ -248,14 +263,21 @@ func (p *pending) discard() {
 	}()
 }
 
-// at returns a new incarnation stopped steps line steps after checkpoint k.
+// at returns an incarnation stopped steps line steps after checkpoint k: one that stands on
+// the way there goes the rest of the way.
 func (n *Navigator) at(ctx context.Context, k, steps int) (Incarnation, Stop, error) {
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, k, steps)
 	if err != nil {
 		return nil, Stop{}, err
 	}
-	st, err := in.Goto(ctx, k)
-	for i := 0; i < steps && err == nil; i++ {
+	st, ok := in.Where()
+	done := 0
+	if ok && st.Checkpoint == k && st.Steps >= 0 && st.Steps <= steps {
+		done = st.Steps
+	} else {
+		st, err = in.Goto(ctx, k)
+	}
+	for i := done; i < steps && err == nil; i++ {
 		st, err = in.Step(ctx)
 	}
 	if err != nil {
@@ -330,7 +352,7 @@ func (n *Navigator) reach(ctx context.Context, h Hit) (Incarnation, Stop, error)
 	if h.Nth == 0 {
 		return n.at(ctx, 0, 0)
 	}
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, h.Stop.Checkpoint, 0)
 	if err != nil {
 		return nil, Stop{}, err
 	}
@@ -357,7 +379,7 @@ func (n *Navigator) starting(ctx context.Context) *pending {
 	p := &pending{done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
-		p.in, p.err = n.Start(ctx)
+		p.in, p.err = n.Start(ctx, 0, 0)
 	}()
 	return p
 }
@@ -373,7 +395,7 @@ func (n *Navigator) window(ctx context.Context, in Incarnation, k0 int) (Stop, e
 
 // hitsBefore counts the breakpoint hits from checkpoint k0 to cur.
 func (n *Navigator) hitsBefore(ctx context.Context, k0 int, cur Stop) (int, error) {
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, k0, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -419,7 +441,7 @@ func (n *Navigator) path(ctx context.Context, cur Stop) ([]Stop, error) {
 	if cur.Steps == 0 {
 		return path, nil
 	}
-	in, err := n.Start(ctx)
+	in, err := n.Start(ctx, cur.Checkpoint, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,9 @@ type program struct {
 	// started counts incarnations, to check how many re-executions a move costs.
 	mu      sync.Mutex
 	started int
+	// kept, when set, is an incarnation standing in the run that the next start for a
+	// place at or after it returns instead of a fresh one.
+	kept *fake
 }
 
 // fake is an incarnation of a program: position (k, s) is line s of segment k.
@@ -31,11 +34,24 @@ type fake struct {
 	ended   bool
 }
 
-func (p *program) start(context.Context) (Incarnation, error) {
+func (p *program) start(_ context.Context, k, steps int) (Incarnation, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if f := p.kept; f != nil && (f.k < k || f.k == k && f.s <= steps) {
+		p.kept = nil
+		return f, nil
+	}
 	p.started++
 	return &fake{p: p, k: -1}, nil
+}
+
+func (f *fake) Where() (Stop, bool) {
+	if f.k < 0 {
+		return Stop{}, false
+	}
+	st := f.stop()
+	st.Steps = f.s
+	return st, true
 }
 
 func (f *fake) stop() Stop {
@@ -158,6 +174,38 @@ func TestStepBack(t *testing.T) {
 	}
 }
 
+// A step back takes an incarnation kept on the way to its target, and goes the rest of the
+// way with it: no re-execution.
+func TestStepBackFromKept(t *testing.T) {
+	ctx := context.Background()
+	cur := Stop{Checkpoint: 4, Steps: 2, Goroutine: "G1", File: "f.go", Line: 16, Depth: 1}
+	for _, tt := range []struct {
+		name   string
+		k, s   int
+		starts int
+	}{
+		{"at the target", 4, 1, 0},
+		{"at the target's checkpoint", 4, 0, 0},
+		{"at an earlier checkpoint", 2, 1, 0},
+		{"past the target", 4, 2, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testProgram()
+			p.kept = &fake{p: p, k: tt.k, s: tt.s}
+			_, st, err := p.navigator().StepBack(ctx, cur)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Line != 15 || st.Checkpoint != 4 || st.Steps != 1 {
+				t.Errorf("step back from %v reached %v, want line 15 at checkpoint 4+1", cur, st)
+			}
+			if p.started != tt.starts {
+				t.Errorf("%d fresh incarnations, want %d", p.started, tt.starts)
+			}
+		})
+	}
+}
+
 // TestStepBackInLoop steps back from the second visit of a loop's line in one segment: the
 // state tells it from the first.
 func TestStepBackInLoop(t *testing.T) {
@@ -168,9 +216,9 @@ func TestStepBackInLoop(t *testing.T) {
 	}, bps: map[int]bool{}}
 	cur := Stop{Checkpoint: 0, Steps: -1, Goroutine: "G1", File: "f.go", Line: 12, Depth: 1}
 	for _, tt := range []struct {
-		state     string
-		wantSteps int
-	}{{"0 4", 3}, {"0 2", 1}, {"", 1}} {
+		state            string
+		wantSteps, found int
+	}{{"0 4", 3, 4}, {"0 2", 1, 2}, {"", 1, 2}, {"no such state", 1, -1}} {
 		nav := p.navigator()
 		nav.State = tt.state
 		_, st, err := nav.StepBack(ctx, cur)
@@ -179,6 +227,9 @@ func TestStepBackInLoop(t *testing.T) {
 		}
 		if st.Line != 11 || st.Steps != tt.wantSteps {
 			t.Errorf("step back from line 12 in state %q reached line %d at checkpoint 0+%d, want line 11 at 0+%d", tt.state, st.Line, st.Steps, tt.wantSteps)
+		}
+		if nav.Found != tt.found {
+			t.Errorf("step back from line 12 in state %q: Found = %d, want %d", tt.state, nav.Found, tt.found)
 		}
 	}
 }
@@ -228,7 +279,7 @@ func TestReverseContinueFromHits(t *testing.T) {
 	}
 	hits := NewHits()
 	hits.Start()
-	user, _ := p.start(ctx)
+	user, _ := p.start(ctx, 0, 0)
 	var stops []Stop
 	cur := Stop{}
 	for range 4 {

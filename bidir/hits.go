@@ -19,7 +19,39 @@ type Hit struct {
 type Hits struct {
 	mu    sync.Mutex
 	chain []Hit
-	at    int // index in chain of the current stop; -1 off the chain
+	// serials name the chain's hits: a hit keeps its serial while it stays on the chain,
+	// and no other hit ever has it.
+	serials []int
+	serial  int
+	at      int // index in chain of the current stop; -1 off the chain
+}
+
+// add appends hit to the chain.
+func (h *Hits) add(hit Hit) {
+	h.serial++
+	h.chain = append(h.chain, hit)
+	h.serials = append(h.serials, h.serial)
+}
+
+// Serial returns the serial of the hit at chain place at, or 0 off the chain.
+func (h *Hits) Serial(at int) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if at < 0 || at >= len(h.chain) {
+		return 0
+	}
+	return h.serials[at]
+}
+
+// Following returns the hit after chain place from, and its serial: the stop that a continue
+// from there with the same breakpoints reaches.
+func (h *Hits) Following(from int) (Stop, int, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if from < 0 || from+1 >= len(h.chain) {
+		return Stop{}, 0, false
+	}
+	return h.chain[from+1].Stop, h.serials[from+1], true
 }
 
 // NewHits returns an empty record.
@@ -29,14 +61,15 @@ func NewHits() *Hits { return &Hits{at: -1} }
 func (h *Hits) Start() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.chain, h.at = []Hit{{Nth: 0}}, 0
+	h.chain, h.serials, h.at = nil, nil, 0
+	h.add(Hit{Nth: 0})
 }
 
 // Clear forgets everything: the breakpoints or the schedule changed.
 func (h *Hits) Clear() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.chain, h.at = nil, -1
+	h.chain, h.serials, h.at = nil, nil, -1
 }
 
 // Leave is called when a motion starts. It returns the place on the chain the motion leaves
@@ -50,6 +83,16 @@ func (h *Hits) Leave() int {
 	return at
 }
 
+// Stay undoes Leave for a motion that did not move: the current stop is at chain place at
+// again.
+func (h *Hits) Stay(at int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if at < len(h.chain) {
+		h.at = at
+	}
+}
+
 // Continued records a continue that left chain place from (from Leave), standing at stop
 // cur, and stopped at to; hit says it stopped at a breakpoint.
 func (h *Hits) Continued(from int, cur, to Stop, hit bool) {
@@ -60,7 +103,8 @@ func (h *Hits) Continued(from int, cur, to Stop, hit bool) {
 	}
 	if from < 0 || from >= len(h.chain) {
 		// A new chain from an arbitrary place: it proves no hit lies between cur and to.
-		h.chain, from = []Hit{{Stop: cur, Nth: -1}}, 0
+		h.chain, h.serials, from = nil, nil, 0
+		h.add(Hit{Stop: cur, Nth: -1})
 	}
 	if from+1 < len(h.chain) {
 		if h.chain[from+1].Stop.Same(to) {
@@ -68,7 +112,7 @@ func (h *Hits) Continued(from int, cur, to Stop, hit bool) {
 			return
 		}
 		// Not what this chain recorded: the execution is not the one it was made on.
-		h.chain = h.chain[:from+1]
+		h.chain, h.serials = h.chain[:from+1], h.serials[:from+1]
 	}
 	prev := h.chain[from]
 	nth := -1
@@ -79,7 +123,7 @@ func (h *Hits) Continued(from int, cur, to Stop, hit bool) {
 	case prev.Nth >= 0:
 		nth = prev.Nth + 1
 	}
-	h.chain = append(h.chain, Hit{Stop: to, Nth: nth})
+	h.add(Hit{Stop: to, Nth: nth})
 	h.at = len(h.chain) - 1
 }
 

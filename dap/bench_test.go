@@ -1,6 +1,7 @@
 package dap
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,14 +12,18 @@ import (
 )
 
 // reportLatency reports the median and 95th percentile of ds.
-func reportLatency(b *testing.B, ds []time.Duration) {
+func reportLatency(b *testing.B, ds []time.Duration) { reportLatencyOf(b, "", ds) }
+
+// reportLatencyOf reports the median and 95th percentile of ds, with their units prefixed by
+// what.
+func reportLatencyOf(b *testing.B, what string, ds []time.Duration) {
 	if len(ds) == 0 {
 		return
 	}
 	slices.Sort(ds)
 	p := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(p(0.5), "p50-ms")
-	b.ReportMetric(p(0.95), "p95-ms")
+	b.ReportMetric(p(0.5), what+"p50-ms")
+	b.ReportMetric(p(0.95), what+"p95-ms")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -30,28 +35,60 @@ func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
 		setBreakpoints(c, src[:len(src)-len("bank.go")]+"bank_test.go", bp)
 	})
 	st := c.stopped(time.Minute)
+	return c, st, c.checkpoints()
+}
+
+// checkpoints returns the number of checkpoints the execution has so far.
+func (c *client) checkpoints() int {
 	var cps struct {
 		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
-	return c, st, len(cps.Checkpoints)
+	return len(cps.Checkpoints)
 }
 
 // BenchmarkStepBack measures a step back after a step forward, at a stop several hundred
 // checkpoints into TestBusy: the position is known, so one incarnation replays to it.
 func BenchmarkStepBack(b *testing.B) {
 	c, st, n := busyStop(b, godap.SourceBreakpoint{HitCondition: "300"})
-	var ds []time.Duration
+	backAndForth(b, c, st, n)
+}
+
+// BenchmarkStepBackRealCode is BenchmarkStepBack on a real module's test: x/sync's errgroup
+// TestGoLimit starts 1,025 goroutines, ten at a time, and stops in the 1,000th, several
+// thousand checkpoints into the run, on the line after its first atomic operation.
+func BenchmarkStepBackRealCode(b *testing.B) {
+	dir := filepath.Join(moduleCopy(b, "golang.org/x/sync@v0.25.0"), "errgroup")
+	c := newClient(b)
+	initialize(c)
+	args := map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestGoLimit$"}}
+	c.response(c.custom("launch", args), buildTimeout)
+	c.event("initialized", 30*time.Second)
+	setBreakpoints(c, filepath.Join(dir, "errgroup_test.go"), godap.SourceBreakpoint{Line: 236, HitCondition: "1000"})
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	st := c.stopped(5 * time.Minute)
+	backAndForth(b, c, st, c.checkpoints())
+}
+
+// backAndForth times b.N step backs, each after a next, from stop st, n checkpoints into the
+// run. The nexts are timed too (next-p50-ms, next-p95-ms): a forward move's stop costs what a
+// step back's costs at best.
+func backAndForth(b *testing.B, c *client, st stopped, n int) {
+	var back, next []time.Duration
 	b.ResetTimer()
 	b.ReportMetric(float64(n), "checkpoints")
 	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
 		c.response(c.send(&godap.NextRequest{Request: godap.Request{Command: "next"}, Arguments: godap.NextArguments{ThreadId: st.ThreadID}}), time.Minute)
 		st = c.stopped(time.Minute)
-		t0 := time.Now()
+		c.stack(st.ThreadID)
+		next = append(next, time.Since(t0))
+		t0 = time.Now()
 		st, _ = c.stepBack(st.ThreadID)
-		ds = append(ds, time.Since(t0))
+		back = append(back, time.Since(t0))
 	}
-	reportLatency(b, ds)
+	reportLatency(b, back)
+	reportLatencyOf(b, "next-", next)
 }
 
 // BenchmarkStepBackFromBreakpoint measures a step back from a breakpoint hit, whose place in

@@ -22,7 +22,7 @@ import (
 // module cache, which is read-only, into a temporary directory. A test of real code cannot
 // run without it: when the module cannot be downloaded (no network, no proxy) the test is
 // skipped, and says so loudly, since a skip hides whatever it was to show.
-func moduleCopy(t *testing.T, module string) string {
+func moduleCopy(t testing.TB, module string) string {
 	t.Helper()
 	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
 	var m struct{ Dir, Error string }

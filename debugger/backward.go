@@ -57,15 +57,12 @@ func (d *Debugger) fresh(ctx context.Context) (*incarnation, error) {
 		select {
 		case in = <-ch:
 		case <-ctx.Done():
+			go closeLate(ch)
 			return nil, ctx.Err()
 		case <-time.After(spareWait):
 			// The spare is late (Delve slow to launch on a loaded machine, or stuck): start
 			// another, and close the late one when it comes.
-			go func() {
-				if late := <-ch; late != nil {
-					late.close()
-				}
-			}()
+			go closeLate(ch)
 		}
 	}
 	if in == nil {
@@ -81,6 +78,13 @@ func (d *Debugger) fresh(ctx context.Context) (*incarnation, error) {
 	return in, nil
 }
 
+// closeLate closes the spare that ch delivers, which no one waits for any more.
+func closeLate(ch chan *incarnation) {
+	if late := <-ch; late != nil {
+		late.close()
+	}
+}
+
 // navInc is an incarnation driven by bidir.
 type navInc struct {
 	d       *Debugger
@@ -89,17 +93,39 @@ type navInc struct {
 	plan    planned
 	started bool
 	last    halt
+	// at is where the incarnation stands, once placed: its Steps count the line steps since
+	// its checkpoint when they are known.
+	at     bidir.Stop
+	placed bool
 }
 
+// starter returns incarnations that follow plan p: one kept along the run on the way to the
+// move's target (parked.go), or else a fresh one. A plan that changes a decision (next)
+// starts afresh.
 func (d *Debugger) starter(p planned) bidir.Starter {
-	return func(ctx context.Context) (bidir.Incarnation, error) {
+	return func(ctx context.Context, k, steps int) (bidir.Incarnation, error) {
 		defer trace("fresh")()
+		if p.next == "" {
+			if n := d.takeParked(ctx, p, k, steps); n != nil {
+				return n, nil
+			}
+		}
 		in, err := d.fresh(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return &navInc{d: d, in: in, sink: in.capture(), plan: p}, nil
 	}
+}
+
+func (n *navInc) Where() (bidir.Stop, bool) { return n.at, n.placed }
+
+// moved records where a motion left the incarnation; stepped says it was one line step.
+func (n *navInc) moved(st bidir.Stop, stepped bool) {
+	if st.Steps < 0 && stepped && n.placed && n.at.Steps >= 0 && st.Checkpoint == n.at.Checkpoint && !st.Ended {
+		st.Steps = n.at.Steps + 1
+	}
+	n.at, n.placed = st, true
 }
 
 func (n *navInc) run(ctx context.Context, breakAt int) error {
@@ -126,6 +152,10 @@ func (n *navInc) stop(ctx context.Context, stepping bool) (bidir.Stop, error) {
 
 func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 	defer trace("goto")()
+	if n.placed && n.at.Checkpoint == k && n.at.Steps == 0 && !n.at.Ended {
+		// Kept at the checkpoint already.
+		return n.at, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
+	}
 	if err := n.run(ctx, k); err != nil {
 		return bidir.Stop{}, err
 	}
@@ -135,6 +165,7 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 			return st, err
 		}
 		if n.last.cp != nil {
+			n.moved(st, false)
 			return st, n.in.ensureBreakpoints(ctx, n.d.breakpointVersion())
 		}
 		if st.Ended || n.last.bug != nil || st.Checkpoint > k {
@@ -149,6 +180,14 @@ func (n *navInc) Goto(ctx context.Context, k int) (bidir.Stop, error) {
 
 func (n *navInc) Step(ctx context.Context) (bidir.Stop, error) {
 	defer trace("step")()
+	st, err := n.step(ctx)
+	if err == nil {
+		n.moved(st, true)
+	}
+	return st, err
+}
+
+func (n *navInc) step(ctx context.Context) (bidir.Stop, error) {
 	if n.last.ended {
 		return bidir.Stop{Ended: true}, nil
 	}
@@ -201,6 +240,9 @@ func (n *navInc) Continue(ctx context.Context) (bidir.Stop, error) {
 		// The bug ends the run as far as breakpoints go.
 		st.Ended = true
 	}
+	if err == nil {
+		n.moved(st, false)
+	}
 	return st, err
 }
 
@@ -214,16 +256,21 @@ func (n *navInc) Close() {
 }
 
 // adopt makes a navigated incarnation the session's current one, ends motion id and shows
-// the incarnation's stop.
-func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string) {
+// the incarnation's stop. The incarnation it replaces is kept at from, the place the move
+// left, when from is set (going back there again costs nothing), and ended otherwise.
+func (d *Debugger) adopt(id int, n *navInc, st bidir.Stop, reason string, from *bidir.Stop) {
 	n.in.release(n.sink)
 	d.end(id)
 	d.mu.Lock()
 	old := d.active
+	oldBug := d.curBug != nil
+	place := d.from
 	d.active = n.in
 	d.mu.Unlock()
 	if old != nil && old != n.in {
-		go old.close()
+		if from == nil || oldBug || !d.keep(old, *from, d.hits.Serial(place)) {
+			go old.close()
+		}
 	}
 	h := n.last
 	if reason != "" && h.bug == nil {
@@ -265,6 +312,19 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 		return
 	}
 	d.goMotion(done, func(id int) {
+		if !reverse && cur.Steps > 0 {
+			// The line before, where an incarnation may be waiting already: nothing to plan.
+			if n := d.parkedExactly(d.plan(-1), cur.Checkpoint, cur.Steps-1); n != nil {
+				if err := n.in.ensureBreakpoints(d.ctx, d.breakpointVersion()); err != nil {
+					n.Close()
+					done(err)
+					return
+				}
+				done(nil)
+				d.adopt(id, n, n.at, "step", cur)
+				return
+			}
+		}
 		nav := d.navigator()
 		var (
 			inc bidir.Incarnation
@@ -277,6 +337,8 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 				nav.State, _ = d.state(d.ctx, in, d.threads.goid(in, d.threads.id(cur.Goroutine)))
 			}
 			inc, st, err = nav.StepBack(d.ctx, *cur)
+		} else if n := d.undo(nav); n != nil {
+			inc, st = n, n.at
 		} else {
 			inc, st, err = nav.ReverseContinue(d.ctx, *cur)
 		}
@@ -292,7 +354,12 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 				reason = "entry"
 			}
 		}
-		d.adopt(id, inc.(*navInc), st, reason)
+		from := *cur
+		if !reverse && cur.Steps < 0 {
+			// The count of line steps placed the stop it left from, or did not.
+			from.Steps = nav.Found
+		}
+		d.adopt(id, inc.(*navInc), st, reason, &from)
 	})
 }
 
@@ -318,7 +385,7 @@ func (d *Debugger) GotoCheckpoint(k int, done func(error)) {
 // until it stops) and makes it current.
 func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error)) {
 	d.goMotion(done, func(id int) {
-		inc, err := d.starter(p)(d.ctx)
+		inc, err := d.starter(p)(d.ctx, k, 0)
 		if err != nil {
 			done(err)
 			return
@@ -353,7 +420,7 @@ func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error))
 			d.stopAtEnd(id, n.in)
 			return
 		}
-		d.adopt(id, n, st, reason)
+		d.adopt(id, n, st, reason, nil)
 	})
 }
 

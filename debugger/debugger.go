@@ -90,6 +90,8 @@ type Debugger struct {
 	spec   Spec
 	active *incarnation
 	spare  []chan *incarnation
+	// parked are incarnations kept at places of the recorded execution (parked.go).
+	parked []*parked
 	nextID int
 	// bpVersion counts changes of the client's breakpoints, so that a spare incarnation
 	// knows its breakpoints are stale; hitConditions says whether one counts hits.
@@ -145,6 +147,8 @@ func (d *Debugger) Close() {
 	d.active = nil
 	spare := d.spare
 	d.spare = nil
+	parked := d.parked
+	d.parked = nil
 	web := d.web
 	d.mu.Unlock()
 	if active != nil {
@@ -156,6 +160,11 @@ func (d *Debugger) Close() {
 				in.close()
 			}
 		}()
+	}
+	// The context is cancelled: no incarnation is parked from now on, and those on their way
+	// give up.
+	for _, e := range parked {
+		discard(e)
 	}
 	d.wg.Wait()
 	if web != nil {

@@ -74,3 +74,52 @@ func TestMoveErrors(t *testing.T) {
 		t.Errorf("goto checkpoint 99 succeeded")
 	}
 }
+
+// A step back keeps the incarnation it leaves, and a next from there adopts it again; the
+// step back after it adopts the incarnation that the first one went back with: going back
+// and forth between two lines re-executes nothing.
+func TestBackAndForth(t *testing.T) {
+	s := newSession(t, counter(12))
+	for _, what := range []string{"next", "stepBack", "next"} {
+		s.move(what)
+	}
+	ahead := s.d.current()
+	s.move("stepBack")
+	back := s.d.current()
+	if got := s.line(); got != 12 || back == ahead {
+		t.Fatalf("step back: at line %d in incarnation %d, want line 12 in another than %d", got, back.id, ahead.id)
+	}
+	for i := range 3 {
+		s.move("next")
+		if got := s.line(); got != 13 || s.d.current() != ahead {
+			t.Fatalf("next %d: at line %d in incarnation %d, want line 13 in %d, which the step back left", i, got, s.d.current().id, ahead.id)
+		}
+		s.move("stepBack")
+		if got := s.line(); got != 12 || s.d.current() != back {
+			t.Fatalf("step back %d: at line %d in incarnation %d, want line 12 in %d, which the next left", i, got, s.d.current().id, back.id)
+		}
+	}
+}
+
+// A continue from a hit that a reverse continue went back to along the chain of continues
+// adopts the incarnation the reverse continue left at the next hit.
+func TestContinueAgain(t *testing.T) {
+	s := newSession(t, counter(12, 21))
+	s.move("continue")
+	ahead := s.d.current()
+	s.move("reverseContinue")
+	back := s.d.current()
+	if got := s.line(); got != 12 || back == ahead {
+		t.Fatalf("reverse continue: at line %d in incarnation %d, want line 12 in another than %d", got, back.id, ahead.id)
+	}
+	s.move("continue")
+	if got := s.line(); got != 21 || s.d.current() != ahead || s.cur.Reason != "breakpoint" {
+		t.Fatalf("continue: at line %d (%s) in incarnation %d, want line 21 (breakpoint) in %d, which the reverse continue left", got, s.cur.Reason, s.d.current().id, ahead.id)
+	}
+	// The chain goes on from there: a reverse continue goes back to the incarnation the
+	// continue left.
+	s.move("reverseContinue")
+	if got := s.line(); got != 12 || s.d.current() != back {
+		t.Fatalf("reverse continue again: at line %d in incarnation %d, want line 12 in %d, which the continue left", got, s.d.current().id, back.id)
+	}
+}

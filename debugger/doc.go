@@ -7,7 +7,9 @@
 // checkpoints and decisions. Forward moves (Move) drive the target and keep the user out of
 // heddle's runtime. Backward moves (StepBack, ReverseContinue, GotoCheckpoint) and changes of
 // schedule (ScheduleNext, Replay) re-execute in a fresh incarnation, planned by package bidir;
-// spare incarnations are kept ready so that a move does not wait for the debugger to start.
+// spare incarnations are kept ready so that a move does not wait for the debugger to start,
+// and incarnations parked at places along the run (parked.go) so that it need not start from
+// the beginning of the run.
 // Explore searches the schedules that share the decisions made so far, and the web view
 // (WebView) follows the debugger.
 //

@@ -246,7 +246,7 @@ func (d *Debugger) end(id int) {
 }
 
 // goMotion runs f as motion id in a goroutine of its own, if no other motion runs; then
-// it tops the spare incarnations up.
+// it tops the spare incarnations up and places incarnations for the next step back.
 func (d *Debugger) goMotion(done func(error), f func(id int)) {
 	id, err := d.begin()
 	if err != nil {
@@ -256,6 +256,7 @@ func (d *Debugger) goMotion(done func(error), f func(id int)) {
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
+		defer d.reposition()
 		defer d.startSpare()
 		defer d.end(id)
 		f(id)
@@ -263,7 +264,8 @@ func (d *Debugger) goMotion(done func(error), f func(id int)) {
 }
 
 // goCaptured runs f as motion id on incarnation in, in a goroutine of its own, if no other
-// motion runs; in's stop events go to sink meanwhile.
+// motion runs; in's stop events go to sink meanwhile. Then it places incarnations for the
+// next step back, and tops up the spares that placing took.
 func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, sink chan Event)) {
 	id, err := d.begin()
 	if err != nil {
@@ -274,6 +276,8 @@ func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, 
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
+		defer d.startSpare()
+		defer d.reposition()
 		defer d.end(id)
 		defer in.release(sink)
 		f(id, sink)
@@ -297,6 +301,9 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 	in := d.current()
 	if in == nil {
 		done(ErrNoProgram)
+		return
+	}
+	if (m == Next || m == Continue) && granularity == "" && d.redo(m, thread, done) {
 		return
 	}
 	goid := d.threads.goid(in, thread)
@@ -435,7 +442,7 @@ func (d *Debugger) stopAtEnd(id int, in *incarnation) {
 	}
 	n := inc.(*navInc)
 	n.last.desc = desc
-	d.adopt(id, n, st, "end")
+	d.adopt(id, n, st, "end", nil)
 }
 
 // stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the

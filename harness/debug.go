@@ -128,7 +128,11 @@ func (s *debugSession) Choose(p *rt.Point) int {
 		}
 		dp.Alts = append(dp.Alts, da)
 	}
-	dp.Goroutines = s.goroutines(p)
+	if !s.auto || s.checkpoints >= s.start.BreakAt-1 {
+		// Replaying the plan, the adapter needs the goroutines' states only where the run
+		// stops: listing them at every point is most of the replay's cost.
+		dp.Goroutines = s.goroutines(p)
+	}
 	if s.auto {
 		pick := s.plannedPick(dp)
 		s.send(&worker.DebugEvent{Type: worker.EventPoint, Point: dp, Auto: true, Pick: pick})
