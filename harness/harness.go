@@ -585,6 +585,17 @@ func (c *capture) reset() {
 	fmt.Fprintln(os.Stdout, c.resetMark)
 }
 
+// flushed returns, with c.mu held, once the reader has passed whatever the test printed so
+// far: that is in the pipe before the mark it writes.
+func (c *capture) flushed() {
+	c.mu.Lock()
+	c.mark = fmt.Sprintf("heddle-mark-%p", c)
+	c.mu.Unlock()
+	fmt.Fprintln(os.Stdout, c.mark)
+	<-c.seen
+	c.mu.Lock()
+}
+
 // messagesOf returns the log lines that the subtest named run (its name under this process's
 // own tests) printed in this run, before any subtest of its own or other test's output: the
 // lines after its "=== RUN" line.
@@ -592,12 +603,7 @@ func (c *capture) messagesOf(run string) string {
 	if c.r == nil {
 		return ""
 	}
-	c.mu.Lock()
-	c.mark = fmt.Sprintf("heddle-mark-%p", c)
-	c.mu.Unlock()
-	fmt.Fprintln(os.Stdout, c.mark)
-	<-c.seen
-	c.mu.Lock()
+	c.flushed()
 	defer c.mu.Unlock()
 	lines := strings.Split(c.buf.String(), "\n")
 	var msgs []string
@@ -627,13 +633,7 @@ func (c *capture) messages() string {
 	if c.r == nil {
 		return "(output not captured)"
 	}
-	// Whatever the test printed is in the pipe before the mark: wait for the reader to pass it.
-	c.mu.Lock()
-	c.mark = fmt.Sprintf("heddle-mark-%p", c)
-	c.mu.Unlock()
-	fmt.Fprintln(os.Stdout, c.mark)
-	<-c.seen
-	c.mu.Lock()
+	c.flushed()
 	defer c.mu.Unlock()
 	var msgs []string
 	for _, l := range strings.Split(c.buf.String(), "\n") {
