@@ -43,7 +43,8 @@ func TestBazelShards(t *testing.T) {
 		value, _ := exec.Command("go", "env", v).Output()
 		env = append(env, v+"="+strings.TrimSpace(string(value)))
 	}
-	args := append(startup, "test", "--spawn_strategy=local", "--test_output=errors", "--test_timeout=600")
+	// No convenience symlinks in the source tree: they would point into this test's temporary directory.
+	args := append(startup, "test", "--symlink_prefix=/", "--spawn_strategy=local", "--test_output=errors", "--test_timeout=600")
 	for _, s := range []string{"remote_coverage_tools", "rules_cc", "rules_java"} {
 		args = append(args, "--override_repository="+s+"="+filepath.Join(ws, "stubs", s))
 	}
