@@ -155,10 +155,7 @@ func (d *Debugger) keep(in *incarnation, at bidir.Stop, hit int) bool {
 	if at.Ended || at.Checkpoint < 0 {
 		return false
 	}
-	in.mu.Lock()
-	interrupted := in.interrupted
-	in.mu.Unlock()
-	if interrupted != "" {
+	if in.midStep() {
 		// Delve would resume the interrupted step at the next continue.
 		return false
 	}
@@ -377,10 +374,7 @@ func (d *Debugger) redo(m Motion, thread int, done func(error)) bool {
 	if m == Next && (cur.Steps < 0 || d.threads.id(cur.Goroutine) != thread) || m == Continue && hitConditions {
 		return false
 	}
-	in.mu.Lock()
-	interrupted := in.interrupted
-	in.mu.Unlock()
-	if interrupted != "" {
+	if in.midStep() {
 		return false
 	}
 	id, err := d.begin()
@@ -492,4 +486,12 @@ func (d *Debugger) parkedExactly(p planned, k, steps int) *navInc {
 		n = nil
 	}
 	return n
+}
+
+// midStep reports whether a breakpoint of another goroutine interrupted a step of in's, which
+// Delve resumes at the next continue.
+func (in *incarnation) midStep() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.interrupted != ""
 }
