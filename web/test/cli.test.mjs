@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, readExploration, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { launchBrowser, openPage, readExploration, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 const kernels = join(repoDir, "testdata", "kernels");
 // abbalock: a lock-order deadlock; lostupdate: a failed test (fatal); noeraser: a race and a
@@ -70,13 +70,7 @@ before(async () => {
   server = await startServer(files, { debugger: false });
   browser = await launchBrowser({ width: 1440, height: 900 });
   await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
-  page = await browser.context.newPage();
-  page.on("pageerror", (err) => pageErrors.push(err));
-  page.on("console", (m) => {
-    if (m.type() === "error") pageErrors.push(new Error(m.text()));
-  });
-  await page.goto(server.url);
-  await page.waitForFunction(() => window.heddle?.ready());
+  page = await openPage(browser, server.url, pageErrors);
 });
 
 after(async () => {

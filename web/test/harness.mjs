@@ -124,3 +124,16 @@ export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
+
+// openPage opens url in a new page of browser, waits until the web view is ready, and records
+// in errors every error the page throws or logs.
+export async function openPage(browser, url, errors) {
+  const page = await browser.context.newPage();
+  page.on("pageerror", (err) => errors.push(err));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(new Error(m.text()));
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => window.heddle?.ready());
+  return page;
+}

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { launchBrowser, openPage, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 const dir = join(repoDir, "cmd", "heddle", "testdata", "skips");
 const pkg = "example.com/skips";
@@ -60,13 +60,7 @@ before(async () => {
   const files = [...cli.keys()].map((t) => join(out, ...pkg.split("/"), t, "exploration.json.gz"));
   server = await startServer(files, { debugger: false });
   browser = await launchBrowser({ width: 1440, height: 900 });
-  page = await browser.context.newPage();
-  page.on("pageerror", (err) => pageErrors.push(err));
-  page.on("console", (m) => {
-    if (m.type() === "error") pageErrors.push(new Error(m.text()));
-  });
-  await page.goto(server.url);
-  await page.waitForFunction(() => window.heddle?.ready());
+  page = await openPage(browser, server.url, pageErrors);
 });
 
 after(async () => {

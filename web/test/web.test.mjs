@@ -6,7 +6,7 @@ import { mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { copyFixtures, launchBrowser, screenshotDir, startServer } from "./harness.mjs";
+import { copyFixtures, launchBrowser, openPage, screenshotDir, startServer } from "./harness.mjs";
 
 let server, browser, page, fixtures;
 const pageErrors = [];
@@ -16,13 +16,7 @@ before(async () => {
   fixtures = copyFixtures();
   server = await startServer([join(fixtures, "bank.exploration.json"), join(fixtures, "bugs", "linearizability-2.trace.json")]);
   browser = await launchBrowser();
-  page = await browser.context.newPage();
-  page.on("pageerror", (err) => pageErrors.push(err));
-  page.on("console", (m) => {
-    if (m.type() === "error") pageErrors.push(new Error(m.text()));
-  });
-  await page.goto(server.url);
-  await page.waitForFunction(() => window.heddle?.ready());
+  page = await openPage(browser, server.url, pageErrors);
 });
 
 after(async () => {
