@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,10 +24,15 @@ import (
 
 // buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
 // the race detector, as heddle test does by default.
+// TestMain removes the build (kernelsBuilt), which takes close to a gigabyte.
 var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 	dir, _ := filepath.Abs("../../testdata/kernels")
-	return instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
+	kernelsBuilt.Store(res)
+	return res, err
 })
+
+var kernelsBuilt atomic.Pointer[instrument.Result]
 
 func kernelWorker(bin instrument.Binary) *remote.Worker {
 	res, _ := buildKernels()

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if res := kernelsBuilt.Load(); res != nil {
+		os.RemoveAll(res.WorkDir)
+	}
 	os.Exit(code)
 }
 
