@@ -37,6 +37,19 @@ func Late[T any](t T, what string) T {
 	return t
 }
 
+// LateValue stands for the receiver t of a method value of such an interface (f :=
+// tt.Errorf): taken while the test runs, the value may be called after it returned, so when t
+// holds a testing.TB and Test has every method of T, the value is bound to Test, which checks
+// each call. what is as for Late.
+func LateValue[T any](t T, what string) T {
+	if tb, ok := any(t).(testing.TB); ok {
+		if c, ok := any(Test{tb}).(T); ok {
+			return c
+		}
+	}
+	return Late(t, what)
+}
+
 // Test is a testing.TB whose logging and failing methods check that the test has not
 // completed (Checked).
 type Test struct{ tb testing.TB }

@@ -82,7 +82,8 @@ type rewriter struct {
 	// filename names the file in line directives and access positions.
 	filename string
 
-	recv2   map[*ast.UnaryExpr]bool // receives rewritten to rt.Recv2
+	recv2   map[*ast.UnaryExpr]bool    // receives rewritten to rt.Recv2
+	called  map[*ast.SelectorExpr]bool // selectors called where they stand, not taken as method values
 	ntemp   int
 	usesRT  bool
 	imports map[string]string // import path → name, for imports the rewrite adds
@@ -103,6 +104,7 @@ func rewriteFile(fset *token.FileSet, file *ast.File, src []byte, filename strin
 		info:    info,
 		imports: make(map[string]string),
 		recv2:   make(map[*ast.UnaryExpr]bool),
+		called:  make(map[*ast.SelectorExpr]bool),
 
 		filename: filename,
 	}
@@ -208,6 +210,9 @@ func (r *rewriter) visit(n ast.Node) bool {
 			r.add(n, func(w *writer) { r.rangeChan(w, n) })
 		}
 	case *ast.CallExpr:
+		if se, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+			r.called[se] = true
+		}
 		r.builtin(n)
 		r.testingCall(n)
 		r.httpMethodCall(n)
@@ -428,8 +433,14 @@ func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
 		if se.Sel.Name == "Fail" || se.Sel.Name == "FailNow" {
 			what = "Fail"
 		}
+		// A method value taken while the test runs may be called after it returned: the value
+		// is bound to a receiver that checks when called.
+		late := ".Late("
+		if !r.called[se] {
+			late = ".LateValue("
+		}
 		r.add(se, func(w *writer) {
-			w.insert(r.harness() + ".Late(")
+			w.insert(r.harness() + late)
 			w.node(se.X)
 			w.insert(`, "` + what + `").`)
 			w.at(se.Sel.Pos())

@@ -391,17 +391,18 @@ type explorationSummary struct {
 	Stats    timeline.Stats   `json:"stats"`
 	Nodes    int              `json:"nodes"`
 	Bugs     int              `json:"bugs"`
-	// Skipped and Skips are the exploration file's: the test skipped itself, and the subtests
-	// that did.
-	Skipped bool            `json:"skipped,omitempty"`
-	Skips   []timeline.Skip `json:"skips,omitempty"`
+	// Skipped, Skips and Unexplorable are the exploration file's: the test skipped itself, the
+	// subtests that did, and why heddle could not explore the test.
+	Skipped      bool            `json:"skipped,omitempty"`
+	Skips        []timeline.Skip `json:"skips,omitempty"`
+	Unexplorable string          `json:"unexplorable,omitempty"`
 }
 
 func (s *Server) apiExplorations(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	list := make([]explorationSummary, 0, len(s.explorations))
 	for _, x := range s.explorations {
-		list = append(list, explorationSummary{x.id, x.name, x.e.Program, x.e.Strategy, x.e.Stats, len(x.e.Tree), len(x.e.Bugs), x.e.Skipped, x.e.Skips})
+		list = append(list, explorationSummary{x.id, x.name, x.e.Program, x.e.Strategy, x.e.Stats, len(x.e.Tree), len(x.e.Bugs), x.e.Skipped, x.e.Skips, x.e.Unexplorable})
 	}
 	s.mu.Unlock()
 	writeJSON(w, list)

@@ -30,6 +30,9 @@ type Exploration struct {
 	Skipped bool `json:"skipped,omitempty"`
 	// Skips are the subtests that skipped themselves, as go test reports them.
 	Skips []Skip `json:"skips,omitempty"`
+	// Unexplorable, if set, says why heddle could not explore the test: go test's SKIP line
+	// of heddle test, "cannot be explored: …".
+	Unexplorable string `json:"unexplorable,omitempty"`
 }
 
 // Skip is a subtest that skipped itself (t.Skip, t.Skipf, t.SkipNow) in a run, as go test

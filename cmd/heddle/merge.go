@@ -99,6 +99,9 @@ func cmdMerge(args []string) int {
 			incomplete = true
 			fmt.Fprintf(os.Stderr, "heddle merge: %s %s: missing shard %s\n", pkg, test, strings.Join(missing, ", "))
 		}
+		if e.Unexplorable != "" && len(e.Bugs) == 0 {
+			o = testOutcome{verdict: verdictUnexplorable, reason: e.Unexplorable}
+		}
 		if o.verdict == verdictBug {
 			code, pkgFailed = exitBug, true
 		}
@@ -249,6 +252,7 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 		e.Stats.Add(&r.e.Stats)
 		e.Skipped = e.Skipped || r.e.Skipped
 		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
+		e.Unexplorable = cmp.Or(e.Unexplorable, r.e.Unexplorable)
 		if e.LockTrees == nil {
 			e.LockTrees = r.e.LockTrees
 		}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/heddledbg/heddle/timeline"
 )
 
 // shardFlag is the value of -shard: the share i of n of each test's search, from 0.
@@ -15,6 +17,14 @@ func (s *shardFlag) String() string {
 		return ""
 	}
 	return fmt.Sprintf("%d/%d", s.index, s.total)
+}
+
+// exploration is the shard as an exploration file records it: nil when the search is whole.
+func (s shardFlag) exploration() *timeline.Shard {
+	if s.total <= 1 {
+		return nil
+	}
+	return &timeline.Shard{Index: s.index, Of: s.total}
 }
 
 func (s *shardFlag) Set(v string) error {

@@ -472,8 +472,8 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			var o testOutcome
 			if instrument.Runtime(bin.Package) {
 				rep.begin(bin.Package, test)
-				o = rep.verdict(bin.Package, test, &timeline.Stats{}, time.Now(), testOutcome{verdict: verdictUnexplorable,
-					reason: fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", bin.Package)})
+				o = rep.unexplorable(bin.Package, test, opts.Strategy, &timeline.Stats{}, time.Now(),
+					fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", bin.Package))
 			} else {
 				o = exploreTest(pkgCtx, w, bin.Package, test, opts, f, rep)
 			}
@@ -715,24 +715,24 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 		bugs[wb.Key] = wb
 		order = append(order, wb.Key)
 	case err != nil:
-		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: err.Error()})
+		return rep.unexplorable(pkg, test, opts.Strategy, total, start, err.Error())
 	}
 	for _, k := range order {
 		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
 			// Not the program's bug: heddle could not control the test, or failed itself.
-			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
+			return rep.unexplorable(pkg, test, opts.Strategy, total, start, b.Message)
 		}
 		if fn := heddleFrame(bugs[k].Message); fn != "" && bugs[k].Kind == string(rt.VerdictFatal) {
-			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable,
-				reason: fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn)})
+			return rep.unexplorable(pkg, test, opts.Strategy, total, start,
+				fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn))
 		}
 	}
 	if len(order) == 0 {
 		switch {
 		case len(failures) > 0:
-			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: strings.Join(failures, "; ")})
+			return rep.unexplorable(pkg, test, opts.Strategy, total, start, strings.Join(failures, "; "))
 		case total.Runs == 0:
-			return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictUnexplorable, reason: "the worker completed no run of the test"})
+			return rep.unexplorable(pkg, test, opts.Strategy, total, start, "the worker completed no run of the test")
 		}
 	}
 	for _, msg := range failures {
@@ -769,11 +769,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 	for _, t := range trees {
 		tree = append(tree, t.nodes)
 	}
-	var shard *timeline.Shard
-	if f.shard.total > 1 {
-		shard = &timeline.Shard{Index: f.shard.index, Of: f.shard.total}
-	}
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, shard, total, timeline.MergeTrees(tree...), saved, lockTrees, warnings, skipped != nil && len(order) == 0, skips); err != nil {
+	if err := writeExploration(expPath, pkg, test, opts.Strategy, f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, lockTrees, warnings, skipped != nil && len(order) == 0, skips); err != nil {
 		rep.note(pkg, test, err.Error())
 	} else {
 		wrote = append(wrote, current{path: expPath})
@@ -877,6 +873,28 @@ func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s
 	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
 	e.Skipped, e.Skips = skipped, skips
 	return writeExplorationFile(path, e)
+}
+
+// unexplorable reports that heddle could not explore the test, and says why in the test's
+// exploration file, in place of an earlier search's: the web view then lists the test as the
+// CLI does, and shows no stale result for it.
+func (r *reporter) unexplorable(pkg, test, strategy string, s *timeline.Stats, start time.Time, reason string) testOutcome {
+	s.Elapsed = time.Since(start)
+	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, r.f.shard.exploration(), s, nil, nil, nil, nil)
+	e.Unexplorable = reason
+	dir := timeline.TestDir(r.f.out, pkg, test)
+	path := filepath.Join(dir, timeline.ExplorationFile)
+	if err := writeExplorationFile(path, e); err != nil {
+		r.note(pkg, test, err.Error())
+	} else {
+		r.keep(pkg, test, dir, []current{{path: path}})
+		if r.srv != nil {
+			if err := r.srv.Load(path); err != nil {
+				r.note(pkg, test, "web view: "+err.Error())
+			}
+		}
+	}
+	return r.verdict(pkg, test, s, start, testOutcome{verdict: verdictUnexplorable, reason: reason})
 }
 
 // writeExplorationFile writes an exploration to path, compressed, and removes the plain

@@ -448,3 +448,39 @@ func byTest(t *testing.T, out string, isJSON bool) map[string][]string {
 	}
 	return tests
 }
+
+// TestUnexplorableSaved checks that a test heddle cannot explore has an exploration file that
+// says why, in place of an earlier search's, so that the web view lists it as the CLI does.
+func TestUnexplorableSaved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	out := t.TempDir()
+	path := filepath.Join(timeline.TestDir(out, "example.com/mixed/reexec", "TestChild"), timeline.ExplorationFile)
+	// An earlier search's result, with a bug, which must not outlive the verdict.
+	stale := &timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: "example.com/mixed/reexec", Test: "TestChild"},
+		Tree: []timeline.Node{}, Bugs: []timeline.Bug{{Kind: "deadlock"}}, Stats: timeline.Stats{Bugs: 1, Runs: 1}}
+	if err := timeline.WriteFile(path, stale); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-out", out, "./reexec")
+	if code != exitOK {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitOK, stdout, stderr)
+	}
+	_, reason, ok := strings.Cut(stdout, "heddle: cannot be explored: ")
+	if !ok {
+		t.Fatalf("no cannot be explored line:\n%s", stdout)
+	}
+	reason, _, _ = strings.Cut(reason, "\n")
+	v, err := timeline.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok := v.(*timeline.Exploration)
+	if !ok {
+		t.Fatalf("%s holds a %T", path, v)
+	}
+	if e.Unexplorable != reason || len(e.Bugs) != 0 || e.Stats.Bugs != 0 {
+		t.Errorf("saved unexplorable %q with %d bugs, want %q and none", e.Unexplorable, len(e.Bugs), reason)
+	}
+}

@@ -21,8 +21,14 @@ export class BugsView {
 
   // show lists the bugs, numbered from 1 as their files are, with the runs that found each
   // as the CLI counts them, where each happened (whereOf, by bug id), and the warnings.
-  show(bugs: BugSummary[], traces: TraceSummary[], warnings: Warning[] = [], whereOf = new Map<number, (Position | string)[]>(), skips: Skip[] = []): void {
+  show(bugs: BugSummary[], traces: TraceSummary[], warnings: Warning[] = [], whereOf = new Map<number, (Position | string)[]>(), skips: Skip[] = [], unexplorable = ""): void {
     clear(this.body);
+    if (unexplorable) {
+      // The CLI's --- SKIP: heddle ran no search, so there is no bug or warning to list.
+      this.body.append(h("div", { class: "panel", "data-testid": "unexplorable" },
+        h("h3", {}, "Cannot be explored"),
+        h("p", { "data-testid": "unexplorable-reason" }, unexplorable)));
+    }
     const table = h("table", { class: "bugs", "data-testid": "bugs-table" },
       h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "kind"), h("th", {}, "runs"), h("th", {}, "goroutines"), h("th", {}, "where"), h("th", {}, "replay"), h("th", {}, ""))));
     const tbody = h("tbody", {});

@@ -175,6 +175,11 @@ class App {
       this.statsEl.textContent = "";
       return;
     }
+    if (skips?.unexplorable) {
+      // No search ran: the CLI's SKIP line says why.
+      this.statsEl.textContent = `cannot be explored: ${skips.unexplorable}`;
+      return;
+    }
     let line = `${verdictText(st, skips ?? undefined)}; ${strategy ? `${strategy}: ` : ""}${count(st.runs, "run")}`;
     if (st.runs > 0) {
       line += ` (${st.buggyRuns ?? 0} buggy, ${st.cut ?? 0} cut`;
@@ -292,7 +297,7 @@ class App {
       });
     }
     const where = new Map(list.map((b) => [b.id, bugWhere(b, src.traces.get(b.id) ?? null)]));
-    if (src === this.current) this.bugs.show(list, this.traces, warnings, where, src.exploration?.skips ?? []);
+    if (src === this.current) this.bugs.show(list, this.traces, warnings, where, src.exploration?.skips ?? [], src.exploration?.unexplorable ?? "");
   }
 
   private bugHref(exploration: string, bug: number, trace?: string): string {
@@ -485,11 +490,12 @@ function testLabel(p: Program | null, file: string): string {
   return parts.length >= 2 && (name === "exploration.json.gz" || name === "exploration.json") ? parts[parts.length - 2]! : basename(file);
 }
 
-// verdictText is a test's verdict as the CLI says it: "1 bug", "skipped" for a test that
-// skipped itself (--- SKIP), "clean", or "cut" when runs reached the step bound; then the
-// subtests that skipped themselves, one --- SKIP line each in the CLI's report.
-function verdictText(st: Stats, skips?: { skipped?: boolean; skips?: Skip[] | null }): string {
-  let text = st.bugs > 0 ? count(st.bugs, "bug") : skips?.skipped ? "skipped" : st.cut ? "cut" : "clean";
+// verdictText is a test's verdict as the CLI says it: "1 bug", "cannot be explored" or
+// "skipped" for a test that heddle could not explore or that skipped itself (--- SKIP),
+// "clean", or "cut" when runs reached the step bound; then the subtests that skipped
+// themselves, one --- SKIP line each in the CLI's report.
+function verdictText(st: Stats, skips?: { skipped?: boolean; skips?: Skip[] | null; unexplorable?: string }): string {
+  let text = st.bugs > 0 ? count(st.bugs, "bug") : skips?.unexplorable ? "cannot be explored" : skips?.skipped ? "skipped" : st.cut ? "cut" : "clean";
   const n = skips?.skips?.length ?? 0;
   if (n > 0) text += `, ${n} ${n === 1 ? "subtest" : "subtests"} skipped`;
   return text;

@@ -218,6 +218,8 @@ export interface Exploration {
   skipped?: boolean;
   // The subtests that skipped themselves, as go test reports them.
   skips?: Skip[] | null;
+  // Why heddle could not explore the test: the CLI's "cannot be explored: …".
+  unexplorable?: string;
 }
 
 export interface Skip {
@@ -247,6 +249,7 @@ export interface ExplorationSummary {
   bugs: number;
   skipped?: boolean;
   skips?: Skip[] | null;
+  unexplorable?: string;
 }
 
 export interface BugSummary extends Bug {

@@ -29,3 +29,4 @@ node --test test/cli.test.mjs
 node --test test/live.test.mjs
 node --test test/group.test.mjs
 node --test test/skips.test.mjs
+node --test test/unexplorable.test.mjs
