@@ -25,6 +25,7 @@
 //	runtime.Gosched()       rt.Gosched() (also Goexit and NumGoroutine)
 //	os.Exit(code)           rt.Exit(code)
 //	testing.AllocsPerRun    rt.AllocsPerRun (whose count holds heddle's allocations too)
+//	runtime.ReadMemStats    rt.ReadMemStats (likewise)
 //
 // Subtests run on goroutines that the testing package starts, so calls of two methods of
 // *testing.T (also through embedding) go to the harness, which runs a subtest in its parent's

@@ -46,10 +46,11 @@ var shadows = map[string]string{
 // and so must go through the controlled scheduler, or that read goroutines' stacks, which
 // heddle's frames and goroutines must not show in: each becomes the rt function named.
 var controlledFuncs = map[string]map[string]string{
-	"runtime":       {"Gosched": "Gosched", "Goexit": "Goexit", "NumGoroutine": "NumGoroutine", "Stack": "Stack"},
+	"runtime":       {"Gosched": "Gosched", "Goexit": "Goexit", "NumGoroutine": "NumGoroutine", "Stack": "Stack", "ReadMemStats": "ReadMemStats"},
 	"runtime/debug": {"Stack": "DebugStack", "PrintStack": "PrintStack"},
 	"os":            {"Exit": "Exit"},
-	// testing.AllocsPerRun counts heddle's allocations with the program's (rt/allocs.go).
+	// testing.AllocsPerRun and runtime.ReadMemStats count heddle's allocations with the
+	// program's (rt/allocs.go).
 	"testing": {"AllocsPerRun": "AllocsPerRun"},
 }
 

@@ -1,6 +1,7 @@
 package rt_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -11,25 +12,35 @@ import (
 // count that holds heddle's own: the run is unsupported, not the program's bug. The same
 // failure without a measurement stays the program's.
 func TestAllocsPerRun(t *testing.T) {
+	ch := rt.MakeChan[int](1)
+	f := func() { rt.Send(ch, 1); rt.Recv(ch) }
 	for _, tc := range []struct {
-		measure bool
+		name    string
+		measure func() // nil: none
 		want    rt.VerdictKind
+		where   string
 	}{
-		{true, rt.VerdictUnsupported},
-		{false, rt.VerdictFatal},
+		{"AllocsPerRun", func() { rt.AllocsPerRun(10, f) }, rt.VerdictUnsupported, "testing.AllocsPerRun at allocs_test.go:23"},
+		// A count of its own, as ttlcache's allocsPerSingleRun makes.
+		{"ReadMemStats", func() {
+			var m runtime.MemStats
+			rt.ReadMemStats(&m)
+			f()
+			rt.ReadMemStats(&m)
+		}, rt.VerdictUnsupported, "runtime.ReadMemStats at allocs_test.go:27"},
+		{"none", nil, rt.VerdictFatal, ""},
 	} {
 		res := rt.Run(rt.Config{}, func() {
-			if tc.measure {
-				ch := rt.MakeChan[int](1)
-				rt.AllocsPerRun(10, func() { rt.Send(ch, 1); rt.Recv(ch) })
+			if tc.measure != nil {
+				tc.measure()
 			}
 			rt.Fail(rt.VerdictFatal, "allocs: want 0", false)
 		})
 		if res.Verdict.Kind != tc.want {
-			t.Errorf("measured %v: verdict %s (%s), want %s", tc.measure, res.Verdict.Kind, res.Verdict.Message, tc.want)
+			t.Errorf("%s: verdict %s (%s), want %s", tc.name, res.Verdict.Kind, res.Verdict.Message, tc.want)
 		}
-		if tc.measure && !strings.Contains(res.Verdict.Message, "AllocsPerRun at allocs_test.go:24") {
-			t.Errorf("the verdict does not say where the test measured: %s", res.Verdict.Message)
+		if !strings.Contains(res.Verdict.Message, tc.where) {
+			t.Errorf("%s: the verdict does not say where the test measured (%s): %s", tc.name, tc.where, res.Verdict.Message)
 		}
 	}
 }

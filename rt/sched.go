@@ -252,19 +252,19 @@ type run struct {
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
 	foreign atomic.Pointer[string]
-	// allocsAt is where the program measured allocations (AllocsPerRun), which counts
-	// heddle's with its own; "" if it did not.
-	allocsAt string
-	ended    bool
-	aborted  bool
-	tearing  atomic.Bool // teardown has begun (aborted is set): see sleep
-	verdict  Verdict
-	done     chan struct{} // receives when the run ends
-	live     atomic.Int32  // goroutines whose carrier has not finished with them
-	idle     chan struct{} // receives once when live drops to zero
-	chans    []chanKey
-	acc      *accesses // the lockset check's state, from the first synchronization or access
-	watched  []string  // the positions of Config.Watch reached, in order
+	// allocsAt is where the program measured allocations, with allocsWith (AllocsPerRun,
+	// ReadMemStats), whose count holds heddle's with its own; "" if it did not.
+	allocsAt, allocsWith string
+	ended                bool
+	aborted              bool
+	tearing              atomic.Bool // teardown has begun (aborted is set): see sleep
+	verdict              Verdict
+	done                 chan struct{} // receives when the run ends
+	live                 atomic.Int32  // goroutines whose carrier has not finished with them
+	idle                 chan struct{} // receives once when live drops to zero
+	chans                []chanKey
+	acc                  *accesses // the lockset check's state, from the first synchronization or access
+	watched              []string  // the positions of Config.Watch reached, in order
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
@@ -1339,7 +1339,7 @@ func (r *run) finish() {
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
 	}
 	if r.allocsAt != "" && r.verdict.Kind == VerdictFatal {
-		r.verdict = Verdict{Kind: VerdictUnsupported, Message: fmt.Sprintf("the test failed after it measured allocations with testing.AllocsPerRun at %s, whose count under heddle holds heddle's own (each operation's scheduling and record) with the program's: heddle cannot check an allocation count (the failure: %s)", filepath.Base(r.allocsAt), r.verdict.Message)}
+		r.verdict = Verdict{Kind: VerdictUnsupported, Message: fmt.Sprintf("the test failed after it measured allocations with %s at %s, whose count under heddle holds heddle's own (each operation's scheduling and record) with the program's: heddle cannot check an allocation count (the failure: %s)", r.allocsWith, filepath.Base(r.allocsAt), r.verdict.Message)}
 	}
 	if len(r.early) > 0 && r.verdict.Kind.Bug() {
 		r.verdict.Timing = r.timing()

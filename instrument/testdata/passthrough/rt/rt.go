@@ -29,6 +29,7 @@ func DebugStack() []byte             { return debug.Stack() }
 func PrintStack()                    { debug.PrintStack() }
 
 func AllocsPerRun(runs int, f func()) float64 { return testing.AllocsPerRun(runs, f) }
+func ReadMemStats(m *runtime.MemStats)        { runtime.ReadMemStats(m) }
 
 func MakeChan[T any](size int) chan T    { return make(chan T, size) }
 func Send[T any](ch chan<- T, v T)       { ch <- v }
