@@ -224,34 +224,41 @@ func (s *Session) dispatch(m *message) bool {
 	return false
 }
 
-// capabilities are Delve's, with going backwards added and restart left out (heddle's
-// restart is a go to checkpoint 0).
+// capabilities are Delve's (TestCapabilities compares them with dlv dap's), whose requests
+// heddle passes to the current incarnation's Delve, with three differences: going backwards is
+// added; restart is left out (heddle's restart is a go to checkpoint 0); and so are data
+// breakpoints, a watchpoint of one incarnation, which a step back's new incarnation would
+// not have. heddle answers terminate itself.
+var capabilities = godap.Capabilities{
+	SupportsConfigurationDoneRequest:  true,
+	SupportsConditionalBreakpoints:    true,
+	SupportsHitConditionalBreakpoints: true,
+	SupportsDelayedStackTraceLoading:  true,
+	SupportsFunctionBreakpoints:       true,
+	SupportsInstructionBreakpoints:    true,
+	SupportsExceptionInfoRequest:      true,
+	SupportsSetVariable:               true,
+	SupportsEvaluateForHovers:         true,
+	SupportsClipboardContext:          true,
+	SupportsSteppingGranularity:       true,
+	SupportsLogPoints:                 true,
+	SupportsDisassembleRequest:        true,
+	SupportsReadMemoryRequest:         true,
+	SupportsWriteMemoryRequest:        true,
+	SupportsStepBack:                  true,
+	SupportsTerminateRequest:          true,
+	// Delve's, which heddle passes on to it.
+	ExceptionBreakpointFilters: []godap.ExceptionBreakpointsFilter{
+		{Filter: "unrecovered-panic", Label: "Unrecovered Panics", Default: true},
+		{Filter: "runtime-fatal-throw", Label: "Fatal Throws", Default: true},
+	},
+}
+
 func (s *Session) initialize(m *message, _ godap.InitializeRequestArguments) {
 	s.mu.Lock()
 	s.initArgs = m.Arguments
 	s.mu.Unlock()
-	s.respond(m, map[string]any{
-		"supportsConfigurationDoneRequest":  true,
-		"supportsConditionalBreakpoints":    true,
-		"supportsHitConditionalBreakpoints": true,
-		"supportsDelayedStackTraceLoading":  true,
-		"supportsFunctionBreakpoints":       true,
-		"supportsInstructionBreakpoints":    true,
-		"supportsExceptionInfoRequest":      true,
-		"supportsSetVariable":               true,
-		"supportsEvaluateForHovers":         true,
-		"supportsClipboardContext":          true,
-		"supportsSteppingGranularity":       true,
-		"supportsLogPoints":                 true,
-		"supportsDisassembleRequest":        true,
-		"supportsStepBack":                  true,
-		"supportsTerminateRequest":          true,
-		"supportsRestartRequest":            false,
-		"exceptionBreakpointFilters": []map[string]any{
-			{"filter": "panic", "label": "Panic", "default": true},
-			{"filter": "fatal", "label": "Fatal error", "default": true},
-		},
-	})
+	s.respond(m, capabilities)
 }
 
 // delve returns the current incarnation's Delve, or nil before launch.
