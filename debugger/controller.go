@@ -46,6 +46,15 @@ type controller struct {
 	// consumed by the core when the target reports the stop.
 	breaking string
 	breakAt  *Checkpoint
+	// grew is closed, and replaced, whenever the run records a checkpoint or a decision or
+	// ends: a trailer of this run waits on it.
+	grew chan struct{}
+	// leader, for a trailer (trail.go), is the controller of the run it trails; hold is the
+	// checkpoint it stops at once the leader stopped (-1 until then), and wake is closed then.
+	leader *controller
+	hold   int
+	wake   chan struct{}
+	quit   chan struct{}
 }
 
 // planned is how the controller steers the run.
@@ -99,7 +108,8 @@ func newController(path string) (*controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("debug control socket: %w", err)
 	}
-	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}, byGoid: map[int64]string{}}
+	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}, byGoid: map[int64]string{},
+		grew: make(chan struct{}), hold: -1, wake: make(chan struct{}), quit: make(chan struct{})}
 	c.plan.breakAt = -1
 	go c.accept()
 	return c, nil
@@ -108,6 +118,11 @@ func newController(path string) (*controller, error) {
 func (c *controller) close() {
 	c.ln.Close()
 	c.mu.Lock()
+	select {
+	case <-c.quit:
+	default:
+		close(c.quit)
+	}
 	if c.conn != nil {
 		c.conn.Close()
 	}
@@ -144,6 +159,11 @@ func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p plan
 	} else {
 		c.start.BreakAt = -1
 	}
+	if c.leader != nil {
+		// A trailer replays on its own up to the leader's checkpoint and stops only where the
+		// leader stopped.
+		c.plan.breakAt = c.hold
+	}
 	err := c.enc.Encode(&c.start)
 	conn := c.conn
 	c.mu.Unlock()
@@ -175,6 +195,9 @@ func (c *controller) serve(conn net.Conn) {
 			c.mu.Lock()
 			c.endErr = fmt.Sprintf("the debuggee sent a malformed message: %v", err)
 			c.mu.Unlock()
+			return
+		}
+		if !c.trail(&ev) {
 			return
 		}
 		c.mu.Lock()
@@ -237,6 +260,7 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 				d.rt.Pick = int32(p.Alts[r.Pick].Case)
 			}
 			c.decisions = append(c.decisions, d)
+			c.grow()
 		}
 		return r, !ev.Auto
 	case "resumed":
@@ -246,6 +270,7 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 		c.goids[res.G] = res.Goid
 		c.byGoid[res.Goid] = res.G
 		c.checkpoints = append(c.checkpoints, cp)
+		c.grow()
 		if ev.Auto {
 			return r, false
 		}
@@ -271,9 +296,76 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 		c.trace = ev.Trace
 		c.endErr = ev.Error
 		close(c.ended)
+		c.grow()
 		return r, false
 	}
 	return r, true
+}
+
+// grow tells the trailers that the run went on; c.mu is held.
+func (c *controller) grow() {
+	close(c.grew)
+	c.grew = make(chan struct{})
+}
+
+// trail makes a trailer's run keep behind its leader's: it holds event ev, a point the leader
+// has not decided yet or the resumption of a goroutine at the leader's last checkpoint, until
+// the leader goes past it or stops (release). The points it lets go are decided as the leader
+// decided them. It reports false if the controller closes meanwhile.
+func (c *controller) trail(ev *worker.DebugEvent) bool {
+	l := c.leader
+	if l == nil || ev.Auto {
+		return true
+	}
+	for {
+		c.mu.Lock()
+		released, decided, seen, known := c.hold >= 0, len(c.decisions), len(c.checkpoints), len(c.plan.follow)
+		c.mu.Unlock()
+		l.mu.Lock()
+		ready := released
+		switch ev.Type {
+		case "point":
+			ready = ready || len(ev.Point.Alts) < 2 || decided < len(l.decisions)
+		case "resumed":
+			ready = ready || seen+1 < len(l.checkpoints)
+		default:
+			ready = true
+		}
+		var picks []string
+		for i := known; i < len(l.decisions); i++ {
+			picks = append(picks, l.decisions[i].pickName())
+		}
+		grew := l.grew
+		l.mu.Unlock()
+		if ready {
+			c.mu.Lock()
+			if len(c.plan.follow) == known {
+				c.plan.follow = append(c.plan.follow, picks...)
+			}
+			c.mu.Unlock()
+			return true
+		}
+		select {
+		case <-grew:
+		case <-c.wake:
+		case <-c.quit:
+			return false
+		}
+	}
+}
+
+// release makes a trailer stop at checkpoint k, where its leader stopped.
+func (c *controller) release(k int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hold >= 0 {
+		return
+	}
+	c.hold = k
+	if c.started {
+		c.plan.breakAt = k
+	}
+	close(c.wake)
 }
 
 // pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the
