@@ -319,8 +319,14 @@ func (c *controller) trail(ev *worker.DebugEvent) bool {
 	}
 	for {
 		c.mu.Lock()
-		released, decided, seen, known := c.hold >= 0, len(c.decisions), len(c.checkpoints), len(c.plan.follow)
+		hold, decided, seen, known := c.hold, len(c.decisions), len(c.checkpoints), len(c.plan.follow)
 		c.mu.Unlock()
+		released := hold >= 0
+		if released && seen > hold {
+			// It stopped where the leader did: from there on it is an incarnation like any
+			// other, which follows the plan of the move that takes it.
+			return true
+		}
 		l.mu.Lock()
 		ready := released
 		switch ev.Type {

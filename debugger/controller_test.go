@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -117,6 +118,15 @@ func TestTrail(t *testing.T) {
 	trailer.release(1)
 	if r := wait("checkpoint 1", r1); !r.Break {
 		t.Errorf("checkpoint 1: the trailer goes on, want it to stop where the leader stopped")
+	}
+	// From there it follows the plan of the move that takes it, not its leader: here none,
+	// so the current goroutine, although the leader went on to pick another.
+	trailer.mu.Lock()
+	trailer.plan.follow = slices.Clone(trailer.plan.follow[:1])
+	trailer.mu.Unlock()
+	lead(point(), 1)
+	if r := wait("a point after the stop", feed(point())); r.Pick != 0 {
+		t.Errorf("a point after the stop: picked %d as the leader did, want 0, the current goroutine", r.Pick)
 	}
 
 	// A trailer whose incarnation closes gives up waiting.
