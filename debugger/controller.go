@@ -279,6 +279,8 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 			r.Break = true
 			c.breaking = "checkpoint"
 			c.breakAt = &c.checkpoints[len(c.checkpoints)-1]
+		} else if c.leader != nil {
+			c.extend(&r)
 		}
 		return r, true
 	case "bug":
@@ -358,6 +360,30 @@ func (c *controller) trail(ev *worker.DebugEvent) bool {
 			return false
 		}
 	}
+}
+
+// extend lets a trailer, which trail let go on from the checkpoint it asked at, replay on its
+// own up to its leader's last checkpoint (or the one it is to stop at): one round trip for the
+// stretch, and no goroutine states at its scheduling points, rather than one at each. c.mu is
+// held.
+func (c *controller) extend(r *worker.DebugReply) {
+	if c.hold >= 0 && len(c.checkpoints) > c.hold {
+		return
+	}
+	l := c.leader
+	l.mu.Lock()
+	to := len(l.checkpoints) - 1
+	for i := len(c.plan.follow); i < len(l.decisions); i++ {
+		c.plan.follow = append(c.plan.follow, l.decisions[i].pickName())
+	}
+	l.mu.Unlock()
+	if c.hold >= 0 {
+		to = c.hold
+	}
+	if to < len(c.checkpoints) || len(c.plan.follow) < len(c.decisions) {
+		return
+	}
+	r.Extend = &worker.DebugExtend{From: len(c.decisions), Follow: slices.Clone(c.plan.follow[len(c.decisions):]), BreakAt: to}
 }
 
 // release makes a trailer stop at checkpoint k, where its leader stopped.

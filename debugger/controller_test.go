@@ -106,8 +106,13 @@ func TestTrail(t *testing.T) {
 	// The leader decides G1.1 at its first point and resumes it: checkpoint 1.
 	lead(point(), 1)
 	lead(resumed("G1.1"), 0)
-	if r := wait("checkpoint 0", r0); r.Break {
+	r := wait("checkpoint 0", r0)
+	if r.Break {
 		t.Fatalf("checkpoint 0: the trailer stops there, before the leader stopped")
+	}
+	// It may replay on its own up to the leader's last checkpoint, with the leader's picks.
+	if e := r.Extend; e == nil || e.From != 0 || e.BreakAt != 1 || !slices.Equal(e.Follow, []string{"G1.1"}) {
+		t.Errorf("checkpoint 0: extended by %+v, want up to checkpoint 1 following G1.1 from decision 0", e)
 	}
 	if r := wait("the first point", feed(point())); r.Pick != 1 {
 		t.Errorf("the first point: picked %d, want 1 as the leader did", r.Pick)
