@@ -121,8 +121,8 @@ func (d *Debugger) releaseTrailers(ts []*trailer, leader *incarnation, ended boo
 		t.e.target = bidir.Stop{Checkpoint: k, Steps: 0}
 		d.parked = append(d.parked, t.e)
 	}
-	d.sparesLater = true
 	d.mu.Unlock()
+	trailing := true
 	for _, t := range ts {
 		t.mu.Lock()
 		t.at = k
@@ -130,7 +130,17 @@ func (d *Debugger) releaseTrailers(ts []*trailer, leader *incarnation, ended boo
 		t.mu.Unlock()
 		if c != nil {
 			c.release(k)
+		} else {
+			trailing = false
 		}
+	}
+	if trailing {
+		// They are about to stand at k: the spares wait for the next move's end (topUp). One
+		// still waiting for its incarnation replays from the start, and the spares it would
+		// wait for are loaded at once.
+		d.mu.Lock()
+		d.sparesLater = true
+		d.mu.Unlock()
 	}
 	d.trimParked()
 }
