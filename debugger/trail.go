@@ -12,11 +12,11 @@ import (
 // to the hit while the other waits to go one fewer). Placed after the stop, they replay the
 // run from its start while the user waits. So a continue takes them along instead: two
 // trailers follow the running incarnation, the leader, a checkpoint behind. A trailer replays
-// on its own to the leader's last checkpoint, then asks the core at every scheduling point,
-// and the core answers only what the leader has done: a point the leader decided, a
-// goroutine's resumption at a checkpoint the leader went past (controller.trail). When the
-// leader stops, the trailers stop at its last checkpoint, and are parked there, where the step
-// back finds them with nothing or little left to replay.
+// on its own to the leader's last checkpoint and asks the core there; the core answers only
+// once the leader went past it (controller.trail), and lets it replay on its own again up to
+// the leader's new last checkpoint (controller.extend). When the leader stops, the trailers
+// stop at its last checkpoint, and are parked there, where the step back finds them with
+// nothing or little left to replay.
 
 // trailers is how many incarnations trail a continue: as many as a step back from a hit
 // starts at its checkpoint.
