@@ -73,8 +73,10 @@ type Navigator struct {
 	// the move leaves from (Hits.Leave).
 	Hits *Hits
 	From int
-	// State is the Incarnation.State of the stop a move starts from, if known.
-	State string
+	// State returns the Incarnation.State of the stop a move starts from, or "" if it is not
+	// known; nil is never known. It is called only when a count meets the stop's line, so
+	// that reading it may go on beside the count.
+	State func() string
 	// Found is set by a StepBack from a stop whose line steps were unknown: the number of
 	// line steps after its checkpoint at which the count found it, or -1 when the count
 	// settled for a nearby place.
@@ -172,7 +174,7 @@ func segmentLength(ctx context.Context, in Incarnation, k int) (int, error) {
 
 // count finds how many line steps after its checkpoint cur is, by stepping a new incarnation
 // from the checkpoint until it is at cur's place. Of several visits of cur's line (a loop's
-// iterations), the one whose state is n.State is cur; when none is, the first.
+// iterations), the one whose state is n.State() is cur; when none is, the first.
 func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	in, err := n.Start(ctx, cur.Checkpoint, 0)
 	if err != nil {
@@ -186,14 +188,18 @@ func (n *Navigator) count(ctx context.Context, cur Stop) (int, error) {
 	first := -1
 	for steps := 0; ; steps++ {
 		if st.Same(cur) {
-			if n.State == "" {
+			want := ""
+			if n.State != nil {
+				want = n.State()
+			}
+			if want == "" {
 				n.Found = steps
 				return steps, nil
 			}
 			if first < 0 {
 				first = steps
 			}
-			if s, err := in.State(ctx); err == nil && s == n.State {
+			if s, err := in.State(ctx); err == nil && s == want {
 				n.Found = steps
 				return steps, nil
 			}

@@ -220,7 +220,7 @@ func TestStepBackInLoop(t *testing.T) {
 		wantSteps, found int
 	}{{"0 4", 3, 4}, {"0 2", 1, 2}, {"", 1, 2}, {"no such state", 1, -1}} {
 		nav := p.navigator()
-		nav.State = tt.state
+		nav.State = func() string { return tt.state }
 		_, st, err := nav.StepBack(ctx, cur)
 		if err != nil {
 			t.Fatal(err)

@@ -59,6 +59,28 @@ func BenchmarkStepBack(b *testing.B) {
 // thousand checkpoints into the run, on the line after its first atomic operation.
 func BenchmarkStepBackRealCode(b *testing.B) {
 	dir := filepath.Join(moduleCopy(b, "golang.org/x/sync@v0.25.0"), "errgroup")
+	c, st := goLimitStop(b, dir)
+	backAndForth(b, c, st, c.checkpoints())
+}
+
+// BenchmarkStepBackFromBreakpointRealCode is BenchmarkStepBackFromBreakpoint on the stop of
+// BenchmarkStepBackRealCode: the first step back from the 1,000th hit, one launch each.
+func BenchmarkStepBackFromBreakpointRealCode(b *testing.B) {
+	dir := filepath.Join(moduleCopy(b, "golang.org/x/sync@v0.25.0"), "errgroup")
+	var ds []time.Duration
+	for i := 0; i < b.N; i++ {
+		c, st := goLimitStop(b, dir)
+		t0 := time.Now()
+		c.stepBack(st.ThreadID)
+		ds = append(ds, time.Since(t0))
+		c.close()
+	}
+	reportLatency(b, ds)
+}
+
+// goLimitStop launches errgroup's TestGoLimit in the module copy dir and stops it at the
+// 1,000th hit of errgroup_test.go:236.
+func goLimitStop(b *testing.B, dir string) (*client, stopped) {
 	c := newClient(b)
 	initialize(c)
 	args := map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestGoLimit$"}}
@@ -66,8 +88,7 @@ func BenchmarkStepBackRealCode(b *testing.B) {
 	c.event("initialized", 30*time.Second)
 	setBreakpoints(c, filepath.Join(dir, "errgroup_test.go"), godap.SourceBreakpoint{Line: 236, HitCondition: "1000"})
 	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
-	st := c.stopped(5 * time.Minute)
-	backAndForth(b, c, st, c.checkpoints())
+	return c, c.stopped(5 * time.Minute)
 }
 
 // backAndForth times b.N step backs, each after a next, from stop st, n checkpoints into the

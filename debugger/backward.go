@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/heddledbg/heddle/bidir"
@@ -333,8 +334,15 @@ func (d *Debugger) backward(reverse bool, done func(error)) {
 		)
 		if !reverse {
 			if cur.Steps < 0 {
+				// The count needs the stop's state only once it meets the stop's line: read
+				// it meanwhile.
 				in := d.current()
-				nav.State, _ = d.state(d.ctx, in, d.threads.goid(in, d.threads.id(cur.Goroutine)))
+				state := make(chan string, 1)
+				go func() {
+					s, _ := d.state(d.ctx, in, d.threads.goid(in, d.threads.id(cur.Goroutine)))
+					state <- s
+				}()
+				nav.State = sync.OnceValue(func() string { return <-state })
 			}
 			inc, st, err = nav.StepBack(d.ctx, *cur)
 		} else if n := d.undo(nav); n != nil {

@@ -46,6 +46,15 @@ type controller struct {
 	// consumed by the core when the target reports the stop.
 	breaking string
 	breakAt  *Checkpoint
+	// grew is closed, and replaced, whenever the run records a checkpoint or a decision or
+	// ends: a trailer of this run waits on it.
+	grew chan struct{}
+	// leader, for a trailer (trail.go), is the controller of the run it trails; hold is the
+	// checkpoint it stops at once the leader stopped (-1 until then), and wake is closed then.
+	leader *controller
+	hold   int
+	wake   chan struct{}
+	quit   chan struct{}
 }
 
 // planned is how the controller steers the run.
@@ -99,7 +108,8 @@ func newController(path string) (*controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("debug control socket: %w", err)
 	}
-	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}, byGoid: map[int64]string{}}
+	c := &controller{ln: ln, path: path, connected: make(chan struct{}), ended: make(chan struct{}), goids: map[string]int64{}, byGoid: map[int64]string{},
+		grew: make(chan struct{}), hold: -1, wake: make(chan struct{}), quit: make(chan struct{})}
 	c.plan.breakAt = -1
 	go c.accept()
 	return c, nil
@@ -108,6 +118,11 @@ func newController(path string) (*controller, error) {
 func (c *controller) close() {
 	c.ln.Close()
 	c.mu.Lock()
+	select {
+	case <-c.quit:
+	default:
+		close(c.quit)
+	}
 	if c.conn != nil {
 		c.conn.Close()
 	}
@@ -144,6 +159,11 @@ func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p plan
 	} else {
 		c.start.BreakAt = -1
 	}
+	if c.leader != nil {
+		// A trailer replays on its own up to the leader's checkpoint and stops only where the
+		// leader stopped.
+		c.plan.breakAt = c.hold
+	}
 	err := c.enc.Encode(&c.start)
 	conn := c.conn
 	c.mu.Unlock()
@@ -175,6 +195,9 @@ func (c *controller) serve(conn net.Conn) {
 			c.mu.Lock()
 			c.endErr = fmt.Sprintf("the debuggee sent a malformed message: %v", err)
 			c.mu.Unlock()
+			return
+		}
+		if !c.trail(&ev) {
 			return
 		}
 		c.mu.Lock()
@@ -237,6 +260,7 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 				d.rt.Pick = int32(p.Alts[r.Pick].Case)
 			}
 			c.decisions = append(c.decisions, d)
+			c.grow()
 		}
 		return r, !ev.Auto
 	case "resumed":
@@ -246,6 +270,7 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 		c.goids[res.G] = res.Goid
 		c.byGoid[res.Goid] = res.G
 		c.checkpoints = append(c.checkpoints, cp)
+		c.grow()
 		if ev.Auto {
 			return r, false
 		}
@@ -254,6 +279,8 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 			r.Break = true
 			c.breaking = "checkpoint"
 			c.breakAt = &c.checkpoints[len(c.checkpoints)-1]
+		} else if c.leader != nil {
+			c.extend(&r)
 		}
 		return r, true
 	case "bug":
@@ -271,9 +298,106 @@ func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
 		c.trace = ev.Trace
 		c.endErr = ev.Error
 		close(c.ended)
+		c.grow()
 		return r, false
 	}
 	return r, true
+}
+
+// grow tells the trailers that the run went on; c.mu is held.
+func (c *controller) grow() {
+	close(c.grew)
+	c.grew = make(chan struct{})
+}
+
+// trail makes a trailer's run keep behind its leader's: it holds event ev, a point the leader
+// has not decided yet or the resumption of a goroutine at the leader's last checkpoint, until
+// the leader goes past it or stops (release). The points it lets go are decided as the leader
+// decided them. It reports false if the controller closes meanwhile.
+func (c *controller) trail(ev *worker.DebugEvent) bool {
+	l := c.leader
+	if l == nil || ev.Auto {
+		return true
+	}
+	for {
+		c.mu.Lock()
+		hold, decided, seen, known := c.hold, len(c.decisions), len(c.checkpoints), len(c.plan.follow)
+		c.mu.Unlock()
+		released := hold >= 0
+		if released && seen > hold {
+			// It stopped where the leader did: from there on it is an incarnation like any
+			// other, which follows the plan of the move that takes it.
+			return true
+		}
+		l.mu.Lock()
+		ready := released
+		switch ev.Type {
+		case "point":
+			ready = ready || len(ev.Point.Alts) < 2 || decided < len(l.decisions)
+		case "resumed":
+			ready = ready || seen+1 < len(l.checkpoints)
+		default:
+			ready = true
+		}
+		var picks []string
+		for i := known; i < len(l.decisions); i++ {
+			picks = append(picks, l.decisions[i].pickName())
+		}
+		grew := l.grew
+		l.mu.Unlock()
+		if ready {
+			c.mu.Lock()
+			if len(c.plan.follow) == known {
+				c.plan.follow = append(c.plan.follow, picks...)
+			}
+			c.mu.Unlock()
+			return true
+		}
+		select {
+		case <-grew:
+		case <-c.wake:
+		case <-c.quit:
+			return false
+		}
+	}
+}
+
+// extend lets a trailer, which trail let go on from the checkpoint it asked at, replay on its
+// own up to its leader's last checkpoint (or the one it is to stop at): one round trip for the
+// stretch, and no goroutine states at its scheduling points, rather than one at each. c.mu is
+// held.
+func (c *controller) extend(r *worker.DebugReply) {
+	if c.hold >= 0 && len(c.checkpoints) > c.hold {
+		return
+	}
+	l := c.leader
+	l.mu.Lock()
+	to := len(l.checkpoints) - 1
+	for i := len(c.plan.follow); i < len(l.decisions); i++ {
+		c.plan.follow = append(c.plan.follow, l.decisions[i].pickName())
+	}
+	l.mu.Unlock()
+	if c.hold >= 0 {
+		to = c.hold
+	}
+	if to < len(c.checkpoints) || len(c.plan.follow) < len(c.decisions) {
+		return
+	}
+	r.Extend = &worker.DebugExtend{From: len(c.decisions), Follow: slices.Clone(c.plan.follow[len(c.decisions):]), BreakAt: to}
+}
+
+// release makes a trailer stop at checkpoint k, where its leader stopped.
+func (c *controller) release(k int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.hold >= 0 {
+		return
+	}
+	c.hold = k
+	if c.started {
+		c.plan.breakAt = k
+	}
+	close(c.wake)
 }
 
 // pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the

@@ -90,6 +90,8 @@ type Debugger struct {
 	spec   Spec
 	active *incarnation
 	spare  []chan *incarnation
+	// sparesLater defers topping the spares up to the end of the next motion (topUp).
+	sparesLater bool
 	// parked are incarnations kept at places of the recorded execution (parked.go).
 	parked []*parked
 	nextID int

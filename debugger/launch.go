@@ -139,7 +139,12 @@ func (d *Debugger) Start(done func(error)) {
 		}
 		d.startSpare()
 		d.hits.Start()
+		var ts []*trailer
+		if p.breakAt < 0 {
+			ts = d.startTrailers(in)
+		}
 		h, err := d.await(d.ctx, in, sink, false)
+		d.releaseTrailers(ts, in, err != nil || h.ended)
 		if err != nil {
 			d.errorf("%v", err)
 			return

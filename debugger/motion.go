@@ -276,12 +276,25 @@ func (d *Debugger) goCaptured(in *incarnation, done func(error), f func(id int, 
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
-		defer d.startSpare()
+		defer d.topUp()
 		defer d.reposition()
 		defer d.end(id)
 		defer in.release(sink)
 		f(id, sink)
 	}()
+}
+
+// topUp tops the spare incarnations up at the end of a motion, unless trailers were parked
+// where the motion stopped: the step back that may follow at once takes those, and runs
+// faster without new debuggers loading beside it; the spares are topped up when it ends.
+func (d *Debugger) topUp() {
+	d.mu.Lock()
+	later := d.sparesLater
+	d.sparesLater = false
+	d.mu.Unlock()
+	if !later {
+		d.startSpare()
+	}
 }
 
 // settle ends motion id before its stop is shown, so that the client may start the next
@@ -374,7 +387,12 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 			return
 		}
 		done(nil)
+		var ts []*trailer
+		if m == Continue {
+			ts = d.startTrailers(in)
+		}
 		h, err := d.awaitStep(ctx, in, sink, stepping, m == StepIn)
+		d.releaseTrailers(ts, in, err != nil || h.ended)
 		// A step into a line whose memory accesses or operations the instrumenter turned into
 		// calls into heddle's runtime enters that call, which await steps out of, back to the
 		// same line: step in again, as if the call were not there.

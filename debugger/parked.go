@@ -15,7 +15,8 @@ import (
 //
 //   - after every move the debugger places incarnations, in the background, where a step back
 //     from the new stop will need them (reposition): the line before the stop, or the
-//     checkpoint that a count of line steps or of a segment's length starts from;
+//     checkpoint that a count of line steps or of a segment's length starts from; a continue
+//     has taken two along to its stop's checkpoint already (trail.go);
 //   - the incarnation that a backward move replaces stays parked where the user left it, so
 //     that a next after a step back, or a continue after a reverse continue along the chain of
 //     continues, is that incarnation's stop (redo), and a reverse continue after such a

@@ -139,6 +139,10 @@ func (s *debugSession) Choose(p *rt.Point) int {
 		return pick
 	}
 	r := s.ask(&worker.DebugEvent{Type: worker.EventPoint, Point: dp})
+	if len(p.Alts) > 1 {
+		// Counted as in the plan's replay, which a reply may extend (worker.DebugExtend).
+		s.decisions++
+	}
 	if r.Pick < 0 || r.Pick >= len(p.Alts) {
 		return 0
 	}
@@ -204,8 +208,17 @@ func (s *debugSession) resumed(r rt.Resumption) {
 	}
 	// The break is asked for, so that the adapter has seen everything before the stop.
 	s.auto = false
-	if s.ask(&worker.DebugEvent{Type: worker.EventResumed, Resumed: ev}).Break {
+	reply := s.ask(&worker.DebugEvent{Type: worker.EventResumed, Resumed: ev})
+	if reply.Break {
 		debugBreak("checkpoint")
+	}
+	if e := reply.Extend; e != nil && e.From == s.decisions && e.BreakAt > k {
+		// The picks before From are made: only their number matters.
+		follow := make([]string, e.From, e.From+len(e.Follow))
+		copy(follow, s.start.Follow)
+		s.start.Follow = append(follow, e.Follow...)
+		s.start.BreakAt = e.BreakAt
+		s.auto = true
 	}
 }
 

@@ -123,4 +123,16 @@ type DebugResumed struct {
 type DebugReply struct {
 	Pick  int  `json:"pick"`
 	Break bool `json:"break,omitempty"`
+	// Extend, answering a resumption, lets the debuggee go on replaying on its own, as up to
+	// DebugStart.BreakAt.
+	Extend *DebugExtend `json:"extend,omitempty"`
+}
+
+// DebugExtend moves the checkpoint up to which a debuggee replays on its own to BreakAt,
+// following Follow, the picks of the decisions from the From-th on. A debuggee that has not
+// made exactly From decisions ignores it.
+type DebugExtend struct {
+	From    int      `json:"from"`
+	Follow  []string `json:"follow,omitempty"`
+	BreakAt int      `json:"breakAt"`
 }

@@ -21,7 +21,13 @@
 //      Debugger, the replayed run; after a new session starts, that session,
 //      live (not "offline");
 //   5. with heddle lsp: "debug with heddle" on TestTransfer, whose deadlock the
-//      exploration saved, offers to replay it, and the replay stops at it.
+//      exploration saved, offers to replay it, and the replay stops at it;
+//   6. on a real module's test, pond's TestResultPoolSubmitContextCanceled
+//      (the module the adapter's tests on real code fetch): a session stops
+//      at the breakpoint at result_test.go:309, the second Submit; "Step
+//      Over" steps over the call into pond and stops on the test's next line,
+//      315; "Explore from Here" finds one of the test's failed assertions, and
+//      "Replay in Debugger" stops at it.
 // Steps that cannot run are reported as skipped, with the reason. Once a
 // session has started, a failing step is reported and the next ones still
 // run. The last line is "N passed, N failed, N skipped"; the exit code is 1
@@ -36,7 +42,7 @@
 //   KEEP=1       keep the temporary directory
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -141,7 +147,40 @@ async function heddleCan(cmd) {
   }
 }
 
-// The workspace: heddle's bank demo as a module, and a launch configuration.
+// The real module of step 6, as the adapter's tests on real code pin it
+// (dap/realcode_test.go).
+const pondModule = "github.com/alitto/pond/v2@v2.7.1";
+const pondTest = "TestResultPoolSubmitContextCanceled";
+
+// copyTree copies directory src to dst, writable (the module cache's files are
+// read-only).
+function copyTree(src, dst) {
+  mkdirSync(dst, { recursive: true });
+  for (const f of readdirSync(src)) {
+    const from = join(src, f), to = join(dst, f);
+    if (statSync(from).isDirectory()) copyTree(from, to);
+    else {
+      copyFileSync(from, to);
+      chmodSync(to, 0o644);
+    }
+  }
+}
+
+// addPond copies pond's module from the module cache, downloading it through
+// the Go module proxy, into ws/pond. It returns why it could not, or "".
+function addPond(ws) {
+  const r = spawnSync("go", ["mod", "download", "-json", pondModule], { encoding: "utf8", timeout: 300000, env: { ...process.env, PATH: `${process.env.PATH}:/usr/local/go/bin` } });
+  let m = {};
+  try {
+    m = JSON.parse(r.stdout || "{}");
+  } catch { /* reported below */ }
+  if (r.status !== 0 || !m.Dir) return `go mod download ${pondModule} failed (${r.status}): ${m.Error || r.stderr || r.error}`;
+  copyTree(m.Dir, join(ws, "pond"));
+  return "";
+}
+
+// The workspace: heddle's bank demo as a module, pond's module in pond/, and
+// a launch configuration for each.
 function makeWorkspace(root) {
   const ws = join(root, "ws");
   mkdirSync(join(ws, ".vscode"), { recursive: true });
@@ -159,6 +198,15 @@ function makeWorkspace(root) {
       stopOnEntry: true,
       strategy: "dpor",
       budget: "20s",
+    }, {
+      type: "heddle",
+      request: "launch",
+      name: `Heddle: pond ${pondTest}`,
+      mode: "test",
+      program: "${workspaceFolder}/pond",
+      args: ["-test.run", `^${pondTest}$`],
+      strategy: "dpor",
+      budget: "30s",
     }],
   }, null, 2));
   return ws;
@@ -278,6 +326,7 @@ async function main() {
   const root = mkdtempSync(join(tmpdir(), "heddle-e2e-"));
   const extensions = join(root, "extensions"), data = join(root, "data"), profile = join(root, "chromium");
   const ws = makeWorkspace(root);
+  const noPond = addPond(ws);
   userSettings(data);
   let server, context, page;
   const shot = async (name) => {
@@ -560,6 +609,86 @@ async function main() {
           await visible(page, app().locator("[data-testid=verdict-kind]", { hasText: /^deadlock$/ }), 30000);
           await shot("13-replayed-known-bug");
           return `quick pick: ${labels.join("; ")}`;
+        }, { soft: true });
+      }
+
+      if (noPond) {
+        skip(`${pondTest}: next over a call into pond, Explore from Here, Replay in Debugger`, noPond);
+      } else {
+        // The stopped goroutine's frame of the test, on line of result_test.go.
+        const testFrame = (line) => page.locator(".debug-call-stack .monaco-list-row", { hasText: new RegExp(`${pondTest}\\s*result_test\\.go\\s*${line}\\b`) });
+        const callStack = async () => (await page.locator(".debug-call-stack .monaco-list-row").allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, " ")).join(" | ");
+
+        await step(`${pondTest}: a session stops at the breakpoint at result_test.go:309 (the second Submit)`, async () => {
+          if (await toolbar.isVisible().catch(() => false)) {
+            await toolbar.locator('.action-label[aria-label^="Stop"]').click();
+            await toolbar.waitFor({ state: "hidden", timeout: 30000 });
+          }
+          await page.keyboard.press("Control+P");
+          await page.locator(".quick-input-widget input").fill("pond/result_test.go:309");
+          await page.locator(".quick-input-list .monaco-list-row", { hasText: /^result_test\.go/ }).first().click();
+          await page.waitForTimeout(500);
+          await runCommand(page, "Debug: Toggle Breakpoint");
+          await visible(page, page.locator(".codicon-debug-breakpoint"), 10000);
+          await runCommand(page, "Debug: Select and Start Debugging");
+          const config = page.locator(".quick-input-list .monaco-list-row", { hasText: `Heddle: pond ${pondTest}` }).first();
+          await config.waitFor({ state: "visible", timeout: 10000 });
+          await config.click();
+          // Building pond for debugging takes a while.
+          await visible(page, toolbar, 180000);
+          await stopped();
+          await expandCallStack();
+          await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on breakpoint|breakpoint$/i }), 60000);
+          await visible(page, testFrame(309), 30000).catch(async (err) => {
+            throw new Error(`no frame of ${pondTest} on result_test.go line 309; the call stack shows: ${await callStack()}; ${err.message}; see ${await shot("fail-pond-breakpoint")}`);
+          });
+          return await shot("20-pond-breakpoint");
+        }, { soft: true });
+
+        await step(`${pondTest}: Step Over the call into pond stops on the test's next line, result_test.go:315`, async () => {
+          await toolbar.locator('.action-label[aria-label^="Step Over"]').click();
+          await stopped();
+          await expandCallStack();
+          await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /Paused on step|step$/i }), 60000);
+          await visible(page, testFrame(315), 30000).catch(async (err) => {
+            throw new Error(`after Step Over no frame of ${pondTest} is on result_test.go line 315; the call stack shows: ${await callStack()}; ${err.message}; see ${await shot("fail-pond-next")}`);
+          });
+          // The editor shows the test's file, not one of pond's.
+          const tab = (await page.locator(".tab.active").first().innerText().catch(() => "")).trim();
+          assert.match(tab, /^result_test\.go/, `the active editor is ${tab}, want result_test.go`);
+          return await shot("21-pond-next");
+        }, { soft: true });
+
+        await step(`${pondTest}: Explore from Here finds a failed assertion of the test`, async () => {
+          const button = toolbar.locator('.action-label[aria-label^="Explore from Here"]');
+          await visible(page, button, 10000);
+          await button.click();
+          const exploration = page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(dpor, 30s\)/ }).last();
+          // The extension host may be slow to refresh the view on a loaded machine.
+          await visible(page, exploration, 120000);
+          await shot("22-pond-exploring");
+          await visible(page, page.locator(".monaco-list-row", { hasText: /^fatal/ }), 120000);
+          await visible(page, page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(dpor, 30s\).*(complete|budget spent)/ }), 120000);
+          const rows = (await page.locator(".monaco-list-row", { hasText: /^fatal/ }).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
+          const file = await shot("23-pond-bugs");
+          return `${rows.length} bugs (${rows.slice(0, 3).join("; ")}); ${file}`;
+        }, { soft: true });
+
+        await step(`${pondTest}: Replay in Debugger on the bug stops at it`, async () => {
+          const bug = page.locator(".monaco-list-row", { hasText: /^fatal/ }).first();
+          await bug.hover();
+          await bug.locator('.action-label[aria-label="Replay in Debugger"]').click();
+          await expandCallStack();
+          // The test's goroutine stops labelled by the bug's kind. The failure is found when
+          // the test has returned: the goroutine has no frame of the user's left to show.
+          await visible(page, page.locator(".debug-call-stack .monaco-list-row", { hasText: /^G1(?![.\d]).*fatal/i }), 120000);
+          // The panel follows the replayed run, which ends in the failed test.
+          await visible(page, app().locator("[data-testid=verdict-kind]", { hasText: /^fatal$/ }), 60000).catch(async (err) => {
+            throw new Error(`the panel does not show the replayed run's fatal verdict; its footer says ${await status()}; ${err.message}; see ${await shot("fail-pond-replayed")}`);
+          });
+          await page.waitForTimeout(1000);
+          const stack = await callStack();
+          return `${stack}; ${await shot("24-pond-replayed")}`;
         }, { soft: true });
       }
     }
