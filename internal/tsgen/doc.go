@@ -1,0 +1,27 @@
+// Command tsgen writes the TypeScript types of heddle's JSON formats from the Go types that
+// encode them, so that the web view's types cannot drift from what Go emits.
+//
+// Usage, from the repository root:
+//
+//	go run ./internal/tsgen
+//
+// or go generate ./web. It writes web/src/wire.gen.ts. Each Go type becomes one exported
+// interface named as in Go (types of package locktree get the prefix Lock, so that
+// locktree.Node is LockNode), with the field names, optionality and types that
+// encoding/json gives it:
+//
+//   - a field's name is its json tag's name, else the Go name; "-" drops it;
+//   - omitempty makes a field optional (?) when encoding/json omits its empty value: booleans,
+//     numbers, strings, pointers, slices, maps and interfaces; omitzero makes any field optional;
+//   - a pointer, slice or map that is not omitted can be null, so its type is T | null;
+//   - []byte is a string (base64), an array is a tuple, a map is a Record;
+//   - an embedded struct's fields are flattened, an outer field hiding an inner one of the
+//     same name, as encoding/json does;
+//   - a type with a MarshalText method is a string; a type with a MarshalJSON method must be
+//     described to the generator (see wire.go), or generation fails.
+//
+// Doc comments of types and fields are carried over from the Go sources.
+//
+// The test of this package fails when the committed file differs from what the Go types
+// generate.
+package main
