@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -28,6 +29,11 @@ var files = []file{{
 		reflect.TypeFor[timeline.Progress](),
 		reflect.TypeFor[timeline.Done](),
 		reflect.TypeFor[timeline.Checkpoint](),
+		reflect.TypeFor[server.Session](),
+		reflect.TypeFor[server.ExplorationSummary](),
+		reflect.TypeFor[server.BugSummary](),
+		reflect.TypeFor[server.TraceSummary](),
+		reflect.TypeFor[server.SourceSnippet](),
 	},
 }}
 
@@ -44,6 +50,7 @@ func generator(root string) (*Generator, error) {
 	docs, err := readDocs(root, module, []string{
 		module + "/timeline",
 		module + "/locktree",
+		module + "/server",
 		module + "/internal/tsgen",
 	})
 	if err != nil {
@@ -65,6 +72,9 @@ func generator(root string) (*Generator, error) {
 			module + "/locktree.Side.Path":        true,
 			module + "/locktree.Suppressed.Gates": true,
 			module + "/locktree.Graph.Cycles":     true,
+			// The server makes both (server/server.go).
+			module + "/server.BugSummary.Goroutines": true,
+			module + "/server.SourceSnippet.Lines":   true,
 		},
 	}, nil
 }

@@ -109,6 +109,12 @@ func (g *Generator) ref(t reflect.Type, nonNull bool) (string, error) {
 	if nonNull {
 		null = ""
 	}
+	if t.Kind() == reflect.Pointer {
+		// A pointer writes null or what its element writes, through the element's
+		// marshaller if it has one.
+		e, err := g.ref(t.Elem(), nonNull)
+		return e + null, err
+	}
 	if t == timeType {
 		return "string", nil // RFC 3339
 	}
@@ -131,9 +137,6 @@ func (g *Generator) ref(t reflect.Type, nonNull bool) (string, error) {
 		return "string", nil
 	case reflect.Interface:
 		return "unknown", nil
-	case reflect.Pointer:
-		e, err := g.ref(t.Elem(), nonNull)
-		return e + null, err
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 && !t.Elem().Implements(jsonMarshaler) && !t.Elem().Implements(textMarshaler) {
 			return "string" + null, nil // base64, as encoding/json writes a []byte

@@ -71,6 +71,74 @@ export interface Checkpoint {
   trace: string;
 }
 
+// Session is the answer of /api/session: what the server holds.
+export interface Session {
+  session: string;
+  program: Program | null;
+  // Stats are the live exploration's, else the first exploration file's.
+  stats: Stats | null;
+  explorations: number;
+  traces: number;
+  // Live says that the server streams an exploration as it runs.
+  live: boolean;
+  // Debugger says that a debugger follows the view's moves (/api/goto).
+  debugger: boolean;
+}
+
+// ExplorationSummary is an exploration in the list of /api/explorations.
+export interface ExplorationSummary {
+  id: string;
+  name: string;
+  program: Program;
+  strategy: string;
+  stats: Stats;
+  nodes: number;
+  bugs: number;
+  // Skipped, Skips and Unexplorable are the exploration file's: the test skipped itself, the
+  // subtests that did, and why heddle could not explore the test.
+  skipped?: boolean;
+  skips?: Skip[];
+  unexplorable?: string;
+}
+
+// BugSummary is a bug with what its trace says about where it happened,
+// for the bugs list (/api/explorations/{id}/bugs).
+export interface BugSummary {
+  id: number;
+  kind: string;
+  message?: string;
+  // Trace is the bug's trace file: in an exploration file, relative to it.
+  trace?: string;
+  replay?: string;
+  preemptions: number;
+  hits?: number;
+  // Key is the bug's signature (Leaf.Key), which tells the same bug found by two shards.
+  key?: string;
+  // History, in heddle test -json's events, is a linearizability bug's history.
+  history?: Operation[];
+  exploration: string;
+  // TraceLoaded says whether the server holds the bug's trace.
+  traceLoaded: boolean;
+  // Goroutines are those of the trace's verdict, without their stacks.
+  goroutines: GoroutineState[];
+}
+
+// TraceSummary is a trace in the list of /api/traces.
+export interface TraceSummary {
+  name: string;
+  // Verdict is the kind of the trace's verdict.
+  verdict: string;
+  steps: number;
+}
+
+// SourceSnippet is the answer of /api/source: the lines Start… of File around Line.
+export interface SourceSnippet {
+  file: string;
+  line: number;
+  start: number;
+  lines: string[];
+}
+
 // Program identifies what a schedule belongs to.
 export interface Program {
   package?: string;
@@ -284,29 +352,6 @@ export interface Verdict {
   atomicity?: Atomicity;
 }
 
-// Pos is a position in the user's source.
-export interface Pos {
-  file: string;
-  line: number;
-}
-
-// Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
-// "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
-// bound), "depth" (the portfolio's depth bound).
-export interface Pruned {
-  g: string;
-  reason: string;
-}
-
-// Leaf is how the run that ended at a leaf ended.
-export interface Leaf {
-  verdict: string;
-  // Bug is the id of the run's bug in the exploration's bugs; Key is the bug's signature,
-  // which identifies it across runs and shards before bugs are numbered.
-  bug?: number;
-  key?: string;
-}
-
 // GoroutineState is a goroutine involved in a verdict.
 export interface GoroutineState {
   id: string;
@@ -335,6 +380,29 @@ export interface Operation {
   returnStep: number;
   input: string;
   output?: string;
+}
+
+// Pos is a position in the user's source.
+export interface Pos {
+  file: string;
+  line: number;
+}
+
+// Pruned is an alternative the search did not explore, and why: "sleep" (sleep set),
+// "persistent" (outside the backtrack set), "delayed" (ExitBlock-RW), "bound" (preemption
+// bound), "depth" (the portfolio's depth bound).
+export interface Pruned {
+  g: string;
+  reason: string;
+}
+
+// Leaf is how the run that ended at a leaf ended.
+export interface Leaf {
+  verdict: string;
+  // Bug is the id of the run's bug in the exploration's bugs; Key is the bug's signature,
+  // which identifies it across runs and shards before bugs are numbered.
+  bug?: number;
+  key?: string;
 }
 
 // Tree is the lock tree of one goroutine.
