@@ -5,7 +5,9 @@
 //
 //	go run ./internal/tsgen
 //
-// or go generate ./web. It writes web/src/wire.gen.ts. Each Go type becomes one exported
+// or go generate ./web. It writes web/src/wire.gen.ts, the web view's types of the files and
+// of the server's answers, and vscode-extension/src/wire.gen.ts, the VS Code extension's
+// types of the debug adapter's event bodies. Each Go type becomes one exported
 // interface named as in Go (types of package locktree get the prefix Lock, so that
 // locktree.Node is LockNode), with the field names, optionality and types that
 // encoding/json gives it:
