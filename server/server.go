@@ -362,6 +362,20 @@ func writeRaw(w http.ResponseWriter, data []byte) {
 	w.Write(data)
 }
 
+// Session is the answer of /api/session: what the server holds.
+type Session struct {
+	Session string            `json:"session"`
+	Program *timeline.Program `json:"program"`
+	// Stats are the live exploration's, else the first exploration file's.
+	Stats        *timeline.Stats `json:"stats"`
+	Explorations int             `json:"explorations"`
+	Traces       int             `json:"traces"`
+	// Live says that the server streams an exploration as it runs.
+	Live bool `json:"live"`
+	// Debugger says that a debugger follows the view's moves (/api/goto).
+	Debugger bool `json:"debugger"`
+}
+
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -372,18 +386,11 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 	case len(s.explorations) > 0:
 		stats = &s.explorations[0].e.Stats
 	}
-	writeJSON(w, struct {
-		Session      string            `json:"session"`
-		Program      *timeline.Program `json:"program"`
-		Stats        *timeline.Stats   `json:"stats"`
-		Explorations int               `json:"explorations"`
-		Traces       int               `json:"traces"`
-		Live         bool              `json:"live"`
-		Debugger     bool              `json:"debugger"`
-	}{s.opts.Session, s.program, stats, len(s.explorations), len(s.traces), len(s.live.log) > 0, s.onGoto != nil})
+	writeJSON(w, Session{s.opts.Session, s.program, stats, len(s.explorations), len(s.traces), len(s.live.log) > 0, s.onGoto != nil})
 }
 
-type explorationSummary struct {
+// ExplorationSummary is an exploration in the list of /api/explorations.
+type ExplorationSummary struct {
 	ID       string           `json:"id"`
 	Name     string           `json:"name"`
 	Program  timeline.Program `json:"program"`
@@ -400,9 +407,9 @@ type explorationSummary struct {
 
 func (s *Server) apiExplorations(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	list := make([]explorationSummary, 0, len(s.explorations))
+	list := make([]ExplorationSummary, 0, len(s.explorations))
 	for _, x := range s.explorations {
-		list = append(list, explorationSummary{x.id, x.name, x.e.Program, x.e.Strategy, x.e.Stats, len(x.e.Tree), len(x.e.Bugs), x.e.Skipped, x.e.Skips, x.e.Unexplorable})
+		list = append(list, ExplorationSummary{x.id, x.name, x.e.Program, x.e.Strategy, x.e.Stats, len(x.e.Tree), len(x.e.Bugs), x.e.Skipped, x.e.Skips, x.e.Unexplorable})
 	}
 	s.mu.Unlock()
 	writeJSON(w, list)
@@ -428,13 +435,15 @@ func (s *Server) apiExploration(w http.ResponseWriter, r *http.Request) {
 	writeRaw(w, x.data)
 }
 
-// bugSummary is a bug with what its trace says about where it happened,
-// for the bugs list.
-type bugSummary struct {
+// BugSummary is a bug with what its trace says about where it happened,
+// for the bugs list (/api/explorations/{id}/bugs).
+type BugSummary struct {
 	timeline.Bug
-	Exploration string                    `json:"exploration"`
-	TraceLoaded bool                      `json:"traceLoaded"`
-	Goroutines  []timeline.GoroutineState `json:"goroutines"`
+	Exploration string `json:"exploration"`
+	// TraceLoaded says whether the server holds the bug's trace.
+	TraceLoaded bool `json:"traceLoaded"`
+	// Goroutines are those of the trace's verdict, without their stacks.
+	Goroutines []timeline.GoroutineState `json:"goroutines"`
 }
 
 func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
@@ -444,9 +453,9 @@ func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	list := make([]bugSummary, 0, len(x.e.Bugs))
+	list := make([]BugSummary, 0, len(x.e.Bugs))
 	for _, b := range x.e.Bugs {
-		sum := bugSummary{Bug: b, Exploration: x.id, Goroutines: []timeline.GoroutineState{}}
+		sum := BugSummary{Bug: b, Exploration: x.id, Goroutines: []timeline.GoroutineState{}}
 		if t := s.traces[x.traces[b.ID]]; t != nil {
 			sum.TraceLoaded = true
 			if t.t.Verdict.Kind != "" {
@@ -462,23 +471,26 @@ func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, list)
 }
 
+// TraceSummary is a trace in the list of /api/traces.
+type TraceSummary struct {
+	Name string `json:"name"`
+	// Verdict is the kind of the trace's verdict.
+	Verdict string `json:"verdict"`
+	Steps   int    `json:"steps"`
+}
+
 func (s *Server) apiTraces(w http.ResponseWriter, r *http.Request) {
-	type entry struct {
-		Name    string `json:"name"`
-		Verdict string `json:"verdict"`
-		Steps   int    `json:"steps"`
-	}
 	s.mu.Lock()
-	list := make([]entry, 0, len(s.traces))
+	list := make([]TraceSummary, 0, len(s.traces))
 	for _, t := range s.traces {
-		e := entry{Name: t.name, Steps: len(t.t.Events)}
+		e := TraceSummary{Name: t.name, Steps: len(t.t.Events)}
 		if t.t.Verdict.Kind != "" {
 			e.Verdict = t.t.Verdict.Kind
 		}
 		list = append(list, e)
 	}
 	s.mu.Unlock()
-	slices.SortFunc(list, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(list, func(a, b TraceSummary) int { return strings.Compare(a.Name, b.Name) })
 	writeJSON(w, list)
 }
 
@@ -519,6 +531,14 @@ const (
 	defaultContext   = 6
 	maxSourceContext = 200
 )
+
+// SourceSnippet is the answer of /api/source: the lines Start… of File around Line.
+type SourceSnippet struct {
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Start int      `json:"start"`
+	Lines []string `json:"lines"`
+}
 
 // apiSource serves lines around file:line, for files that loaded traces
 // mention and nothing else.
@@ -561,12 +581,7 @@ func (s *Server) apiSource(w http.ResponseWriter, r *http.Request) {
 	}
 	start := max(1, line-context)
 	end := min(len(lines), line+context)
-	writeJSON(w, struct {
-		File  string   `json:"file"`
-		Line  int      `json:"line"`
-		Start int      `json:"start"`
-		Lines []string `json:"lines"`
-	}{file, line, start, lines[start-1 : end]})
+	writeJSON(w, SourceSnippet{file, line, start, lines[start-1 : end]})
 }
 
 func (s *Server) apiGoto(w http.ResponseWriter, r *http.Request) {

@@ -346,7 +346,7 @@ func TestAPI(t *testing.T) {
 			t.Fatalf("GET %s: %v", path, err)
 		}
 	}
-	var list []explorationSummary
+	var list []ExplorationSummary
 	get("/api/explorations", &list)
 	if len(list) != 1 || list[0].ID != "1" || list[0].Nodes != 21 || list[0].Bugs != 2 {
 		t.Fatalf("explorations: %+v", list)
@@ -356,7 +356,7 @@ func TestAPI(t *testing.T) {
 	if len(e.Tree) != 21 || e.LockTrees == nil || len(e.LockTrees.Warnings) != 1 {
 		t.Errorf("exploration: %d nodes, lock trees %v", len(e.Tree), e.LockTrees)
 	}
-	var bugs []bugSummary
+	var bugs []BugSummary
 	get("/api/exploration/1/bugs", &bugs)
 	if len(bugs) != 2 || !bugs[0].TraceLoaded || len(bugs[0].Goroutines) != 3 || bugs[0].Goroutines[1].Pos.Line != 18 {
 		t.Errorf("bugs: %+v", bugs)

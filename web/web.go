@@ -4,7 +4,12 @@
 // which is committed so that a plain go build embeds the web view without
 // needing npm. dist/source.sha256 records a hash of the sources the bundle
 // was built from; a test recomputes it to catch a stale bundle.
+//
+// src/wire.gen.ts, the TypeScript types of the files the view reads, is
+// generated from the Go types by internal/tsgen (go generate ./web).
 package web
+
+//go:generate go run ../internal/tsgen -root ..
 
 import (
 	"embed"

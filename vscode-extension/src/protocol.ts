@@ -1,40 +1,31 @@
 // The heddle/* part of the debug adapter's protocol (docs/dap.md), and
 // checks that turn the untyped bodies the adapter sends into these types.
-// Nothing here depends on VS Code.
+// Nothing here depends on VS Code. The bodies that are Go types are generated
+// from them (wire.gen.ts, by go run ./internal/tsgen); the types here are
+// what the checks make of them.
 
-export interface Position {
-  file: string;
-  line: number;
-}
+import type * as wire from "./wire.gen";
 
-export interface BugGoroutine {
-  id: string;
+export type Position = wire.Pos;
+
+// A goroutine whose state the adapter left out is still shown.
+export interface BugGoroutine extends Omit<wire.BugGoroutine, "state"> {
   state?: string;
-  op?: string;
-  position?: Position;
 }
 
 // Ids are strings here, for keys and comparison; wireId is the value as the
 // adapter sent it (a number from heddle dap), to send back in requests.
 export type WireId = string | number;
 
-export interface Bug {
+export interface Bug extends Omit<wire.Bug, "id" | "goroutines"> {
   id: string;
   wireId: WireId;
-  kind: string;
-  message: string;
   goroutines: BugGoroutine[];
-  schedule?: string;
-  replay?: string;
 }
 
-export interface ProgressBody {
+export interface ProgressBody extends Omit<wire.Progress, "id"> {
   id: string;
   wireId: WireId;
-  runs: number;
-  schedulesPerSecond: number;
-  bugs: number;
-  elapsedMs: number;
 }
 
 export interface BugFoundBody {
@@ -43,14 +34,10 @@ export interface BugFoundBody {
   bug: Bug;
 }
 
-export interface ExploreDoneBody {
+// The extension does not show the warnings.
+export interface ExploreDoneBody extends Omit<wire.ExploreDone, "id" | "warnings"> {
   id: string;
   wireId: WireId;
-  runs: number;
-  bugs: number;
-  complete: boolean;
-  cancelled: boolean;
-  error?: string;
 }
 
 export interface CheckpointBody {

@@ -293,6 +293,7 @@ class App {
       const name = (l: string): string => src.exploration?.lockTrees?.names?.[l] ?? l;
       warnings.push({
         kind: "lock order",
+        hits: 0, // the lock trees of all runs together show it, not counted runs
         message: `${name(w.locks[0])} and ${name(w.locks[1])} are taken in both orders: ${w.first.g} took ${w.first.path.map(name).join(" then ")}; ${w.second.g} took ${w.second.path.map(name).join(" then ")}`,
       });
     }

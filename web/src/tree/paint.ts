@@ -1,6 +1,6 @@
 import { basename } from "../dom";
 import { bugNumber, category, categoryColor, noNames, stepText, type Names } from "../ops";
-import type { PruneReason } from "../types";
+import { isPruneReason, type PruneReason } from "../types";
 import { BREADTH_H, DEPTH_W, isBug, type TreeModel, type VNode } from "./model";
 
 // The elbow of an edge sits this far right of its parent, so that siblings
@@ -23,6 +23,12 @@ export const reasonStyle: Record<PruneReason, { color: string; dash: number[]; t
   bound: { color: "#7c3aed", dash: [4, 2], text: "beyond the preemption bound" },
   depth: { color: "#0f766e", dash: [1, 3], text: "below the depth bound of the portfolio's exhaustive search" },
 };
+
+// pruneStyle is how the view draws an alternative pruned for reason, which may be one it
+// does not know: it is then drawn as a persistent-set prune, with its reason as the text.
+export function pruneStyle(reason: string): { color: string; dash: number[]; text: string } {
+  return isPruneReason(reason) ? reasonStyle[reason] : { ...reasonStyle.persistent, text: reason };
+}
 
 export const verdictColor = { bug: "#dc2626", ok: "#16a34a", aborted: "#6b7280", other: "#ea580c" };
 const bandColor = "#d5dce4";
@@ -196,13 +202,14 @@ export function paint(ctx: CanvasRenderingContext2D, m: TreeModel, t: Transform,
       flush(isTop ? null : v, run, isTop ? sx(0) : elbow);
       const ccx = sx(c.x), ccy = sy(c.y);
       if (c.kind === "pruned") {
-        const p = stubs[c.pruned!.reason];
+        const r = c.pruned!.reason;
+        const p = stubs[isPruneReason(r) ? r : "persistent"];
         const end = elbow + (ccx - elbow) * STUB;
         p.moveTo(elbow, ccy);
         p.lineTo(end, ccy);
         p.moveTo(end, ccy - 4 * Math.min(1, k));
         p.lineTo(end, ccy + 4 * Math.min(1, k));
-        if (wantLabels) cands.push({ x: elbow + 4, y: ccy - 4, text: `${c.pruned!.g} · not run`, color: reasonStyle[c.pruned!.reason].color, align: "left", font: stubFont, priority: 4, room: (ccx - elbow) * STUB + 20 });
+        if (wantLabels) cands.push({ x: elbow + 4, y: ccy - 4, text: `${c.pruned!.g} · not run`, color: pruneStyle(r).color, align: "left", font: stubFont, priority: 4, room: (ccx - elbow) * STUB + 20 });
         continue;
       }
       if (!isTop) {

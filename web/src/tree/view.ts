@@ -1,7 +1,7 @@
 import { clear, h } from "../dom";
 import { bugNumber } from "../ops";
 import { BREADTH_H, DEPTH_W, lowerBound, type TreeModel, type VNode } from "./model";
-import { edgeLabel, paint, reasonStyle, type Band, type Painted, type Transform } from "./paint";
+import { edgeLabel, paint, pruneStyle, reasonStyle, type Band, type Painted, type Transform } from "./paint";
 
 export interface TreeViewEvents {
   openBug(bug: number): void;
@@ -576,7 +576,7 @@ export class TreeView {
       const v = t.node;
       if (v.kind === "pruned") {
         const p = v.pruned!;
-        tip.append(h("b", {}, `${p.g} not run here: ${p.reason}`), h("div", {}, reasonStyle[p.reason].text));
+        tip.append(h("b", {}, `${p.g} not run here: ${p.reason}`), h("div", {}, pruneStyle(p.reason).text));
       } else {
         const n = v.node!;
         tip.append(h("b", {}, n.g ? edgeLabel(v, this.model!.names) : "the root"), h("div", { class: "muted" }, `decision point #${n.id}${n.enabled?.length ? `; enabled ${n.enabled.join(", ")}` : ""}`));
@@ -622,7 +622,7 @@ export class TreeView {
       const p = v.pruned!;
       d.append(
         h("h3", {}, `Pruned: ${p.g}`),
-        h("p", { "data-testid": "tree-detail-reason" }, h("span", { class: `reason reason-${p.reason}` }, p.reason), " ", reasonStyle[p.reason].text),
+        h("p", { "data-testid": "tree-detail-reason" }, h("span", { class: `reason reason-${p.reason}` }, p.reason), " ", pruneStyle(p.reason).text),
         h("p", { class: "muted" }, `Alternative at decision point #${v.id}.`),
       );
       return;
