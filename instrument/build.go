@@ -908,10 +908,18 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return nil, err
 	}
+	built, err := b.buildTests(roots, out)
+	if err != nil {
+		return nil, err
+	}
 	var bins []Binary
 	used := make(map[string]bool)
 	for _, r := range roots {
 		if b.hasFailed(r.path) {
+			continue
+		}
+		if built[r.path] {
+			bins = append(bins, Binary{Package: r.path, Path: filepath.Join(out, path.Base(r.path)+".test"), Test: true, Dir: r.dir, NoTestFiles: r.noTests})
 			continue
 		}
 		name := path.Base(r.path)
@@ -935,11 +943,7 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 			args = append(args, "-o", bin)
 		}
 		// Other packages are only compiled, to report their errors.
-		args = append(args, "-overlay", filepath.Join(b.work, "overlay.json"))
-		if b.mainModule != modulePath {
-			args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
-		}
-		args = append(args, b.buildFlags()...)
+		args = append(args, b.overlayFlags()...)
 		args = append(args, r.path)
 		if output, err := b.goCmd(args...).CombinedOutput(); err != nil {
 			if b.ctx.Err() != nil {
@@ -955,4 +959,55 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 		}
 	}
 	return bins, nil
+}
+
+// overlayFlags returns the go command's flags for building the instrumented packages.
+func (b *builder) overlayFlags() []string {
+	args := []string{"-overlay", filepath.Join(b.work, "overlay.json")}
+	if b.mainModule != modulePath {
+		args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
+	}
+	return append(args, b.buildFlags()...)
+}
+
+// buildTests builds the test binaries of roots in test mode with one go command, into out,
+// each named as go test -c names it there, and returns the packages it built. One go command
+// sets up once, and links the binaries in parallel, where one for each package would do both
+// in turn. If it fails, it returns the packages whose binaries it wrote: buildAll builds each of
+// the others alone, for the go command's report of that package. With fewer than two packages
+// to build, or two of the same name, it builds nothing.
+func (b *builder) buildTests(roots []root, out string) (map[string]bool, error) {
+	if !b.cfg.Test {
+		return nil, nil
+	}
+	var pkgs []string
+	names := make(map[string]bool)
+	for _, r := range roots {
+		if b.hasFailed(r.path) {
+			continue
+		}
+		name := path.Base(r.path) + ".test"
+		if names[name] {
+			return nil, nil
+		}
+		names[name] = true
+		pkgs = append(pkgs, r.path)
+		os.Remove(filepath.Join(out, name))
+	}
+	if len(pkgs) < 2 {
+		return nil, nil
+	}
+	args := append([]string{"test", "-c", "-o", out + string(filepath.Separator)}, b.overlayFlags()...)
+	// Its errors are reported by the builds of the packages that fail, alone.
+	b.goCmd(append(args, pkgs...)...).Run()
+	if b.ctx.Err() != nil {
+		return nil, b.ctx.Err()
+	}
+	built := make(map[string]bool)
+	for _, p := range pkgs {
+		if _, err := os.Stat(filepath.Join(out, path.Base(p)+".test")); err == nil {
+			built[p] = true
+		}
+	}
+	return built, nil
 }
