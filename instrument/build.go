@@ -835,12 +835,15 @@ func (b *builder) copyCached() (map[string]string, error) {
 	}
 	copies := make(map[string]string)
 	for path, dir := range b.cached {
-		dst := filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
-		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
-			return nil, fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
-		}
-		if err := raiseGo(filepath.Join(dst, "go.mod"), path); err != nil {
+		dst, err := b.cache.moduleCopy(path, dir)
+		if err != nil {
 			return nil, err
+		}
+		if dst == "" {
+			dst = filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
+			if err := copyModule(dst, path, dir); err != nil {
+				return nil, err
+			}
 		}
 		for name, rewritten := range b.overlay {
 			if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
@@ -851,6 +854,15 @@ func (b *builder) copyCached() (map[string]string, error) {
 		copies[path] = dst
 	}
 	return copies, nil
+}
+
+// copyModule copies module path out of the module cache at dir to dst, for an instrumented
+// build.
+func copyModule(dst, path, dir string) error {
+	if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+		return fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
+	}
+	return raiseGo(filepath.Join(dst, "go.mod"), path)
 }
 
 // raiseGo sets the go version of the go.mod at file, of module path, to the runtime's if it is

@@ -41,6 +41,11 @@ import (
 // the build. A build that uses an entry sets its modification time (at most once an hour),
 // and once a day a build deletes the entries unused for trimAge, as the go command trims its
 // own cache.
+//
+// The cache also holds the copies of modules of the module cache whose packages are rewritten
+// (the go command takes no overlay of the module cache's files), one per module version, so
+// that every build compiles them from the same place and the go command's build cache keeps
+// them; a copy unused for trimAge is deleted whole.
 
 // cacheEnv names the environment variable that sets the cache's directory.
 const cacheEnv = "HEDDLECACHE"
@@ -193,6 +198,43 @@ func (c cache) write(name string, data []byte) {
 	}
 }
 
+// moduleCopy returns the cache's copy of module path, at dir in the module cache, for
+// instrumented builds (builder.copyCached), making it if needed; "" if the cache is off. A copy
+// at the same place in every build lets the go command's build cache keep the module's
+// compiled packages, which name their source files. A copy is made beside its final place and
+// renamed, so that no build sees a partial one.
+func (c cache) moduleCopy(path, dir string) (string, error) {
+	if c.dir == "" {
+		return "", nil
+	}
+	sum := sha256.Sum256(fmt.Appendf(nil, "%s\nmodule %q %q go %s\n", cacheVersion, path, dir, runtimeGo))
+	dst := filepath.Join(c.dir, "mod", hex.EncodeToString(sum[:8]))
+	if fi, err := os.Stat(dst); err == nil {
+		if time.Since(fi.ModTime()) > touchInterval {
+			now := time.Now()
+			os.Chtimes(dst, now, now)
+		}
+		return dst, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+		return "", fmt.Errorf("instrument: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dst), "tmp-")
+	if err != nil {
+		return "", fmt.Errorf("instrument: %w", err)
+	}
+	defer os.RemoveAll(tmp) // after a successful rename, there is nothing there
+	if err := copyModule(filepath.Join(tmp, "m"), path, dir); err != nil {
+		return "", err
+	}
+	if err := os.Rename(filepath.Join(tmp, "m"), dst); err != nil {
+		if _, statErr := os.Stat(dst); statErr != nil {
+			return "", fmt.Errorf("instrument: %w", err) // not another build's copy
+		}
+	}
+	return dst, nil
+}
+
 // trim deletes the entries unused for trimAge, and temporary files left by interrupted
 // writes, if it has not done so for trimInterval.
 func (c cache) trim(now time.Time) {
@@ -205,9 +247,20 @@ func (c cache) trim(now time.Time) {
 	}
 	// Mark first: of builds that start together, one trims.
 	c.write(mark, fmt.Appendf(nil, "%d\n", now.Unix()))
+	mods := filepath.Join(c.dir, "mod")
 	filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || p == mark {
+		if err != nil || p == mark {
 			return nil
+		}
+		if d.IsDir() {
+			if filepath.Dir(p) != mods {
+				return nil
+			}
+			// A module's copy goes whole: its directory's time is its last use.
+			if fi, err := d.Info(); err == nil && now.Sub(fi.ModTime()) > trimAge {
+				os.RemoveAll(p)
+			}
+			return filepath.SkipDir
 		}
 		fi, err := d.Info()
 		if err != nil {

@@ -56,8 +56,8 @@ func cacheBuild(t *testing.T, dir, cacheDir string) (*Result, map[string]string)
 	return res, files
 }
 
-// copyModule copies the module testdata/mod/name into a new temporary directory.
-func copyModule(t *testing.T, name string) string {
+// copyTestModule copies the module testdata/mod/name into a new temporary directory.
+func copyTestModule(t *testing.T, name string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "mod", name))); err != nil {
@@ -76,7 +76,7 @@ func TestCacheRewrites(t *testing.T) {
 		t.Skip("builds with the go command")
 	}
 	const mod = "example.com/layers"
-	dir := copyModule(t, "layers")
+	dir := copyTestModule(t, "layers")
 	cacheDir := t.TempDir()
 	first, want := cacheBuild(t, dir, cacheDir)
 	all := []string{mod + "/alone", mod + "/base", mod + "/mid", mod + "/top"}
@@ -139,7 +139,7 @@ func TestCacheCorrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")
 	}
-	dir := copyModule(t, "layers")
+	dir := copyTestModule(t, "layers")
 	cacheDir := t.TempDir()
 	first, want := cacheBuild(t, dir, cacheDir)
 	var entries []string

@@ -80,7 +80,9 @@
 // (os.UserCacheDir); HEDDLECACHE=off turns it off. Entries unused for five days are deleted,
 // by a build that looks once a day; deleting the directory at any time is safe. A damaged
 // entry is a miss, never a wrong build: each holds a hash of its content. The go command's
-// go list std, which rt needs, is cached by the go command's version and environment too.
+// go list std, which rt needs, is cached by the go command's version and environment too, and
+// so are the copies of modules of the module cache whose packages are instrumented, which the
+// build otherwise makes anew each time, in a new place that the go command compiles again.
 //
 // Because the go command reads vendor/modules.txt without the overlay, a
 // vendored module is built with -mod=mod, from the module cache. A module
