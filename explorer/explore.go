@@ -118,7 +118,8 @@ type Report struct {
 	// trees with gate locks, and the lock-order graph).
 	LockTrees *locktree.Report
 	// First is the exploration's first run, replayed in detail: the run the lock trees come
-	// from.
+	// from. An exploration in this process replays it only if the trees warn of a lock-order
+	// inversion, whose report shows the run.
 	First *rt.Result
 	// Outcomes counts runs by terminal outcome (verdict and final state digest), for
 	// comparing strategies, when Options.Outcomes is set.
@@ -165,6 +166,9 @@ type inProcess struct {
 	// detailDeadline the replays in detail mode; the replays that report bugs have none.
 	deadline, detailDeadline time.Time
 	body                     func(body func())
+	// lockPositions makes the next runs without detail record their lock operations'
+	// positions (rt.Config.LockPositions): the first run's, for its lock trees.
+	lockPositions bool
 }
 
 func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
@@ -177,6 +181,7 @@ func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 		p.cur.Deadline = p.detailDeadline
 	}
 	p.cur.Reuse = p.reuse && !detail
+	p.cur.LockPositions = p.lockPositions && !detail
 	p.cur.AskAlways = len(gd.Sleep) > 0
 	p.cur.StepAccesses = gd.footprints && !p.cur.IgnoreAccesses
 	p.cur.Persistent = gd.persistent
@@ -259,6 +264,9 @@ type explorer struct {
 	// firstLocks says whether the first run locked or unlocked anything: a run that did not
 	// has empty lock trees, which need no replay in detail mode for their positions.
 	firstLocks bool
+	// firstTrees are the lock trees of the first run, when the run recorded its lock
+	// operations' positions (rt.Config.LockPositions): they need no replay in detail mode.
+	firstTrees *locktree.Report
 
 	// byRun maps the cheap key of a buggy run (runKey) to its bug, so that only the first run
 	// of each pays for the replay in detail mode that finds the bug's signature.
@@ -415,7 +423,15 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	}
 	gd.Serial = e.opts.serial
 	gd.Timeouts, gd.Timeout = e.timeouts, e.timeout
+	p, local := e.r.(*inProcess)
+	first := e.rep.Stats.Runs == 0 && local
+	if first {
+		p.lockPositions = true
+	}
 	res := e.r.Run(gd, false)
+	if first {
+		p.lockPositions = false
+	}
 	other := elsewhere(gd, res)
 	if other {
 		// Another shard's run: the search goes on past it, the share's results leave it out.
@@ -424,6 +440,9 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	if e.rep.Stats.Runs == 0 {
 		e.first = rt.CloneDecisions(res.Decisions)
 		e.firstLocks = slices.ContainsFunc(res.Events, func(ev rt.Event) bool { _, ok := lockOps[ev.Op]; return ok })
+		if first && e.firstLocks {
+			e.firstTrees = lockTrees(res)
+		}
 	}
 	if debugRuns != nil {
 		fmt.Fprintf(debugRuns, "run %d prefix=%v sleep=%v verdict=%s\n", e.rep.Stats.Runs, gd.Prefix, gd.Sleep, res.Verdict.Kind)
@@ -778,12 +797,19 @@ func (e *explorer) finish() {
 		e.rep.LockTrees = lockTrees(&rt.Result{})
 	} else if e.rep.Stats.Runs > 0 && !over() && e.canReplay() {
 		// The first run shows the program's lock trees. A long one costs seconds to replay
-		// in detail, so past the budget the trees are those of its beginning.
+		// in detail, so past the budget the trees are those of its beginning. A run in this
+		// process recorded the positions the trees need, and is replayed only for the trace
+		// of a lock-order inversion (Report.First).
 		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
 			p.detailDeadline = e.start.Add(e.opts.MaxTime)
 		}
-		e.rep.First = e.r.Run(scheduleGuide(e.first), true)
-		e.rep.LockTrees = lockTrees(e.rep.First)
+		e.rep.LockTrees = e.firstTrees
+		if e.firstTrees == nil || len(e.firstTrees.Warnings) > 0 {
+			e.rep.First = e.r.Run(scheduleGuide(e.first), true)
+		}
+		if e.firstTrees == nil {
+			e.rep.LockTrees = lockTrees(e.rep.First)
+		}
 	}
 	e.nameLocks(over)
 	e.atomicWarnings(over)

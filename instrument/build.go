@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
@@ -87,6 +88,10 @@ type Result struct {
 	// WorkDir holds the rewritten files, the overlay and the go.mod used
 	// for the build. The caller removes it when done.
 	WorkDir string
+
+	// Rewritten lists the packages that the build rewrote, in the order it did: those it
+	// did not find in the rewrite cache (see HEDDLECACHE in the package's documentation).
+	Rewritten []string
 }
 
 // A Binary is one built executable.
@@ -138,6 +143,8 @@ func Build(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	res.Warnings = b.warnings
 	res.Failed = b.failed
+	res.Rewritten = b.rewritten
+	b.cache.trim(time.Now())
 	if err != nil {
 		os.RemoveAll(b.work)
 		return nil, err
@@ -168,6 +175,12 @@ type builder struct {
 	// langs are the Go files of the build's packages that are in modules, with their modules'
 	// language (keepLanguage).
 	langs map[string]fileLang
+
+	cache     cache
+	goEnv     []byte          // go env's report of the variables that change every package
+	done      map[string]bool // the files rewritten
+	rec       *cacheEntry     // while rewriting a package: what it adds, for the cache
+	rewritten []string        // the packages rewritten, not taken from the cache
 }
 
 // fail records that the package to build at path does not build, with
@@ -189,7 +202,7 @@ func (b *builder) hasFailed(path string) bool {
 }
 
 func newBuilder(ctx context.Context, cfg Config) (*builder, error) {
-	b := &builder{ctx: ctx, cfg: cfg, overlay: make(map[string]string)}
+	b := &builder{ctx: ctx, cfg: cfg, overlay: make(map[string]string), done: make(map[string]bool)}
 	var err error
 	if b.dir, err = filepath.Abs(cmp(cfg.Dir, ".")); err != nil {
 		return nil, err
@@ -203,11 +216,16 @@ func newBuilder(ctx context.Context, cfg Config) (*builder, error) {
 	}
 	// -modfile does not combine with workspaces.
 	b.env = append(slices.Clip(env), "GOWORK=off")
-	out, err := b.goCmd("env", "GOMOD").Output()
+	// GOMOD, and what changes every package's rewriting (the types of the standard library
+	// and the files the build takes), for the cache.
+	out, err := b.goCmd("env", "GOMOD", "GOVERSION", "GOROOT", "GOOS", "GOARCH", "CGO_ENABLED", "GOFLAGS", "GOEXPERIMENT", "GOMODCACHE").Output()
 	if err != nil {
 		return nil, fmt.Errorf("instrument: go env GOMOD in %s: %w", b.dir, err)
 	}
-	b.gomod = strings.TrimSpace(string(out))
+	gomod, _, _ := strings.Cut(string(out), "\n")
+	b.gomod = strings.TrimSpace(gomod)
+	b.goEnv = out
+	b.cache = openCache(b.env)
 	if b.gomod == "" || b.gomod == os.DevNull {
 		return nil, fmt.Errorf("instrument: %s is not inside a module", b.dir)
 	}
@@ -351,72 +369,19 @@ func (b *builder) load() ([]root, error) {
 		return roots, nil
 	}
 
-	lcfg.Mode = modeSyntax
-	lcfg.Tests = b.cfg.Test
-	pkgs, err := packages.Load(lcfg, paths...)
-	if err != nil {
-		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(paths, " "), err)
+	rootsByPath := make(map[string]root)
+	for _, r := range roots {
+		rootsByPath[r.path] = r
 	}
-	done := make(map[string]bool)
-	tests := make(map[string][]*packages.Package) // root path → its test packages
-	for _, p := range pkgs {
-		testOf, isTest := testVariant(p)
-		if isTest && !rootPaths[testOf] {
-			continue // tests of dependencies are not built
-		}
-		if strings.HasSuffix(p.ID, ".test") {
-			continue // the generated test main
-		}
-		if len(p.Errors) > 0 {
-			// Let the compiler report the errors on the original source.
-			err := b.compileOriginal(p)
-			if r, _ := testVariant(p); rootPaths[p.PkgPath] || rootPaths[r] {
-				if r == "" {
-					r = p.PkgPath
-				}
-				if b.fail(r, err) {
-					continue
-				}
-			}
-			return nil, err
-		}
-		if isTest {
-			tests[testOf] = append(tests[testOf], p)
-		}
-		if Runtime(p.PkgPath) || b.plain[p.PkgPath] {
-			continue
-		}
-		if usesCgo(p) {
-			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))
-			continue
-		}
-		if dir := cachedDir(p.Module); dir != "" {
-			if b.cached == nil {
-				b.cached = make(map[string]string)
-			}
-			b.cached[p.Module.Path] = dir
-		}
-		for i, f := range p.Syntax {
-			name := p.CompiledGoFiles[i]
-			if done[name] {
-				continue
-			}
-			done[name] = true
-			if err := b.rewrite(p, f, name); err != nil {
-				if r, _ := testVariant(p); b.cfg.KeepGoing && (rootPaths[p.PkgPath] || rootPaths[r]) {
-					if r == "" {
-						r = p.PkgPath
-					}
-					b.fail(r, &BuildError{Output: err.Error() + "\n"})
-					continue
-				}
-				return nil, err
-			}
-		}
+	rewritten, err := b.rewriteAll(lcfg, graph, paths, rootsByPath)
+	if err != nil {
+		return nil, err
 	}
 	if b.cfg.Test {
 		for _, r := range roots {
-			b.register(r, tests[r.path])
+			if !rewritten[r.path] {
+				b.register(r, nil)
+			}
 		}
 	} else {
 		for _, r := range roots {
@@ -428,13 +393,148 @@ func (b *builder) load() ([]root, error) {
 	return roots, nil
 }
 
+// rewriteAll rewrites the packages at paths, and registers the tests of those that are roots
+// in test mode, taking what it can from the cache. It returns the packages it handled.
+func (b *builder) rewriteAll(lcfg *packages.Config, graph []*packages.Package, paths []string, roots map[string]root) (map[string]bool, error) {
+	keys := b.unitKeys(graph, paths, roots)
+	handled := make(map[string]bool)
+	var misses []string
+	for _, path := range paths {
+		key, ok := keys[path]
+		if !ok {
+			misses = append(misses, path)
+			continue
+		}
+		e, ok := b.cache.get(key)
+		if !ok {
+			misses = append(misses, path)
+			continue
+		}
+		for _, f := range e.Files {
+			b.addFile(f.Name, f.Content)
+		}
+		b.warnings = append(b.warnings, e.Warnings...)
+		if e.Module != "" {
+			b.addCached(e.ModulePath, e.Module)
+		}
+		handled[path] = true
+	}
+	if len(misses) == 0 {
+		return handled, nil
+	}
+
+	lcfg.Mode = modeSyntax
+	lcfg.Tests = b.cfg.Test
+	pkgs, err := packages.Load(lcfg, misses...)
+	if err != nil {
+		return nil, fmt.Errorf("instrument: loading %s: %w", strings.Join(misses, " "), err)
+	}
+	units := make(map[string][]*packages.Package) // path → its packages, test variants included
+	for _, p := range pkgs {
+		testOf, isTest := testVariant(p)
+		if _, root := roots[testOf]; isTest && !root {
+			continue // tests of dependencies are not built
+		}
+		if strings.HasSuffix(p.ID, ".test") {
+			continue // the generated test main
+		}
+		unit := p.PkgPath
+		if isTest {
+			unit = testOf
+		}
+		units[unit] = append(units[unit], p)
+	}
+	for _, path := range misses {
+		b.rec = &cacheEntry{}
+		warnings := len(b.warnings)
+		ok, err := b.rewriteUnit(path, units[path], roots)
+		rec := b.rec
+		b.rec = nil
+		if err != nil {
+			return nil, err
+		}
+		handled[path] = true
+		b.rewritten = append(b.rewritten, path)
+		if key, cacheable := keys[path]; ok && cacheable {
+			rec.Warnings = slices.Clone(b.warnings[warnings:])
+			b.cache.put(key, rec)
+		}
+	}
+	return handled, nil
+}
+
+// rewriteUnit rewrites the packages of pkgs, the package at path and in test mode its test
+// variants, and registers its tests if it is a root in test mode. It reports whether all went
+// well, so that the result may be cached: with KeepGoing, a root that does not build is recorded
+// as failed instead of returning an error.
+func (b *builder) rewriteUnit(path string, pkgs []*packages.Package, roots map[string]root) (bool, error) {
+	r, isRoot := roots[path]
+	ok := true
+	var tests []*packages.Package
+	for _, p := range pkgs {
+		_, isTest := testVariant(p)
+		if len(p.Errors) > 0 {
+			// Let the compiler report the errors on the original source.
+			err := b.compileOriginal(p)
+			if isRoot && b.fail(path, err) {
+				ok = false
+				continue
+			}
+			return false, err
+		}
+		if isTest {
+			tests = append(tests, p)
+		}
+		if Runtime(p.PkgPath) || b.plain[p.PkgPath] {
+			continue
+		}
+		if usesCgo(p) {
+			b.warnings = append(b.warnings, fmt.Sprintf("%s uses cgo: left uninstrumented", p.PkgPath))
+			continue
+		}
+		if dir := cachedDir(p.Module); dir != "" {
+			b.addCached(p.Module.Path, dir)
+		}
+		for i, f := range p.Syntax {
+			name := p.CompiledGoFiles[i]
+			if b.done[name] {
+				continue
+			}
+			b.done[name] = true
+			if err := b.rewrite(p, f, name); err != nil {
+				if b.cfg.KeepGoing && isRoot {
+					b.fail(path, &BuildError{Output: err.Error() + "\n"})
+					ok = false
+					continue
+				}
+				return false, err
+			}
+		}
+	}
+	if b.cfg.Test && isRoot {
+		b.register(r, tests)
+	}
+	return ok, nil
+}
+
+// addCached notes that the build rewrites files of module path, in the module cache at dir.
+func (b *builder) addCached(path, dir string) {
+	if b.cached == nil {
+		b.cached = make(map[string]string)
+	}
+	b.cached[path] = dir
+	if b.rec != nil {
+		b.rec.ModulePath, b.rec.Module = path, dir
+	}
+}
+
 // addStd adds to rt a file that lists the standard library of the go command that builds the
 // program (go list std): rt tells the standard library's frames from the program's by it,
 // whatever the program's module is called.
 func (b *builder) addStd() error {
-	out, err := b.goCmd("list", "-e", "std").Output()
+	out, err := b.stdList()
 	if err != nil {
-		return fmt.Errorf("instrument: go list std in %s: %w", b.dir, err)
+		return err
 	}
 	dir := b.runtime
 	if b.mainModule == modulePath {
@@ -628,6 +728,9 @@ func (b *builder) rewrite(p *packages.Package, f *ast.File, name string) error {
 
 // addFile makes the go command see content at path name.
 func (b *builder) addFile(name string, content []byte) {
+	if b.rec != nil {
+		b.rec.Files = append(b.rec.Files, cachedFile{name, content})
+	}
 	dst := filepath.Join(b.work, "src", strconv.Itoa(len(b.overlay))+"_"+filepath.Base(name))
 	b.overlay[name] = dst
 	b.pending = append(b.pending, pendingFile{dst, content})
@@ -732,12 +835,15 @@ func (b *builder) copyCached() (map[string]string, error) {
 	}
 	copies := make(map[string]string)
 	for path, dir := range b.cached {
-		dst := filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
-		if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
-			return nil, fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
-		}
-		if err := raiseGo(filepath.Join(dst, "go.mod"), path); err != nil {
+		dst, err := b.cache.moduleCopy(path, dir)
+		if err != nil {
 			return nil, err
+		}
+		if dst == "" {
+			dst = filepath.Join(b.work, "mod", strconv.Itoa(len(copies)))
+			if err := copyModule(dst, path, dir); err != nil {
+				return nil, err
+			}
 		}
 		for name, rewritten := range b.overlay {
 			if rel, err := filepath.Rel(dir, name); err == nil && !strings.HasPrefix(rel, "..") {
@@ -748,6 +854,15 @@ func (b *builder) copyCached() (map[string]string, error) {
 		copies[path] = dst
 	}
 	return copies, nil
+}
+
+// copyModule copies module path out of the module cache at dir to dst, for an instrumented
+// build.
+func copyModule(dst, path, dir string) error {
+	if err := os.CopyFS(dst, os.DirFS(dir)); err != nil {
+		return fmt.Errorf("instrument: copying %s out of the module cache: %w", path, err)
+	}
+	return raiseGo(filepath.Join(dst, "go.mod"), path)
 }
 
 // raiseGo sets the go version of the go.mod at file, of module path, to the runtime's if it is
@@ -805,10 +920,18 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 	if err := os.MkdirAll(out, 0o777); err != nil {
 		return nil, err
 	}
+	built, err := b.buildTests(roots, out)
+	if err != nil {
+		return nil, err
+	}
 	var bins []Binary
 	used := make(map[string]bool)
 	for _, r := range roots {
 		if b.hasFailed(r.path) {
+			continue
+		}
+		if built[r.path] {
+			bins = append(bins, Binary{Package: r.path, Path: filepath.Join(out, path.Base(r.path)+".test"), Test: true, Dir: r.dir, NoTestFiles: r.noTests})
 			continue
 		}
 		name := path.Base(r.path)
@@ -832,11 +955,7 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 			args = append(args, "-o", bin)
 		}
 		// Other packages are only compiled, to report their errors.
-		args = append(args, "-overlay", filepath.Join(b.work, "overlay.json"))
-		if b.mainModule != modulePath {
-			args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
-		}
-		args = append(args, b.buildFlags()...)
+		args = append(args, b.overlayFlags()...)
 		args = append(args, r.path)
 		if output, err := b.goCmd(args...).CombinedOutput(); err != nil {
 			if b.ctx.Err() != nil {
@@ -852,4 +971,55 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 		}
 	}
 	return bins, nil
+}
+
+// overlayFlags returns the go command's flags for building the instrumented packages.
+func (b *builder) overlayFlags() []string {
+	args := []string{"-overlay", filepath.Join(b.work, "overlay.json")}
+	if b.mainModule != modulePath {
+		args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
+	}
+	return append(args, b.buildFlags()...)
+}
+
+// buildTests builds the test binaries of roots in test mode with one go command, into out,
+// each named as go test -c names it there, and returns the packages it built. One go command
+// sets up once, and links the binaries in parallel, where one for each package would do both
+// in turn. If it fails, it returns the packages whose binaries it wrote: buildAll builds each of
+// the others alone, for the go command's report of that package. With fewer than two packages
+// to build, or two of the same name, it builds nothing.
+func (b *builder) buildTests(roots []root, out string) (map[string]bool, error) {
+	if !b.cfg.Test {
+		return nil, nil
+	}
+	var pkgs []string
+	names := make(map[string]bool)
+	for _, r := range roots {
+		if b.hasFailed(r.path) {
+			continue
+		}
+		name := path.Base(r.path) + ".test"
+		if names[name] {
+			return nil, nil
+		}
+		names[name] = true
+		pkgs = append(pkgs, r.path)
+		os.Remove(filepath.Join(out, name))
+	}
+	if len(pkgs) < 2 {
+		return nil, nil
+	}
+	args := append([]string{"test", "-c", "-o", out + string(filepath.Separator)}, b.overlayFlags()...)
+	// Its errors are reported by the builds of the packages that fail, alone.
+	b.goCmd(append(args, pkgs...)...).Run()
+	if b.ctx.Err() != nil {
+		return nil, b.ctx.Err()
+	}
+	built := make(map[string]bool)
+	for _, p := range pkgs {
+		if _, err := os.Stat(filepath.Join(out, path.Base(p)+".test")); err == nil {
+			built[p] = true
+		}
+	}
+	return built, nil
 }

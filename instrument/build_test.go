@@ -50,7 +50,14 @@ var passthroughRuntime = sync.OnceValues(func() (string, error) {
 })
 
 func TestMain(m *testing.M) {
+	// The tests' builds keep their rewrites apart from the user's.
+	cacheDir, err := os.MkdirTemp("", "heddle-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(cacheEnv, cacheDir)
 	code := m.Run()
+	os.RemoveAll(cacheDir)
 	if dir, err := passthroughRuntime(); err == nil {
 		os.RemoveAll(dir)
 	}

@@ -70,6 +70,21 @@
 // test through which heddle runs them; a TestMain stays as it is. For a main
 // package it adds a file that hands main to the harness.
 //
+// # Caching
+//
+// The rewriter's output is cached across builds, as the go command caches compiled packages:
+// a package whose files, dependencies, heddle and go command are those of an earlier build
+// takes its rewritten files from the cache, without the type-checking load that rewriting
+// needs, and a change to one file rewrites only its package and the packages that import it,
+// directly or not (Result.Rewritten lists the packages a build rewrote). The cache is the
+// directory $HEDDLECACHE, by default heddle/rewrite in the user's cache directory
+// (os.UserCacheDir); HEDDLECACHE=off turns it off. Entries unused for five days are deleted,
+// by a build that looks once a day; deleting the directory at any time is safe. A damaged
+// entry is a miss, never a wrong build: each holds a hash of its content. The go command's
+// go list std, which rt needs, is cached by the go command's version and environment too, and
+// so are the copies of modules of the module cache whose packages are instrumented, which the
+// build otherwise makes anew each time, in a new place that the go command compiles again.
+//
 // Because the go command reads vendor/modules.txt without the overlay, a
 // vendored module is built with -mod=mod, from the module cache. A module
 // whose go version predates the runtime's is built at the runtime's

@@ -44,6 +44,10 @@ type Config struct {
 	// Detail records source positions of every step and the stacks of blocked goroutines.
 	// It is slower; explorations run without it and replay the schedules of bugs with it.
 	Detail bool
+	// LockPositions records, without Detail, the source position (Event.PC) of each step
+	// that locks or unlocks a mutex: the lock trees need no more, and a run in detail mode
+	// costs a walk of the stack at every step.
+	LockPositions bool
 	// Hang bounds the wall-clock time between two scheduling points. A goroutine that runs
 	// longer (an infinite loop with no synchronization) ends the run with a hang verdict and
 	// poisons the process. Zero means DefaultHang.
@@ -1251,7 +1255,7 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 		e.Start, e.Decision = true, r.startD
 		r.startG = NoG
 	}
-	if r.cfg.Detail && g != clockG {
+	if g != clockG && (r.cfg.Detail || r.cfg.LockPositions && lockOp(kind)) {
 		e.PC, _ = callers()
 	}
 	if r.steps&deadlineEvery == 0 && !r.cfg.Deadline.IsZero() && !r.ended && time.Now().After(r.cfg.Deadline) {
@@ -1580,4 +1584,9 @@ func Unsupported(msg string) {
 	if r := active; r != nil {
 		r.foreign.CompareAndSwap(nil, &msg)
 	}
+}
+
+// lockOp reports whether op locks or unlocks a mutex.
+func lockOp(op OpKind) bool {
+	return op == OpLock || op == OpUnlock || op == OpRLock || op == OpRUnlock
 }

@@ -1,0 +1,3 @@
+module example.com/layers
+
+go 1.24
