@@ -36,7 +36,7 @@ type shadowSpec struct {
 // localShadows are the shadow packages whose controlled names are declared in the shadow
 // package itself (the virtual network's by hand, io's Pipe by std's own code), not forwarded to
 // rt.
-var localShadows = map[string]bool{"net": true, "net/http/httptest": true, "io": true}
+var localShadows = map[string]bool{"net": true, "net/http/httptest": true, "io": true, "crypto/tls": true}
 
 var shadowSpecs = []shadowSpec{
 	{std: "sync", controlled: names("Mutex", "RWMutex", "WaitGroup", "Cond", "Once", "Map", "Pool",
@@ -56,6 +56,8 @@ var shadowSpecs = []shadowSpec{
 		"ListenTCP", "DialTCP", "TCPListener", "TCPConn"),
 		stdFiles: []string{"pipe.go"}},
 	{std: "net/http/httptest", controlled: names("Server", "NewServer", "NewUnstartedServer", "NewTLSServer")},
+	{std: "crypto/tls", controlled: names("Conn", "Client", "Server", "Dial", "DialWithDialer", "Dialer",
+		"Listen", "NewListener")},
 }
 
 // methodsOf maps each name to the method of that name of the value that rt's expression recv
