@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 )
 
@@ -222,6 +224,19 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		hook(srv, c, http.StateClosed)
 		s.notify()
 	}()
+	var tlsState *tls.ConnectionState
+	if tc, ok := c.(*rttls.Conn); ok {
+		// As net/http does: the handshake first, under the read timeout, and the state for
+		// every request on the connection.
+		if d := readTimeout(srv); d > 0 {
+			c.SetReadDeadline(rt.Now().Add(d))
+		}
+		if err := tc.Handshake(); err != nil {
+			return
+		}
+		cs := tc.ConnectionState()
+		tlsState = &cs
+	}
 	br := bufio.NewReader(c)
 	for {
 		if d := readTimeout(srv); d > 0 {
@@ -243,6 +258,7 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		rctx, cancel := rt.WithCancel(ctx)
 		req = req.WithContext(rctx)
 		req.RemoteAddr = c.RemoteAddr().String()
+		req.TLS = tlsState
 		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header)}
 		handle(srv, w, req)
 		cancel()
