@@ -206,3 +206,33 @@ func BenchmarkReal(b *testing.B) {
 		exchange()
 	}
 }
+
+// TestDefaultTransportAssertion: a program that asserts that http.DefaultTransport is
+// net/http's (to clone it) panics only because heddle stands in for it: the run cannot be
+// explored, and is no panic of the program's. Other failed assertions are the program's.
+func TestDefaultTransportAssertion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func()
+		want rt.VerdictKind
+		msg  string
+	}{
+		{"DefaultTransport", func() { _ = http.DefaultTransport.(*http.Transport).Clone() },
+			rt.VerdictUnsupported, "asserts that http.DefaultTransport is net/http's"},
+		{"another type", func() {
+			var tr http.RoundTripper = &rthttp.Transport{}
+			_ = tr.(*http.Transport)
+		}, rt.VerdictUnsupported, "asserts that http.DefaultTransport is net/http's"},
+		{"the program's", func() {
+			var v any = "text"
+			_ = v.(int)
+		}, rt.VerdictPanic, "interface conversion: interface {} is string, not int"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{}, tc.body)
+			if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.msg) {
+				t.Errorf("verdict %s (%s), want %s with %q", res.Verdict.Kind, res.Verdict.Message, tc.want, tc.msg)
+			}
+		})
+	}
+}
