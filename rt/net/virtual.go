@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"sync"
@@ -150,7 +151,17 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 	case datagramNet(network):
 		return dialUDP(network, address)
 	}
-	return dialVirtual(ctx, network, address)
+	// net's dial tells an httptrace.ClientTrace of ctx of the connection (its ConnectStart and
+	// ConnectDone), through a hook of the standard library's that it alone can reach.
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.ConnectStart != nil {
+		trace.ConnectStart(network, address)
+	}
+	c, err := dialVirtual(ctx, network, address)
+	if trace != nil && trace.ConnectDone != nil {
+		trace.ConnectDone(network, address, err)
+	}
+	return c, err
 }
 
 // dialVirtual connects to address on the run's virtual network: a *TCPConn, or what Outside

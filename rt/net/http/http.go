@@ -260,13 +260,17 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		req.RemoteAddr = c.RemoteAddr().String()
 		req.TLS = tlsState
 		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header)}
-		handle(srv, w, req)
-		cancel()
-		if w.hijacked {
+		// As net/http does, the connection is the handler's from its Hijack on: Close and
+		// Shutdown neither close it nor wait for the handler that holds it.
+		w.onHijack = func() {
 			hijacked = true
 			delete(s.conns, c)
 			hook(srv, c, http.StateHijacked)
 			s.notify()
+		}
+		handle(srv, w, req)
+		cancel()
+		if w.hijacked {
 			return
 		}
 		keep := w.finish()
@@ -337,6 +341,7 @@ type response struct {
 	chunked io.WriteCloser // after the first Flush
 	// hijacked: the handler took the connection; aborted: it panicked.
 	hijacked, aborted bool
+	onHijack          func() // tells the server that the connection is no longer its
 }
 
 //go:norace
@@ -416,6 +421,9 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	w.hijacked = true
 	w.bw.Flush()
+	if w.onHijack != nil {
+		w.onHijack()
+	}
 	return w.conn, bufio.NewReadWriter(w.br, bufio.NewWriter(w.conn)), nil
 }
 
