@@ -37,6 +37,8 @@ var shadows = map[string]string{
 	// The virtual network (docs/network.md).
 	"net":               rtPath + "/net",
 	"net/http/httptest": rtPath + "/net/http/httptest",
+	// crypto/tls's own Conn, its locks taken first as the run's (docs/network.md).
+	"crypto/tls": rtPath + "/crypto/tls",
 	// Not a standard package: goleak lists every goroutine of the process, heddle's included,
 	// and heddle checks for leaks itself. Hand-written, with goleak v1.3.0's API.
 	"go.uber.org/goleak": rtPath + "/goleak",
@@ -1205,7 +1207,7 @@ func (r *rewriter) simple(e ast.Expr) bool {
 }
 
 // importEdits swaps the imports of shadowed packages, and blanks an
-// import of runtime, os or net whose every use has been rewritten.
+// import of runtime, os, net or net/http whose every use has been rewritten.
 func (r *rewriter) importEdits() {
 	for _, spec := range r.file.Imports {
 		path, err := strconv.Unquote(spec.Path.Value)
@@ -1222,8 +1224,10 @@ func (r *rewriter) importEdits() {
 				r.add(spec.Path, func(w *writer) { w.insert(quoted) })
 			}
 		}
-		// net is shadowed, and its Listen and Dial may have been rewritten to rt/group's.
-		if controlledFuncs[path] == nil && path != "net" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
+		// net is shadowed, and its Listen and Dial may have been rewritten to rt/group's;
+		// net/http's Serve and ListenAndServe are rewritten to rt/net/http's (a package whose
+		// only use of net/http is an http.ListenAndServe in an init's goroutine).
+		if controlledFuncs[path] == nil && path != "net" && path != "net/http" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {
 			swap()
 			continue
 		}

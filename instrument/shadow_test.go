@@ -36,7 +36,7 @@ type shadowSpec struct {
 // localShadows are the shadow packages whose controlled names are declared in the shadow
 // package itself (the virtual network's by hand, io's Pipe by std's own code), not forwarded to
 // rt.
-var localShadows = map[string]bool{"net": true, "net/http/httptest": true, "io": true}
+var localShadows = map[string]bool{"net": true, "net/http/httptest": true, "io": true, "crypto/tls": true}
 
 var shadowSpecs = []shadowSpec{
 	{std: "sync", controlled: names("Mutex", "RWMutex", "WaitGroup", "Cond", "Once", "Map", "Pool",
@@ -53,9 +53,12 @@ var shadowSpecs = []shadowSpec{
 		map[string]string{"N": "RandN"})},
 	{std: "io", controlled: names("Pipe", "PipeReader", "PipeWriter"), stdFiles: []string{"pipe.go"}},
 	{std: "net", controlled: names("Listen", "Dial", "DialTimeout", "Dialer", "Pipe",
-		"ListenTCP", "DialTCP", "TCPListener", "TCPConn"),
+		"ListenTCP", "DialTCP", "TCPListener", "TCPConn",
+		"ListenUDP", "DialUDP", "ListenPacket", "ListenMulticastUDP", "UDPConn"),
 		stdFiles: []string{"pipe.go"}},
 	{std: "net/http/httptest", controlled: names("Server", "NewServer", "NewUnstartedServer", "NewTLSServer")},
+	{std: "crypto/tls", controlled: names("Conn", "Client", "Server", "Dial", "DialWithDialer", "Dialer",
+		"Listen", "NewListener")},
 }
 
 // methodsOf maps each name to the method of that name of the value that rt's expression recv

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	"strconv"
+	"strings"
 )
 
 // Go starts f in a new controlled goroutine, like a go statement. The instrumenter evaluates
@@ -172,6 +173,24 @@ func TestFailed() {
 	if r := active; r != nil {
 		r.testFailed = true
 	}
+}
+
+// standInAssertion ends the message of the panic of a type assertion that fails only because
+// heddle stands in for the type asserted: http.DefaultTransport is rt/net/http's Transport in
+// an instrumented program, and http.DefaultTransport.(*http.Transport) (a common way to
+// clone it) panics there, not under go test.
+const standInAssertion = "is *http.Transport, not *http.Transport (types from different packages)"
+
+// panicVerdict returns the kind and message of the verdict of a panic with value p.
+//
+//go:norace
+func panicVerdict(p any) (VerdictKind, string) {
+	msg := fmt.Sprint(p)
+	if _, ok := p.(*runtime.TypeAssertionError); ok && strings.HasSuffix(msg, standInAssertion) {
+		return VerdictUnsupported, msg + ": the program asserts that http.DefaultTransport is net/http's, " +
+			"which under heddle is rt/net/http's Transport, carrying requests on controlled goroutines (docs/network.md)"
+	}
+	return classifyPanic(p), msg
 }
 
 //go:norace

@@ -653,7 +653,8 @@ func (r *run) bodyEnd(g *goroutine, returned *bool) {
 		if r.aborted {
 			return
 		}
-		r.fail(classifyPanic(p), fmt.Sprint(p), g, panicStack())
+		kind, msg := panicVerdict(p)
+		r.fail(kind, msg, g, panicStack())
 		return
 	}
 	if r.aborted {

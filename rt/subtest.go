@@ -1,7 +1,5 @@
 package rt
 
-import "fmt"
-
 // Subtest runs f, the function of a subtest, on the goroutine that the testing package started
 // for it. t.Run blocks its caller until the subtest ends, so the subtest takes the place of the
 // controlled goroutine that called t.Run: its operations are that goroutine's steps and the
@@ -45,7 +43,8 @@ func Subtest(f func(), end func()) {
 			// stack. g itself stays live, so that the teardown wakes this goroutine.
 			done := *g
 			done.state = gDone
-			r.fail(classifyPanic(p), fmt.Sprint(p), &done, panicStack())
+			kind, msg := panicVerdict(p)
+			r.fail(kind, msg, &done, panicStack())
 			r.block(g)
 		}
 	}()

@@ -422,6 +422,10 @@ type GoroutineState struct {
 	Objs  []ObjID
 	PC    uintptr
 	Stack []Frame
+	// Site is the program's frame at PC (its call site of the operation, which callers
+	// chooses), resolved where PC means something: a process group's member sends it, since
+	// its controller cannot resolve the member's PCs. Nil where PC is kept.
+	Site *Frame `json:",omitempty"`
 }
 
 // Frame is one frame of a goroutine's stack.

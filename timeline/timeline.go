@@ -336,7 +336,13 @@ func verdict(res *rt.Result) Verdict {
 		for _, f := range g.Stack {
 			gs.Stack = append(gs.Stack, Frame(f))
 		}
-		if gs.Pos == nil && len(gs.Stack) > 0 {
+		switch {
+		case gs.Pos != nil:
+		case g.Site != nil:
+			// The program's call site, as a step's position is (rt's callers), rather than the
+			// innermost frame, which may be the standard library's (io.ReadAll's read).
+			gs.Pos = &Pos{File: g.Site.File, Line: g.Site.Line}
+		case len(gs.Stack) > 0:
 			gs.Pos = &Pos{File: gs.Stack[0].File, Line: gs.Stack[0].Line}
 		}
 		v.Goroutines = append(v.Goroutines, gs)

@@ -154,9 +154,12 @@ func (l *link) end(res *rt.Result) *Message {
 	}
 	for _, gs := range [][]rt.GoroutineState{r.Pending, r.Verdict.Goroutines} {
 		for i := range gs {
-			if gs[i].PC != 0 && len(gs[i].Stack) == 0 {
+			if gs[i].PC != 0 {
 				if file, line, fn := rt.Position(gs[i].PC); file != "" {
-					gs[i].Stack = []rt.Frame{{Func: fn, File: file, Line: line}}
+					gs[i].Site = &rt.Frame{Func: fn, File: file, Line: line}
+					if len(gs[i].Stack) == 0 {
+						gs[i].Stack = []rt.Frame{*gs[i].Site}
+					}
 				}
 			}
 			gs[i].PC = 0

@@ -28,10 +28,6 @@ func DialIP(network string, laddr *IPAddr, raddr *IPAddr) (*IPConn, error) {
 	return net.DialIP(network, laddr, raddr)
 }
 
-func DialUDP(network string, laddr *UDPAddr, raddr *UDPAddr) (*UDPConn, error) {
-	return net.DialUDP(network, laddr, raddr)
-}
-
 func DialUnix(network string, laddr *UnixAddr, raddr *UnixAddr) (*UnixConn, error) {
 	return net.DialUnix(network, laddr, raddr)
 }
@@ -122,18 +118,6 @@ type ListenConfig = net.ListenConfig
 
 func ListenIP(network string, laddr *IPAddr) (*IPConn, error) { return net.ListenIP(network, laddr) }
 
-func ListenMulticastUDP(network string, ifi *Interface, gaddr *UDPAddr) (*UDPConn, error) {
-	return net.ListenMulticastUDP(network, ifi, gaddr)
-}
-
-func ListenPacket(network string, address string) (PacketConn, error) {
-	return net.ListenPacket(network, address)
-}
-
-func ListenUDP(network string, laddr *UDPAddr) (*UDPConn, error) {
-	return net.ListenUDP(network, laddr)
-}
-
 func ListenUnix(network string, laddr *UnixAddr) (*UnixListener, error) {
 	return net.ListenUnix(network, laddr)
 }
@@ -213,8 +197,6 @@ func TCPAddrFromAddrPort(addr netip.AddrPort) *TCPAddr { return net.TCPAddrFromA
 type UDPAddr = net.UDPAddr
 
 func UDPAddrFromAddrPort(addr netip.AddrPort) *UDPAddr { return net.UDPAddrFromAddrPort(addr) }
-
-type UDPConn = net.UDPConn
 
 type UnixAddr = net.UnixAddr
 

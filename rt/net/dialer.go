@@ -53,7 +53,7 @@ func (d *Dialer) Dial(network, address string) (net.Conn, error) {
 //
 //go:norace
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if !rt.Running() || !stream(network) {
+	if !rt.Running() || !stream(network) && !datagramNet(network) {
 		return d.std().DialContext(ctx, network, address)
 	}
 	return dial(ctx, network, address, d.Timeout)
@@ -64,11 +64,6 @@ func (d *Dialer) MultipathTCP() bool { return d.std().MultipathTCP() }
 
 //go:norace
 func (d *Dialer) SetMultipathTCP(use bool) { d.mptcp = &use }
-
-//go:norace
-func (d *Dialer) DialUDP(ctx context.Context, network string, laddr netip.AddrPort, raddr netip.AddrPort) (*net.UDPConn, error) {
-	return d.std().DialUDP(ctx, network, laddr, raddr)
-}
 
 //go:norace
 func (d *Dialer) DialIP(ctx context.Context, network string, laddr netip.Addr, raddr netip.Addr) (*net.IPConn, error) {

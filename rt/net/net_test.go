@@ -1,9 +1,11 @@
 package net_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
+	"net/http/httptrace"
 	"os"
 	"reflect"
 	"strings"
@@ -319,5 +321,31 @@ func TestWriteAfterPeerClose(t *testing.T) {
 		if out != "no error" && !strings.Contains(out, "broken pipe") {
 			t.Errorf("write to a closed peer: %s, want broken pipe", out)
 		}
+	}
+}
+
+// TestDialTrace: a dial with an httptrace.ClientTrace in its context tells it of the
+// connection, as net's dial does.
+func TestDialTrace(t *testing.T) {
+	var events []string
+	res := rt.Run(rt.Config{}, func() {
+		l, _ := rtnet.Listen("tcp", "127.0.0.1:0")
+		defer l.Close()
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			ConnectStart: func(network, addr string) { events = append(events, "start "+network) },
+			ConnectDone: func(network, addr string, err error) {
+				events = append(events, "done "+network+" "+errString(err))
+			},
+		})
+		c, err := (&rtnet.Dialer{}).DialContext(ctx, "tcp", l.Addr().String())
+		if err == nil {
+			c.Close()
+		}
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if want := []string{"start tcp", "done tcp no error"}; !reflect.DeepEqual(events, want) {
+		t.Errorf("trace %q, want %q", events, want)
 	}
 }

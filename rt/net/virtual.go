@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"sync"
@@ -39,6 +40,8 @@ var vnet struct {
 	epoch     uint64
 	listeners map[string]*listener
 	slot      int // listeners opened on port 0, numbering their reserved ports
+	udp       map[int]*udpSocket
+	udpSlot   int // UDP sockets bound to port 0
 }
 
 // listeners returns the run's listeners, discarding another run's.
@@ -47,6 +50,7 @@ var vnet struct {
 func listeners() map[string]*listener {
 	if e := rt.RunEpoch(); vnet.epoch != e || vnet.listeners == nil {
 		vnet.epoch, vnet.listeners, vnet.slot = e, make(map[string]*listener), 0
+		vnet.udp, vnet.udpSlot = nil, 0
 	}
 	return vnet.listeners
 }
@@ -140,11 +144,24 @@ func DialContext(ctx context.Context, network, address string) (net.Conn, error)
 
 //go:norace
 func dial(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
-	if !rt.Running() || !stream(network) {
+	switch {
+	case !rt.Running() || !stream(network) && !datagramNet(network):
 		d := net.Dialer{Timeout: timeout}
 		return d.DialContext(ctx, network, address)
+	case datagramNet(network):
+		return dialUDP(network, address)
 	}
-	return dialVirtual(ctx, network, address)
+	// net's dial tells an httptrace.ClientTrace of ctx of the connection (its ConnectStart and
+	// ConnectDone), through a hook of the standard library's that it alone can reach.
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.ConnectStart != nil {
+		trace.ConnectStart(network, address)
+	}
+	c, err := dialVirtual(ctx, network, address)
+	if trace != nil && trace.ConnectDone != nil {
+		trace.ConnectDone(network, address, err)
+	}
+	return c, err
 }
 
 // dialVirtual connects to address on the run's virtual network: a *TCPConn, or what Outside

@@ -18,6 +18,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 )
 
@@ -222,6 +224,19 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		hook(srv, c, http.StateClosed)
 		s.notify()
 	}()
+	var tlsState *tls.ConnectionState
+	if tc, ok := c.(*rttls.Conn); ok {
+		// As net/http does: the handshake first, under the read timeout, and the state for
+		// every request on the connection.
+		if d := readTimeout(srv); d > 0 {
+			c.SetReadDeadline(rt.Now().Add(d))
+		}
+		if err := tc.Handshake(); err != nil {
+			return
+		}
+		cs := tc.ConnectionState()
+		tlsState = &cs
+	}
 	br := bufio.NewReader(c)
 	for {
 		if d := readTimeout(srv); d > 0 {
@@ -243,14 +258,19 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		rctx, cancel := rt.WithCancel(ctx)
 		req = req.WithContext(rctx)
 		req.RemoteAddr = c.RemoteAddr().String()
+		req.TLS = tlsState
 		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header)}
-		handle(srv, w, req)
-		cancel()
-		if w.hijacked {
+		// As net/http does, the connection is the handler's from its Hijack on: Close and
+		// Shutdown neither close it nor wait for the handler that holds it.
+		w.onHijack = func() {
 			hijacked = true
 			delete(s.conns, c)
 			hook(srv, c, http.StateHijacked)
 			s.notify()
+		}
+		handle(srv, w, req)
+		cancel()
+		if w.hijacked {
 			return
 		}
 		keep := w.finish()
@@ -321,6 +341,7 @@ type response struct {
 	chunked io.WriteCloser // after the first Flush
 	// hijacked: the handler took the connection; aborted: it panicked.
 	hijacked, aborted bool
+	onHijack          func() // tells the server that the connection is no longer its
 }
 
 //go:norace
@@ -400,6 +421,9 @@ func (w *response) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	}
 	w.hijacked = true
 	w.bw.Flush()
+	if w.onHijack != nil {
+		w.onHijack()
+	}
 	return w.conn, bufio.NewReadWriter(w.br, bufio.NewWriter(w.conn)), nil
 }
 

@@ -206,3 +206,70 @@ func BenchmarkReal(b *testing.B) {
 		exchange()
 	}
 }
+
+// TestDefaultTransportAssertion: a program that asserts that http.DefaultTransport is
+// net/http's (to clone it) panics only because heddle stands in for it: the run cannot be
+// explored, and is no panic of the program's. Other failed assertions are the program's.
+func TestDefaultTransportAssertion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body func()
+		want rt.VerdictKind
+		msg  string
+	}{
+		{"DefaultTransport", func() { _ = http.DefaultTransport.(*http.Transport).Clone() },
+			rt.VerdictUnsupported, "asserts that http.DefaultTransport is net/http's"},
+		{"another type", func() {
+			var tr http.RoundTripper = &rthttp.Transport{}
+			_ = tr.(*http.Transport)
+		}, rt.VerdictUnsupported, "asserts that http.DefaultTransport is net/http's"},
+		{"the program's", func() {
+			var v any = "text"
+			_ = v.(int)
+		}, rt.VerdictPanic, "interface conversion: interface {} is string, not int"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{}, tc.body)
+			if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.msg) {
+				t.Errorf("verdict %s (%s), want %s with %q", res.Verdict.Kind, res.Verdict.Message, tc.want, tc.msg)
+			}
+		})
+	}
+}
+
+// TestShutdownHijacked: a connection is the handler's from its Hijack on, as in net/http:
+// Shutdown returns while the handler still reads the hijacked connection, which the client
+// closes after.
+func TestShutdownHijacked(t *testing.T) {
+	res := rt.Run(rt.Config{}, func() {
+		srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c, rw, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				panic(err)
+			}
+			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\n\r\n")
+			rw.Flush()
+			io.Copy(io.Discard, rw) // until the client closes
+			c.Close()
+		})}
+		l, _ := rtnet.Listen("tcp", "127.0.0.1:0")
+		served := rt.MakeChan[error](1)
+		rt.Go(func() { rt.Send(served, rthttp.ServerServe(srv, l)) })
+		c, err := rtnet.Dial("tcp", l.Addr().String())
+		if err != nil {
+			panic(err)
+		}
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, err := http.ReadResponse(bufio.NewReader(c), nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			panic("no upgrade")
+		}
+		if err := rthttp.ServerShutdown(srv, context.Background()); err != nil {
+			panic(err)
+		}
+		rt.Recv(served)
+		c.Close()
+	})
+	if res.Verdict.Kind != rt.VerdictOK {
+		t.Errorf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+}

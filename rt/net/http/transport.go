@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -9,16 +10,20 @@ import (
 	"net/http"
 
 	"github.com/heddledbg/heddle/rt"
+	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 )
 
 // Transport is an http.RoundTripper over the virtual network: each request dials a connection
-// of its own, writes the request and reads the response on the calling goroutine, and asks the
+// of its own (with TLS, crypto/tls's own client under rt/crypto/tls, for https), writes the request and reads the response on the calling goroutine, and asks the
 // server to close the connection after it (Connection: close), so that no goroutine of either
 // side outlives the exchange. Outside a run it is Fallback.
 type Transport struct {
 	// Fallback carries the requests made outside a run.
 	Fallback http.RoundTripper
+	// TLSClientConfig is the configuration of https requests' TLS clients (nil: the
+	// default), as http.Transport's.
+	TLSClientConfig *tls.Config
 }
 
 //go:norace
@@ -40,20 +45,40 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return fb.RoundTrip(req)
 	}
-	if req.URL.Scheme != "http" {
+	port := map[string]string{"http": "80", "https": "443"}[req.URL.Scheme]
+	if port == "" {
 		closeBody(req)
-		msg := fmt.Sprintf("requests %s, but heddle's virtual network carries plain HTTP only", req.URL.Redacted())
+		msg := fmt.Sprintf("requests %s, but heddle's virtual network carries HTTP and HTTPS only", req.URL.Redacted())
 		rt.Fail(rt.VerdictUnsupported, msg, true)
 		return nil, errors.New(msg)
 	}
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
-		addr = net.JoinHostPort(req.URL.Hostname(), "80")
+		addr = net.JoinHostPort(req.URL.Hostname(), port)
 	}
 	c, err := rtnet.DialContext(req.Context(), "tcp", addr)
 	if err != nil {
 		closeBody(req)
 		return nil, err
+	}
+	var state *tls.ConnectionState
+	if req.URL.Scheme == "https" {
+		cfg := t.TLSClientConfig
+		if cfg == nil {
+			cfg = &tls.Config{}
+		}
+		if cfg.ServerName == "" {
+			cfg = cfg.Clone()
+			cfg.ServerName = req.URL.Hostname()
+		}
+		tc := rttls.Client(c, cfg)
+		if err := tc.HandshakeContext(req.Context()); err != nil {
+			c.Close()
+			closeBody(req)
+			return nil, err
+		}
+		cs := tc.ConnectionState()
+		c, state = tc, &cs
 	}
 	out := req.Clone(req.Context())
 	out.Close = true
@@ -66,6 +91,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		c.Close()
 		return nil, err
 	}
+	resp.TLS = state
 	resp.Body = &body{ReadCloser: resp.Body, conn: c}
 	return resp, nil
 }

@@ -2,13 +2,21 @@ package httptest
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 	rthttp "github.com/heddledbg/heddle/rt/net/http"
 )
@@ -19,15 +27,17 @@ import (
 type Server struct {
 	URL      string // base URL of form http://ipaddr:port with no trailing slash
 	Listener net.Listener
-	// EnableHTTP2 and TLS are kept for the API; heddle's virtual network carries plain
-	// HTTP/1.1 only.
+	// EnableHTTP2 is kept for the API: the server speaks HTTP/1.1 only.
 	EnableHTTP2 bool
-	TLS         *tls.Config
+	// TLS is the optional TLS configuration, populated with a new config after TLS is
+	// started.
+	TLS *tls.Config
 	// Config may be changed after calling NewUnstartedServer and before Start.
-	Config *http.Server
-	client *http.Client
-	closed bool
-	served chan struct{} // closed when Serve has returned
+	Config      *http.Server
+	client      *http.Client
+	certificate *x509.Certificate
+	closed      bool
+	served      chan struct{} // closed when Serve has returned
 }
 
 // NewServer starts and returns a new Server.
@@ -46,7 +56,7 @@ func NewUnstartedServer(handler http.Handler) *Server {
 	return &Server{Listener: l, Config: &http.Server{Handler: handler}}
 }
 
-// NewTLSServer is not available on heddle's virtual network: the run is unsupported.
+// NewTLSServer starts and returns a new Server using TLS.
 func NewTLSServer(handler http.Handler) *Server {
 	s := NewUnstartedServer(handler)
 	s.StartTLS()
@@ -61,7 +71,12 @@ func (s *Server) Start() {
 	if s.client == nil {
 		s.client = &http.Client{Transport: &rthttp.Transport{Fallback: &http.Transport{}}}
 	}
-	s.URL = "http://" + s.Listener.Addr().String()
+	s.start("http://")
+}
+
+// start serves the listener on a controlled goroutine.
+func (s *Server) start(scheme string) {
+	s.URL = scheme + s.Listener.Addr().String()
 	s.served = rt.MakeChan[struct{}](0)
 	rt.Go(func() {
 		defer rt.Close(s.served)
@@ -69,11 +84,77 @@ func (s *Server) Start() {
 	})
 }
 
-// StartTLS would start the server with TLS, which heddle's virtual network does not carry: the
-// run ends as unsupported.
+// StartTLS starts the server with TLS: crypto/tls's own server (under rt/crypto/tls) over the
+// virtual network, with a certificate for 127.0.0.1, ::1 and example.com, as httptest's. The
+// server speaks HTTP/1.1 whatever EnableHTTP2 says.
 func (s *Server) StartTLS() {
-	rt.Fail(rt.VerdictUnsupported, "httptest's TLS server is not available on heddle's virtual network (plain HTTP only)", true)
-	panic("httptest: StartTLS under heddle")
+	if s.URL != "" {
+		panic("Server already started")
+	}
+	if s.TLS != nil {
+		s.TLS = s.TLS.Clone()
+	} else {
+		s.TLS = new(tls.Config)
+	}
+	if s.TLS.NextProtos == nil {
+		s.TLS.NextProtos = []string{"http/1.1"}
+	}
+	if len(s.TLS.Certificates) == 0 {
+		cert, err := localhostCert()
+		if err != nil {
+			panic("httptest: NewTLSServer: " + err.Error())
+		}
+		s.TLS.Certificates = []tls.Certificate{cert}
+	}
+	var err error
+	s.certificate, err = x509.ParseCertificate(s.TLS.Certificates[0].Certificate[0])
+	if err != nil {
+		panic("httptest: NewTLSServer: " + err.Error())
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(s.certificate)
+	s.client = &http.Client{Transport: &rthttp.Transport{TLSClientConfig: &tls.Config{RootCAs: pool},
+		Fallback: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
+	s.Listener = rttls.NewListener(s.Listener, s.TLS)
+	s.start("https://")
+}
+
+// localhost is the certificate of the TLS servers, made once per process.
+var localhost struct {
+	once sync.Once
+	cert tls.Certificate
+	err  error
+}
+
+// localhostCert returns a self-signed certificate for 127.0.0.1, ::1 and example.com, the names
+// of httptest's: an ECDSA key, which is quick to make.
+func localhostCert() (tls.Certificate, error) {
+	localhost.once.Do(func() {
+		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		if err != nil {
+			localhost.err = err
+			return
+		}
+		tmpl := &x509.Certificate{
+			SerialNumber:          big.NewInt(1),
+			Subject:               pkix.Name{Organization: []string{"Acme Co"}},
+			DNSNames:              []string{"example.com"},
+			IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+			NotBefore:             time.Unix(0, 0),
+			NotAfter:              time.Date(2084, time.January, 29, 16, 0, 0, 0, time.UTC),
+			KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+			ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+			BasicConstraintsValid: true,
+			IsCA:                  true,
+		}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+		if err != nil {
+			localhost.err = err
+			return
+		}
+		localhost.cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	})
+	return localhost.cert, localhost.err
 }
 
 // Close shuts the server down and waits until every request on it has completed and its
@@ -96,8 +177,8 @@ func (s *Server) CloseClientConnections() {
 	rthttp.CloseConns(s.Config)
 }
 
-// Certificate returns nil: the virtual network carries no TLS.
-func (s *Server) Certificate() *x509.Certificate { return nil }
+// Certificate returns the certificate of a TLS server, or nil.
+func (s *Server) Certificate() *x509.Certificate { return s.certificate }
 
 // Client returns a client that sends its requests to the server over the virtual network.
 func (s *Server) Client() *http.Client { return s.client }
