@@ -1,7 +1,8 @@
 // Shared set-up for the browser tests and the benchmark: a real heddle
 // server (server/cmd/servefixture) on a random loopback port, and Debian's
 // headless Chromium driven by playwright-core.
-import { spawn, execFileSync } from "node:child_process";
+import assert from "node:assert/strict";
+import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -136,4 +137,17 @@ export async function openPage(browser, url, errors) {
   await page.goto(url);
   await page.waitForFunction(() => window.heddle?.ready());
   return page;
+}
+
+// heddleTest builds heddle into a new temporary directory and runs heddle test -v with args
+// in dir, writing its results under that directory's out. It returns the directory (for the
+// caller to remove), the out directory and heddle's standard output; heddle must exit 0.
+export function heddleTest(name, dir, args) {
+  const tmp = mkdtempSync(join(tmpdir(), `heddle-${name}-`));
+  const heddle = join(tmp, "heddle");
+  execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
+  const out = join(tmp, "out");
+  const r = spawnSync(heddle, ["test", "-v", "-out", out, ...args], { cwd: dir, encoding: "utf8", timeout: 300000 });
+  assert.equal(r.status, 0, `heddle test exited with ${r.status} (${r.signal}):\n${r.stdout}\n${r.stderr}`);
+  return { tmp, out, stdout: r.stdout };
 }

@@ -4,12 +4,10 @@
 // wrote, labels each test as the CLI's --- SKIP lines do, and lists the skipped subtests with
 // their messages.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, openPage, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { heddleTest, launchBrowser, openPage, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 const dir = join(repoDir, "cmd", "heddle", "testdata", "skips");
 const pkg = "example.com/skips";
@@ -48,15 +46,12 @@ function parseCLI(text) {
 
 before(async () => {
   mkdirSync(screenshotDir, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), "heddle-skips-"));
-  const heddle = join(tmp, "heddle");
-  execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
-  const out = join(tmp, "out");
-  const r = spawnSync(heddle, ["test", "-v", "-out", out, "."], { cwd: dir, encoding: "utf8", timeout: 300000 });
-  assert.equal(r.status, 0, `heddle test exited with ${r.status} (${r.signal}):\n${r.stdout}\n${r.stderr}`);
-  cli = parseCLI(r.stdout);
-  assert.deepEqual([...cli.keys()].sort(), ["TestRuns", "TestSkip", "TestSkipNow", "TestSkipf", "TestSubtestSkips"], r.stdout);
-  assert.deepEqual(cli.get("TestSubtestSkips").skips, ["TestSubtestSkips/windows"], `the CLI reports the subtest's skip:\n${r.stdout}`);
+  const run = heddleTest("skips", dir, ["."]);
+  tmp = run.tmp;
+  const { out, stdout } = run;
+  cli = parseCLI(stdout);
+  assert.deepEqual([...cli.keys()].sort(), ["TestRuns", "TestSkip", "TestSkipNow", "TestSkipf", "TestSubtestSkips"], stdout);
+  assert.deepEqual(cli.get("TestSubtestSkips").skips, ["TestSubtestSkips/windows"], `the CLI reports the subtest's skip:\n${stdout}`);
   const files = [...cli.keys()].map((t) => join(out, ...pkg.split("/"), t, "exploration.json.gz"));
   server = await startServer(files, { debugger: false });
   browser = await launchBrowser({ width: 1440, height: 900 });

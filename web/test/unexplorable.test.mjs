@@ -4,12 +4,10 @@
 // explored" and the reason. The page, opened on the exploration files heddle wrote, counts and
 // labels every test the CLI reported, and shows that reason for the skipped one.
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { launchBrowser, openPage, repoDir, screenshotDir, startServer } from "./harness.mjs";
+import { heddleTest, launchBrowser, openPage, repoDir, screenshotDir, startServer } from "./harness.mjs";
 
 const dir = join(repoDir, "cmd", "heddle", "testdata", "mixed");
 
@@ -39,15 +37,12 @@ function parseCLI(text) {
 
 before(async () => {
   mkdirSync(screenshotDir, { recursive: true });
-  tmp = mkdtempSync(join(tmpdir(), "heddle-unexplorable-"));
-  const heddle = join(tmp, "heddle");
-  execFileSync("go", ["build", "-o", heddle, "./cmd/heddle"], { cwd: repoDir, stdio: "inherit" });
-  const out = join(tmp, "out");
-  const r = spawnSync(heddle, ["test", "-v", "-out", out, "./ok", "./reexec"], { cwd: dir, encoding: "utf8", timeout: 300000 });
-  assert.equal(r.status, 0, `heddle test exited with ${r.status} (${r.signal}):\n${r.stdout}\n${r.stderr}`);
-  cli = parseCLI(r.stdout);
-  assert.equal(cli.get("TestChild")?.status, "SKIP", r.stdout);
-  assert.match(cli.get("TestChild").reason, /runs its own test binary again/, r.stdout);
+  const run = heddleTest("unexplorable", dir, ["./ok", "./reexec"]);
+  tmp = run.tmp;
+  const { out, stdout } = run;
+  cli = parseCLI(stdout);
+  assert.equal(cli.get("TestChild")?.status, "SKIP", stdout);
+  assert.match(cli.get("TestChild").reason, /runs its own test binary again/, stdout);
   const files = [...cli.values()].map((t) => join(out, ...t.pkg.split("/"), t.test, "exploration.json.gz"));
   server = await startServer(files, { debugger: false });
   browser = await launchBrowser({ width: 1440, height: 900 });
