@@ -165,7 +165,7 @@ describe('heddle dap, driven by DebugClient', function () {
       // The goroutine's closure, at its first line: wg is there (a and b, copied from the
       // closure's context after this point, read nil here, as at a function breakpoint).
       // Neither transfer has called wg.Done yet.
-      { file: BANK_TEST_GO, line: wantCall, expr: 'wg.count', value: '2' },
+      { file: BANK_TEST_GO, line: wantCall, expr: 'wg', value: 'sync.WaitGroup {counter 2}' },
     ];
     let thread = deadlockThread;
     for (const [i, want] of steps.entries()) {
