@@ -59,6 +59,32 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 			n.back[i] = true
 		}
 	})
+	if n, i := lateClock(t, res); n != nil && !asleepIn(n.sleep, rt.ClockID) {
+		n.back[i] = true
+	}
+}
+
+// lateClock handles a run that ended with timers due. The clock's next step would fire them,
+// and what their callbacks and receivers then do is not known until they run, so no race
+// names it: the clock is to be tried at the last decision that offered it, before the run's
+// end. It returns that node and the clock's alternative there, or nil.
+func lateClock(t *tree, res *rt.Result) (*node, int) {
+	if len(res.Clock) == 0 {
+		return nil, -1
+	}
+	for at := len(t.stack) - 1; at >= 0; at-- {
+		n := t.stack[at]
+		if n.kind != rt.DecideGoroutine {
+			continue
+		}
+		if i := slices.IndexFunc(n.alts, func(a rt.Alt) bool { return a.G == rt.ClockID }); i >= 0 {
+			if i == n.pick {
+				return nil, -1 // the clock fired there, and set timers that are due only later
+			}
+			return n, i
+		}
+	}
+	return nil, -1
 }
 
 // forEachStarved handles a run cut at the step bound. DPOR assumes runs end: the races of a

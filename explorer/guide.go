@@ -531,7 +531,13 @@ func wake(sleep []Sleeper, e *rt.Event) []Sleeper {
 
 // wakes reports whether event e is dependent with sleeper s's operation.
 func wakes(s *Sleeper, e *rt.Event) bool {
-	return s.G == e.G || e.With == s.G || e.Yields || s.Yields || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs)
+	if s.G == e.G || e.With == s.G || e.Yields || s.Yields || rt.Dependent(e.Op, eventObjs(e), s.Op, s.Objs) {
+		return true
+	}
+	// rt.TimeObj: a timer set or stopped against any step of another goroutine.
+	eop, eok := timeAccess(e.G, eventObjs(e))
+	sop, sok := timeAccess(s.G, s.Objs)
+	return eok && sok && !(eop.ReadOnly() && sop.ReadOnly())
 }
 
 func eventObjs(e *rt.Event) []rt.ObjID {

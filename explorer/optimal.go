@@ -91,10 +91,14 @@ func altStep(a *rt.Alt) *wstep {
 	return pendingStep(a.G, a.Op, a.Objects(), a.Yields)
 }
 
-// pendingStep is the step of goroutine g stopped before operation op on objs, with its access
-// to rt.FairObj.
+// pendingStep is the step of goroutine g stopped before operation op on objs, with its
+// accesses to rt.FairObj and rt.TimeObj.
 func pendingStep(g rt.GID, op rt.OpKind, objs []rt.ObjID, yields bool) *wstep {
-	return &wstep{g: g, accs: []waccess{{g: g, op: op, objs: objs}, {g: g, op: fairAccess(yields), objs: fairObjs}}}
+	s := &wstep{g: g, accs: []waccess{{g: g, op: op, objs: objs}, {g: g, op: fairAccess(yields), objs: fairObjs}}}
+	if op, ok := timeAccess(g, objs); ok {
+		s.accs = append(s.accs, waccess{g: g, op: op, objs: timeObjs})
+	}
+	return s
 }
 
 func (o *optimal) nextAlt(n *node) (int, []PlanStep) {
@@ -153,6 +157,9 @@ func (rs *runSteps) step(res *rt.Result, k int) *wstep {
 		s.accs = append(s.accs, waccess{g: e.G, op: e.Op, objs: eventObjs(e)})
 		// Every step accesses rt.FairObj, as the pending steps it is compared with do.
 		s.accs = append(s.accs, waccess{g: e.G, op: fairAccess(e.Yields), objs: fairObjs})
+		if op, ok := timeAccess(e.G, eventObjs(e)); ok {
+			s.accs = append(s.accs, waccess{g: e.G, op: op, objs: timeObjs})
+		}
 		for _, pt := range e.Partners {
 			s.accs = append(s.accs, waccess{g: pt.G, op: pt.Op, objs: pt.Objs})
 		}
@@ -253,6 +260,14 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		}
 		insert(n.wut, v)
 	})
+	// The run's end disables the clock, so the clock's step there does not commute with the
+	// step taken: it is a branch of its own, not one insert may find equivalent to the pick.
+	if n, i := lateClock(t, res); n != nil && n.planned {
+		pickBranch(n)
+		if !slices.ContainsFunc(n.wut.children, func(c *wnode) bool { return c.step.g == rt.ClockID }) && !slices.ContainsFunc(sleepers(n), func(s *wstep) bool { return s.g == rt.ClockID }) {
+			n.wut.children = append(n.wut.children, &wnode{step: altStep(&n.alts[i])})
+		}
+	}
 }
 
 // notDep returns the steps after step e and before step end that do not happen after e. What

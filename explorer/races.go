@@ -82,6 +82,8 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	rf.count = make([]int32, rf.n)
 	rf.objs = rf.objs[:0]
 	fair := yields(evs)
+	// Only a run that sets a timer has steps whose order with other steps moves a deadline.
+	timed := slices.ContainsFunc(evs, touchesTimer)
 	for j := range evs {
 		if j&(1<<10-1) == 0 && !rf.deadline.IsZero() && time.Now().After(rf.deadline) {
 			rf.late = true
@@ -98,6 +100,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		if fair {
 			rf.check(j, p, fairAccess(e.Yields), fairObjs, rf.vc[p], f)
 		}
+		if op, ok := timeAccess(e.G, objs); timed && ok {
+			rf.check(j, p, op, timeObjs, rf.vc[p], f)
+		}
 		for _, pt := range e.Partners {
 			rf.check(j, rf.slot(pt.G), pt.Op, pt.Objs, rf.vc[rf.slot(pt.G)], f)
 		}
@@ -109,6 +114,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		rf.apply(j, p, e.Op, objs)
 		if fair {
 			rf.apply(j, p, fairAccess(e.Yields), fairObjs)
+		}
+		if op, ok := timeAccess(e.G, objs); timed && ok {
+			rf.apply(j, p, op, timeObjs)
 		}
 		for _, pt := range e.Partners {
 			q := rf.slot(pt.G)
@@ -228,9 +236,9 @@ func (rf *raceFinder) apply(j, p int, op rt.OpKind, objs []rt.ObjID) {
 	}
 }
 
-// objBase offsets object ids in raceFinder.objs, for the pseudo-objects rt.ClockObj and
-// rt.FairObj.
-const objBase = -int(rt.FairObj)
+// objBase offsets object ids in raceFinder.objs, for the pseudo-objects rt.ClockObj,
+// rt.FairObj and rt.TimeObj.
+const objBase = -int(rt.TimeObj)
 
 // fairObjs is rt.FairObj as an access's objects.
 var fairObjs = []rt.ObjID{rt.FairObj}
@@ -242,6 +250,26 @@ func fairAccess(yields bool) rt.OpKind {
 		return rt.OpYield
 	}
 	return rt.OpAtomicLoad
+}
+
+// timeObjs is rt.TimeObj as an access's objects.
+var timeObjs = []rt.ObjID{rt.TimeObj}
+
+// timeAccess returns a step's access to rt.TimeObj: a write for a step that sets or stops a
+// timer, a read for every other step of a goroutine, which conflicts only with such a write.
+func timeAccess(g rt.GID, objs []rt.ObjID) (rt.OpKind, bool) {
+	switch {
+	case g == rt.ClockID:
+		return rt.OpNone, false
+	case slices.Contains(objs, rt.ClockObj):
+		return rt.OpYield, true
+	}
+	return rt.OpAtomicLoad, true
+}
+
+// touchesTimer reports whether event e sets or stops a timer.
+func touchesTimer(e rt.Event) bool {
+	return e.G != rt.ClockID && slices.Contains(eventObjs(&e), rt.ClockObj)
 }
 
 // yields reports whether a run has a poll that yields: only then do its steps access

@@ -265,7 +265,10 @@ func (t *tree) guide(d, i int) *Guide {
 	gd.Kinds[d] = n.kind
 	if t.br.sleeping() {
 		gd.Sleep = append([]Sleeper(nil), n.sleep...)
-		if n.kind == rt.DecideGoroutine && !n.at.above(t.sh) {
+		// Nor do they under the clock's step: a run ends when the test returns, with due
+		// timers unfired, so a step the clock's firing commutes with may still be the one
+		// after which the clock cannot run, and with it what the timers' callbacks would do.
+		if n.kind == rt.DecideGoroutine && !n.at.above(t.sh) && n.alts[i].G != rt.ClockID {
 			// Alternatives explored before this one sleep in its subtree (Godefroid's
 			// sleep sets): they wake as soon as a dependent step runs. At and above a
 			// sharded search's split node they do not, since another shard may own the

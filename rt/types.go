@@ -38,6 +38,14 @@ const ClockObj ObjID = -2
 // reductions add these accesses to the ones of the operations.
 const FairObj ObjID = -3
 
+// TimeObj is the passing of virtual time seen as an object (docs/time.md): every step moves
+// the clock on by a quantum, so where a timer is set or stopped among the other goroutines'
+// steps decides at which step it falls due. An operation that sets or stops a timer (one that
+// touches ClockObj) writes it and every other goroutine's step reads it: such an operation is
+// dependent with every step of another goroutine, and other steps are not made dependent
+// with each other. The reductions add these accesses to the ones of the operations.
+const TimeObj ObjID = -4
+
 // OpKind is the kind of a visible operation.
 type OpKind uint8
 
