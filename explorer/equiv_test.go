@@ -195,13 +195,10 @@ func TestEquivTimers(t *testing.T) {
 				got := exploreGen(p, strategy)
 				runs, truth = runs+got.runs, truth+want.runs
 				msg := (equivalence{strategy: strategy}).compare(want, got)
-				switch {
-				case msg != "" && !slices.Contains(timerMisses[strategy], p.Seed):
+				if msg != "" {
 					if failed = append(failed, p.Seed); len(failed) <= 3 {
 						t.Errorf("differs from dfs (%d runs, dfs %d):\n%s%s", got.runs, want.runs, p, msg)
 					}
-				case msg == "" && slices.Contains(timerMisses[strategy], p.Seed):
-					t.Errorf("seed %d no longer differs from dfs: remove it from timerMisses", p.Seed)
 				}
 			}
 			t.Logf("%d of %d seeds checked: %d runs (dfs %d)", checked, n, runs, truth)
@@ -214,15 +211,6 @@ func TestEquivTimers(t *testing.T) {
 		})
 	}
 }
-
-// timerMisses are the seeds of TestEquivTimers on which a strategy misses final states that
-// dfs reaches. Optimal DPOR on seed 15: G1.1 sets AfterFunc(4 quanta, add), then locks, loads
-// twice and adds; G1.2 adds twice first. A state where the callback's add comes between G1.1's
-// two loads is not reached: the clock's branch explored at an earlier decision leaves the clock
-// asleep in its siblings while only loads run, and the sleeping clock stands for a firing
-// whose callback the sibling's own wakeup sequence would need (docs/dpor.md, "Timers that fall
-// due with work").
-var timerMisses = map[explorer.Strategy][]uint64{"dpor": {15}}
 
 // equivTimerSeeds is the number of seeds TestEquivTimers runs, and equivTimerRuns the runs
 // within which dfs must complete a seed for it to be checked.

@@ -209,6 +209,7 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		})
 	}
 	rs := newRunSteps(res)
+	timed := slices.ContainsFunc(res.Events, touchesTimer)
 	rf := raceFinder{immediate: true, deadline: t.deadline}
 	defer func() { t.late = t.late || rf.late }()
 	rf.forEachRace(res, func(r race) {
@@ -253,6 +254,9 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 			v = append(v, last)
 		}
 		pickBranch(n)
+		if timed && !slices.ContainsFunc(n.alts, func(a rt.Alt) bool { return a.G == v[0].g }) {
+			notDue(n)
+		}
 		for _, s := range sleepers(n) {
 			if weakInitial(v, s) >= -1 {
 				return
@@ -267,6 +271,24 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		if !slices.ContainsFunc(n.wut.children, func(c *wnode) bool { return c.step.g == rt.ClockID }) && !slices.ContainsFunc(sleepers(n), func(s *wstep) bool { return s.g == rt.ClockID }) {
 			n.wut.children = append(n.wut.children, &wnode{step: altStep(&n.alts[i])})
 		}
+	}
+}
+
+// notDue handles a reversal whose first step is not offered at node n, in a run that sets
+// timers: the step may belong to the clock, or to a goroutine a timer's firing starts or
+// wakes, and no timer is due there yet. Every step moves the clock on, so another goroutine's
+// step taken first may make one due: each alternative of n is tried, as in Flanagan and
+// Godefroid's fallback for a goroutine not enabled at the point of the race (POPL 2005,
+// Fig. 4). The steps commute in the dependency relation but not in time, so each is a branch
+// of its own, not one insert may find equivalent to the pick.
+func notDue(n *node) {
+	sl := sleepers(n)
+	for i := range n.alts {
+		g := n.alts[i].G
+		if i == n.pick || slices.ContainsFunc(sl, func(s *wstep) bool { return s.g == g }) || slices.ContainsFunc(n.wut.children, func(c *wnode) bool { return c.step.g == g }) {
+			continue
+		}
+		n.wut.children = append(n.wut.children, &wnode{step: altStep(&n.alts[i])})
 	}
 }
 
