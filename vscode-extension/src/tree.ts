@@ -45,8 +45,32 @@ export class HeddleTree implements vscode.TreeDataProvider<Node>, vscode.Disposa
   readonly onDidChangeTreeData = this.emitter.event;
   private readonly sub: { dispose(): void };
 
+  private shown = "";
+
   constructor(private readonly model: ExplorationsModel) {
-    this.sub = model.onDidChange(() => this.emitter.fire());
+    // A refresh drops VS Code's handles on the tree's elements until it has asked for them
+    // again, and a command clicked on a row in between gets no element: refresh only when
+    // what the rows show has changed, not on every event of a running search.
+    this.sub = model.onDidChange(() => {
+      const now = this.rendering();
+      if (now !== this.shown) {
+        this.shown = now;
+        this.emitter.fire();
+      }
+    });
+  }
+
+  private rendering(): string {
+    const rows: unknown[] = [];
+    for (const x of this.getChildren()) {
+      const item = this.getTreeItem(x);
+      rows.push([item.id, item.label, item.description, item.tooltip, item.contextValue, (item.iconPath as vscode.ThemeIcon | undefined)?.id]);
+      for (const b of this.getChildren(x)) {
+        const bi = this.getTreeItem(b);
+        rows.push([bi.id, bi.label, bi.description, bi.tooltip]);
+      }
+    }
+    return JSON.stringify(rows);
   }
 
   getChildren(node?: Node): Node[] {

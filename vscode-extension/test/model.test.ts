@@ -193,5 +193,11 @@ describe("HeddleTree (with the vscode mock)", () => {
     m.handleEvent("s1", "TestTransfer", "heddle/bugFound", { id: "2", bug: bug2 });
     assert.equal(fired, 1);
     assert.equal(tree.getChildren(roots[0] as Node).length, 2);
+    // A refresh drops the handles a row's inline action is given, so what shows nothing new
+    // refreshes nothing.
+    m.handleEvent("s1", "TestTransfer", "heddle/bugFound", { id: "2", bug: bug2 });
+    assert.equal(fired, 1, "the same bug again refreshed the tree");
+    m.handleEvent("s1", "TestTransfer", "heddle/progress", { id: "2", runs: 20, schedulesPerSecond: 5, bugs: 2, elapsedMs: 200 });
+    assert.equal(fired, 2, "more runs did not refresh the exploration's row");
   });
 });
