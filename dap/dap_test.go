@@ -95,8 +95,8 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 
 // bugFound is a heddle/bugFound event's body.
 type bugFound struct {
-	ID  int          `json:"id"`
-	Bug debugger.Bug `json:"bug"`
+	ID  int `json:"id"`
+	Bug Bug `json:"bug"`
 }
 
 func TestExploreReplayStepBack(t *testing.T) {
@@ -301,7 +301,7 @@ func TestRunnableSpawned(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var r struct {
-		Goroutines []debugger.Runnable `json:"goroutines"`
+		Goroutines []Runnable `json:"goroutines"`
 	}
 	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	var got []string
@@ -319,7 +319,7 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 	st := c.stopped(time.Minute)
 	seq := c.custom("heddle/runnable", nil)
 	var r struct {
-		Goroutines []debugger.Runnable `json:"goroutines"`
+		Goroutines []Runnable `json:"goroutines"`
 	}
 	c.decode(c.response(seq, 10*time.Second).Body, &r)
 	var other string
@@ -681,7 +681,7 @@ func TestExploreWarnings(t *testing.T) {
 	c.entryOfTestBug(dir)
 	var r struct{ ID int }
 	c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
-	var done debugger.ExploreDone
+	var done ExploreDone
 	c.decode(c.next("the end of the search", 2*time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/exploreDone", r.ID) }).Body, &done)
 	var got []string
 	for _, w := range done.Warnings {
