@@ -1,11 +1,13 @@
 package dap
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -295,24 +297,12 @@ func (w viewer) show(v variable, value string) (string, string) {
 	// The longest first, so that a stand-in's rendering is replaced whole, not a part of it
 	// that is another's.
 	pairs := make([]string, 0, 2*len(shown))
-	for _, k := range sortedByLength(shown) {
+	for _, k := range slices.SortedFunc(maps.Keys(shown), func(a, b string) int {
+		return cmp.Or(len(b)-len(a), strings.Compare(a, b))
+	}) {
 		pairs = append(pairs, k, shown[k])
 	}
 	return userType(strings.NewReplacer(pairs...).Replace(value)), ""
-}
-
-func sortedByLength(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if len(keys[i]) != len(keys[j]) {
-			return len(keys[i]) > len(keys[j])
-		}
-		return keys[i] < keys[j]
-	})
-	return keys
 }
 
 // nested adds to shown, for each stand-in under Delve's variable ref whose rendering appears
