@@ -18,11 +18,18 @@ import (
 
 const buildTimeout = 3 * time.Minute
 
-// launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line.
+// launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line, for
+// a client that takes variables' types, as VS Code does.
 func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) {
 	t.Helper()
+	return launchBankAs(t, true, line, extra)
+}
+
+// launchBankAs is launchBank for a client that takes variables' types or not.
+func launchBankAs(t testing.TB, types bool, line int, extra map[string]any) (*client, string) {
+	t.Helper()
 	c := newClient(t)
-	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: true}})
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: types}})
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}

@@ -117,11 +117,15 @@ func (s *Session) launchDelve(ctx context.Context, id int, spec debugger.Spec) (
 		events: make(chan debugger.Event, 1024), initialized: make(chan struct{}), done: make(chan struct{})}
 	go d.read()
 	s.mu.Lock()
-	init, extra := s.initArgs, s.extra
-	s.mu.Unlock()
-	if init == nil {
-		init = body(godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"})
+	init := godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}
+	if s.initArgs != nil {
+		init = *s.initArgs
 	}
+	extra := s.extra
+	s.mu.Unlock()
+	// The translator of values reads a stand-in by its type (values.go), which Delve gives
+	// only to clients that ask; the client gets it only if it asked.
+	init.SupportsVariableType = true
 	if _, err := d.call(ctx, "initialize", init); err != nil {
 		d.Close()
 		return nil, err

@@ -32,9 +32,10 @@ type Session struct {
 	bps    *breakpoints
 	values values
 
-	mu       sync.Mutex
-	seq      int
-	initArgs json.RawMessage
+	mu  sync.Mutex
+	seq int
+	// initArgs are the client's initialize arguments, nil before it sends them.
+	initArgs *godap.InitializeRequestArguments
 	// extra holds the client's launch attributes that Delve understands, passed through.
 	extra map[string]json.RawMessage
 	wg    sync.WaitGroup
@@ -254,9 +255,9 @@ var capabilities = godap.Capabilities{
 	},
 }
 
-func (s *Session) initialize(m *message, _ godap.InitializeRequestArguments) {
+func (s *Session) initialize(m *message, a godap.InitializeRequestArguments) {
 	s.mu.Lock()
-	s.initArgs = m.Arguments
+	s.initArgs = &a
 	s.mu.Unlock()
 	s.respond(m, capabilities)
 }

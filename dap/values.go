@@ -442,6 +442,13 @@ func (v variable) ref() int {
 	return n
 }
 
+// clientTypes reports whether the client takes the types of variables.
+func (s *Session) clientTypes() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initArgs != nil && s.initArgs.SupportsVariableType
+}
+
 // viewer returns the viewer of the values of d's debuggee.
 func (s *Session) viewer(d *delve) viewer {
 	return viewer{children: d.variables, lock: s.lockHolder}
@@ -456,6 +463,9 @@ func (s *Session) rewrite(w viewer, v variable, valueKey string) {
 	}
 	if t := v.str("type"); t != "" {
 		v["type"] = body(userType(t))
+	}
+	if !s.clientTypes() {
+		delete(v, "type")
 	}
 	s.values.remember(v.ref(), kind)
 }

@@ -196,6 +196,25 @@ func TestVariablesUserTypes(t *testing.T) {
 	}
 }
 
+// TestVariablesUntypedClient looks at a locked mutex of TestVariablesUserTypes as a client
+// that does not take variables' types (Microsoft's test client, say): the adapter has Delve
+// give them all the same, to know a stand-in by its type, and leaves them out of its answers.
+func TestVariablesUntypedClient(t *testing.T) {
+	c, _ := launchBankAs(t, false, 17, nil)
+	st := c.stopped(time.Minute)
+	me := c.threadName(st.ThreadID)
+	fs := c.stack(st.ThreadID)
+	var b map[string]any
+	c.decode(c.response(c.send(&godap.EvaluateRequest{Request: godap.Request{Command: "evaluate"},
+		Arguments: godap.EvaluateArguments{Expression: "from.mu", FrameId: fs[0].ID, Context: "watch"}}), 30*time.Second).Body, &b)
+	if want := "sync.Mutex {locked by " + me + " at bank.go:13}"; b["result"] != want {
+		t.Errorf("evaluate from.mu = %v, want %s", b["result"], want)
+	}
+	if typ, ok := b["type"]; ok {
+		t.Errorf("evaluate from.mu has the type %v, which the client did not ask for", typ)
+	}
+}
+
 // TestStandInShapes checks that heddle's stand-ins have the fields that the debugger reads
 // from Delve's children of their values, by name and type: a stand-in that changes shape fails
 // here, not in a debugging session that shows sync.Mutex {…}.
