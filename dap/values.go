@@ -91,7 +91,8 @@ func standInType(t string) (name, args string, ok bool) {
 
 // rtType matches a stand-in's name in Delve's renderings and type names, short (rt.Mutex) or
 // with its package path, with a generic type's arguments.
-var rtType = regexp.MustCompile(`(?:github\.com/heddledbg/heddle/)?\brt\.(Mutex|RWMutex|WaitGroup|Once|Cond|Map|Timer|Ticker|Bool|Int32|Int64|Uint32|Uint64|Uintptr|Value|Pointer)\b(\[[^\]]*\])?`)
+var rtType = regexp.MustCompile(`(?:` + regexp.QuoteMeta(strings.TrimSuffix(rtPath, "rt")) + `)?\brt\.(` +
+	strings.Join(slices.Sorted(maps.Keys(standIns)), "|") + `)\b(\[[^\]]*\])?`)
 
 // userType returns s with the stand-ins' type names replaced by the user's. Another package's
 // rt (example.com/rt.Mutex) is left alone.

@@ -118,6 +118,22 @@ func TestShow(t *testing.T) {
 	}
 }
 
+// TestUserType names the stand-ins' types as the user's, in Delve's full and short type names.
+func TestUserType(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"*github.com/heddledbg/heddle/rt.WaitGroup", "*sync.WaitGroup"},
+		{"[]github.com/heddledbg/heddle/rt.Pointer[int]", "[]sync/atomic.Pointer[int]"},
+		{"map[string]rt.Mutex", "map[string]sync.Mutex"},
+		{"struct { mu rt.RWMutex; t *rt.Timer }", "struct { mu sync.RWMutex; t *time.Timer }"},
+		{"example.com/rt.Mutex", "example.com/rt.Mutex"},
+		{"rt.Goroutine", "rt.Goroutine"},
+	} {
+		if got := userType(tt.in); got != tt.want {
+			t.Errorf("userType(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
 // clientVariable is a variable as the client sees it.
 type clientVariable struct {
 	Name               string `json:"name"`
