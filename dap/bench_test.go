@@ -7,8 +7,6 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
-
-	"github.com/heddledbg/heddle/debugger"
 )
 
 // reportLatency reports the median and 95th percentile of ds.
@@ -41,7 +39,7 @@ func busyStop(b *testing.B, bp godap.SourceBreakpoint) (*client, stopped, int) {
 // checkpoints returns the number of checkpoints the execution has so far.
 func (c *client) checkpoints() int {
 	var cps struct {
-		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	return len(cps.Checkpoints)

@@ -165,9 +165,7 @@ func (s *Session) setFunctionBreakpoints(m *message, a godap.SetFunctionBreakpoi
 		s.failErr(m, err)
 		return
 	}
-	var b struct {
-		Breakpoints []json.RawMessage `json:"breakpoints"`
-	}
+	var b godap.SetFunctionBreakpointsResponseBody
 	if err := json.Unmarshal(resp.Body, &b); err != nil {
 		s.fail(m, "setFunctionBreakpoints: Delve's response: %v", err)
 		return

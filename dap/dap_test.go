@@ -18,11 +18,18 @@ import (
 
 const buildTimeout = 3 * time.Minute
 
-// launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line.
+// launchBank starts a session on testdata/bank's TestTransfer with a breakpoint at line, for
+// a client that takes variables' types, as VS Code does.
 func launchBank(t testing.TB, line int, extra map[string]any) (*client, string) {
 	t.Helper()
+	return launchBankAs(t, true, line, extra)
+}
+
+// launchBankAs is launchBank for a client that takes variables' types or not.
+func launchBankAs(t testing.TB, types bool, line int, extra map[string]any) (*client, string) {
+	t.Helper()
 	c := newClient(t)
-	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: true}})
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path", SupportsVariableType: types}})
 	var caps struct {
 		SupportsStepBack bool `json:"supportsStepBack"`
 	}
@@ -95,8 +102,8 @@ func TestBreakpointThreadsAndStacks(t *testing.T) {
 
 // bugFound is a heddle/bugFound event's body.
 type bugFound struct {
-	ID  int          `json:"id"`
-	Bug debugger.Bug `json:"bug"`
+	ID  int `json:"id"`
+	Bug Bug `json:"bug"`
 }
 
 func TestExploreReplayStepBack(t *testing.T) {
@@ -301,7 +308,7 @@ func TestRunnableSpawned(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var r struct {
-		Goroutines []debugger.Runnable `json:"goroutines"`
+		Goroutines []Runnable `json:"goroutines"`
 	}
 	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	var got []string
@@ -319,7 +326,7 @@ func TestScheduleNextToDeadlock(t *testing.T) {
 	st := c.stopped(time.Minute)
 	seq := c.custom("heddle/runnable", nil)
 	var r struct {
-		Goroutines []debugger.Runnable `json:"goroutines"`
+		Goroutines []Runnable `json:"goroutines"`
 	}
 	c.decode(c.response(seq, 10*time.Second).Body, &r)
 	var other string
@@ -681,7 +688,7 @@ func TestExploreWarnings(t *testing.T) {
 	c.entryOfTestBug(dir)
 	var r struct{ ID int }
 	c.decode(c.response(c.custom("heddle/explore", map[string]any{"budget": "20s"}), 10*time.Second).Body, &r)
-	var done debugger.ExploreDone
+	var done ExploreDone
 	c.decode(c.next("the end of the search", 2*time.Minute, func(m *message) bool { return c.ofExploration(m, "heddle/exploreDone", r.ID) }).Body, &done)
 	var got []string
 	for _, w := range done.Warnings {

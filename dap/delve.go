@@ -117,11 +117,15 @@ func (s *Session) launchDelve(ctx context.Context, id int, spec debugger.Spec) (
 		events: make(chan debugger.Event, 1024), initialized: make(chan struct{}), done: make(chan struct{})}
 	go d.read()
 	s.mu.Lock()
-	init, extra := s.initArgs, s.extra
-	s.mu.Unlock()
-	if init == nil {
-		init = body(map[string]any{"adapterID": "heddle", "linesStartAt1": true, "columnsStartAt1": true, "pathFormat": "path"})
+	init := godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}
+	if s.initArgs != nil {
+		init = *s.initArgs
 	}
+	extra := s.extra
+	s.mu.Unlock()
+	// The translator of values reads a stand-in by its type (values.go), which Delve gives
+	// only to clients that ask; the client gets it only if it asked.
+	init.SupportsVariableType = true
 	if _, err := d.call(ctx, "initialize", init); err != nil {
 		d.Close()
 		return nil, err
@@ -384,28 +388,20 @@ func (d *delve) Begin(ctx context.Context) error {
 }
 
 func (d *delve) Resume(ctx context.Context, r debugger.Resume) error {
-	args := map[string]any{"threadId": r.Goid}
-	if r.Granularity != "" {
-		args["granularity"] = r.Granularity
-	}
+	// The motions take the same arguments: a thread, and for the steps a granularity.
+	args := godap.NextArguments{ThreadId: int(r.Goid), Granularity: godap.SteppingGranularity(r.Granularity)}
 	_, err := d.call(ctx, r.Motion.String(), args)
 	return err
 }
 
 func (d *delve) Stack(ctx context.Context, goid int64, levels int) ([]debugger.Frame, error) {
-	var b struct {
-		StackFrames []json.RawMessage `json:"stackFrames"`
-	}
-	if err := d.decodeBody(ctx, "stackTrace", map[string]any{"threadId": goid, "startFrame": 0, "levels": levels}, &b); err != nil {
+	var b godap.StackTraceResponseBody
+	if err := d.decodeBody(ctx, "stackTrace", godap.StackTraceArguments{ThreadId: int(goid), Levels: levels}, &b); err != nil {
 		return nil, err
 	}
 	frames := make([]debugger.Frame, len(b.StackFrames))
-	for i, raw := range b.StackFrames {
-		var f godap.StackFrame
-		if err := json.Unmarshal(raw, &f); err != nil {
-			return nil, fmt.Errorf("stackTrace: Delve's frame %d: %v", i, err)
-		}
-		frames[i] = debugger.Frame{ID: f.Id, Func: f.Name, Line: f.Line, Native: raw}
+	for i, f := range b.StackFrames {
+		frames[i] = debugger.Frame{ID: f.Id, Func: f.Name, Line: f.Line, Native: f}
 		if f.Source != nil {
 			frames[i].File = f.Source.Path
 		}
@@ -453,7 +449,7 @@ func (d *delve) Close() {
 	// Delve handles one request at a time: while it is busy (launching, say) it does not read,
 	// and the request must not block the close.
 	d.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	d.call(ctx, "disconnect", map[string]any{"terminateDebuggee": true})
+	d.call(ctx, "disconnect", godap.DisconnectArguments{TerminateDebuggee: true})
 	d.conn.Close()
 	select {
 	case <-d.done:

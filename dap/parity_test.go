@@ -14,8 +14,6 @@ import (
 
 	godap "github.com/google/go-dap"
 	"github.com/gorilla/websocket"
-
-	"github.com/heddledbg/heddle/debugger"
 )
 
 // launch starts a session on a test of testdata/bank, applies setup before
@@ -144,8 +142,8 @@ func TestGotoCheckpointAndWebView(t *testing.T) {
 	})
 	st := c.stopped(time.Minute)
 	var cps struct {
-		Current     int                   `json:"current"`
-		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
+		Current     int          `json:"current"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	if len(cps.Checkpoints) < 4 || cps.Current != len(cps.Checkpoints)-1 {
@@ -196,8 +194,8 @@ func TestWebViewFollowsDebugger(t *testing.T) {
 	})
 	c.stopped(time.Minute)
 	var cps struct {
-		Current     int                   `json:"current"`
-		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
+		Current     int          `json:"current"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	ws, u := c.webViewStream()
@@ -490,7 +488,7 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	// Go to the latest checkpoint a decision led to, and make that decision differently.
 	st = c.cont(st.ThreadID)
 	var cps struct {
-		Checkpoints []debugger.Checkpoint `json:"checkpoints"`
+		Checkpoints []Checkpoint `json:"checkpoints"`
 	}
 	c.decode(c.response(c.custom("heddle/checkpoints", nil), 10*time.Second).Body, &cps)
 	k, me := -1, ""
@@ -505,8 +503,8 @@ func TestUsableDuringExploreAndUndo(t *testing.T) {
 	c.response(c.custom("heddle/gotoCheckpoint", map[string]any{"index": k}), time.Minute)
 	st = c.stopped(time.Minute)
 	var r struct {
-		Goroutines []debugger.Runnable `json:"goroutines"`
-		Redo       bool                `json:"redo"`
+		Goroutines []Runnable `json:"goroutines"`
+		Redo       bool       `json:"redo"`
 	}
 	c.decode(c.response(c.custom("heddle/runnable", nil), 10*time.Second).Body, &r)
 	other := ""

@@ -17,7 +17,7 @@ func (s *Session) move(m *message, motion debugger.Motion, thread int, granulari
 		case err != nil:
 			s.failErr(m, err)
 		case motion == debugger.Continue:
-			s.respond(m, map[string]any{"allThreadsContinued": true})
+			s.respond(m, godap.ContinueResponseBody{AllThreadsContinued: true})
 		default:
 			s.respond(m, nil)
 		}
@@ -48,10 +48,11 @@ func (s *Session) reverseContinue(m *message, _ godap.ReverseContinueArguments) 
 
 func (s *Session) threads(m *message, _ threadsArgs) {
 	threads, err := s.dbg.Threads(s.ctx)
-	if threads == nil {
-		threads = []debugger.ThreadInfo{}
+	b := godap.ThreadsResponseBody{Threads: make([]godap.Thread, len(threads))}
+	for i, th := range threads {
+		b.Threads[i] = godap.Thread{Id: th.ID, Name: th.Name}
 	}
-	s.reply(m, map[string]any{"threads": threads}, err)
+	s.reply(m, b, err)
 }
 
 // stackTrace answers with the user's frames only.
@@ -67,11 +68,11 @@ func (s *Session) stackTrace(m *message, a godap.StackTraceArguments) {
 	if a.Levels > 0 {
 		end = min(start+a.Levels, total)
 	}
-	out := make([]any, 0, end-start)
+	out := make([]godap.StackFrame, 0, end-start)
 	for _, f := range frames[start:end] {
-		out = append(out, f.Native)
+		out = append(out, f.Native.(godap.StackFrame))
 	}
-	s.respond(m, map[string]any{"stackFrames": out, "totalFrames": total})
+	s.respond(m, godap.StackTraceResponseBody{StackFrames: out, TotalFrames: total})
 }
 
 // exceptionInfo describes the bug the debuggee stopped at; other exceptions are Delve's.
@@ -90,13 +91,13 @@ func (s *Session) exceptionInfo(m *message, _ godap.ExceptionInfoArguments) {
 	if desc == "" {
 		desc = bug.Message
 	}
-	s.respond(m, map[string]any{"exceptionId": bug.Kind, "description": desc, "breakMode": "always",
-		"details": map[string]any{"message": desc, "typeName": "heddle " + bug.Kind}})
+	s.respond(m, godap.ExceptionInfoResponseBody{ExceptionId: bug.Kind, Description: desc, BreakMode: "always",
+		Details: &godap.ExceptionDetails{Message: desc, TypeName: "heddle " + bug.Kind}})
 }
 
 func (s *Session) checkpoints(m *message, _ checkpointsArgs) {
 	cur, cps, err := s.dbg.Checkpoints()
-	s.reply(m, map[string]any{"current": cur, "checkpoints": cps}, err)
+	s.reply(m, checkpointsBody(cur, cps), err)
 }
 
 func (s *Session) gotoCheckpoint(m *message, a gotoCheckpointArgs) {
@@ -109,7 +110,7 @@ func (s *Session) gotoCheckpoint(m *message, a gotoCheckpointArgs) {
 
 func (s *Session) runnable(m *message, _ runnableArgs) {
 	gs, redo, err := s.dbg.Runnable()
-	s.reply(m, map[string]any{"goroutines": gs, "redo": redo}, err)
+	s.reply(m, runnableBody(gs, redo), err)
 }
 
 func (s *Session) scheduleNext(m *message, a scheduleNextArgs) {
@@ -125,7 +126,7 @@ func (s *Session) scheduleNext(m *message, a scheduleNextArgs) {
 			s.mu.Lock()
 			thread := s.thread
 			s.mu.Unlock()
-			s.event("continued", map[string]any{"threadId": thread, "allThreadsContinued": true})
+			s.event("continued", godap.ContinuedEventBody{ThreadId: thread, AllThreadsContinued: true})
 		}
 	})
 }
@@ -135,12 +136,12 @@ func (s *Session) saveSchedule(m *message, a saveScheduleArgs) {
 		s.fail(m, "%s: missing \"path\"", m.Command)
 		return
 	}
-	s.reply(m, map[string]any{"path": a.Path}, s.dbg.SaveSchedule(a.Path))
+	s.reply(m, SavedSchedule{Path: a.Path}, s.dbg.SaveSchedule(a.Path))
 }
 
 func (s *Session) explore(m *message, a exploreArgs) {
 	id, prefix, err := s.dbg.Explore(a.Strategy, a.Budget)
-	s.reply(m, map[string]any{"id": id, "prefix": prefix}, err)
+	s.reply(m, Explored{ID: id, Prefix: prefix}, err)
 }
 
 func (s *Session) cancel(m *message, a cancelArgs) {
@@ -163,5 +164,5 @@ func (s *Session) lockTrees(m *message, _ lockTreesArgs) {
 
 func (s *Session) webview(m *message, a webviewArgs) {
 	url, err := s.dbg.WebView(a.AllowOrigin)
-	s.reply(m, map[string]any{"url": url}, err)
+	s.reply(m, WebView{URL: url}, err)
 }

@@ -32,9 +32,10 @@ type Session struct {
 	bps    *breakpoints
 	values values
 
-	mu       sync.Mutex
-	seq      int
-	initArgs json.RawMessage
+	mu  sync.Mutex
+	seq int
+	// initArgs are the client's initialize arguments, nil before it sends them.
+	initArgs *godap.InitializeRequestArguments
 	// extra holds the client's launch attributes that Delve understands, passed through.
 	extra map[string]json.RawMessage
 	wg    sync.WaitGroup
@@ -157,7 +158,7 @@ func (s *Session) fail(req *message, format string, args ...any) {
 // failShown answers req with an error response; showUser says whether the client shows it.
 func (s *Session) failShown(req *message, msg string, showUser bool) {
 	s.send(&message{Type: "response", RequestSeq: req.Seq, Command: req.Command, Success: false, Message: msg,
-		Body: body(map[string]any{"error": map[string]any{"id": 3000, "format": msg, "showUser": showUser}})})
+		Body: body(godap.ErrorResponseBody{Error: &godap.ErrorMessage{Id: 3000, Format: msg, ShowUser: showUser}})})
 }
 
 // failErr answers req with err, named after the request unless it already is. A request
@@ -194,7 +195,7 @@ func (s *Session) event(name string, b any) {
 }
 
 func (s *Session) output(category, text string) {
-	s.event("output", map[string]string{"category": category, "output": text})
+	s.event("output", godap.OutputEventBody{Category: category, Output: text})
 }
 
 // dispatch handles one client request. It reports whether the session is over.
@@ -254,9 +255,9 @@ var capabilities = godap.Capabilities{
 	},
 }
 
-func (s *Session) initialize(m *message, _ godap.InitializeRequestArguments) {
+func (s *Session) initialize(m *message, a godap.InitializeRequestArguments) {
 	s.mu.Lock()
-	s.initArgs = m.Arguments
+	s.initArgs = &a
 	s.mu.Unlock()
 	s.respond(m, capabilities)
 }
@@ -310,12 +311,9 @@ func (f front) Stopped(st debugger.Stop) {
 	f.s.mu.Unlock()
 	// The description is the label a client shows beside the thread: one word, rather than
 	// VS Code's "Paused on breakpoint", leaves the thread's name room in a narrow call stack.
-	b := map[string]any{"reason": st.Reason, "threadId": st.Thread, "allThreadsStopped": true, "description": st.Reason}
+	b := godap.StoppedEventBody{Reason: st.Reason, ThreadId: st.Thread, AllThreadsStopped: true, Description: st.Reason, Text: st.Text}
 	if st.Description != "" {
-		b["description"] = st.Description
-	}
-	if st.Text != "" {
-		b["text"] = st.Text
+		b.Description = st.Description
 	}
 	f.s.event("stopped", b)
 	// A client keeps the reason of an earlier stop for the threads this one does not name
@@ -323,10 +321,10 @@ func (f front) Stopped(st debugger.Stop) {
 	// other goroutine's state is a stop of its own thread, which leaves the focus alone. The
 	// label is one word, which leaves the thread's name room in a narrow call stack.
 	for _, o := range st.Others {
-		f.s.event("stopped", map[string]any{"reason": o.State, "threadId": o.Thread, "description": o.State,
-			"text": o.Text, "preserveFocusHint": true, "allThreadsStopped": false})
+		f.s.event("stopped", godap.StoppedEventBody{Reason: o.State, ThreadId: o.Thread, Description: o.State,
+			Text: o.Text, PreserveFocusHint: true})
 	}
-	f.s.event("heddle/checkpoint", map[string]any{"index": st.Checkpoint, "goroutine": st.Goroutine})
+	f.s.event("heddle/checkpoint", CheckpointEvent{Goroutine: st.Goroutine, Index: st.Checkpoint})
 }
 
 func (f front) Terminated() { f.s.event("terminated", nil) }
@@ -347,10 +345,10 @@ func (f front) Forward(native any, thread func(goid int64) int) {
 	f.s.send(&message{Type: "event", Event: m.Event, Body: b})
 }
 
-func (f front) Progress(p debugger.Progress) { f.s.event("heddle/progress", p) }
+func (f front) Progress(p debugger.Progress) { f.s.event("heddle/progress", Progress(p)) }
 
 func (f front) BugFound(explore int, b *debugger.Bug) {
-	f.s.event("heddle/bugFound", map[string]any{"id": explore, "bug": b})
+	f.s.event("heddle/bugFound", BugFound{Bug: bugBody(b), ID: explore})
 }
 
-func (f front) ExploreDone(d debugger.ExploreDone) { f.s.event("heddle/exploreDone", d) }
+func (f front) ExploreDone(d debugger.ExploreDone) { f.s.event("heddle/exploreDone", ExploreDone(d)) }

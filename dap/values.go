@@ -1,261 +1,261 @@
 package dap
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	godap "github.com/google/go-dap"
 
 	"github.com/heddledbg/heddle/rt"
 )
 
 // The instrumenter replaces the synchronization types of sync, sync/atomic and time with
-// heddle's (rt/sync and the other shadow packages alias them), so Delve renders a
-// sync.Mutex as rt.Mutex {state: 1, sema: 3}. The translator gives
-// values their user's types back: the type names, a summary in their place
-// (sync.Mutex {locked}), and, when one is expanded, heddle's state as a readable child
-// (state: "locked by G1.1 at bank.go:13") instead of heddle's fields.
+// heddle's stand-ins (rt/sync and the other shadow packages alias them), so Delve renders a
+// sync.Mutex as rt.Mutex {state: 1, sema: 3}. The translator gives values their user's types
+// back: the type names, a summary in their place (sync.Mutex {locked}), and, when one is
+// expanded, heddle's state as a readable child (state: "locked by G1.1 at bank.go:13")
+// instead of heddle's fields. A summary is read from the stand-in's fields as Delve gives
+// them, its children by name and type; the rendering of the value that holds it has the
+// stand-in's own rendering replaced by the summary.
 
-// userTypes maps heddle's runtime types to the types the user wrote.
-var userTypes = map[string]string{
-	"Mutex": "sync.Mutex", "RWMutex": "sync.RWMutex", "WaitGroup": "sync.WaitGroup",
-	"Once": "sync.Once", "Cond": "sync.Cond", "Map": "sync.Map",
-	"Timer": "time.Timer", "Ticker": "time.Ticker",
-	"Bool": "sync/atomic.Bool", "Int32": "sync/atomic.Int32", "Int64": "sync/atomic.Int64",
-	"Uint32": "sync/atomic.Uint32", "Uint64": "sync/atomic.Uint64", "Uintptr": "sync/atomic.Uintptr",
-	"Value": "sync/atomic.Value", "Pointer": "sync/atomic.Pointer",
+// A standIn is one of heddle's runtime types, which stands in for a type of the user's.
+type standIn struct {
+	user string // the user's type: sync.Mutex
+	// wrapped names the field that holds the real value in the types that only wrap one: the
+	// user sees that value.
+	wrapped string
+	// fields are the fields that summary reads, with their types as Delve and reflect name
+	// them. A field that is missing or of another type reads as absent, and the summary says
+	// "…"; TestStandInShapes checks the list against rt's types.
+	fields map[string]string
+	// summary is what a value shows in place of its fields: its state as the user thinks of
+	// it. lock, when not nil, names who locked the lock numbered obj.
+	summary func(f fields, lock func(obj int) string) string
 }
 
-// wrapped names the field that holds the real value in the types that only wrap one: the
-// user sees that value.
-var wrapped = map[string]string{
-	"Map": "m", "Bool": "v", "Int32": "v", "Int64": "v", "Uint32": "v", "Uint64": "v",
-	"Uintptr": "v", "Value": "v", "Pointer": "v",
+// The fields a run under the debugger keeps up to date are Go's sync words (rt/mirror.go),
+// which outside any run are the standard type's own.
+var (
+	lockWords   = map[string]string{"state": "int32", "sema": "uint32"}
+	rwLockWords = map[string]string{"state": "int32", "sema": "uint32", "readerCount": "int32"}
+	timerFields = map[string]string{"C": "<-chan time.Time"}
+)
+
+// standIns are heddle's runtime types, by name in package rt.
+var standIns = map[string]standIn{
+	"Mutex":     {user: "sync.Mutex", fields: lockWords, summary: mutexSummary},
+	"RWMutex":   {user: "sync.RWMutex", fields: rwLockWords, summary: rwMutexSummary},
+	"WaitGroup": {user: "sync.WaitGroup", fields: map[string]string{"state": "uint64"}, summary: waitGroupSummary},
+	"Once":      {user: "sync.Once", fields: map[string]string{"done": "uint32", "state": "int32"}, summary: onceSummary},
+	"Cond":      {user: "sync.Cond", fields: map[string]string{"L": "sync.Locker"}, summary: condSummary},
+	"Timer":     {user: "time.Timer", fields: timerFields, summary: timerSummary},
+	"Ticker":    {user: "time.Ticker", fields: timerFields, summary: timerSummary},
+	"Map":       {user: "sync.Map", wrapped: "m"},
+	"Bool":      {user: "sync/atomic.Bool", wrapped: "v"},
+	"Int32":     {user: "sync/atomic.Int32", wrapped: "v"},
+	"Int64":     {user: "sync/atomic.Int64", wrapped: "v"},
+	"Uint32":    {user: "sync/atomic.Uint32", wrapped: "v"},
+	"Uint64":    {user: "sync/atomic.Uint64", wrapped: "v"},
+	"Uintptr":   {user: "sync/atomic.Uintptr", wrapped: "v"},
+	"Value":     {user: "sync/atomic.Value", wrapped: "v"},
+	"Pointer":   {user: "sync/atomic.Pointer", wrapped: "v"},
 }
 
-// rtType matches a name of one of heddle's runtime types, short (rt.Mutex) or with its
-// package path, with a generic type's arguments.
-var rtType = regexp.MustCompile(`(?:github\.com/heddledbg/heddle/)?\brt\.(Mutex|RWMutex|WaitGroup|Once|Cond|Map|Timer|Ticker|Bool|Int32|Int64|Uint32|Uint64|Uintptr|Value|Pointer)\b(\[[^\]]*\])?`)
+// rtPath is the import path of heddle's runtime, as Delve's full type names spell it.
+const rtPath = "github.com/heddledbg/heddle/rt"
 
-// userType returns s with heddle's runtime type names replaced by the user's.
+// standInType returns the stand-in that Delve's type name t is, with a generic type's
+// arguments, or reports that it is none.
+func standInType(t string) (name, args string, ok bool) {
+	rest, ok := strings.CutPrefix(t, rtPath+".")
+	if !ok {
+		if rest, ok = strings.CutPrefix(t, "rt."); !ok {
+			return "", "", false
+		}
+	}
+	name = rest
+	if i := strings.IndexByte(rest, '['); i >= 0 {
+		name, args = rest[:i], rest[i:]
+	}
+	_, ok = standIns[name]
+	return name, args, ok
+}
+
+// rtType matches a stand-in's name in Delve's renderings and type names, short (rt.Mutex) or
+// with its package path, with a generic type's arguments.
+var rtType = regexp.MustCompile(`(?:` + regexp.QuoteMeta(strings.TrimSuffix(rtPath, "rt")) + `)?\brt\.(` +
+	strings.Join(slices.Sorted(maps.Keys(standIns)), "|") + `)\b(\[[^\]]*\])?`)
+
+// userType returns s with the stand-ins' type names replaced by the user's. Another package's
+// rt (example.com/rt.Mutex) is left alone.
 func userType(s string) string {
-	out, _ := rewriteValue(s, nil)
-	return out
-}
-
-// rewriteValue returns a rendering of Delve's with heddle's runtime values shown as the
-// user's types, and the kind of the value (Mutex…) when the whole value is one of them.
-func rewriteValue(v string, lock func(obj int) string) (string, string) {
 	var b strings.Builder
-	kind := ""
-	rest := v
+	rest := s
 	for {
 		loc := rtType.FindStringSubmatchIndex(rest)
 		if loc == nil {
 			b.WriteString(rest)
-			return b.String(), kind
+			return b.String()
 		}
 		start, end := loc[0], loc[1]
-		if start > 0 && !strings.HasPrefix(rest[start:], "github.com/") && strings.ContainsRune("/.", rune(rest[start-1])) {
-			// Another package's rt.
-			b.WriteString(rest[:end])
-			rest = rest[end:]
-			continue
-		}
-		name := rest[loc[2]:loc[3]]
-		args := ""
-		if loc[4] >= 0 {
-			args = rest[loc[4]:loc[5]]
-		}
-		if start == 0 && b.Len() == 0 {
-			kind = name
-		}
 		b.WriteString(rest[:start])
+		if start > 0 && !strings.HasPrefix(rest[start:], "github.com/") && strings.ContainsRune("/.", rune(rest[start-1])) {
+			b.WriteString(rest[start:end])
+		} else {
+			b.WriteString(standIns[rest[loc[2]:loc[3]]].user)
+			if loc[4] >= 0 {
+				b.WriteString(rest[loc[4]:loc[5]])
+			}
+		}
 		rest = rest[end:]
-		user := userTypes[name] + args
-		brace := -1
-		if strings.HasPrefix(rest, " {") {
-			brace = matching(rest, 1)
-		}
-		if brace < 0 {
-			// A type name alone: (*rt.Mutex)(0xc000012345), []rt.Mutex len: 2….
-			b.WriteString(user)
-			continue
-		}
-		fields := splitFields(rest[2:brace])
-		rest = rest[brace+1:]
-		if f, ok := wrapped[name]; ok {
-			if inner, ok := fields[f]; ok && inner != "" {
-				// The inner value is the real type's own rendering.
-				b.WriteString(inner)
-				continue
-			}
-		}
-		b.WriteString(user + " {" + summary(name, fields, lock) + "}")
 	}
 }
 
-// matching returns the index of the brace that closes the one at s[open], or -1. Braces in
-// quoted strings do not count.
-func matching(s string, open int) int {
-	depth := 0
-	for i := open; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		case '{':
-			depth++
-		case '}':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return -1
+// fields are a stand-in's fields as Delve gives them, its children by name, with the types
+// its summary reads them as.
+type fields struct {
+	vars  map[string]variable
+	types map[string]string
 }
 
-// splitFields splits a struct's rendering (a: 1, b: {…}, c: "x") into its fields.
-func splitFields(s string) map[string]string {
-	fields := map[string]string{}
-	depth, from := 0, 0
-	add := func(f string) {
-		if k, v, ok := strings.Cut(strings.TrimSpace(f), ": "); ok {
-			fields[k] = v
-		}
+func fieldsOf(si standIn, children []variable) fields {
+	f := fields{vars: map[string]variable{}, types: si.fields}
+	for _, c := range children {
+		f.vars[c.str("name")] = c
 	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		case '{', '[', '(':
-			depth++
-		case '}', ']', ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				add(s[from:i])
-				from = i + 1
-			}
-		}
-	}
-	add(s[from:])
-	return fields
+	return f
 }
 
-// word reads an integer field of a rendering, or reports that it is absent. A variable of
-// its own may add the hexadecimal form (3 = 0x3).
-func word(f map[string]string, name string) (int64, bool) {
-	v, _, _ := strings.Cut(f[name], " ")
-	n, err := strconv.ParseInt(v, 10, 64)
-	return n, err == nil
+// field returns the field name, or reports that it is absent or not of the type the summary
+// reads.
+func (f fields) field(name string) (variable, bool) {
+	v, ok := f.vars[name]
+	if !ok || f.types[name] == "" || v.str("type") != f.types[name] {
+		return nil, false
+	}
+	return v, true
 }
 
-// summary is what a value of heddle's type name shows in place of its fields: its state as
-// the user thinks of it. The fields are Go's sync words, which a run under the debugger keeps
-// up to date (rt/mirror.go), and which outside any run are the standard type's own. lock, when
-// not nil, names who locked the lock numbered obj.
-func summary(name string, f map[string]string, lock func(obj int) string) string {
-	// held reads a lock's state word (Go's mutexLocked bit) and semaphore word (the lock's
-	// number, while a run holds it).
-	held := func() (string, bool) {
-		state, ok := word(f, "state")
-		if !ok {
-			return "", false
-		}
-		if state&1 == 0 {
-			return "", true
-		}
-		by := ""
-		if sema, ok := word(f, "sema"); ok && lock != nil {
-			if id := rt.ObjOfLock(uint32(sema)); id != rt.NoObj {
-				if who := lock(int(id)); who != "" {
-					by = " by " + who
-				}
-			}
-		}
-		return "locked" + by, true
+// word reads the integer field name as its bits. Delve writes an unsigned integer with its
+// hexadecimal form (3 = 0x3).
+func (f fields) word(name string) (uint64, bool) {
+	v, ok := f.field(name)
+	if !ok {
+		return 0, false
 	}
-	switch name {
-	case "Mutex":
-		if s, ok := held(); ok {
-			if s == "" {
-				return "unlocked"
+	s, _, _ := strings.Cut(v.str("value"), " ")
+	if strings.HasPrefix(f.types[name], "uint") {
+		n, err := strconv.ParseUint(s, 10, 64)
+		return n, err == nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return uint64(n), err == nil
+}
+
+// value returns Delve's rendering of the field name.
+func (f fields) value(name string) (string, bool) {
+	v, ok := f.field(name)
+	if !ok {
+		return "", false
+	}
+	return v.str("value"), true
+}
+
+// held reads a lock's state word (Go's mutexLocked bit) and semaphore word (the lock's
+// number, while a run holds it): "" if it is free, locked [by who] if not.
+func held(f fields, lock func(obj int) string) (string, bool) {
+	state, ok := f.word("state")
+	if !ok {
+		return "", false
+	}
+	if state&1 == 0 {
+		return "", true
+	}
+	by := ""
+	if sema, ok := f.word("sema"); ok && lock != nil {
+		if id := rt.ObjOfLock(uint32(sema)); id != rt.NoObj {
+			if who := lock(int(id)); who != "" {
+				by = " by " + who
 			}
-			return s
 		}
-	case "RWMutex":
-		s, ok := held()
-		if !ok {
-			break
-		}
-		if s != "" {
-			return s
-		}
-		// Go counts the readers less 1<<30 while a writer waits for them to leave.
-		if n, ok := word(f, "readerCount"); ok {
-			if n < 0 {
-				n += 1 << 30
-			}
-			if n > 0 {
-				return fmt.Sprintf("read-locked by %d goroutine%s", n, plural(int(n)))
-			}
-		}
+	}
+	return "locked" + by, true
+}
+
+func mutexSummary(f fields, lock func(obj int) string) string {
+	s, ok := held(f, lock)
+	switch {
+	case !ok:
+		return "…"
+	case s == "":
 		return "unlocked"
-	case "WaitGroup":
-		v, _, _ := strings.Cut(f["state"], " ")
-		if n, err := strconv.ParseUint(v, 10, 64); err == nil {
-			return fmt.Sprintf("counter %d", n>>32)
-		}
-	case "Once":
-		done, ok := word(f, "done")
-		state, _ := word(f, "state")
-		switch {
-		case !ok:
-		case done != 0:
-			return "done"
-		case state&1 != 0:
-			return "running"
-		default:
-			return "not done"
-		}
-	case "Cond":
-		s := "L: " + f["L"]
-		if n := sliceLen(f["waiters"]); n >= 0 {
-			s += fmt.Sprintf(", %d waiting", n)
-		}
+	}
+	return s
+}
+
+func rwMutexSummary(f fields, lock func(obj int) string) string {
+	s, ok := held(f, lock)
+	switch {
+	case !ok:
+		return "…"
+	case s != "":
 		return s
-	case "Timer", "Ticker":
-		if c, ok := f["C"]; ok {
-			return "C: " + c
+	}
+	// Go counts the readers less 1<<30 while a writer waits for them to leave.
+	if w, ok := f.word("readerCount"); ok {
+		n := int64(int32(w))
+		if n < 0 {
+			n += 1 << 30
 		}
+		if n > 0 {
+			return fmt.Sprintf("read-locked by %d goroutine%s", n, plural(int(n)))
+		}
+	}
+	return "unlocked"
+}
+
+func waitGroupSummary(f fields, _ func(int) string) string {
+	if w, ok := f.word("state"); ok {
+		return fmt.Sprintf("counter %d", w>>32)
 	}
 	return "…"
 }
 
-// sliceLen reads the length from a slice's rendering ([]*rt.goroutine len: 2, cap: 2, […]),
-// or -1.
-func sliceLen(s string) int {
-	_, after, ok := strings.Cut(s, "len: ")
-	if !ok {
-		return -1
+func onceSummary(f fields, _ func(int) string) string {
+	done, ok := f.word("done")
+	state, _ := f.word("state")
+	switch {
+	case !ok:
+		return "…"
+	case done != 0:
+		return "done"
+	case state&1 != 0:
+		return "running"
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(strings.SplitN(after, ",", 2)[0]))
-	if err != nil {
-		return -1
+	return "not done"
+}
+
+func condSummary(f fields, _ func(int) string) string {
+	if l, ok := f.value("L"); ok {
+		return "L: " + l
 	}
-	return n
+	return "…"
+}
+
+func timerSummary(f fields, _ func(int) string) string {
+	// Timer and Ticker have the same fields.
+	if c, ok := f.value("C"); ok {
+		return "C: " + c
+	}
+	return "…"
 }
 
 func plural(n int) string {
@@ -263,6 +263,124 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// A viewer shows Delve's variables in the user's types.
+type viewer struct {
+	// children returns the children of Delve's variable ref, nil if it has none or Delve does
+	// not answer.
+	children func(ref int) []variable
+	// lock, when not nil, names who locked the lock numbered obj.
+	lock func(obj int) string
+}
+
+// maxDepth is how deep the viewer looks under a value for stand-ins that its rendering shows:
+// Delve renders a pointer's target and the fields of nested structs a few levels deep.
+const maxDepth = 4
+
+// show returns the user's rendering of v, which Delve rendered as value, and the name of the
+// stand-in that v is, if it is one.
+func (w viewer) show(v variable, value string) (string, string) {
+	if name, args, ok := standInType(v.str("type")); ok {
+		if s, ok := w.standIn(name, args, v.ref()); ok {
+			return s, name
+		}
+		return userType(value), name
+	}
+	if !rtType.MatchString(value) {
+		return value, ""
+	}
+	shown := map[string]string{}
+	w.nested(v.ref(), value, maxDepth, shown)
+	if len(shown) == 0 {
+		return userType(value), ""
+	}
+	// The longest first, so that a stand-in's rendering is replaced whole, not a part of it
+	// that is another's.
+	pairs := make([]string, 0, 2*len(shown))
+	for _, k := range slices.SortedFunc(maps.Keys(shown), func(a, b string) int {
+		return cmp.Or(len(b)-len(a), strings.Compare(a, b))
+	}) {
+		pairs = append(pairs, k, shown[k])
+	}
+	return userType(strings.NewReplacer(pairs...).Replace(value)), ""
+}
+
+// nested adds to shown, for each stand-in under Delve's variable ref whose rendering appears
+// in top, that rendering and the user's.
+func (w viewer) nested(ref int, top string, depth int, shown map[string]string) {
+	if ref <= 0 || depth == 0 {
+		return
+	}
+	for _, c := range w.children(ref) {
+		value := c.str("value")
+		if !rtType.MatchString(value) {
+			continue
+		}
+		name, args, ok := standInType(c.str("type"))
+		if !ok {
+			w.nested(c.ref(), top, depth-1, shown)
+			continue
+		}
+		if _, done := shown[value]; done || !strings.Contains(top, value) {
+			continue
+		}
+		if s, ok := w.standIn(name, args, c.ref()); ok {
+			shown[value] = s
+		}
+	}
+}
+
+// standIn returns the user's rendering of a value of stand-in name[args], whose fields are
+// the children of Delve's variable ref, or reports that it has none to read.
+func (w viewer) standIn(name, args string, ref int) (string, bool) {
+	if ref <= 0 {
+		return "", false
+	}
+	si := standIns[name]
+	f := fieldsOf(si, w.children(ref))
+	if si.wrapped != "" {
+		// The inner value is the real type's own rendering.
+		inner, ok := f.vars[si.wrapped]
+		if !ok || inner.str("value") == "" {
+			return "", false
+		}
+		return inner.str("value"), true
+	}
+	// A summary may show a field's rendering (a Cond's L), which Delve wrote in heddle's types.
+	return userType(si.user + args + " {" + si.summary(f, w.lock) + "}"), true
+}
+
+// userChildren returns the user's view of the children of a value of stand-in name, whose
+// fields Delve gave as vars: heddle's state as a readable child, or the children of the value
+// it wraps.
+func (w viewer) userChildren(name string, vars []variable) []variable {
+	si := standIns[name]
+	f := fieldsOf(si, vars)
+	if si.wrapped != "" {
+		inner, ok := f.vars[si.wrapped]
+		if !ok || inner.ref() == 0 {
+			return vars
+		}
+		if ch := w.children(inner.ref()); ch != nil {
+			return ch
+		}
+		return vars
+	}
+	state := variable{"name": body("state"), "value": body(si.summary(f, w.lock)), "variablesReference": body(0)}
+	switch name {
+	case "Cond":
+		// L is the user's own field.
+		if l, ok := f.vars["L"]; ok {
+			return []variable{l, state}
+		}
+	case "Timer", "Ticker":
+		if c, ok := f.vars["C"]; ok {
+			return []variable{c}
+		}
+		return vars
+	}
+	return []variable{state}
 }
 
 // values remembers, for the stop the client looks at, which of Delve's variable references
@@ -325,46 +443,57 @@ func (v variable) ref() int {
 	return n
 }
 
+// clientTypes reports whether the client takes the types of variables.
+func (s *Session) clientTypes() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initArgs != nil && s.initArgs.SupportsVariableType
+}
+
+// viewer returns the viewer of the values of d's debuggee.
+func (s *Session) viewer(d *delve) viewer {
+	return viewer{children: d.variables, lock: s.lockHolder}
+}
+
 // rewrite shows the variable in the user's types, and remembers its reference if it is one
 // of heddle's values.
-func (s *Session) rewrite(v variable, valueKey string) {
-	value, kind := rewriteValue(v.str(valueKey), s.lockHolder)
+func (s *Session) rewrite(w viewer, v variable, valueKey string) {
+	value, kind := w.show(v, v.str(valueKey))
 	if _, ok := v[valueKey]; ok {
 		v[valueKey] = body(value)
 	}
 	if t := v.str("type"); t != "" {
-		if kind == "" {
-			_, kind = rewriteValue(t+" {}", nil)
-		}
 		v["type"] = body(userType(t))
+	}
+	if !s.clientTypes() {
+		delete(v, "type")
 	}
 	s.values.remember(v.ref(), kind)
 }
 
 // userValues rewrites a response of Delve's to a request for values (variables, evaluate,
 // setVariable) in the user's types. The children of one of heddle's values are replaced by
-// the user's view: heddle's state as a readable child, or the children of the value it wraps.
+// the user's view.
 func (s *Session) userValues(d *delve, req, resp *message) {
 	if !resp.Success || len(resp.Body) == 0 {
 		return
 	}
+	w := s.viewer(d)
 	switch req.Command {
 	case "evaluate":
 		var b variable
 		if json.Unmarshal(resp.Body, &b) == nil {
-			s.rewrite(b, "result")
+			s.rewrite(w, b, "result")
 			resp.Body = body(b)
 		}
 	case "setVariable":
 		var b variable
 		if json.Unmarshal(resp.Body, &b) == nil {
-			s.rewrite(b, "value")
+			s.rewrite(w, b, "value")
 			resp.Body = body(b)
 		}
 	case "variables":
-		var a struct {
-			Ref int `json:"variablesReference"`
-		}
+		var a godap.VariablesArguments
 		json.Unmarshal(req.Arguments, &a)
 		var b struct {
 			Variables []variable `json:"variables"`
@@ -372,58 +501,28 @@ func (s *Session) userValues(d *delve, req, resp *message) {
 		if json.Unmarshal(resp.Body, &b) != nil {
 			return
 		}
-		if kind := s.values.kind(a.Ref); kind != "" {
-			b.Variables = s.children(d, kind, b.Variables)
+		if kind := s.values.kind(a.VariablesReference); kind != "" {
+			b.Variables = w.userChildren(kind, b.Variables)
 		}
 		for _, v := range b.Variables {
-			s.rewrite(v, "value")
+			s.rewrite(w, v, "value")
 		}
 		resp.Body = body(b)
 	}
 }
 
-// children returns the user's view of the children of a value of heddle's type kind, whose
-// fields Delve gave as vars.
-func (s *Session) children(d *delve, kind string, vars []variable) []variable {
-	field := map[string]variable{}
-	for _, v := range vars {
-		field[v.str("name")] = v
+// variables returns the children of Delve's variable ref, or nil if Delve gives none.
+func (d *delve) variables(ref int) []variable {
+	ch, err := d.send("variables", body(godap.VariablesArguments{VariablesReference: ref}))
+	if err != nil {
+		return nil
 	}
-	if f, ok := wrapped[kind]; ok {
-		// The wrapped value's own children.
-		inner, ok := field[f]
-		if !ok || inner.ref() == 0 {
-			return vars
-		}
-		ch, err := d.send("variables", body(map[string]int{"variablesReference": inner.ref()}))
-		if err != nil {
-			return vars
-		}
-		resp, ok := <-ch
-		var b struct {
-			Variables []variable `json:"variables"`
-		}
-		if !ok || !resp.Success || json.Unmarshal(resp.Body, &b) != nil {
-			return vars
-		}
-		return b.Variables
+	resp, ok := <-ch
+	var b struct {
+		Variables []variable `json:"variables"`
 	}
-	values := map[string]string{}
-	for k, v := range field {
-		values[k] = v.str("value")
+	if !ok || !resp.Success || json.Unmarshal(resp.Body, &b) != nil {
+		return nil
 	}
-	state := variable{"name": body("state"), "value": body(summary(kind, values, s.lockHolder)), "variablesReference": body(0)}
-	switch kind {
-	case "Cond":
-		// L is the user's own field.
-		if l, ok := field["L"]; ok {
-			return []variable{l, state}
-		}
-	case "Timer", "Ticker":
-		if c, ok := field["C"]; ok {
-			return []variable{c}
-		}
-		return vars
-	}
-	return []variable{state}
+	return b.Variables
 }

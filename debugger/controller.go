@@ -78,18 +78,18 @@ type planned struct {
 
 // Checkpoint is a resumption of a goroutine by the scheduler: it is about to perform Op.
 type Checkpoint struct {
-	Index     int           `json:"index"`
-	Goroutine string        `json:"goroutine"`
-	Op        string        `json:"op,omitempty"`
-	Position  *timeline.Pos `json:"position,omitempty"`
-	Decision  bool          `json:"decision"`
+	Index     int
+	Goroutine string
+	Op        string
+	Position  *timeline.Pos
+	Decision  bool
 	// DecisionIndex is the decision that picked the goroutine, or -1.
-	DecisionIndex int    `json:"decisionIndex"`
-	Step          int    `json:"step"`
-	New           bool   `json:"new,omitempty"`
-	Func          string `json:"func,omitempty"`
+	DecisionIndex int
+	Step          int
+	New           bool
+	Func          string
 	// Obj is the logical id of the operation's object (G1#2), objID its number in the run.
-	Obj   string `json:"obj,omitempty"`
+	Obj   string
 	objID rt.ObjID
 	goid  int64
 }

@@ -16,24 +16,24 @@ import (
 
 // Bug is a bug an exploration found (Explore), as Front.BugFound reports it.
 type Bug struct {
-	ID         int            `json:"id"`
-	Kind       string         `json:"kind"`
-	Message    string         `json:"message"`
-	Goroutines []BugGoroutine `json:"goroutines,omitempty"`
+	ID         int
+	Kind       string
+	Message    string
+	Goroutines []BugGoroutine
 	// Schedule is the saved trace file, and Replay the command that replays it; both are
 	// empty until the search has ended and the bug's run has been re-executed in detail.
-	Schedule string `json:"schedule,omitempty"`
-	Replay   string `json:"replay,omitempty"`
+	Schedule string
+	Replay   string
 	key      string
 	trace    *timeline.Trace
 }
 
 // BugGoroutine is a goroutine involved in a bug.
 type BugGoroutine struct {
-	ID       string        `json:"id"`
-	State    string        `json:"state"`
-	Op       string        `json:"op,omitempty"`
-	Position *timeline.Pos `json:"position,omitempty"`
+	ID       string
+	State    string
+	Op       string
+	Position *timeline.Pos
 }
 
 // explorations are the session's searches and the bugs they found.
@@ -73,23 +73,23 @@ func (e *explorations) bug(id int) *Bug {
 
 // Progress reports on a running exploration.
 type Progress struct {
-	ID                 int     `json:"id"`
-	Runs               int     `json:"runs"`
-	SchedulesPerSecond float64 `json:"schedulesPerSecond"`
-	Bugs               int     `json:"bugs"`
-	ElapsedMs          int64   `json:"elapsedMs"`
+	ID                 int
+	Runs               int
+	SchedulesPerSecond float64
+	Bugs               int
+	ElapsedMs          int64
 }
 
 // ExploreDone reports the end of an exploration.
 type ExploreDone struct {
-	ID        int    `json:"id"`
-	Runs      int    `json:"runs"`
-	Bugs      int    `json:"bugs"`
-	Complete  bool   `json:"complete"`
-	Cancelled bool   `json:"cancelled"`
-	Error     string `json:"error,omitempty"`
+	ID        int
+	Runs      int
+	Bugs      int
+	Complete  bool
+	Cancelled bool
+	Error     string
 	// Warnings are the checks' findings that are not bugs, as heddle test prints them.
-	Warnings []*timeline.Warning `json:"warnings,omitempty"`
+	Warnings []*timeline.Warning
 }
 
 // Cancel cancels exploration id, or every exploration for id 0.

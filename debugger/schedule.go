@@ -33,10 +33,10 @@ func (d *Debugger) Checkpoints() (current int, cps []Checkpoint, err error) {
 
 // Runnable is a goroutine the user may schedule next.
 type Runnable struct {
-	ID       string        `json:"id"`
-	Op       string        `json:"op"`
-	Position *timeline.Pos `json:"position,omitempty"`
-	Current  bool          `json:"current"`
+	ID       string
+	Op       string
+	Position *timeline.Pos
+	Current  bool
 }
 
 // choice says which decision ScheduleNext makes: at a checkpoint that a decision led to,

@@ -84,8 +84,8 @@ func (t *threadIDs) client(in *incarnation, goid int64) (int, string) {
 
 // ThreadInfo is a thread as the front end shows it.
 type ThreadInfo struct {
-	ID   int    `json:"id"`
-	Name string `json:"name"`
+	ID   int
+	Name string
 }
 
 // Threads lists the controlled goroutines of the current incarnation, named by logical id

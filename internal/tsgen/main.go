@@ -8,7 +8,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/heddledbg/heddle/debugger"
+	"github.com/heddledbg/heddle/dap"
 	"github.com/heddledbg/heddle/server"
 	"github.com/heddledbg/heddle/timeline"
 )
@@ -40,11 +40,17 @@ var files = []file{{
 	},
 }, {
 	path:  "vscode-extension/src/wire.gen.ts",
-	about: "the bodies of the debug adapter's heddle/* events that are Go types (docs/dap.md)",
+	about: "the bodies of the debug adapter's heddle/* events and responses (docs/dap.md)",
 	roots: []reflect.Type{
-		reflect.TypeFor[debugger.Progress](),
-		reflect.TypeFor[debugger.ExploreDone](),
-		reflect.TypeFor[debugger.Bug](),
+		reflect.TypeFor[dap.Progress](),
+		reflect.TypeFor[dap.ExploreDone](),
+		reflect.TypeFor[dap.BugFound](),
+		reflect.TypeFor[dap.CheckpointEvent](),
+		reflect.TypeFor[dap.Checkpoints](),
+		reflect.TypeFor[dap.RunnableGoroutines](),
+		reflect.TypeFor[dap.Explored](),
+		reflect.TypeFor[dap.SavedSchedule](),
+		reflect.TypeFor[dap.WebView](),
 	},
 }}
 
@@ -62,7 +68,7 @@ func generator(root string) (*Generator, error) {
 		module + "/timeline",
 		module + "/locktree",
 		module + "/server",
-		module + "/debugger",
+		module + "/dap",
 		module + "/internal/tsgen",
 	})
 	if err != nil {
@@ -87,6 +93,9 @@ func generator(root string) (*Generator, error) {
 			// The server makes both (server/server.go).
 			module + "/server.BugSummary.Goroutines": true,
 			module + "/server.SourceSnippet.Lines":   true,
+			// dap's translations make them (dap/bodies.go).
+			module + "/dap.Checkpoints.Checkpoints":       true,
+			module + "/dap.RunnableGoroutines.Goroutines": true,
 		},
 	}, nil
 }

@@ -40,17 +40,12 @@ export interface ExploreDoneBody extends Omit<wire.ExploreDone, "id" | "warnings
   wireId: WireId;
 }
 
-export interface CheckpointBody {
-  index: number;
+// A checkpoint whose goroutine the adapter left out is still shown.
+export interface CheckpointBody extends Omit<wire.CheckpointEvent, "goroutine"> {
   goroutine?: string;
 }
 
-export interface RunnableGoroutine {
-  id: string;
-  op: string;
-  position?: Position;
-  current: boolean;
-}
+export type RunnableGoroutine = wire.Runnable;
 
 export const events = {
   progress: "heddle/progress",
