@@ -15,9 +15,34 @@ import (
 // serveExplore answers an "explore" request in a worker: it explores in this process and
 // streams progress (at most ten times a second), tree nodes (if asked), every new bug with
 // its detailed trace, and a final "done" message.
+//
+// A subtest that heddle cannot explore is left out: when the exploration's first run ends as
+// unexplorable inside a subtest, the exploration starts again with that subtest skipped in
+// every run (leftOut), and its other subtests are explored. What the first run streamed is
+// held until the run is over, so that only the exploration that is kept reaches the
+// controller. A subtest found unexplorable by a later run, after the tree has been streamed,
+// makes the whole test unexplorable.
 func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
 	opts := explorer.OptionsOf(req.Options)
-	skipped, skips = nil, nil
+	start, budget := time.Now(), opts.MaxTime
+	leftOut = nil
+	defer func() { leftOut = nil }()
+	var held []*worker.Message // the first run's, while it may be discarded
+	holding := true
+	stream := func(m *worker.Message) {
+		if holding {
+			held = append(held, m)
+		} else {
+			send(m)
+		}
+	}
+	release := func() {
+		holding = false
+		for _, m := range held {
+			send(m)
+		}
+		held = nil
+	}
 	var last time.Time
 	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
@@ -36,15 +61,40 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			// statistics alone.
 			if sent < maxTreeNodes {
 				sent++
-				send(&worker.Message{Type: worker.MsgNode, Node: &n})
+				stream(&worker.Message{Type: worker.MsgNode, Node: &n})
 			}
 		}
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
 	opts.OnBug = func(b *explorer.Bug) {
-		send(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
+		stream(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
 	}
-	rep := explorer.ExploreWith(h, opts)
+	var rep *explorer.Report
+	for {
+		skipped, skips = nil, nil
+		runs := 0
+		var first struct{ subtest, reason string } // where the first run was unexplorable
+		rep = explorer.ExploreWith(func(run func(body func())) {
+			h(run)
+			if runs++; runs == 1 && holding {
+				if first = unexplorableIn; first.subtest == "" {
+					release()
+				}
+			}
+		}, opts)
+		if _, again := leftOut[first.subtest]; rep.Err != nil || !holding || first.subtest == "" || again {
+			break
+		}
+		if leftOut == nil {
+			leftOut = map[string]string{}
+		}
+		leftOut[first.subtest] = first.reason
+		held, sent = nil, 0
+		if budget > 0 {
+			opts.MaxTime = max(budget-time.Since(start), time.Millisecond)
+		}
+	}
+	release()
 	if rep.Err != nil {
 		send(&worker.Message{Type: worker.MsgError, Error: "heddle worker: " + rep.Err.Error()})
 		return
