@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// TestUnexplorableSubtest checks that a subtest that heddle cannot explore (it fails on an
+// allocation count, which under heddle holds heddle's own) is skipped with heddle's reason,
+// while the test's other subtests are explored: the deadlock of the bug package's lockorder
+// subtest is found (exit 1), the clean package's test passes (exit 0), each test's
+// exploration file lists the subtest among its skips and is not the whole test's
+// unexplorable verdict, and the subtest is named as go test -v names it, in go test's order.
+func TestUnexplorableSubtest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	const dir = "testdata/subtests"
+	const sub = "TestSubtests/allocs"
+	const reason = "heddle: cannot be explored: the test failed after it measured allocations with testing.AllocsPerRun"
+	// The bug package's deadlock could hang go test: the clean one has the same names.
+	gocmd := exec.Command("go", "test", "-v", "-count=1", "./clean")
+	gocmd.Dir = dir
+	goOut, err := gocmd.Output()
+	if err != nil {
+		t.Fatalf("go test -v: %v\n%s", err, goOut)
+	}
+	goRuns := lineNames(string(goOut), "=== RUN   ")
+	if want := []string{"TestSubtests", sub, "TestSubtests/count"}; !slices.Equal(goRuns, want) {
+		t.Fatalf("go test -v runs %q, want %q", goRuns, want)
+	}
+	for _, tc := range []struct {
+		pkg  string
+		code int
+		bugs []string // the kinds of the bugs found
+	}{
+		{"bug", exitBug, []string{"deadlock"}},
+		{"clean", exitOK, nil},
+	} {
+		t.Run(tc.pkg, func(t *testing.T) {
+			out := t.TempDir()
+			stdout, stderr, code := heddle(t, dir, "test", "-v", "-out", out, "./"+tc.pkg)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
+			}
+			if skips := lineNames(stdout, "    --- SKIP: "); !slices.Equal(skips, []string{sub}) {
+				t.Errorf("heddle test skips %q, want only %s\n%s", skips, sub, stdout)
+			}
+			if !strings.Contains(stdout, "=== RUN   "+sub+"\n    "+reason) {
+				t.Errorf("no %q under === RUN   %s\n%s", reason, sub, stdout)
+			}
+			// Every test and subtest that heddle names, go test names, in the same order.
+			if runs := lineNames(stdout, "=== RUN   "); !isSubsequence(runs, goRuns) {
+				t.Errorf("heddle test runs %q, not in go test's %q", runs, goRuns)
+			}
+			path := filepath.Join(timeline.TestDir(out, "example.com/subtests/"+tc.pkg, "TestSubtests"), timeline.ExplorationFile)
+			v, err := timeline.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, ok := v.(*timeline.Exploration)
+			if !ok {
+				t.Fatalf("%s holds a %T", path, v)
+			}
+			if e.Unexplorable != "" || e.Skipped {
+				t.Errorf("exploration: unexplorable %q, skipped %v; want the test explored", e.Unexplorable, e.Skipped)
+			}
+			if len(e.Skips) != 1 || e.Skips[0].Test != sub || !strings.HasPrefix(e.Skips[0].Output, reason) {
+				t.Errorf("exploration's skips %+v, want %s with %q", e.Skips, sub, reason)
+			}
+			var kinds []string
+			for _, b := range e.Bugs {
+				kinds = append(kinds, b.Kind)
+			}
+			if !slices.Equal(kinds, tc.bugs) {
+				t.Errorf("exploration's bugs %q, want %q", kinds, tc.bugs)
+			}
+			// The count subtest's two goroutines have interleavings: it was explored.
+			if !e.Stats.Complete || e.Stats.Runs < 2 {
+				t.Errorf("exploration: %d runs, complete %v; want the other subtests explored to the end", e.Stats.Runs, e.Stats.Complete)
+			}
+		})
+	}
+}
+
+// testName is the test's name on a line of go test -v's output after its prefix.
+var testName = regexp.MustCompile(`^\S+`)
+
+// lineNames returns the test names of the lines of out that start with prefix, in order.
+func lineNames(out, prefix string) []string {
+	var names []string
+	for _, l := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			names = append(names, testName.FindString(rest))
+		}
+	}
+	return names
+}
+
+// isSubsequence reports whether the elements of sub appear in seq in the same order.
+func isSubsequence(sub, seq []string) bool {
+	for _, s := range sub {
+		i := slices.Index(seq, s)
+		if i < 0 {
+			return false
+		}
+		seq = seq[i+1:]
+	}
+	return true
+}
