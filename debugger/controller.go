@@ -142,8 +142,9 @@ func (c *controller) accept() {
 	close(c.connected)
 }
 
-// begin starts the run of test with plan p. The debuggee must have connected.
-func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p planned) error {
+// begin starts the run of test with plan p, skipping the subtests leftOut. The debuggee must
+// have connected.
+func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, leftOut []string, p planned) error {
 	c.mu.Lock()
 	if c.started {
 		c.mu.Unlock()
@@ -151,7 +152,7 @@ func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p plan
 	}
 	c.started = true
 	c.plan = p
-	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q}
+	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q, LeftOut: leftOut}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.

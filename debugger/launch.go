@@ -133,7 +133,7 @@ func (d *Debugger) Start(done func(error)) {
 		if d.prog.stopOnEntry {
 			p.breakAt = 0
 		}
-		if err := in.ctrl.begin(d.prog.test, d.prog.time, d.prog.quantum, p); err != nil {
+		if err := in.ctrl.begin(d.prog.test, d.prog.time, d.prog.quantum, d.prog.leftOut(), p); err != nil {
 			d.errorf("%v", err)
 			return
 		}

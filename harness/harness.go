@@ -191,6 +191,18 @@ var unexplorableIn struct{ subtest, reason string }
 // itself, and the test's other subtests are explored (serveExplore).
 var leftOut map[string]string
 
+// leaveOut makes the runs of a replay skip the subtests that the schedule's exploration left
+// out (timeline.Schedule.LeftOut), as it did.
+func leaveOut(subtests []string) {
+	leftOut = nil
+	for _, s := range subtests {
+		if leftOut == nil {
+			leftOut = map[string]string{}
+		}
+		leftOut[s] = "left out of the exploration"
+	}
+}
+
 // noteUnexplorable notes, as a run ends as one heddle cannot explore, which subtest it was in.
 func noteUnexplorable(msg string) {
 	if len(inside) > 0 && unexplorableIn.subtest == "" {
@@ -558,12 +570,15 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		}
 		serveExplore(h, req, prog, send)
 	case worker.CmdReplay:
+		leaveOut(req.Schedule.LeftOut)
 		res, err := explorer.ReplayWith(h, req.Schedule, explorer.OptionsOf(req.Options))
 		if err != nil {
 			send(&worker.Message{Type: worker.MsgError, Error: err.Error()})
 			return 2
 		}
-		send(&worker.Message{Type: worker.MsgTrace, Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
+		tr := timeline.FromResult(res, prog, req.Schedule.Strategy)
+		tr.LeftOut = req.Schedule.LeftOut
+		send(&worker.Message{Type: worker.MsgTrace, Trace: tr})
 	case worker.CmdRun:
 		send(serveRun(h, req))
 	default:

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,12 +104,21 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 	deadlock := false
 	for _, b := range rep.Bugs {
 		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
-		send(&worker.Message{Type: worker.MsgBug, Bug: explorer.WireBugTrace(b, prog, opts.Strategy.String())})
+		wb := explorer.WireBugTrace(b, prog, opts.Strategy.String())
+		if wb.Trace != nil {
+			wb.Trace.LeftOut = leftOutNames()
+		}
+		send(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
 	if rep.LockTrees != nil && !deadlock {
 		lt := rep.LockTrees
+		var trace *timeline.Trace
+		if len(lt.Warnings) > 0 {
+			trace = timeline.FromResult(rep.First, prog, opts.Strategy.String())
+			trace.LeftOut = leftOutNames()
+		}
 		for _, w := range lt.Warnings {
 			send(&worker.Message{Type: worker.MsgBug, Bug: &worker.Bug{
 				Kind: "lockorder",
@@ -115,11 +126,16 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
 					lt.Label(w.Locks[0]), lt.Label(w.Locks[1]), w.First.G, lockPath(lt, w.First.Path), w.Second.G, lockPath(lt, w.Second.Path)),
 				Hits:  1,
-				Trace: timeline.FromResult(rep.First, prog, opts.Strategy.String()),
+				Trace: trace,
 			}})
 		}
 	}
 	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped, Skips: skips})
+}
+
+// leftOutNames returns the subtests that the exploration leaves out, in order.
+func leftOutNames() []string {
+	return slices.Sorted(maps.Keys(leftOut))
 }
 
 // lockPath shows a lock tree's path by the locks' names.

@@ -14,9 +14,10 @@ import (
 // TestUnexplorableSubtest checks that a subtest that heddle cannot explore (it fails on an
 // allocation count, which under heddle holds heddle's own) is skipped with heddle's reason,
 // while the test's other subtests are explored: the deadlock of the bug package's lockorder
-// subtest is found (exit 1), the clean package's test passes (exit 0), each test's
-// exploration file lists the subtest among its skips and is not the whole test's
-// unexplorable verdict, and the subtest is named as go test -v names it, in go test's order.
+// subtest is found (exit 1) and its trace replays with the subtest left out again, the clean
+// package's test passes (exit 0), each test's exploration file lists the subtest among its
+// skips and is not the whole test's unexplorable verdict, and the subtest is named as go test
+// -v names it, in go test's order.
 func TestUnexplorableSubtest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
@@ -24,7 +25,8 @@ func TestUnexplorableSubtest(t *testing.T) {
 	const dir = "testdata/subtests"
 	const sub = "TestSubtests/allocs"
 	const reason = "heddle: cannot be explored: the test failed after it measured allocations with testing.AllocsPerRun"
-	// The bug package's deadlock could hang go test: the clean one has the same names.
+	// The bug package's deadlock could hang go test: the clean one has the names of its
+	// subtests but the deadlocking one.
 	gocmd := exec.Command("go", "test", "-v", "-count=1", "./clean")
 	gocmd.Dir = dir
 	goOut, err := gocmd.Output()
@@ -84,6 +86,22 @@ func TestUnexplorableSubtest(t *testing.T) {
 			// The count subtest's two goroutines have interleavings: it was explored.
 			if !e.Stats.Complete || e.Stats.Runs < 2 {
 				t.Errorf("exploration: %d runs, complete %v; want the other subtests explored to the end", e.Stats.Runs, e.Stats.Complete)
+			}
+			// The deadlock comes after the subtest left out: its trace says so, and a replay
+			// skips the subtest again instead of ending in it.
+			for _, b := range e.Bugs {
+				trace := filepath.Join(filepath.Dir(path), b.Trace)
+				v, err := timeline.ReadFile(trace)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tr := v.(*timeline.Trace); !slices.Equal(tr.LeftOut, []string{sub}) {
+					t.Errorf("%s leaves out %q, want %s", b.Trace, tr.LeftOut, sub)
+				}
+				stdout, stderr, code := heddle(t, dir, "replay", trace)
+				if code != exitBug || !strings.Contains(stdout, "verdict: "+b.Kind+":") {
+					t.Errorf("heddle replay %s: exit %d, want %d with verdict %s\n%s\n%s", b.Trace, code, exitBug, b.Kind, stdout, stderr)
+				}
 			}
 		})
 	}
