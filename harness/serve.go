@@ -162,7 +162,8 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: worker.MsgError, Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
-	skipped, skips = nil, nil
+	skipped, skips, leftOut = nil, nil, req.LeftOut
+	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips}
+	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips, UnexplorableIn: unexplorableIn.subtest}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,50 +13,58 @@ import (
 )
 
 // TestUnexplorableSubtest checks that a subtest that heddle cannot explore (it fails on an
-// allocation count, which under heddle holds heddle's own) is skipped with heddle's reason,
-// while the test's other subtests are explored: the deadlock of the bug package's lockorder
-// subtest is found (exit 1) and its trace replays with the subtest left out again, the clean
-// package's test passes (exit 0), each test's exploration file lists the subtest among its
-// skips and is not the whole test's unexplorable verdict, and the subtest is named as go test
-// -v names it, in go test's order.
+// allocation count, which under heddle holds heddle's own, or dials outside the process) is
+// skipped with heddle's reason, while the test's other subtests are explored: the deadlock of
+// the bug package's lockorder subtest is found (exit 1) and its trace replays with the subtest
+// left out again, the clean packages' tests pass (exit 0), in one process or with a fresh
+// process per run, each test's exploration file lists the subtest among its skips and is not
+// the whole test's unexplorable verdict, and the subtest is named as go test -v names it, in
+// go test's order.
 func TestUnexplorableSubtest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
 	}
 	const dir = "testdata/subtests"
-	const sub = "TestSubtests/allocs"
-	const reason = "heddle: cannot be explored: the test failed after it measured allocations with testing.AllocsPerRun"
-	// The bug package's deadlock could hang go test: the clean one has the names of its
-	// subtests but the deadlocking one.
-	gocmd := exec.Command("go", "test", "-v", "-count=1", "./clean")
-	gocmd.Dir = dir
-	goOut, err := gocmd.Output()
-	if err != nil {
-		t.Fatalf("go test -v: %v\n%s", err, goOut)
-	}
-	goRuns := lineNames(string(goOut), "=== RUN   ")
-	if want := []string{"TestSubtests", sub, "TestSubtests/count"}; !slices.Equal(goRuns, want) {
-		t.Fatalf("go test -v runs %q, want %q", goRuns, want)
-	}
+	const allocs = "heddle: cannot be explored: the test failed after it measured allocations with testing.AllocsPerRun"
+	const dial = "heddle: cannot be explored: dials 127.0.0.1:1 outside the process"
 	for _, tc := range []struct {
-		pkg  string
-		code int
-		bugs []string // the kinds of the bugs found
+		name, pkg string
+		flags     []string
+		code      int
+		sub       string   // the subtest left out
+		reason    string   // the start of its log
+		bugs      []string // the kinds of the bugs found
 	}{
-		{"bug", exitBug, []string{"deadlock"}},
-		{"clean", exitOK, nil},
+		{"bug", "bug", nil, exitBug, "TestSubtests/allocs", allocs, []string{"deadlock"}},
+		{"clean", "clean", nil, exitOK, "TestSubtests/allocs", allocs, nil},
+		{"dial", "dial", nil, exitOK, "TestSubtests/server", dial, nil},
+		// A fresh process per run: the controller explores, and leaves the subtest out.
+		{"dial-isolate", "dial", []string{"-isolate"}, exitOK, "TestSubtests/server", dial, nil},
 	} {
-		t.Run(tc.pkg, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
+			// The names go test gives the tests and subtests, in its order. The bug package's
+			// deadlock could hang go test: the clean one has the same subtests but that one.
+			gopkg := cmp.Or(map[string]string{"bug": "clean"}[tc.pkg], tc.pkg)
+			gocmd := exec.Command("go", "test", "-v", "-count=1", "./"+gopkg)
+			gocmd.Dir = dir
+			goOut, err := gocmd.Output()
+			if err != nil {
+				t.Fatalf("go test -v: %v\n%s", err, goOut)
+			}
+			goRuns := lineNames(string(goOut), "=== RUN   ")
+			if !slices.Contains(goRuns, tc.sub) {
+				t.Fatalf("go test -v runs %q, without %s", goRuns, tc.sub)
+			}
 			out := t.TempDir()
-			stdout, stderr, code := heddle(t, dir, "test", "-v", "-out", out, "./"+tc.pkg)
+			stdout, stderr, code := heddle(t, dir, append(append([]string{"test", "-v", "-out", out}, tc.flags...), "./"+tc.pkg)...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, stdout, stderr)
 			}
-			if skips := lineNames(stdout, "    --- SKIP: "); !slices.Equal(skips, []string{sub}) {
-				t.Errorf("heddle test skips %q, want only %s\n%s", skips, sub, stdout)
+			if skips := lineNames(stdout, "    --- SKIP: "); !slices.Equal(skips, []string{tc.sub}) {
+				t.Errorf("heddle test skips %q, want only %s\n%s", skips, tc.sub, stdout)
 			}
-			if !strings.Contains(stdout, "=== RUN   "+sub+"\n    "+reason) {
-				t.Errorf("no %q under === RUN   %s\n%s", reason, sub, stdout)
+			if !strings.Contains(stdout, "=== RUN   "+tc.sub+"\n    "+tc.reason) {
+				t.Errorf("no %q under === RUN   %s\n%s", tc.reason, tc.sub, stdout)
 			}
 			// Every test and subtest that heddle names, go test names, in the same order.
 			if runs := lineNames(stdout, "=== RUN   "); !isSubsequence(runs, goRuns) {
@@ -73,8 +82,8 @@ func TestUnexplorableSubtest(t *testing.T) {
 			if e.Unexplorable != "" || e.Skipped {
 				t.Errorf("exploration: unexplorable %q, skipped %v; want the test explored", e.Unexplorable, e.Skipped)
 			}
-			if len(e.Skips) != 1 || e.Skips[0].Test != sub || !strings.HasPrefix(e.Skips[0].Output, reason) {
-				t.Errorf("exploration's skips %+v, want %s with %q", e.Skips, sub, reason)
+			if len(e.Skips) != 1 || e.Skips[0].Test != tc.sub || !strings.HasPrefix(e.Skips[0].Output, tc.reason) {
+				t.Errorf("exploration's skips %+v, want %s with %q", e.Skips, tc.sub, tc.reason)
 			}
 			var kinds []string
 			for _, b := range e.Bugs {
@@ -95,8 +104,8 @@ func TestUnexplorableSubtest(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tr := v.(*timeline.Trace); !slices.Equal(tr.LeftOut, []string{sub}) {
-					t.Errorf("%s leaves out %q, want %s", b.Trace, tr.LeftOut, sub)
+				if tr := v.(*timeline.Trace); !slices.Equal(tr.LeftOut, []string{tc.sub}) {
+					t.Errorf("%s leaves out %q, want %s", b.Trace, tr.LeftOut, tc.sub)
 				}
 				stdout, stderr, code := heddle(t, dir, "replay", trace)
 				if code != exitBug || !strings.Contains(stdout, "verdict: "+b.Kind+":") {
