@@ -134,7 +134,7 @@ func (n *navInc) run(ctx context.Context, breakAt int) error {
 		n.started = true
 		p := n.plan
 		p.breakAt = breakAt
-		return n.in.ctrl.begin(n.d.prog.test, n.d.prog.time, n.d.prog.quantum, n.d.prog.leftOut(), p)
+		return n.in.ctrl.begin(n.d.prog.test, n.d.prog.time, n.d.prog.quantum, p)
 	}
 	n.in.ctrl.mu.Lock()
 	n.in.ctrl.plan.breakAt = breakAt

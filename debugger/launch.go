@@ -101,7 +101,7 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 	d.prog, d.spec = p, spec
 	if p.schedule != nil {
 		if _, names, err := p.schedule.Picks(); err == nil {
-			d.follow = names
+			d.follow, d.leftOut = names, p.schedule.LeftOut
 		}
 	}
 	d.mu.Unlock()
@@ -133,7 +133,7 @@ func (d *Debugger) Start(done func(error)) {
 		if d.prog.stopOnEntry {
 			p.breakAt = 0
 		}
-		if err := in.ctrl.begin(d.prog.test, d.prog.time, d.prog.quantum, d.prog.leftOut(), p); err != nil {
+		if err := in.ctrl.begin(d.prog.test, d.prog.time, d.prog.quantum, p); err != nil {
 			d.errorf("%v", err)
 			return
 		}

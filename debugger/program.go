@@ -190,14 +190,5 @@ func (p *program) worker() *remote.Worker {
 // newSchedule returns an empty schedule file of the program.
 func (p *program) newSchedule(strategy string) *timeline.Schedule {
 	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time, Quantum: p.quantum,
-		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}, LeftOut: p.leftOut()}
-}
-
-// leftOut returns the subtests that the replayed schedule's exploration left out, which its
-// runs skip too (timeline.Schedule.LeftOut).
-func (p *program) leftOut() []string {
-	if p.schedule == nil {
-		return nil
-	}
-	return p.schedule.LeftOut
+		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
 }
