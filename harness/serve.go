@@ -84,7 +84,8 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 				}
 			}
 		}, opts)
-		if _, again := leftOut[first.subtest]; rep.Err != nil || !holding || first.subtest == "" || again {
+		// A process that can run no more schedules (rt.Poisoned) cannot explore again.
+		if _, again := leftOut[first.subtest]; rep.Err != nil || !holding || first.subtest == "" || again || rt.Poisoned() != nil {
 			break
 		}
 		if leftOut == nil {
