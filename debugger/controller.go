@@ -61,6 +61,9 @@ type controller struct {
 type planned struct {
 	// follow holds the pick of each decision, by name, to replay.
 	follow []string
+	// leftOut are the subtests the run skips, as the replayed schedule's exploration did
+	// (timeline.Schedule.LeftOut).
+	leftOut []string
 	// breakAt is the checkpoint to stop at, -1 for none.
 	breakAt int
 	// stopOnBug stops where a bug is found.
@@ -151,7 +154,7 @@ func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p plan
 	}
 	c.started = true
 	c.plan = p
-	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q}
+	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q, LeftOut: p.leftOut}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.

@@ -100,10 +100,12 @@ type Debugger struct {
 	bpVersion     int
 	hitConditions bool
 	threads       threadIDs
-	// cur is the position of the current stop; follow is the schedule the incarnations follow.
+	// cur is the position of the current stop; follow is the schedule the incarnations follow,
+	// and leftOut the subtests they skip, as that schedule's exploration did.
 	cur      *bidir.Stop
 	curBug   *Bug // the bug the current stop is at
 	follow   []string
+	leftOut  []string
 	recorded []Checkpoint
 	moving   int // the current motion's id, 0 for none
 	// hits records the breakpoint hits continues met; from is the place on it that the

@@ -101,7 +101,7 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 	d.prog, d.spec = p, spec
 	if p.schedule != nil {
 		if _, names, err := p.schedule.Picks(); err == nil {
-			d.follow = names
+			d.follow, d.leftOut = names, p.schedule.LeftOut
 		}
 	}
 	d.mu.Unlock()

@@ -578,7 +578,7 @@ func (d *Debugger) reportEnd(in *incarnation) string {
 func (d *Debugger) plan(breakAt int) planned {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return planned{follow: append([]string(nil), d.follow...), breakAt: breakAt, stopOnBug: d.prog.stopOnBug}
+	return planned{follow: append([]string(nil), d.follow...), leftOut: d.leftOut, breakAt: breakAt, stopOnBug: d.prog.stopOnBug}
 }
 
 // record makes the current incarnation's decisions the session's schedule, keeping any

@@ -166,6 +166,9 @@ func (d *Debugger) SaveSchedule(path string) error {
 	}
 	st := in.ctrl.snapshot()
 	sch := d.prog.newSchedule("manual")
+	d.mu.Lock()
+	sch.LeftOut = d.leftOut
+	d.mu.Unlock()
 	for _, dc := range st.decisions {
 		td := timeline.Decision{Kind: dc.point.Kind.String(), Pick: dc.pickName()}
 		for _, a := range dc.point.Alts {
@@ -219,7 +222,7 @@ func (d *Debugger) Replay(bugID int, path string, done func(error)) {
 		return
 	}
 	d.mu.Lock()
-	d.follow = names
+	d.follow, d.leftOut = names, sch.LeftOut
 	d.mu.Unlock()
 	d.hits.Clear()
 	p := d.plan(-1)

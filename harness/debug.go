@@ -64,6 +64,7 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 		return true, 2
 	}
 	s.root = rootFunc(start.Test)
+	leaveOut(start.LeftOut)
 	s.start, s.auto = start, start.BreakAt >= 0
 	h, err := harnessFor(start.Test)
 	if err != nil {

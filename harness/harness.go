@@ -35,7 +35,10 @@ import (
 
 var tests = map[string]func(*testing.T){}
 
-func init() { synctest.CleanupScope = cleanupScope }
+func init() {
+	synctest.CleanupScope = cleanupScope
+	rt.Unexplorable = noteUnexplorable
+}
 
 // Register records a test function of the package under test.
 func Register(name string, test func(*testing.T)) { tests[name] = test }
@@ -171,8 +174,41 @@ var current struct {
 var skipped *string
 
 // skips are the subtests that skipped themselves in the current exploration, each from the
-// first run in which it did.
+// first run in which it did, and those left out of it as unexplorable.
 var skips []timeline.Skip
+
+// inside are the subtests that the current run is in, as go test names them, the innermost
+// last: the subtest that heddle could not explore, if the run ends so.
+var inside []string
+
+// unexplorableIn is the innermost subtest that the current run was in when it ended as one
+// heddle cannot explore, with why; its subtest is "" if the run did not end so, or ended so
+// outside any subtest.
+var unexplorableIn struct{ subtest, reason string }
+
+// leftOut are the subtests that the current exploration leaves out of every run, with why
+// heddle could not explore them: each is skipped, as go test reports a subtest that skips
+// itself, and the test's other subtests are explored (serveExplore).
+var leftOut map[string]string
+
+// leaveOut makes the runs of a replay skip the subtests that the schedule's exploration left
+// out (timeline.Schedule.LeftOut), as it did.
+func leaveOut(subtests []string) {
+	leftOut = nil
+	for _, s := range subtests {
+		if leftOut == nil {
+			leftOut = map[string]string{}
+		}
+		leftOut[s] = "left out of the exploration"
+	}
+}
+
+// noteUnexplorable notes, as a run ends as one heddle cannot explore, which subtest it was in.
+func noteUnexplorable(msg string) {
+	if len(inside) > 0 && unexplorableIn.subtest == "" {
+		unexplorableIn.subtest, unexplorableIn.reason = inside[len(inside)-1], msg
+	}
+}
 
 // runTest performs one run of test with a fresh *testing.T from t.Run. t.Run executes its
 // function on a goroutine of its own and waits for it, so the run is started there, with the
@@ -184,6 +220,8 @@ var skips []timeline.Skip
 // a run that will not go on: the worker then reports without waiting for them.
 func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run func(body func())) {
 	cap.reset()
+	// A run that ended inside a subtest, torn down there, left it listed.
+	inside, unexplorableIn.subtest, unexplorableIn.reason = inside[:0], "", ""
 	ran, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -224,36 +262,64 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 // Run runs f as a subtest of t, as t.Run does; the instrumenter rewrites the package's calls of
 // t.Run into calls of Run. The subtest runs in the place of the goroutine that called Run, and
 // ends cleanly when the run is torn down before it returns (see rt.Subtest). A subtest that
-// fails ends the run when it returns, with a fatal verdict that names it.
+// fails ends the run when it returns, with a fatal verdict that names it. A subtest that the
+// exploration leaves out (leftOut) skips itself at once.
 func Run(t *testing.T, name string, f func(*testing.T)) bool {
 	var sub *testing.T
 	returned, own := false, failedUnknown
+	torn := false // the run was torn down while the subtest ran: it did not skip itself
 	ok := t.Run(name, func(st *testing.T) {
 		sub = st
 		defer func() { returned, own = true, failedOnItsOwn(st) }()
+		if current.t != nil {
+			full := fullName(st)
+			if _, ok := leftOut[full]; ok {
+				st.SkipNow()
+			}
+			inside = append(inside, full)
+			defer func() { inside = inside[:len(inside)-1] }()
+		}
 		rt.Subtest(func() {
 			defer runCleanups(st)
 			defer cancelContext(st)
 			f(st)
-		}, st.SkipNow)
+		}, func() {
+			torn = true
+			st.SkipNow()
+		})
 	})
 	if current.t == nil || sub == nil {
 		return ok
 	}
-	// The name as go test prints it, without the worker's own levels.
-	full := current.name + strings.TrimPrefix(sub.Name(), current.t.Name())
+	full := fullName(sub)
 	if !returned {
 		// Only a t.Parallel that the instrumenter could not rewrite lets t.Run return early; the
 		// subtest would go on after the run, out of heddle's control.
 		rt.Fail(rt.VerdictInternal, "subtest "+full+" called t.Parallel where heddle could not rewrite the call (through an interface, or in a package outside the main module); heddle cannot schedule a parallel subtest", false)
 	} else {
-		reportFailure("subtest "+full+" failed", !ok, own)
-		if sub.Skipped() && !slices.ContainsFunc(skips, func(k timeline.Skip) bool { return k.Test == full }) {
-			// As go test reports it under its parent: skipped, with its log.
-			skips = append(skips, timeline.Skip{Test: full, Output: current.cap.messagesOf(sub.Name())})
+		// What the subtest did, and its failure, are its own: a run that ends here as one heddle
+		// cannot explore ends in the subtest.
+		inside = append(inside, full)
+		if !checkChildren(full) {
+			reportFailure("subtest "+full+" failed", !ok, own)
+		}
+		inside = inside[:len(inside)-1]
+		if sub.Skipped() && !torn && !slices.ContainsFunc(skips, func(k timeline.Skip) bool { return k.Test == full }) {
+			// As go test reports it under its parent: skipped, with its log, or with why heddle
+			// left it out.
+			out := current.cap.messagesOf(sub.Name())
+			if why, ok := leftOut[full]; ok {
+				out = "heddle: cannot be explored: " + why
+			}
+			skips = append(skips, timeline.Skip{Test: full, Output: out})
 		}
 	}
 	return ok
+}
+
+// fullName is the name of subtest st as go test prints it, without the worker's own levels.
+func fullName(st *testing.T) string {
+	return current.name + strings.TrimPrefix(st.Name(), current.t.Name())
 }
 
 // failure says whether a test failed by itself, before the testing package's race check.
@@ -504,12 +570,15 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		}
 		serveExplore(h, req, prog, send)
 	case worker.CmdReplay:
+		leaveOut(req.Schedule.LeftOut)
 		res, err := explorer.ReplayWith(h, req.Schedule, explorer.OptionsOf(req.Options))
 		if err != nil {
 			send(&worker.Message{Type: worker.MsgError, Error: err.Error()})
 			return 2
 		}
-		send(&worker.Message{Type: worker.MsgTrace, Trace: timeline.FromResult(res, prog, req.Schedule.Strategy)})
+		tr := timeline.FromResult(res, prog, req.Schedule.Strategy)
+		tr.LeftOut = req.Schedule.LeftOut
+		send(&worker.Message{Type: worker.MsgTrace, Trace: tr})
 	case worker.CmdRun:
 		send(serveRun(h, req))
 	default:

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +17,34 @@ import (
 // serveExplore answers an "explore" request in a worker: it explores in this process and
 // streams progress (at most ten times a second), tree nodes (if asked), every new bug with
 // its detailed trace, and a final "done" message.
+//
+// A subtest that heddle cannot explore is left out: when the exploration's first run ends as
+// unexplorable inside a subtest, the exploration starts again with that subtest skipped in
+// every run (leftOut), and its other subtests are explored. What the first run streamed is
+// held until the run is over, so that only the exploration that is kept reaches the
+// controller. A subtest found unexplorable by a later run, after the tree has been streamed,
+// makes the whole test unexplorable.
 func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
 	opts := explorer.OptionsOf(req.Options)
-	skipped, skips = nil, nil
+	start, budget := time.Now(), opts.MaxTime
+	leftOut = nil
+	defer func() { leftOut = nil }()
+	var held []*worker.Message // the first run's, while it may be discarded
+	holding := true
+	stream := func(m *worker.Message) {
+		if holding {
+			held = append(held, m)
+		} else {
+			send(m)
+		}
+	}
+	release := func() {
+		holding = false
+		for _, m := range held {
+			send(m)
+		}
+		held = nil
+	}
 	var last time.Time
 	opts.Progress = func(s *timeline.Stats) {
 		if now := time.Now(); now.Sub(last) >= 100*time.Millisecond {
@@ -36,15 +63,41 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			// statistics alone.
 			if sent < maxTreeNodes {
 				sent++
-				send(&worker.Message{Type: worker.MsgNode, Node: &n})
+				stream(&worker.Message{Type: worker.MsgNode, Node: &n})
 			}
 		}
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
 	opts.OnBug = func(b *explorer.Bug) {
-		send(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
+		stream(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
 	}
-	rep := explorer.ExploreWith(h, opts)
+	var rep *explorer.Report
+	for {
+		skipped, skips = nil, nil
+		runs := 0
+		var first struct{ subtest, reason string } // where the first run was unexplorable
+		rep = explorer.ExploreWith(func(run func(body func())) {
+			h(run)
+			if runs++; runs == 1 && holding {
+				if first = unexplorableIn; first.subtest == "" {
+					release()
+				}
+			}
+		}, opts)
+		// A process that can run no more schedules (rt.Poisoned) cannot explore again.
+		if _, again := leftOut[first.subtest]; rep.Err != nil || !holding || first.subtest == "" || again || rt.Poisoned() != nil {
+			break
+		}
+		if leftOut == nil {
+			leftOut = map[string]string{}
+		}
+		leftOut[first.subtest] = first.reason
+		held, sent = nil, 0
+		if budget > 0 {
+			opts.MaxTime = max(budget-time.Since(start), time.Millisecond)
+		}
+	}
+	release()
 	if rep.Err != nil {
 		send(&worker.Message{Type: worker.MsgError, Error: "heddle worker: " + rep.Err.Error()})
 		return
@@ -52,12 +105,21 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 	deadlock := false
 	for _, b := range rep.Bugs {
 		deadlock = deadlock || b.Kind == rt.VerdictDeadlock
-		send(&worker.Message{Type: worker.MsgBug, Bug: explorer.WireBugTrace(b, prog, opts.Strategy.String())})
+		wb := explorer.WireBugTrace(b, prog, opts.Strategy.String())
+		if wb.Trace != nil {
+			wb.Trace.LeftOut = leftOutNames()
+		}
+		send(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
 	// A lock-order inversion is a deadlock that the runs may not have hit: report it, with the
 	// run its lock trees come from, unless a deadlock was found anyway.
 	if rep.LockTrees != nil && !deadlock {
 		lt := rep.LockTrees
+		var trace *timeline.Trace
+		if len(lt.Warnings) > 0 {
+			trace = timeline.FromResult(rep.First, prog, opts.Strategy.String())
+			trace.LeftOut = leftOutNames()
+		}
 		for _, w := range lt.Warnings {
 			send(&worker.Message{Type: worker.MsgBug, Bug: &worker.Bug{
 				Kind: "lockorder",
@@ -65,11 +127,16 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 				Message: fmt.Sprintf("lock-order inversion between %s and %s: %s nests %s, %s nests %s",
 					lt.Label(w.Locks[0]), lt.Label(w.Locks[1]), w.First.G, lockPath(lt, w.First.Path), w.Second.G, lockPath(lt, w.Second.Path)),
 				Hits:  1,
-				Trace: timeline.FromResult(rep.First, prog, opts.Strategy.String()),
+				Trace: trace,
 			}})
 		}
 	}
 	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped, Skips: skips})
+}
+
+// leftOutNames returns the subtests that the exploration leaves out, in order.
+func leftOutNames() []string {
+	return slices.Sorted(maps.Keys(leftOut))
 }
 
 // lockPath shows a lock tree's path by the locks' names.
@@ -96,7 +163,8 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: worker.MsgError, Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
-	skipped, skips = nil, nil
+	skipped, skips, leftOut = nil, nil, req.LeftOut
+	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips}
+	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips, UnexplorableIn: unexplorableIn.subtest}
 }

@@ -1,5 +1,11 @@
 package rt
 
+// Unexplorable, if not nil, is called when a run ends as one heddle cannot explore
+// (VerdictUnsupported), with the verdict's message, by the goroutine that ends it and before
+// any goroutine is torn down: a test harness notes which subtest the run was in, so that the
+// test's other subtests can still be explored without it.
+var Unexplorable func(msg string)
+
 // Subtest runs f, the function of a subtest, on the goroutine that the testing package started
 // for it. t.Run blocks its caller until the subtest ends, so the subtest takes the place of the
 // controlled goroutine that called t.Run: its operations are that goroutine's steps and the

@@ -79,6 +79,9 @@ type Schedule struct {
 	// replay uses them.
 	Time    rt.TimeModel  `json:"time,omitempty"`
 	Quantum time.Duration `json:"quantum,omitempty"`
+	// LeftOut are the subtests, as go test names them, that the run skipped because heddle
+	// cannot explore them (the exploration's Skips say why): a replay skips them too.
+	LeftOut []string `json:"leftOut,omitempty"`
 }
 
 // Goroutine describes a goroutine of a trace.
@@ -236,6 +239,9 @@ type Trace struct {
 	Quantum time.Duration `json:"quantum,omitempty"`
 	// Warnings are the lockset check's findings in the run (docs/races.md).
 	Warnings []Warning `json:"warnings,omitempty"`
+	// LeftOut are the subtests, as go test names them, that the run skipped because heddle
+	// cannot explore them: a replay skips them too.
+	LeftOut []string `json:"leftOut,omitempty"`
 }
 
 func pos(pc uintptr) *Pos {
@@ -404,7 +410,7 @@ func waitCycle(res *rt.Result) []string {
 // Schedule extracts the schedule of a trace.
 func (t *Trace) Schedule() *Schedule {
 	v := t.Verdict
-	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Time: t.Time, Quantum: t.Quantum, Decisions: t.Decisions, Verdict: &v}
+	return &Schedule{Heddle: "schedule", Version: Version, Program: t.Program, Strategy: t.Strategy, Seed: t.Seed, Time: t.Time, Quantum: t.Quantum, Decisions: t.Decisions, Verdict: &v, LeftOut: t.LeftOut}
 }
 
 // Picks converts a schedule's decisions into the kinds and the textual picks that a replay

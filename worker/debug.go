@@ -26,6 +26,9 @@ type DebugStart struct {
 	// Time is the model of time of the run, and Quantum its quantum.
 	Time    rt.TimeModel  `json:"time,omitempty"`
 	Quantum time.Duration `json:"quantum,omitempty"`
+	// LeftOut are the subtests that the run skips, as the replayed schedule's exploration did
+	// (timeline.Schedule.LeftOut).
+	LeftOut []string `json:"leftOut,omitempty"`
 }
 
 // DebugEventType is the kind of a DebugEvent.

@@ -56,6 +56,9 @@ type Request struct {
 	Schedule *timeline.Schedule `json:"schedule,omitempty"`
 	Guide    *Guide             `json:"guide,omitempty"`
 	Detail   bool               `json:"detail,omitempty"`
+	// LeftOut, in a "run" request, are the subtests that the run skips because heddle cannot
+	// explore them, each with why (as go test names them).
+	LeftOut map[string]string `json:"leftOut,omitempty"`
 }
 
 // Options are the serialisable options of an exploration (explorer.Options without its
@@ -116,6 +119,9 @@ type Message struct {
 	// Skips, in a "done" message, are the subtests that skipped themselves, each from the
 	// first run in which it did; in a "result" message, those of the run.
 	Skips []timeline.Skip `json:"skips,omitempty"`
+	// UnexplorableIn, in a "result" message whose run ended as one heddle cannot explore, is
+	// the innermost subtest the run was in then; "" if it was in none.
+	UnexplorableIn string `json:"unexplorableIn,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

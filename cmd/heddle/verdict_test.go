@@ -47,6 +47,8 @@ func TestVerdicts(t *testing.T) {
 		{"exit", "testdata/exits", "", []string{"."}, exitBug},
 		{"hang", "testdata/loops", "", []string{"-hang", "1s", "."}, exitBug},
 		{"panicmain", "testdata/panicmain", "run", []string{"."}, exitBug},
+		{"subtests", "testdata/subtests", "", []string{"./bug"}, exitBug},
+		{"subtests-clean", "testdata/subtests", "", []string{"-v", "./clean"}, exitOK},
 	} {
 		cmd := tc.cmd
 		if cmd == "" {

@@ -45,6 +45,9 @@ export interface Trace {
   quantum?: number;
   // Warnings are the lockset check's findings in the run (docs/races.md).
   warnings?: Warning[];
+  // LeftOut are the subtests, as go test names them, that the run skipped because heddle
+  // cannot explore them: a replay skips them too.
+  leftOut?: string[];
 }
 
 // Start reports that the exploration of a test begins: the nodes that follow, up to the next

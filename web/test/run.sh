@@ -30,3 +30,4 @@ node --test test/live.test.mjs
 node --test test/group.test.mjs
 node --test test/skips.test.mjs
 node --test test/unexplorable.test.mjs
+node --test test/subtests.test.mjs

@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -277,17 +279,62 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
-	rep, _, _ := isolatedExplore(ctx, w, test, opts)
+	rep, _ := isolatedExplore(ctx, w, test, opts)
 	return rep
 }
 
-// isolatedExplore is Isolated, and also returns the output of the first run in which the test
-// skipped itself (worker.Message.Skipped), nil if none did, and the subtests that skipped
-// themselves (worker.Message.Skips).
-func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *string, []timeline.Skip) {
-	r := &isolated{ctx: ctx, w: w, test: test, opts: opts, start: time.Now()}
-	defer r.close()
-	return explorer.ExploreOn(r, opts), r.skipped, r.skips
+// isolatedExplore is Isolated, and also returns the runner of the exploration it kept, whose
+// skipped, skips and leftOut say which runs skipped the test, which subtests skipped
+// themselves and which subtests heddle could not explore.
+//
+// As a worker's own exploration does (harness.serveExplore), it leaves out a subtest in which
+// the first run ended as one heddle cannot explore, and explores again without it, the tree's
+// nodes of the first run held until the run is over.
+func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *isolated) {
+	start, budget := time.Now(), opts.MaxTime
+	onNode := opts.OnNode
+	var held []timeline.Node
+	holding := true
+	release := func() {
+		holding = false
+		for _, n := range held {
+			onNode(n)
+		}
+		held = nil
+	}
+	if onNode != nil {
+		opts.OnNode = func(n timeline.Node) {
+			if holding {
+				held = append(held, n)
+			} else {
+				onNode(n)
+			}
+		}
+	}
+	var leftOut map[string]string
+	for {
+		r := &isolated{ctx: ctx, w: w, test: test, opts: opts, start: time.Now(), leftOut: leftOut}
+		r.first = func() {
+			if holding && r.unexplorableIn == "" {
+				release()
+			}
+		}
+		rep := explorer.ExploreOn(r, opts)
+		r.close()
+		if _, again := leftOut[r.unexplorableIn]; rep.Err != nil || !holding || r.unexplorableIn == "" || again {
+			release()
+			return rep, r
+		}
+		leftOut = maps.Clone(leftOut)
+		if leftOut == nil {
+			leftOut = map[string]string{}
+		}
+		leftOut[r.unexplorableIn] = r.why
+		held = nil
+		if budget > 0 {
+			opts.MaxTime = max(budget-time.Since(start), time.Millisecond)
+		}
+	}
 }
 
 // isolated is the explorer.Runner of Isolated.
@@ -306,9 +353,33 @@ type isolated struct {
 	skipped *string
 	// skips are the subtests that skipped themselves, each from the first run that did.
 	skips []timeline.Skip
+	// leftOut are the subtests that every run skips, with why heddle cannot explore them.
+	leftOut map[string]string
+	// runs counts the runs; after the first, first is called, and unexplorableIn is the
+	// subtest in which it ended as one heddle cannot explore, with why ("" if it did not).
+	runs                int
+	first               func()
+	unexplorableIn, why string
+	// lastIn is the subtest in which the last run ended as one heddle cannot explore.
+	lastIn string
 }
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
+	r.lastIn = ""
+	res := r.run(gd, detail)
+	if r.runs++; r.runs == 1 {
+		if r.lastIn != "" {
+			r.unexplorableIn, r.why = r.lastIn, res.Verdict.Message
+		}
+		if r.first != nil {
+			r.first()
+		}
+	}
+	return res
+}
+
+// run performs one run in a fresh worker process.
+func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	p := r.spare
 	r.spare = nil
 	if p == nil {
@@ -320,18 +391,18 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	if r.ctx.Err() == nil {
 		r.spare, _ = r.w.start()
 	}
-	req := worker.Request{Cmd: worker.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail,
+	req := worker.Request{Cmd: worker.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail, LeftOut: r.leftOut,
 		Options: worker.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	if r.opts.MaxTime > 0 && !detail {
 		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
 	}
 	var res *rt.Result
 	var log []worker.LoggedPoint
-	var diverged, failed string
+	var diverged, failed, unexplorableIn string
 	err := p.do(r.ctx, req, func(m *worker.Message) {
 		switch m.Type {
 		case worker.MsgResult:
-			res, log, diverged = m.Result, m.Log, m.Error
+			res, log, diverged, unexplorableIn = m.Result, m.Log, m.Error, m.UnexplorableIn
 			if r.skipped == nil {
 				r.skipped = m.Skipped
 			}
@@ -349,6 +420,9 @@ func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	gd.SetLog(log, diverged)
 	if diverged != "" {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: diverged}
+	}
+	if res.Verdict.Kind == rt.VerdictUnsupported {
+		r.lastIn = unexplorableIn
 	}
 	return res
 }
@@ -416,7 +490,7 @@ func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, r
 func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
 	o := explorer.OptionsOf(opts)
 	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: worker.MsgNode, Node: &n}) }
-	r, skipped, skips := isolatedExplore(ctx, w, test, o)
+	r, run := isolatedExplore(ctx, w, test, o)
 	if r.Err != nil {
 		return r.Err
 	}
@@ -424,6 +498,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 	for _, b := range r.Bugs {
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
 		if wb.Trace != nil {
+			wb.Trace.LeftOut = slices.Sorted(maps.Keys(run.leftOut))
 			// The trace's positions are the worker binary's: a worker replays it to name them.
 			if tr, err := Replay(ctx, w, test, wb.Trace.Schedule(), worker.Options{MaxSteps: opts.MaxSteps, Hang: opts.Hang, Time: opts.Time, Quantum: opts.Quantum}); err == nil {
 				wb.Trace = tr
@@ -432,7 +507,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 		recv(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
 	recv(&worker.Message{Type: worker.MsgDone, Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
-		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: skipped, Skips: skips})
+		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: run.skipped, Skips: run.skips})
 	return nil
 }
 

@@ -1,0 +1,53 @@
+package dap
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	godap "github.com/google/go-dap"
+
+	"github.com/heddledbg/heddle/timeline"
+)
+
+// TestReplayLeavesSubtestOut debugs the trace of a deadlock that heddle test found after a
+// subtest it could not explore (cmd/heddle/testdata/subtests/bug: the subtest fails on an
+// allocation count, which under heddle holds heddle's own). The exploration skipped that
+// subtest in every run, and the trace says so (leftOut): the debugging session skips it too,
+// and stops at the deadlock instead of at the subtest's failure.
+func TestReplayLeavesSubtestOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds heddle and explores a test module")
+	}
+	dir, _ := filepath.Abs("../cmd/heddle/testdata/subtests")
+	out := t.TempDir()
+	heddle := filepath.Join(t.TempDir(), "heddle")
+	if b, err := exec.Command("go", "build", "-o", heddle, "../cmd/heddle").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	cmd := exec.Command(heddle, "test", "-out", out, "./bug")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); !strings.Contains(string(b), "BUG: deadlock") {
+		t.Fatalf("heddle test: %v, want the deadlock\n%s", err, b)
+	}
+	path := filepath.Join(timeline.TestDir(out, "example.com/subtests/bug", "TestSubtests"), "deadlock-1.trace.json.gz")
+	v, err := timeline.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := v.(*timeline.Trace); len(tr.LeftOut) != 1 || tr.LeftOut[0] != "TestSubtests/allocs" {
+		t.Fatalf("the trace leaves out %q, want TestSubtests/allocs", tr.LeftOut)
+	}
+	c := newClient(t)
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	c.response(seq, 10*time.Second)
+	seq = c.custom("launch", map[string]any{"mode": "replay", "schedule": path})
+	c.response(seq, buildTimeout)
+	c.event("initialized", 10*time.Second)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	if st := c.stopped(time.Minute); st.Reason != "exception" || !strings.Contains(st.Description, "deadlock") {
+		t.Fatalf("debugging the trace stopped with %+v, want the deadlock", st)
+	}
+}
