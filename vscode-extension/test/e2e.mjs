@@ -205,7 +205,7 @@ function makeWorkspace(root) {
       mode: "test",
       program: "${workspaceFolder}/pond",
       args: ["-test.run", `^${pondTest}$`],
-      strategy: "dpor",
+      // No strategy: Explore from Here searches as heddle test does, with the portfolio.
       budget: "30s",
     }],
   }, null, 2));
@@ -663,12 +663,12 @@ async function main() {
           const button = toolbar.locator('.action-label[aria-label^="Explore from Here"]');
           await visible(page, button, 10000);
           await button.click();
-          const exploration = page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(dpor, 30s\)/ }).last();
+          const exploration = page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(portfolio, 30s\)/ }).last();
           // The extension host may be slow to refresh the view on a loaded machine.
           await visible(page, exploration, 120000);
           await shot("22-pond-exploring");
           await visible(page, page.locator(".monaco-list-row", { hasText: /^fatal/ }), 120000);
-          await visible(page, page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(dpor, 30s\).*(complete|budget spent)/ }), 120000);
+          await visible(page, page.locator(".monaco-list-row", { hasText: /Exploration \d+ \(portfolio, 30s\).*(complete|budget spent)/ }), 120000);
           const rows = (await page.locator(".monaco-list-row", { hasText: /^fatal/ }).allInnerTexts()).map((t) => t.replace(/\s+/g, " ").trim());
           const file = await shot("23-pond-bugs");
           return `${rows.length} bugs (${rows.slice(0, 3).join("; ")}); ${file}`;
