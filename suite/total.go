@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type testRun struct {
 // can get more time; under -v, each test's output says how its time was given, and a line on
 // standard error sums it up, with built, the time the build took. The total counts from the
 // end of the build.
-func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f testFlags, filter testFilter, rep *reporter, gorace string, built time.Duration, lanes int) (bugs int, failed, interrupted bool) {
+func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f Flags, filter testFilter, rep *reporter, gorace string, built time.Duration, lanes int) (bugs int, failed, interrupted bool) {
 	start := time.Now()
 	alloc := newAllocator(spec.total, spec.time, lanes, func() time.Duration { return time.Since(start) })
 	rep.hold = true
@@ -173,7 +173,7 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 					continue // not explored: -failfast, -timeout or an interrupt came first
 				}
 				t.held.held = true
-				t.held.budget = &budgetUse{First: t.a.first.Seconds(), Extra: t.a.extra.Seconds(), Used: t.a.used.Seconds(), Reason: t.a.reason, line: t.a.why()}
+				t.held.budget = &BudgetUse{First: t.a.first.Seconds(), Extra: t.a.extra.Seconds(), Used: t.a.used.Seconds(), Reason: t.a.reason, line: t.a.why()}
 				rep.release(t.held)
 				bugs += t.o.bugs
 				switch t.o.verdict {
@@ -353,7 +353,7 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 // totalLanes is how many tests a run under a total budget explores at a time: as go test
 // runs test binaries, the build flag -p, GOMAXPROCS by default, here divided by the worker
 // processes each exploration takes. The live web view (-serve) shows one test at a time.
-func totalLanes(build []string, f testFlags) int {
+func totalLanes(build []string, f Flags) int {
 	if f.serve || f.goTest.failfast {
 		// -failfast explores no test after a bug: tests side by side would have begun.
 		return 1

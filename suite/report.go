@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ import (
 // A progress line is drawn on a terminal.
 type reporter struct {
 	w        io.Writer
-	f        testFlags
+	f        Flags
 	tty      bool
 	enc      *json.Encoder
 	lastDraw time.Time
@@ -90,7 +90,7 @@ func (r *reporter) publishNode(shard int, n *timeline.Node) {
 	r.publish(&m)
 }
 
-func newReporter(w io.Writer, f testFlags) *reporter {
+func newReporter(w io.Writer, f Flags) *reporter {
 	r := &reporter{w: w, f: f}
 	if f.jsonOut {
 		r.enc = json.NewEncoder(w)
@@ -100,11 +100,11 @@ func newReporter(w io.Writer, f testFlags) *reporter {
 	return r
 }
 
-// event is one line of -json output: test2json's event (go doc cmd/test2json), made of the
+// Event is one line of -json output: test2json's event (go doc cmd/test2json), made of the
 // lines heddle test -v prints, one output event per line, as go test -json makes them of go
 // test -v's. heddle's own fields, which test2json's readers ignore, ride on the events that
 // print what they hold (docs/formats.md).
-type event struct {
+type Event struct {
 	Time        *time.Time `json:"Time,omitempty"`
 	Action      string     `json:"Action"`
 	Package     string     `json:"Package,omitempty"`
@@ -125,10 +125,10 @@ type event struct {
 	Warning *timeline.Warning `json:"Warning,omitempty"`
 	// Budget, under a total budget, is how its time was given to the test, on its pass, fail
 	// or skip event.
-	Budget *budgetUse `json:"Budget,omitempty"`
+	Budget *BudgetUse `json:"Budget,omitempty"`
 }
 
-func (r *reporter) emit(e event) {
+func (r *reporter) emit(e Event) {
 	if e.Action != "build-output" && e.Action != "build-fail" {
 		now := time.Now()
 		e.Time = &now
@@ -141,7 +141,7 @@ func (r *reporter) emit(e event) {
 func (r *reporter) print(pkg, test string, lines ...string) {
 	for _, l := range lines {
 		if r.enc != nil {
-			r.emit(event{Action: "output", Package: pkg, Test: test, Output: l + "\n"})
+			r.emit(Event{Action: "output", Package: pkg, Test: test, Output: l + "\n"})
 		} else {
 			fmt.Fprintln(r.w, l)
 		}
@@ -166,7 +166,7 @@ func (r *reporter) startPackage(pkg string) {
 		r.started = map[string]bool{}
 	}
 	r.started[pkg] = true
-	r.emit(event{Action: "start", Package: pkg})
+	r.emit(Event{Action: "start", Package: pkg})
 }
 
 func (r *reporter) begin(pkg, test string) {
@@ -184,7 +184,7 @@ func (r *reporter) begin(pkg, test string) {
 func (r *reporter) announce(pkg, test string) {
 	if r.enc != nil {
 		r.startPackage(pkg)
-		r.emit(event{Action: "run", Package: pkg, Test: test})
+		r.emit(Event{Action: "run", Package: pkg, Test: test})
 	}
 	if r.verbose() {
 		r.print(pkg, test, "=== RUN   "+test)
@@ -288,13 +288,13 @@ type heldTest struct {
 	out       []outLine
 	// budget, when set, says how the total budget's time was given to the test; held is
 	// whether the test's run event and "=== RUN" line are still to be written.
-	budget *budgetUse
+	budget *BudgetUse
 	held   bool
 }
 
-// budgetUse is how a total budget's time was given to a test: heddle's field Budget of its
+// BudgetUse is how a total budget's time was given to a test: heddle's field Budget of its
 // pass, fail or skip event, in seconds, and the line -v prints.
-type budgetUse struct {
+type BudgetUse struct {
 	First  float64 `json:"first"`
 	Extra  float64 `json:"extra,omitempty"`
 	Used   float64 `json:"used"`
@@ -356,7 +356,7 @@ func (r *reporter) render(h *heldTest) {
 	}
 	r.out = r.out[:0]
 	if r.enc != nil {
-		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s, Budget: h.budget})
+		r.emit(Event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s, Budget: h.budget})
 	}
 	if r.enc != nil && (o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted) {
 		// On standard error too, where a script looks for what heddle could not do.
@@ -384,7 +384,7 @@ func (r *reporter) printSkips(pkg string, skips []timeline.Skip, log bool) {
 			r.printLog(pkg, k.Test, "        ", k.Output)
 		}
 		if r.enc != nil {
-			r.emit(event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
+			r.emit(Event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
 		}
 	}
 }
@@ -408,7 +408,7 @@ func (r *reporter) printOutput(pkg, test string) {
 			fmt.Fprintln(r.w, text)
 			continue
 		}
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: text + "\n", Bug: l.bug, Warning: l.warning})
+		r.emit(Event{Action: "output", Package: pkg, Test: test, Output: text + "\n", Bug: l.bug, Warning: l.warning})
 	}
 }
 
@@ -498,7 +498,7 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 		r.failed = true
 	}
 	if r.enc != nil {
-		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
+		r.emit(Event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
 	}
 }
 
@@ -531,13 +531,13 @@ func (r *reporter) buildFailed(pkg, output, why string) {
 	}
 	for _, l := range strings.SplitAfter(output, "\n") {
 		if l != "" {
-			r.emit(event{Action: "build-output", ImportPath: ip, Output: l})
+			r.emit(Event{Action: "build-output", ImportPath: ip, Output: l})
 		}
 	}
-	r.emit(event{Action: "build-fail", ImportPath: ip})
+	r.emit(Event{Action: "build-fail", ImportPath: ip})
 	r.startPackage(pkg)
 	r.print(pkg, "", line)
-	r.emit(event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
+	r.emit(Event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
 }
 
 // keep bounds a test's results directory (-keep-files, -keep-bytes), keeping first the files
@@ -587,7 +587,7 @@ func printBug(w io.Writer, b savedBug) {
 	fmt.Fprint(w, b.Trace.VerdictReport("    "))
 	if len(b.Trace.Verdict.History) > 0 {
 		fmt.Fprintln(w)
-		printHistory(w, b.Trace.Verdict.History, "    ")
+		PrintHistory(w, b.Trace.Verdict.History, "    ")
 	}
 	if len(b.Trace.Events) == 0 {
 		// A test that fails before any goroutine synchronizes: its one schedule.
@@ -599,9 +599,9 @@ func printBug(w io.Writer, b savedBug) {
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n", b.Path, self(), b.Path)
 }
 
-// printHistory prints the history of a linearizability verdict, if any: which operations
+// PrintHistory prints the history of a linearizability verdict, if any: which operations
 // overlapped is what decides linearizability.
-func printHistory(w io.Writer, h []timeline.Operation, indent string) {
+func PrintHistory(w io.Writer, h []timeline.Operation, indent string) {
 	if len(h) == 0 {
 		return
 	}
@@ -613,7 +613,17 @@ func printHistory(w io.Writer, h []timeline.Operation, indent string) {
 	}
 }
 
-// printInterleaving prints a trace with one column per goroutine.
+// PrintInterleaving prints a trace with one column per goroutine: whole, every step, or the
+// steps that a bug's report shows.
+func PrintInterleaving(w io.Writer, t *timeline.Trace, indent string, whole bool) {
+	win := window{}
+	if !whole {
+		win = newWindow(t)
+	}
+	printInterleaving(w, t, indent, win)
+}
+
+// printInterleaving prints a trace with one column per goroutine, the steps of win only.
 func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window) {
 	// Columns in the order the goroutines were created, as the web view's timeline has them.
 	stepped := map[string]bool{}

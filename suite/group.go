@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -121,18 +121,18 @@ func groupProgram(members []group.Member) timeline.Program {
 
 // runGroup explores a process group: heddle run -group, or heddle test -group with test
 // binaries as members.
-func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f testFlags, opts worker.Options) int {
+func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f Flags, opts worker.Options) int {
 	members, cleanup, err := buildGroup(ctx, dir, pkgs, build, tests, pickTest(filter))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	defer cleanup()
 	eo := explorer.OptionsOf(opts)
 	r, err := group.New(ctx, members, eo)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	defer r.Close()
 	prog := groupProgram(members)
@@ -149,7 +149,7 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	rep.end()
 	if report.Err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", report.Err)
-		return exitUsage
+		return ExitUsage
 	}
 	// The group's one test is its first member's package's, which ends with go test's line
 	// for the package, as heddle test ends each package.
@@ -160,7 +160,7 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	if ctx.Err() != nil {
 		rep.verdict(pkg, test, &report.Stats, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
 		done("interrupted")
-		return exitUsage
+		return ExitUsage
 	}
 	stats := report.Stats
 	dirOut := timeline.TestDir(f.out, pkg, test)
@@ -169,7 +169,7 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 		if b.Kind == rt.VerdictUnsupported {
 			rep.verdict(pkg, test, &stats, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
 			done("")
-			return exitUsage
+			return ExitUsage
 		}
 		wb := explorer.WireBug(b)
 		if b.Result != nil {
@@ -204,10 +204,10 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	rep.verdict(pkg, test, &stats, start, o)
 	if len(saved) > 0 {
 		done(pkgFail)
-		return exitBug
+		return ExitBug
 	}
 	done("")
-	return exitOK
+	return ExitOK
 }
 
 // replayGroup replays the schedule of a process group count times, with the members built

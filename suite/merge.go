@@ -1,0 +1,335 @@
+package suite
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+)
+
+// shardResult is one shard's exploration of a test, with the file it was read from.
+type shardResult struct {
+	path string
+	e    *timeline.Exploration
+}
+
+// mergedTest is the combination of the shards' explorations of one test.
+type mergedTest struct {
+	e       timeline.Exploration
+	traces  []*timeline.Trace // the trace of each bug, or nil
+	shards  []shardResult
+	missing []int // the shards not given
+}
+
+// Merge combines the shards' exploration files that paths name or contain (heddle test
+// -shard's results) into one exploration per test under out, and prints the merged tests as
+// heddle test prints its tests, with -v (verbose) or -json (jsonOut). Nothing is written
+// unless every file reads. It returns heddle's exit code, or an error that says why the files
+// do not merge, after which nothing more is written or printed.
+func Merge(paths []string, out string, verbose, jsonOut bool) (int, error) {
+	tests, err := readShards(paths)
+	if err != nil {
+		return ExitUsage, err
+	}
+	var merged []*mergedTest
+	for _, rs := range tests {
+		m, err := mergeShards(rs)
+		if err != nil {
+			return ExitUsage, err
+		}
+		merged = append(merged, m)
+	}
+	rep := newReporter(os.Stdout, Flags{verbose: verbose, jsonOut: jsonOut})
+	code, incomplete := ExitOK, false
+	var pkgElapsed time.Duration
+	pkgFailed := false
+	for i, m := range merged {
+		if err := writeMerged(out, m); err != nil {
+			return ExitUsage, err
+		}
+		if reportMerged(rep, out, m).verdict == verdictBug {
+			code, pkgFailed = ExitBug, true
+		}
+		incomplete = incomplete || len(m.missing) > 0
+		pkgElapsed += m.e.Stats.Elapsed
+		if pkg := m.e.Program.Package; i == len(merged)-1 || merged[i+1].e.Program.Package != pkg {
+			status := ""
+			if pkgFailed {
+				status = pkgFail
+			}
+			rep.packageDone(pkg, status, pkgElapsed)
+			pkgElapsed, pkgFailed = 0, false
+		}
+	}
+	rep.finish()
+	if incomplete && code == ExitOK {
+		code = ExitUsage
+	}
+	return code, nil
+}
+
+// reportMerged reports a merged test as heddle test reports a test it explored, and returns
+// its outcome. A shard that is missing is said on standard error too.
+func reportMerged(rep *reporter, out string, m *mergedTest) testOutcome {
+	e := &m.e
+	pkg, test := e.Program.Package, e.Program.Test
+	rep.begin(pkg, test)
+	var missing []string
+	for _, i := range m.missing {
+		missing = append(missing, fmt.Sprintf("%d/%d", i, m.shards[0].e.Shard.Of))
+	}
+	o := searched(len(e.Bugs), e.Stats.Cut)
+	if len(missing) > 0 {
+		o.search = "search incomplete, missing shard " + strings.Join(missing, ", ")
+		fmt.Fprintf(os.Stderr, "heddle merge: %s %s: missing shard %s\n", pkg, test, strings.Join(missing, ", "))
+	}
+	if e.Unexplorable != "" && len(e.Bugs) == 0 {
+		o = testOutcome{verdict: verdictUnexplorable, reason: e.Unexplorable}
+	}
+	dir := timeline.TestDir(out, pkg, test)
+	var saved []savedBug
+	for j, b := range e.Bugs {
+		sb := savedBug{Bug: &worker.Bug{Kind: b.Kind, Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Trace: m.traces[j]}}
+		if b.Trace != "" {
+			sb.Path = filepath.Join(dir, b.Trace)
+		}
+		saved = append(saved, sb)
+	}
+	rep.bugs(pkg, test, saved)
+	var ws []*timeline.Warning
+	for j := range e.Warnings {
+		ws = append(ws, &e.Warnings[j])
+	}
+	rep.warnings(pkg, test, ws)
+	if rep.verbose() {
+		rep.note(pkg, test, "merged into "+filepath.Join(dir, timeline.ExplorationFile))
+	}
+	// The test's time is its longest shard's, as the merged statistics have it.
+	rep.f.strategy = e.Strategy + ", " + plural(len(m.shards), "shard") + " merged"
+	stats := e.Stats
+	return rep.verdict(pkg, test, &stats, time.Now().Add(-stats.Elapsed), o)
+}
+
+// readShards reads the shards' exploration files that the arguments name or contain, and
+// groups them by test, in the order of package and test. An explicit file must be a shard's;
+// in a directory, the explorations that are not a shard's (earlier merged results) are left
+// alone.
+func readShards(args []string) ([][]shardResult, error) {
+	byTest := map[timeline.Program][]shardResult{}
+	seen := map[string]bool{}
+	add := func(path string, explicit bool) error {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return err
+		}
+		if seen[abs] {
+			return nil
+		}
+		seen[abs] = true
+		v, err := timeline.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		e, ok := v.(*timeline.Exploration)
+		switch {
+		case !ok:
+			return fmt.Errorf("%s: not an exploration file", path)
+		case e.Shard == nil && explicit:
+			return fmt.Errorf("%s: not a shard's exploration (heddle test -shard writes those)", path)
+		case e.Shard == nil:
+			return nil
+		}
+		k := timeline.Program{Package: e.Program.Package, Test: e.Program.Test}
+		byTest[k] = append(byTest[k], shardResult{path: path, e: e})
+		return nil
+	}
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			if err := add(a, true); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		found := 0
+		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
+				if err := add(path, false); err != nil {
+					return err
+				}
+				found++
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if found == 0 {
+			return nil, fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
+		}
+	}
+	if len(byTest) == 0 {
+		return nil, fmt.Errorf("no shard's exploration in %s", strings.Join(args, " "))
+	}
+	keys := slices.SortedFunc(maps.Keys(byTest), func(a, b timeline.Program) int {
+		return cmp.Or(strings.Compare(a.Package, b.Package), strings.Compare(a.Test, b.Test))
+	})
+	var out [][]shardResult
+	for _, k := range keys {
+		rs := byTest[k]
+		slices.SortStableFunc(rs, func(a, b shardResult) int { return a.e.Shard.Index - b.e.Shard.Index })
+		out = append(out, rs)
+	}
+	return out, nil
+}
+
+// mergeShards combines the shards' explorations of one test, sorted by shard, and reads the
+// traces of their bugs.
+func mergeShards(rs []shardResult) (*mergedTest, error) {
+	first := rs[0]
+	n := first.e.Shard.Of
+	m := &mergedTest{shards: rs}
+	e := &m.e
+	*e = timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: first.e.Program,
+		Strategy: first.e.Strategy, Tree: []timeline.Node{}, Bugs: []timeline.Bug{}}
+	e.Stats.Complete = true
+	have := make([]bool, n)
+	byKey := map[string]int{}
+	var trees [][]timeline.Node
+	var warnings []*timeline.Warning
+	for j, r := range rs {
+		s := r.e.Shard
+		switch {
+		case s.Of != n:
+			return nil, fmt.Errorf("%s is shard %s, %s is shard %s: not the same split", first.path, first.e.Shard, r.path, s)
+		case r.e.Strategy != first.e.Strategy:
+			return nil, fmt.Errorf("%s explored with %s, %s with %s: not the same search", first.path, first.e.Strategy, r.path, r.e.Strategy)
+		case have[s.Index]:
+			return nil, fmt.Errorf("shard %s of %s %s twice: %s and %s", s, e.Program.Package, e.Program.Test, rs[j-1].path, r.path)
+		}
+		have[s.Index] = true
+		e.Stats.Add(&r.e.Stats)
+		e.Skipped = e.Skipped || r.e.Skipped
+		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
+		e.Unexplorable = cmp.Or(e.Unexplorable, r.e.Unexplorable)
+		if e.LockTrees == nil {
+			e.LockTrees = r.e.LockTrees
+		}
+		for i := range r.e.Warnings {
+			warnings = timeline.MergeWarnings(warnings, []*timeline.Warning{&r.e.Warnings[i]})
+		}
+		// The shard's bug ids to the merged ones, by key, for its leaves.
+		ids := map[int]int{}
+		for _, b := range r.e.Bugs {
+			key := b.Key
+			if key == "" {
+				key = b.Kind + "|" + b.Message
+			}
+			var tr *timeline.Trace
+			if b.Trace != "" {
+				p := filepath.Join(filepath.Dir(r.path), b.Trace)
+				v, err := timeline.ReadFile(p)
+				if err != nil {
+					return nil, err
+				}
+				var ok bool
+				if tr, ok = v.(*timeline.Trace); !ok {
+					return nil, fmt.Errorf("%s: bug %d's trace %s is not a trace file", r.path, b.ID, p)
+				}
+			}
+			i, ok := byKey[key]
+			if !ok {
+				i = len(e.Bugs)
+				byKey[key] = i
+				b.Key = key
+				e.Bugs = append(e.Bugs, b)
+				m.traces = append(m.traces, tr)
+			} else {
+				old := &e.Bugs[i]
+				hits := old.Hits + b.Hits
+				if timeline.TraceSimplicity(b.Preemptions, tr).Simpler(timeline.TraceSimplicity(old.Preemptions, m.traces[i])) {
+					// The simpler schedule of the same bug.
+					b.Key = key
+					*old, m.traces[i] = b, tr
+				}
+				old.Hits = hits
+			}
+			ids[b.ID] = i
+		}
+		tree := slices.Clone(r.e.Tree)
+		for k := range tree {
+			l := tree[k].Leaf
+			if l == nil {
+				continue
+			}
+			c := *l
+			if c.Bug != nil {
+				if i, ok := ids[*c.Bug]; ok {
+					c.Bug = &i
+				}
+			} else if i, ok := byKey[c.Key]; ok && c.Key != "" {
+				c.Bug = &i
+			}
+			tree[k].Leaf = &c
+		}
+		trees = append(trees, tree)
+	}
+	for i, ok := range have {
+		if !ok {
+			m.missing = append(m.missing, i)
+		}
+	}
+	if len(m.missing) > 0 {
+		e.Stats.Complete = false
+	}
+	for _, w := range warnings {
+		e.Warnings = append(e.Warnings, *w)
+	}
+	e.Stats.Bugs = len(e.Bugs)
+	for i := range e.Bugs {
+		e.Bugs[i].ID = i
+	}
+	e.Tree = timeline.MergeTrees(trees...)
+	if e.Tree == nil {
+		e.Tree = []timeline.Node{}
+	}
+	// A test that skipped itself in some shard is skipped only if no shard found a bug.
+	if len(e.Bugs) > 0 {
+		e.Skipped = false
+	}
+	return m, nil
+}
+
+// writeMerged writes a merged exploration and its bugs' traces, renumbered, to the test's
+// directory under out.
+func writeMerged(out string, m *mergedTest) error {
+	e := &m.e
+	dir := timeline.TestDir(out, e.Program.Package, e.Program.Test)
+	for i := range e.Bugs {
+		b := &e.Bugs[i]
+		if m.traces[i] == nil {
+			b.Trace, b.Replay = "", ""
+			continue
+		}
+		p := timeline.BugFile(dir, "", b.Kind, i+1)
+		if err := timeline.WriteFile(p, m.traces[i]); err != nil {
+			return err
+		}
+		b.Trace, b.Replay = filepath.Base(p), "heddle replay "+p
+	}
+	return writeExplorationFile(filepath.Join(dir, timeline.ExplorationFile), e)
+}
