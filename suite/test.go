@@ -543,81 +543,136 @@ func (l *searchLog) record(at time.Duration, s *timeline.Stats, bugs int) {
 
 // exploreTestLog is exploreTest, recording the search's progress in log if not nil.
 func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f Flags, rep *reporter, log *searchLog) testOutcome {
-	start := time.Now()
+	s := &testSearch{w: w, pkg: pkg, test: test, opts: opts, f: f, rep: rep, log: log, start: time.Now(),
+		bugs: map[string]*worker.Bug{}, stats: make([]*timeline.Stats, max(f.workers, 1)), trees: make([]collectTree, max(f.workers, 1))}
 	rep.begin(pkg, test)
-	bugs := map[string]*worker.Bug{}
-	var order []string
-	shardStats := make([]*timeline.Stats, max(f.workers, 1))
-	trees := make([]collectTree, max(f.workers, 1)) // one per worker, each numbered from 0
-	var lockTrees *locktree.Report
-	var failures []string // what workers answered instead of an exploration
-	var divergence string
-	var warnings []*timeline.Warning
-	var skipped *string       // the output of a run that skipped the test (t.Skip)
-	var skips []timeline.Skip // the subtests that skipped themselves
-	recv := func(i int, m *worker.Message) {
-		switch m.Type {
-		case worker.MsgProgress:
-			shardStats[i] = m.Stats
-			total := merge(shardStats)
-			log.record(total.Elapsed, total, len(order))
-			rep.progress(test, total, opts.MaxTime, start)
-			rep.publish(timeline.Progress{Stats: *total})
-		case worker.MsgNode:
-			trees[i].add(*m.Node)
-			rep.publishNode(i, m.Node)
-		case worker.MsgBug:
-			if old, ok := bugs[m.Bug.Key]; ok {
-				hits := old.Hits + m.Bug.Hits
-				if timeline.TraceSimplicity(m.Bug.Preemptions, m.Bug.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
-					*old = *m.Bug
-				}
-				old.Hits = hits
-				return
-			}
-			bugs[m.Bug.Key] = m.Bug
-			order = append(order, m.Bug.Key)
-		case worker.MsgDone:
-			shardStats[i] = m.Stats
-			warnings = timeline.MergeWarnings(warnings, m.Warnings)
-			if lockTrees == nil {
-				lockTrees = m.LockTrees
-			}
-			if divergence == "" {
-				divergence = m.Divergence
-			}
-			if skipped == nil {
-				skipped = m.Skipped
-			}
-			skips = timeline.AddSkips(skips, m.Skips)
-			if m.Isolated != "" && f.verbose && i == 0 {
-				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
-			}
-		case worker.MsgError:
-			failures = append(failures, m.Error)
-		}
-	}
-	var err error
-	if f.isolate {
-		trees = trees[:1]
-		err = remote.ExploreIsolated(ctx, w, test, opts, "", func(m *worker.Message) { recv(0, m) })
-	} else {
-		err = remote.Parallel(ctx, w, test, opts, f.workers, recv)
-	}
-	total := merge(shardStats)
+	err := s.explore(ctx)
+	total := merge(s.stats)
 	if log != nil {
 		log.searched, log.runs, log.complete = total.Elapsed, total.Runs, total.Complete
-		log.record(total.Elapsed, total, len(order))
+		log.record(total.Elapsed, total, len(s.order))
 	}
 	rep.end()
-	var we *remote.ExitError
+	we, o, final := s.ended(ctx, err, total)
+	if final {
+		return o
+	}
+	for _, msg := range s.failures {
+		rep.note(pkg, test, msg)
+	}
+	if s.divergence != "" {
+		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, s.divergence))
+	}
+	total.Bugs = len(s.order)
+	rep.publish(timeline.Done{Stats: *total})
+	saved := s.save(total)
+	o = s.outcome(we, total)
+	rep.bugs(pkg, test, saved)
+	rep.warnings(pkg, test, s.warnings)
+	return rep.verdict(pkg, test, total, s.start, o)
+}
+
+// testSearch is the search of one test in worker processes, and what its workers streamed:
+// its bugs, each once with its simplest schedule, and each worker's statistics and tree.
+type testSearch struct {
+	w         *remote.Worker
+	pkg, test string
+	opts      worker.Options
+	f         Flags
+	rep       *reporter
+	log       *searchLog
+	start     time.Time
+
+	bugs       map[string]*worker.Bug
+	order      []string            // the bugs' keys, in the order found
+	stats      []*timeline.Stats   // each worker's
+	trees      []collectTree       // one per worker, each numbered from 0
+	lockTrees  *locktree.Report    // the first worker's
+	failures   []string            // what workers answered instead of an exploration
+	divergence string              // the first run that did not follow its schedule
+	warnings   []*timeline.Warning // merged across the workers
+	skipped    *string             // the output of a run that skipped the test (t.Skip)
+	skips      []timeline.Skip     // the subtests that skipped themselves
+}
+
+// explore runs the search, in one process per run with -isolate, and collects what its
+// workers stream.
+func (s *testSearch) explore(ctx context.Context) error {
+	if s.f.isolate {
+		s.trees = s.trees[:1]
+		return remote.ExploreIsolated(ctx, s.w, s.test, s.opts, "", func(m *worker.Message) { s.receive(0, m) })
+	}
+	return remote.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
+}
+
+// receive takes in a message of worker i, and shows the search's progress.
+func (s *testSearch) receive(i int, m *worker.Message) {
+	switch m.Type {
+	case worker.MsgProgress:
+		s.stats[i] = m.Stats
+		total := merge(s.stats)
+		s.log.record(total.Elapsed, total, len(s.order))
+		s.rep.progress(s.test, total, s.opts.MaxTime, s.start)
+		s.rep.publish(timeline.Progress{Stats: *total})
+	case worker.MsgNode:
+		s.trees[i].add(*m.Node)
+		s.rep.publishNode(i, m.Node)
+	case worker.MsgBug:
+		s.addBug(m.Bug)
+	case worker.MsgDone:
+		s.done(i, m)
+	case worker.MsgError:
+		s.failures = append(s.failures, m.Error)
+	}
+}
+
+// addBug keeps a bug once, however many runs and workers found it, with its simplest
+// schedule.
+func (s *testSearch) addBug(b *worker.Bug) {
+	old, ok := s.bugs[b.Key]
+	if !ok {
+		s.bugs[b.Key] = b
+		s.order = append(s.order, b.Key)
+		return
+	}
+	hits := old.Hits + b.Hits
+	if timeline.TraceSimplicity(b.Preemptions, b.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
+		*old = *b
+	}
+	old.Hits = hits
+}
+
+// done takes in worker i's last message: its statistics and what it found besides bugs.
+func (s *testSearch) done(i int, m *worker.Message) {
+	s.stats[i] = m.Stats
+	s.warnings = timeline.MergeWarnings(s.warnings, m.Warnings)
+	if s.lockTrees == nil {
+		s.lockTrees = m.LockTrees
+	}
+	if s.divergence == "" {
+		s.divergence = m.Divergence
+	}
+	if s.skipped == nil {
+		s.skipped = m.Skipped
+	}
+	s.skips = timeline.AddSkips(s.skips, m.Skips)
+	if m.Isolated != "" && s.f.verbose && i == 0 {
+		s.rep.note(s.pkg, s.test, "explored with a fresh process per run: "+m.Isolated)
+	}
+}
+
+// ended says how the search ended, given what exploring returned: final, with the test's
+// reported outcome, when it has no other (an interrupt, a -timeout, or a test that heddle
+// could not explore); otherwise the worker's exit, if the program took its worker down,
+// which is then the test's bug.
+func (s *testSearch) ended(ctx context.Context, err error, total *timeline.Stats) (we *remote.ExitError, o testOutcome, final bool) {
 	switch {
 	case ctx.Err() != nil:
 		reason := "interrupted before the exploration ended"
 		if c := context.Cause(ctx); c != ctx.Err() {
 			reason = c.Error() // -timeout
 		}
-		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: reason})
+		return nil, s.rep.verdict(s.pkg, s.test, total, s.start, testOutcome{verdict: verdictInterrupted, reason: reason}), true
 	case errors.As(err, &we):
 		// The program took its worker down: os.Exit in code heddle does not control, a crash,
 		// or a fatal error of the Go runtime.
@@ -630,48 +685,54 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			msg += ":\n" + sum
 		}
 		wb := &worker.Bug{Kind: kind, Key: kind, Message: msg, Hits: 1}
-		bugs[wb.Key] = wb
-		order = append(order, wb.Key)
+		s.bugs[wb.Key] = wb
+		s.order = append(s.order, wb.Key)
 	case err != nil:
-		return rep.unexplorable(pkg, test, opts.Strategy, total, start, err.Error())
+		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, err.Error()), true
 	}
-	for _, k := range order {
-		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
+	if reason := s.unexplorable(total); reason != "" {
+		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason), true
+	}
+	return we, testOutcome{}, false
+}
+
+// unexplorable says why heddle could not explore the test, by what its search found, or "".
+func (s *testSearch) unexplorable(total *timeline.Stats) string {
+	for _, k := range s.order {
+		if b := s.bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
 			// Not the program's bug: heddle could not control the test, or failed itself.
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, b.Message)
+			return b.Message
 		}
-		if fn := HeddleFrame(bugs[k].Message); fn != "" && bugs[k].Kind == string(rt.VerdictFatal) {
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start,
-				fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn))
+		if fn := HeddleFrame(s.bugs[k].Message); fn != "" && s.bugs[k].Kind == string(rt.VerdictFatal) {
+			return fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn)
 		}
 	}
-	if len(order) == 0 {
+	if len(s.order) == 0 {
 		switch {
-		case len(failures) > 0:
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, strings.Join(failures, "; "))
+		case len(s.failures) > 0:
+			return strings.Join(s.failures, "; ")
 		case total.Runs == 0:
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, "the worker completed no run of the test")
+			return "the worker completed no run of the test"
 		}
 	}
-	for _, msg := range failures {
-		rep.note(pkg, test, msg)
-	}
-	if divergence != "" {
-		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, divergence))
-	}
-	total.Bugs = len(order)
-	rep.publish(timeline.Done{Stats: *total})
-	dir := timeline.TestDir(f.out, pkg, test)
+	return ""
+}
+
+// save writes the test's results: its bugs' traces, its warnings' schedules and its
+// exploration, and bounds its directory (-keep-files, -keep-bytes). It returns the bugs, with
+// the files of their traces.
+func (s *testSearch) save(total *timeline.Stats) []savedBug {
+	dir := timeline.TestDir(s.f.out, s.pkg, s.test)
 	var saved []savedBug
 	var wrote []current
-	for i, k := range order {
-		b := bugs[k]
+	for i, k := range s.order {
+		b := s.bugs[k]
 		sb := savedBug{Bug: b}
 		if b.Trace != nil {
-			b.Trace.Program.Dir = w.Dir
+			b.Trace.Program.Dir = s.w.Dir
 			sb.Path = timeline.BugFile(dir, "", b.Kind, i+1)
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
-				rep.note(pkg, test, err.Error())
+				s.rep.note(s.pkg, s.test, err.Error())
 				sb.Path = ""
 			} else {
 				wrote = append(wrote, current{path: sb.Path, simplicity: timeline.TraceSimplicity(b.Preemptions, b.Trace), trace: true})
@@ -679,48 +740,62 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 		}
 		saved = append(saved, sb)
 	}
-	for _, p := range saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, f.quantum, warnings, func(err error) { rep.note(pkg, test, err.Error()) }) {
+	prog := timeline.Program{Package: s.pkg, Test: s.test, Dir: s.w.Dir}
+	for _, p := range saveWarningSchedules(dir, prog, s.f.time, s.f.quantum, s.warnings, func(err error) { s.rep.note(s.pkg, s.test, err.Error()) }) {
 		wrote = append(wrote, current{path: p})
 	}
-	expPath := filepath.Join(dir, timeline.ExplorationFile)
+	if p, ok := s.writeExploration(dir, total, saved); ok {
+		wrote = append(wrote, current{path: p})
+	}
+	s.rep.keep(s.pkg, s.test, dir, wrote)
+	return saved
+}
+
+// writeExploration writes the test's exploration file in dir, and loads it in the live web
+// view; it returns the file, and whether it was written.
+func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved []savedBug) (string, bool) {
+	path := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
-	for _, t := range trees {
+	for _, t := range s.trees {
 		tree = append(tree, t.nodes)
 	}
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, lockTrees, warnings, skipped != nil && len(order) == 0, skips); err != nil {
-		rep.note(pkg, test, err.Error())
-	} else {
-		wrote = append(wrote, current{path: expPath})
-		if rep.srv != nil {
-			if err := rep.srv.Load(expPath); err != nil {
-				rep.note(pkg, test, "web view: "+err.Error())
-			}
+	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips); err != nil {
+		s.rep.note(s.pkg, s.test, err.Error())
+		return "", false
+	}
+	if s.rep.srv != nil {
+		if err := s.rep.srv.Load(path); err != nil {
+			s.rep.note(s.pkg, s.test, "web view: "+err.Error())
 		}
 	}
-	rep.keep(pkg, test, dir, wrote)
-	o := searched(len(order), total.Cut)
-	o.skips = skips
-	if skipped != nil && o.verdict != verdictBug {
+	return path, true
+}
+
+// outcome is the outcome of the test's search, we the worker's exit if the program took it
+// down; a test that skipped itself adds its output to the test's.
+func (s *testSearch) outcome(we *remote.ExitError, total *timeline.Stats) testOutcome {
+	o := searched(len(s.order), total.Cut)
+	o.skips = s.skips
+	if s.skipped != nil && o.verdict != verdictBug {
 		// As go test reports a test that called t.Skip, with its output: a run that fails
 		// would make it a failure, as go test's run would be.
 		o.verdict = verdictSkipped
-		if *skipped != "" {
-			rep.output(*skipped, nil, nil)
+		if *s.skipped != "" {
+			s.rep.output(*s.skipped, nil, nil)
 		}
 	}
-	if we != nil {
+	switch {
+	case we != nil:
 		o.ended = "the test process's " + we.Status
-	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
+	case slices.ContainsFunc(s.order, func(k string) bool { return s.bugs[k].Kind == string(rt.VerdictHang) }):
 		o.ended = "the hang"
-	} else if opts.StopOnBug && len(order) > 0 {
+	case s.opts.StopOnBug && len(s.order) > 0:
 		o.ended = "the first bug (-stop)"
-		if f.goTest.failfast {
+		if s.f.goTest.failfast {
 			o.ended = "the first bug (-failfast)"
 		}
 	}
-	rep.bugs(pkg, test, saved)
-	rep.warnings(pkg, test, warnings)
-	return rep.verdict(pkg, test, total, start, o)
+	return o
 }
 
 // foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
