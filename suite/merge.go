@@ -123,105 +123,108 @@ func reportMerged(rep *reporter, out string, m *mergedTest) testOutcome {
 // in a directory, the explorations that are not a shard's (earlier merged results) are left
 // alone.
 func readShards(args []string) ([][]shardResult, error) {
-	byTest := map[timeline.Program][]shardResult{}
-	seen := map[string]bool{}
-	add := func(path string, explicit bool) error {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return err
-		}
-		if seen[abs] {
-			return nil
-		}
-		seen[abs] = true
-		v, err := timeline.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		e, ok := v.(*timeline.Exploration)
-		switch {
-		case !ok:
-			return fmt.Errorf("%s: not an exploration file", path)
-		case e.Shard == nil && explicit:
-			return fmt.Errorf("%s: not a shard's exploration (heddle test -shard writes those)", path)
-		case e.Shard == nil:
-			return nil
-		}
-		k := timeline.Program{Package: e.Program.Package, Test: e.Program.Test}
-		byTest[k] = append(byTest[k], shardResult{path: path, e: e})
-		return nil
-	}
+	rd := shardReader{byTest: map[timeline.Program][]shardResult{}, seen: map[string]bool{}}
 	for _, a := range args {
-		fi, err := os.Stat(a)
-		if err != nil {
+		if err := rd.addArg(a); err != nil {
 			return nil, err
-		}
-		if !fi.IsDir() {
-			if err := add(a, true); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		found := 0
-		err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
-				if err := add(path, false); err != nil {
-					return err
-				}
-				found++
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if found == 0 {
-			return nil, fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
 		}
 	}
-	if len(byTest) == 0 {
+	if len(rd.byTest) == 0 {
 		return nil, fmt.Errorf("no shard's exploration in %s", strings.Join(args, " "))
 	}
-	keys := slices.SortedFunc(maps.Keys(byTest), func(a, b timeline.Program) int {
+	keys := slices.SortedFunc(maps.Keys(rd.byTest), func(a, b timeline.Program) int {
 		return cmp.Or(strings.Compare(a.Package, b.Package), strings.Compare(a.Test, b.Test))
 	})
 	var out [][]shardResult
 	for _, k := range keys {
-		rs := byTest[k]
+		rs := rd.byTest[k]
 		slices.SortStableFunc(rs, func(a, b shardResult) int { return a.e.Shard.Index - b.e.Shard.Index })
 		out = append(out, rs)
 	}
 	return out, nil
 }
 
+// shardReader reads shards' exploration files, each once, by test.
+type shardReader struct {
+	byTest map[timeline.Program][]shardResult
+	seen   map[string]bool // the files read, by absolute path
+}
+
+// addArg reads the file that an argument names, or the exploration files in the directory it
+// names, of which there must be one.
+func (rd *shardReader) addArg(a string) error {
+	fi, err := os.Stat(a)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return rd.add(a, true)
+	}
+	found := 0
+	err = filepath.WalkDir(a, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
+			if err := rd.add(path, false); err != nil {
+				return err
+			}
+			found++
+		}
+		return nil
+	})
+	if err == nil && found == 0 {
+		err = fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
+	}
+	return err
+}
+
+// add reads an exploration file, explicit if an argument named it.
+func (rd *shardReader) add(path string, explicit bool) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if rd.seen[abs] {
+		return nil
+	}
+	rd.seen[abs] = true
+	v, err := timeline.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	e, ok := v.(*timeline.Exploration)
+	switch {
+	case !ok:
+		return fmt.Errorf("%s: not an exploration file", path)
+	case e.Shard == nil && explicit:
+		return fmt.Errorf("%s: not a shard's exploration (heddle test -shard writes those)", path)
+	case e.Shard == nil:
+		return nil
+	}
+	k := timeline.Program{Package: e.Program.Package, Test: e.Program.Test}
+	rd.byTest[k] = append(rd.byTest[k], shardResult{path: path, e: e})
+	return nil
+}
+
 // mergeShards combines the shards' explorations of one test, sorted by shard, and reads the
 // traces of their bugs.
 func mergeShards(rs []shardResult) (*mergedTest, error) {
 	first := rs[0]
-	n := first.e.Shard.Of
 	m := &mergedTest{shards: rs}
 	e := &m.e
 	*e = timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: first.e.Program,
 		Strategy: first.e.Strategy, Tree: []timeline.Node{}, Bugs: []timeline.Bug{}}
 	e.Stats.Complete = true
-	have := make([]bool, n)
-	byKey := map[string]int{}
+	have := make([]bool, first.e.Shard.Of)
+	byKey := map[string]int{} // the merged bugs' indexes, by key
 	var trees [][]timeline.Node
 	var warnings []*timeline.Warning
 	for j, r := range rs {
-		s := r.e.Shard
-		switch {
-		case s.Of != n:
-			return nil, fmt.Errorf("%s is shard %s, %s is shard %s: not the same split", first.path, first.e.Shard, r.path, s)
-		case r.e.Strategy != first.e.Strategy:
-			return nil, fmt.Errorf("%s explored with %s, %s with %s: not the same search", first.path, first.e.Strategy, r.path, r.e.Strategy)
-		case have[s.Index]:
-			return nil, fmt.Errorf("shard %s of %s %s twice: %s and %s", s, e.Program.Package, e.Program.Test, rs[j-1].path, r.path)
+		if err := checkShard(rs, j, have); err != nil {
+			return nil, err
 		}
-		have[s.Index] = true
+		have[r.e.Shard.Index] = true
 		e.Stats.Add(&r.e.Stats)
 		e.Skipped = e.Skipped || r.e.Skipped
 		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
@@ -232,62 +235,110 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 		for i := range r.e.Warnings {
 			warnings = timeline.MergeWarnings(warnings, []*timeline.Warning{&r.e.Warnings[i]})
 		}
-		// The shard's bug ids to the merged ones, by key, for its leaves.
-		ids := map[int]int{}
-		for _, b := range r.e.Bugs {
-			key := b.Key
-			if key == "" {
-				key = b.Kind + "|" + b.Message
-			}
-			var tr *timeline.Trace
-			if b.Trace != "" {
-				p := filepath.Join(filepath.Dir(r.path), b.Trace)
-				v, err := timeline.ReadFile(p)
-				if err != nil {
-					return nil, err
-				}
-				var ok bool
-				if tr, ok = v.(*timeline.Trace); !ok {
-					return nil, fmt.Errorf("%s: bug %d's trace %s is not a trace file", r.path, b.ID, p)
-				}
-			}
-			i, ok := byKey[key]
-			if !ok {
-				i = len(e.Bugs)
-				byKey[key] = i
-				b.Key = key
-				e.Bugs = append(e.Bugs, b)
-				m.traces = append(m.traces, tr)
-			} else {
-				old := &e.Bugs[i]
-				hits := old.Hits + b.Hits
-				if timeline.TraceSimplicity(b.Preemptions, tr).Simpler(timeline.TraceSimplicity(old.Preemptions, m.traces[i])) {
-					// The simpler schedule of the same bug.
-					b.Key = key
-					*old, m.traces[i] = b, tr
-				}
-				old.Hits = hits
-			}
-			ids[b.ID] = i
+		ids, err := m.addBugs(r, byKey)
+		if err != nil {
+			return nil, err
 		}
-		tree := slices.Clone(r.e.Tree)
-		for k := range tree {
-			l := tree[k].Leaf
-			if l == nil {
-				continue
+		trees = append(trees, relabelLeaves(r.e.Tree, ids, byKey))
+	}
+	m.finish(have, warnings, trees)
+	return m, nil
+}
+
+// checkShard says what is wrong if shard j does not belong with the shards before it: a
+// shard of another split, of another search, or given twice.
+func checkShard(rs []shardResult, j int, have []bool) error {
+	first, r := rs[0], rs[j]
+	switch s := r.e.Shard; {
+	case s.Of != first.e.Shard.Of:
+		return fmt.Errorf("%s is shard %s, %s is shard %s: not the same split", first.path, first.e.Shard, r.path, s)
+	case r.e.Strategy != first.e.Strategy:
+		return fmt.Errorf("%s explored with %s, %s with %s: not the same search", first.path, first.e.Strategy, r.path, r.e.Strategy)
+	case have[s.Index]:
+		return fmt.Errorf("shard %s of %s %s twice: %s and %s", s, first.e.Program.Package, first.e.Program.Test, rs[j-1].path, r.path)
+	}
+	return nil
+}
+
+// addBugs adds the bugs of a shard, the same bug (by key) once, with its simplest schedule,
+// and reads their traces. It returns the merged bugs' indexes by the shard's bug ids.
+func (m *mergedTest) addBugs(r shardResult, byKey map[string]int) (map[int]int, error) {
+	e := &m.e
+	ids := map[int]int{}
+	for _, b := range r.e.Bugs {
+		key := b.Key
+		if key == "" {
+			key = b.Kind + "|" + b.Message
+		}
+		tr, err := readBugTrace(r, b)
+		if err != nil {
+			return nil, err
+		}
+		i, ok := byKey[key]
+		if !ok {
+			i = len(e.Bugs)
+			byKey[key] = i
+			b.Key = key
+			e.Bugs = append(e.Bugs, b)
+			m.traces = append(m.traces, tr)
+		} else {
+			old := &e.Bugs[i]
+			hits := old.Hits + b.Hits
+			if timeline.TraceSimplicity(b.Preemptions, tr).Simpler(timeline.TraceSimplicity(old.Preemptions, m.traces[i])) {
+				// The simpler schedule of the same bug.
+				b.Key = key
+				*old, m.traces[i] = b, tr
 			}
-			c := *l
-			if c.Bug != nil {
-				if i, ok := ids[*c.Bug]; ok {
-					c.Bug = &i
-				}
-			} else if i, ok := byKey[c.Key]; ok && c.Key != "" {
+			old.Hits = hits
+		}
+		ids[b.ID] = i
+	}
+	return ids, nil
+}
+
+// readBugTrace reads the trace of a shard's bug, or returns nil if it has none.
+func readBugTrace(r shardResult, b timeline.Bug) (*timeline.Trace, error) {
+	if b.Trace == "" {
+		return nil, nil
+	}
+	p := filepath.Join(filepath.Dir(r.path), b.Trace)
+	v, err := timeline.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	tr, ok := v.(*timeline.Trace)
+	if !ok {
+		return nil, fmt.Errorf("%s: bug %d's trace %s is not a trace file", r.path, b.ID, p)
+	}
+	return tr, nil
+}
+
+// relabelLeaves is a copy of a shard's tree whose leaves name the merged bugs: by the shard's
+// bug ids, or by their keys.
+func relabelLeaves(shardTree []timeline.Node, ids map[int]int, byKey map[string]int) []timeline.Node {
+	tree := slices.Clone(shardTree)
+	for k := range tree {
+		l := tree[k].Leaf
+		if l == nil {
+			continue
+		}
+		c := *l
+		if c.Bug != nil {
+			if i, ok := ids[*c.Bug]; ok {
 				c.Bug = &i
 			}
-			tree[k].Leaf = &c
+		} else if i, ok := byKey[c.Key]; ok && c.Key != "" {
+			c.Bug = &i
 		}
-		trees = append(trees, tree)
+		tree[k].Leaf = &c
 	}
+	return tree
+}
+
+// finish completes a merged exploration: the shards missing, the warnings, the bugs numbered,
+// and one tree of the shards' trees.
+func (m *mergedTest) finish(have []bool, warnings []*timeline.Warning, trees [][]timeline.Node) {
+	e := &m.e
 	for i, ok := range have {
 		if !ok {
 			m.missing = append(m.missing, i)
@@ -311,7 +362,6 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 	if len(e.Bugs) > 0 {
 		e.Skipped = false
 	}
-	return m, nil
 }
 
 // writeMerged writes a merged exploration and its bugs' traces, renumbered, to the test's

@@ -625,7 +625,55 @@ func PrintInterleaving(w io.Writer, t *timeline.Trace, indent string, whole bool
 
 // printInterleaving prints a trace with one column per goroutine, the steps of win only.
 func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window) {
-	// Columns in the order the goroutines were created, as the web view's timeline has them.
+	names, cols := interleavingColumns(t, win)
+	ops := historyCalls(t)
+	if win.note != "" {
+		fmt.Fprintf(w, "%s(%s)\n", indent, win.note)
+	}
+	if t.Program.Group != "" {
+		// Each process's name over its first column.
+		fmt.Fprintf(w, "%s%5s  ", indent, "")
+		for i, n := range names {
+			p := timeline.ProcessOf(n)
+			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
+				p = ""
+			}
+			fmt.Fprintf(w, "%-*s", columnWidth, p)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%s%5s  ", indent, "step")
+	for _, n := range names {
+		fmt.Fprintf(w, "%-*s", columnWidth, n)
+	}
+	fmt.Fprintln(w)
+	for i := range t.Events {
+		if !win.shows(t, i) {
+			continue
+		}
+		e := &t.Events[i]
+		mark := " "
+		if e.Decision != nil {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*columnWidth), stepCell(t, e, ops))
+	}
+	// The legend ends with the decisions' line, where the transcript tests cut the table.
+	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
+		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
+	}
+	if len(t.Decisions) > 0 {
+		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
+	}
+}
+
+// columnWidth is the width of a goroutine's column in an interleaving table.
+const columnWidth = 30
+
+// interleavingColumns are the goroutines of a table's columns, and each one's column: in the
+// order the goroutines were created, as the web view's timeline has them, and a process
+// group's grouped by process.
+func interleavingColumns(t *timeline.Trace, win window) ([]string, map[string]int) {
 	stepped := map[string]bool{}
 	for _, e := range t.Events {
 		stepped[e.G] = win.column(e.G)
@@ -644,9 +692,7 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 	for _, e := range t.Events {
 		add(e.G) // the clock
 	}
-	// A process group's columns are grouped by process, each under its process's name.
-	group := t.Program.Group != ""
-	if group {
+	if t.Program.Group != "" {
 		slices.SortStableFunc(names, func(a, b string) int {
 			pa, pb := timeline.ProcessOf(a), timeline.ProcessOf(b)
 			return cmp.Or(cmp.Compare(len(pa), len(pb)), strings.Compare(pa, pb))
@@ -655,8 +701,12 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 			cols[n] = i
 		}
 	}
-	// The calls and returns of a linearizability verdict's history are shown as operations,
-	// not as steps on the history object.
+	return names, cols
+}
+
+// historyCalls are the calls and returns of a linearizability verdict's history, by step:
+// they are shown as operations, not as steps on the history object.
+func historyCalls(t *timeline.Trace) map[int]string {
 	ops := map[int]string{}
 	for _, op := range t.Verdict.History {
 		ops[op.CallStep] = op.Input
@@ -664,67 +714,36 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 			ops[op.ReturnStep] = op.Input + " -> " + op.Output
 		}
 	}
-	const width = 30
-	if win.note != "" {
-		fmt.Fprintf(w, "%s(%s)\n", indent, win.note)
+	return ops
+}
+
+// stepCell is a step's cell in an interleaving table: its operation, as the program wrote it,
+// and where.
+func stepCell(t *timeline.Trace, e *timeline.Event, ops map[int]string) string {
+	var cell string
+	switch {
+	case ops[e.Step] != "":
+		cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
+	case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
+		cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
+	case t.Label(e.Obj) != e.Obj:
+		// A name the object has at another operation: the unlock inside s.cond.Wait().
+		cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
+	default:
+		cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
 	}
-	if group {
-		fmt.Fprintf(w, "%s%5s  ", indent, "")
-		for i, n := range names {
-			p := timeline.ProcessOf(n)
-			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
-				p = ""
-			}
-			fmt.Fprintf(w, "%-*s", width, p)
-		}
-		fmt.Fprintln(w)
+	if e.Child != "" {
+		cell += " " + e.Child
 	}
-	fmt.Fprintf(w, "%s%5s  ", indent, "step")
-	for _, n := range names {
-		fmt.Fprintf(w, "%-*s", width, n)
+	pos := e.Pos
+	if e.Defer != nil {
+		// Go runs a deferred call where its function returns; the user wrote it at the defer.
+		cell, pos = "defer "+cell, e.Defer
 	}
-	fmt.Fprintln(w)
-	for i := range t.Events {
-		if !win.shows(t, i) {
-			continue
-		}
-		e := &t.Events[i]
-		var cell string
-		switch {
-		case ops[e.Step] != "":
-			cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
-		case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
-			cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
-		case t.Label(e.Obj) != e.Obj:
-			// A name the object has at another operation: the unlock inside s.cond.Wait().
-			cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
-		default:
-			cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
-		}
-		if e.Child != "" {
-			cell += " " + e.Child
-		}
-		pos := e.Pos
-		if e.Defer != nil {
-			// Go runs a deferred call where its function returns; the user wrote it at the defer.
-			cell, pos = "defer "+cell, e.Defer
-		}
-		if pos != nil {
-			cell += " " + pos.Short()
-		}
-		mark := " "
-		if e.Decision != nil {
-			mark = "*"
-		}
-		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*width), cell)
+	if pos != nil {
+		cell += " " + pos.Short()
 	}
-	// The legend ends with the decisions' line, where the transcript tests cut the table.
-	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
-		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
-	}
-	if len(t.Decisions) > 0 {
-		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
-	}
+	return cell
 }
 
 // self is how to run this heddle again in a printed command: "heddle" when that is the
