@@ -246,7 +246,8 @@ func (g *graph) name(p *listedPkg) string {
 // linked into every program under test stays standard-library only and free of the
 // controller's process driver, formats and protocols know nothing of their producers, the
 // search knows nothing of processes or of DAP, the language server does not depend on the web
-// server, and the debugger core knows no debug adapter protocol. A rule holds for everything a
+// server, the debugger core knows no debug adapter protocol, and the orchestration of heddle
+// test knows nothing of the command line. A rule holds for everything a
 // package links, not only for its own imports.
 func TestDependencyRules(t *testing.T) {
 	linked, std, err := listLinked()
@@ -272,6 +273,9 @@ func TestDependencyRules(t *testing.T) {
 		{"lin", []string{"explorer", "harness", "worker", "os/exec"}},
 		// Each system's way of starting processes, in one place, on the standard library.
 		{"internal/spawn", nil},
+		// The orchestration under the CLI, callable by tests without exec: it knows nothing of
+		// the command line above it, nor of the editors' protocols and the debugger beside it.
+		{"suite", []string{"cmd/heddle", "dap", "lsp", "debugger", "google/go-dap", "go-delve/delve"}},
 	} {
 		base, tree := strings.CutSuffix(r.pkg, "/...")
 		matched := false
