@@ -139,11 +139,8 @@ func TestGoTools(t *testing.T) {
 					t.Errorf("gotestsum does not list %s as passed:\n%s", test, sum)
 				}
 			}
-			done := fmt.Sprintf("DONE %d tests", len(tc.failed)+len(tc.passed))
-			if len(tc.failed)+len(tc.passed) == 1 {
-				done = "DONE 1 test"
-			}
-			if !strings.Contains(string(sum), done) {
+			// "DONE 1 test", "DONE 2 tests"
+			if done := fmt.Sprintf("DONE %d test", len(tc.failed)+len(tc.passed)); !strings.Contains(string(sum), done) {
 				t.Errorf("gotestsum does not print %q:\n%s", done, sum)
 			}
 
