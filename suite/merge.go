@@ -3,6 +3,7 @@ package suite
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,11 +31,11 @@ type mergedTest struct {
 }
 
 // Merge combines the shards' exploration files that paths name or contain (heddle test
-// -shard's results) into one exploration per test under out, and prints the merged tests as
-// heddle test prints its tests, with -v (verbose) or -json (jsonOut). Nothing is written
+// -shard's results) into one exploration per test under out, and prints the merged tests to
+// stdout as heddle test prints its tests, with -v (verbose) or -json (jsonOut). Nothing is written
 // unless every file reads. It returns heddle's exit code, or an error that says why the files
 // do not merge, after which nothing more is written or printed.
-func Merge(paths []string, out string, verbose, jsonOut bool) (int, error) {
+func Merge(stdout io.Writer, paths []string, out string, verbose, jsonOut bool) (int, error) {
 	tests, err := readShards(paths)
 	if err != nil {
 		return ExitUsage, err
@@ -47,7 +48,7 @@ func Merge(paths []string, out string, verbose, jsonOut bool) (int, error) {
 		}
 		merged = append(merged, m)
 	}
-	rep := newReporter(os.Stdout, Flags{verbose: verbose, jsonOut: jsonOut})
+	rep := newReporter(stdout, Flags{verbose: verbose, jsonOut: jsonOut})
 	code, incomplete := ExitOK, false
 	var pkgElapsed time.Duration
 	pkgFailed := false

@@ -42,7 +42,7 @@ func cmdMerge(args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	code, err := suite.Merge(fs.Args(), *out, *verbose, *jsonOut)
+	code, err := suite.Merge(os.Stdout, fs.Args(), *out, *verbose, *jsonOut)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle merge:", err)
 		return exitUsage
