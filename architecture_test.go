@@ -2,11 +2,17 @@ package heddle_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -240,7 +246,8 @@ func (g *graph) name(p *listedPkg) string {
 // linked into every program under test stays standard-library only and free of the
 // controller's process driver, formats and protocols know nothing of their producers, the
 // search knows nothing of processes or of DAP, the language server does not depend on the web
-// server, and the debugger core knows no debug adapter protocol. A rule holds for everything a
+// server, the debugger core knows no debug adapter protocol, and the orchestration of heddle
+// test knows nothing of the command line. A rule holds for everything a
 // package links, not only for its own imports.
 func TestDependencyRules(t *testing.T) {
 	linked, std, err := listLinked()
@@ -266,6 +273,9 @@ func TestDependencyRules(t *testing.T) {
 		{"lin", []string{"explorer", "harness", "worker", "os/exec"}},
 		// Each system's way of starting processes, in one place, on the standard library.
 		{"internal/spawn", nil},
+		// The orchestration under the CLI, callable by tests without exec: it knows nothing of
+		// the command line above it, nor of the editors' protocols and the debugger beside it.
+		{"suite", []string{"cmd/heddle", "dap", "lsp", "debugger", "google/go-dap", "go-delve/delve"}},
 	} {
 		base, tree := strings.CutSuffix(r.pkg, "/...")
 		matched := false
@@ -282,6 +292,44 @@ func TestDependencyRules(t *testing.T) {
 		}
 		if !matched {
 			t.Errorf("no package %s", r.pkg)
+		}
+	}
+}
+
+// maxFuncLines bounds a function of the CLI and of the orchestration under it, from its func
+// keyword to its closing brace: each is a named step with one job.
+const maxFuncLines = 60
+
+// TestFunctionLength checks that no function of cmd/ or suite/, tests aside, is longer than
+// maxFuncLines lines: the command line stays thin, and the orchestration readable.
+func TestFunctionLength(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, root := range []string{"cmd", "suite"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() && d.Name() == "testdata" {
+				return cmp.Or(err, filepath.SkipDir)
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			for _, decl := range f.Decls {
+				fn, ok := decl.(*ast.FuncDecl)
+				if !ok {
+					continue
+				}
+				from, to := fset.Position(fn.Pos()), fset.Position(fn.End())
+				if n := to.Line - from.Line + 1; n > maxFuncLines {
+					t.Errorf("%s:%d: %s has %d lines; split it into steps of at most %d", path, from.Line, fn.Name.Name, n, maxFuncLines)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 	"github.com/heddledbg/heddle/worker/remote"
@@ -31,12 +32,12 @@ func TestBogorTable(t *testing.T) {
 		t.Skip("builds and explores the Bogor examples four times each")
 	}
 	dir, _ := filepath.Abs("../../testdata/bogor")
-	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: suite.WithRace(nil, true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(res.WorkDir)
-	gorace, err := raceEnv(res.WorkDir)
+	gorace, err := suite.RaceEnv(res.WorkDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -45,16 +46,22 @@ func cmdDAP(args []string) int {
 		}
 		return exitOK
 	}
-	host, _, err := net.SplitHostPort(*listen)
+	return serveDAP(ctx, *listen, opts)
+}
+
+// serveDAP serves the Debug Adapter Protocol on a loopback TCP address, one client at a
+// time, until ctx ends.
+func serveDAP(ctx context.Context, listen string, opts dap.Options) int {
+	host, _, err := net.SplitHostPort(listen)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "heddle dap: -listen %q: %v\n", *listen, err)
+		fmt.Fprintf(os.Stderr, "heddle dap: -listen %q: %v\n", listen, err)
 		return exitUsage
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(os.Stderr, "heddle dap: -listen %q: heddle serves on loopback addresses only\n", *listen)
+		fmt.Fprintf(os.Stderr, "heddle dap: -listen %q: heddle serves on loopback addresses only\n", listen)
 		return exitUsage
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle dap:", err)
 		return exitUsage

@@ -21,6 +21,7 @@ import (
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/worker"
 	"github.com/heddledbg/heddle/worker/remote"
 )
@@ -311,7 +312,7 @@ func raceReport(b *worker.Bug) string {
 	var sb strings.Builder
 	sb.WriteString(goldenReport(b))
 	if b.Trace != nil && len(b.Trace.Events) > 0 {
-		printInterleaving(&sb, b.Trace, "", newWindow(b.Trace))
+		suite.PrintInterleaving(&sb, b.Trace, "", false)
 	}
 	return sb.String()
 }
@@ -354,7 +355,7 @@ func diffBuild(t *testing.T, dir string) []*diffCase {
 	if mod == "kernels" {
 		res, err = buildKernels()
 	} else {
-		res, err = instrument.Build(context.Background(), instrument.Config{Dir: abs, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true), KeepGoing: true})
+		res, err = instrument.Build(context.Background(), instrument.Config{Dir: abs, Packages: []string{"./..."}, Test: true, BuildFlags: suite.WithRace(nil, true), KeepGoing: true})
 		if err == nil {
 			t.Cleanup(func() { os.RemoveAll(res.WorkDir) })
 		}
@@ -437,7 +438,7 @@ func exploreDiff(c *diffCase) heddleOutcome {
 			o.unexplorable = b.Message
 			return o
 		}
-		if fn := heddleFrame(b.Message); fn != "" && b.Kind == string(rt.VerdictFatal) {
+		if fn := suite.HeddleFrame(b.Message); fn != "" && b.Kind == string(rt.VerdictFatal) {
 			o.unexplorable = "the test read heddle's own goroutines (" + fn + ")"
 			return o
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/worker"
 	"github.com/heddledbg/heddle/worker/remote"
 )
@@ -81,12 +82,12 @@ func TestHappensBefore(t *testing.T) {
 	}
 	goFailed := make(chan map[string]bool, 1)
 	go func() { goFailed <- goTestRace(t, dir, hbCount) }()
-	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: suite.WithRace(nil, true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(res.WorkDir)
-	gorace, err := raceEnv(res.WorkDir)
+	gorace, err := suite.RaceEnv(res.WorkDir)
 	if err != nil {
 		t.Fatal(err)
 	}

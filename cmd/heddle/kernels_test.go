@@ -17,6 +17,7 @@ import (
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 	"github.com/heddledbg/heddle/worker/remote"
@@ -27,7 +28,7 @@ import (
 // TestMain removes the build (kernelsBuilt), which takes close to a gigabyte.
 var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 	dir, _ := filepath.Abs("../../testdata/kernels")
-	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: withRace(nil, true)})
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./..."}, Test: true, BuildFlags: suite.WithRace(nil, true)})
 	kernelsBuilt.Store(res)
 	return res, err
 })
@@ -46,7 +47,7 @@ func kernelWorker(bin instrument.Binary) *remote.Worker {
 // buildWorker returns a worker for bin, one of the binaries of res built with the race
 // detector, as heddle test starts it.
 func buildWorker(res *instrument.Result, bin instrument.Binary) (*remote.Worker, error) {
-	gorace, err := raceEnv(res.WorkDir)
+	gorace, err := suite.RaceEnv(res.WorkDir)
 	if err != nil {
 		return nil, err
 	}
@@ -348,13 +349,13 @@ func BenchmarkRace(b *testing.B) {
 	dir, _ := filepath.Abs("../../testdata/kernels")
 	for _, race := range []bool{false, true} {
 		b.Run(fmt.Sprintf("race=%v", race), func(b *testing.B) {
-			res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./rarerace"}, Test: true, BuildFlags: withRace(nil, race)})
+			res, err := instrument.Build(context.Background(), instrument.Config{Dir: dir, Packages: []string{"./rarerace"}, Test: true, BuildFlags: suite.WithRace(nil, race)})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer os.RemoveAll(res.WorkDir)
 			bin := res.Binaries[0]
-			gorace, err := raceEnv(res.WorkDir)
+			gorace, err := suite.RaceEnv(res.WorkDir)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/heddledbg/heddle/dap"
+	"github.com/heddledbg/heddle/suite"
 )
 
 const version = "0.1.0"
@@ -52,12 +53,11 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// Exit codes mirror go test: 0 nothing found, 1 a bug found or a package that does not build
-// (go test fails it as it fails a test), 2 a usage error.
+// Exit codes mirror go test's (suite.ExitOK).
 const (
-	exitOK    = 0
-	exitBug   = 1
-	exitUsage = 2
+	exitOK    = suite.ExitOK
+	exitBug   = suite.ExitBug
+	exitUsage = suite.ExitUsage
 )
 
 func run(args []string) int {

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
 )
 
+// cmdReplay replays a schedule or trace file and prints its interleaving (suite.Replay).
 func cmdReplay(args []string) int {
 	fs := flag.NewFlagSet("heddle replay", flag.ContinueOnError)
 	out := fs.String("o", "", "write the replayed trace to `file`")
 	dir := fs.String("C", "", "build the schedule's package in `dir` (default: where it was recorded)")
-	race := fs.Bool("race", true, raceFlagUsage)
+	race := fs.Bool("race", true, suite.RaceUsage)
 	count := fs.Int("count", 1, "replay `n` times and say how many replays reproduced the schedule's verdict")
 	// -v is accepted as in heddle test, where users type it out of habit; replay always
 	// prints the whole interleaving, so it changes nothing.
@@ -56,54 +55,12 @@ func cmdReplay(args []string) int {
 		fmt.Fprintf(os.Stderr, "heddle: %s: \"program\" must name the package and the test to replay\n", path)
 		return exitUsage
 	}
-	if *dir == "" {
-		if fi, err := os.Stat(s.Program.Dir); err == nil && fi.IsDir() {
-			*dir = s.Program.Dir
-		}
-	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	if s.Program.Group != "" {
-		trs, err := replayGroup(ctx, *dir, s, *count)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "heddle:", err)
-			return exitUsage
-		}
-		return reportReplay(s, trs, *out)
-	}
-	tests := s.Program.Test != "main"
-	res, err := instrument.Build(ctx, instrument.Config{Dir: *dir, Packages: []string{s.Program.Package}, Test: tests, BuildFlags: withRace(nil, *race)})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", raceBuildError(err))
-		return exitUsage
-	}
-	defer os.RemoveAll(res.WorkDir)
-	if len(res.Binaries) != 1 {
-		fmt.Fprintf(os.Stderr, "heddle: %s: found %d binaries for package %s\n", path, len(res.Binaries), s.Program.Package)
-		return exitUsage
-	}
-	bin := res.Binaries[0]
-	gorace, err := raceEnv(res.WorkDir)
+	trs, err := suite.Replay(ctx, path, s, *dir, *race, *count)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
-	}
-	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
-	if bin.Test {
-		w.Args = worker.TestArgs(true)
-	}
-	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
-		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
-	}
-	var trs []*timeline.Trace
-	for range *count {
-		tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "heddle:", err)
-			return exitUsage
-		}
-		tr.Program = s.Program
-		trs = append(trs, tr)
 	}
 	return reportReplay(s, trs, *out)
 }
@@ -132,7 +89,7 @@ func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
 		defer fmt.Printf("reproduced %d/%d (verdict %s), identical %d/%d\n", reproduced, len(trs), want, same, len(trs))
 	}
 	fmt.Printf("replaying %s %s (%d decisions)\n\n", s.Program.Package, s.Program.Test, len(s.Decisions))
-	printInterleaving(os.Stdout, tr, "", window{})
+	suite.PrintInterleaving(os.Stdout, tr, "", true)
 	fmt.Println()
 	if out != "" {
 		if err := timeline.WriteFile(out, tr); err != nil {
@@ -158,6 +115,6 @@ func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
 			fmt.Printf("             %s\n                 %s:%d\n", fr.Func, fr.File, fr.Line)
 		}
 	}
-	printHistory(os.Stdout, tr.Verdict.History, "")
+	suite.PrintHistory(os.Stdout, tr.Verdict.History, "")
 	return exitBug
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/internal/golden"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/timeline"
 	"github.com/heddledbg/heddle/worker"
 	"github.com/heddledbg/heddle/worker/remote"
@@ -188,12 +189,12 @@ func replays(t *testing.T, dir, pkg, test, trace, kind string) {
 		t.Fatalf("%s is not a trace", trace)
 	}
 	abs, _ := filepath.Abs(dir)
-	res, err := instrument.Build(context.Background(), instrument.Config{Dir: abs, Packages: []string{pkg}, Test: true, BuildFlags: withRace(nil, true)})
+	res, err := instrument.Build(context.Background(), instrument.Config{Dir: abs, Packages: []string{pkg}, Test: true, BuildFlags: suite.WithRace(nil, true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(res.WorkDir)
-	gorace, err := raceEnv(res.WorkDir)
+	gorace, err := suite.RaceEnv(res.WorkDir)
 	if err != nil {
 		t.Fatal(err)
 	}

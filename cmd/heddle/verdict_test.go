@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/internal/golden"
+	"github.com/heddledbg/heddle/suite"
 	"github.com/heddledbg/heddle/timeline"
 )
 
@@ -129,7 +130,7 @@ func TestRuntimeTests(t *testing.T) {
 		}
 		if e.Action == "skip" && e.Test == "TestAtomicMirrors" {
 			skipped++
-			if e.Verdict != verdictUnexplorable || !strings.Contains(e.Reason, "rt is part of heddle's runtime") {
+			if e.Verdict != "unexplorable" || !strings.Contains(e.Reason, "rt is part of heddle's runtime") {
 				t.Errorf("verdict %s: %s; want unexplorable, as part of heddle's runtime", e.Verdict, e.Reason)
 			}
 		}
@@ -263,11 +264,11 @@ func TestDivergence(t *testing.T) {
 	}
 }
 
-func events(t *testing.T, stdout string) []event {
+func events(t *testing.T, stdout string) []suite.Event {
 	t.Helper()
-	var es []event
+	var es []suite.Event
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var e event
+		var e suite.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("not JSON: %q", line)
 		}
@@ -357,20 +358,6 @@ func normalize(s, out, dir string) string {
 // counted replaces the counts of runs, decisions and preemptions with N, in the plural: a
 // count may be 1 on one machine and 2 on another.
 func counted(s string) string { return runCounts.ReplaceAllString(s, "N ${1}s") }
-
-// TestHeddleFrame checks which failures are taken for a test that saw heddle's own goroutines.
-func TestHeddleFrame(t *testing.T) {
-	for _, tc := range []struct{ msg, want string }{
-		{"leaks_test.go:44: found unexpected goroutines:\n[Goroutine 20 in state chan receive, with github.com/heddledbg/heddle/harness.runTest on top of the stack:", "github.com/heddledbg/heddle/harness.runTest"},
-		{"github.com/heddledbg/heddle/rt.(*carrier).carry(0xc000)", "github.com/heddledbg/heddle/rt.(*carrier).carry"},
-		{"bank_test.go:20: balance 90, want 100", ""},
-		{"github.com/heddledbg/heddle/bidir.TestStepBack failed", ""}, // heddle's own tests, not its runtime
-	} {
-		if got := heddleFrame(tc.msg); got != tc.want {
-			t.Errorf("heddleFrame(%q) = %q, want %q", tc.msg, got, tc.want)
-		}
-	}
-}
 
 // TestSkips checks that a test that skips itself (t.Skip, t.Skipf, t.SkipNow), and a subtest
 // that does, under a test that passes, are reported as go test reports them: go test's own output on the same package, in text, with -v, and in

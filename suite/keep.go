@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"cmp"
@@ -82,19 +82,34 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 	if maxFiles <= 0 && maxBytes <= 0 {
 		return nil, nil
 	}
+	files, err := rankFiles(dir, wrote)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	var size int64
+	for i, f := range files {
+		fits := (maxFiles <= 0 || n+1 <= maxFiles) && (maxBytes <= 0 || size+f.size <= maxBytes)
+		if fits || i == 0 && timeline.IsExploration(f.path) {
+			n, size = n+1, size+f.size
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
+			return dropped, err
+		}
+		if f.rank < len(wrote) {
+			dropped = append(dropped, f.path)
+		}
+	}
+	return dropped, nil
+}
+
+// rankFiles lists the files of a test's results directory in the order they are kept: the
+// files the latest exploration wrote (its exploration file, then the traces of its bugs,
+// simplest first, then the others), then the newest of the others.
+func rankFiles(dir string, wrote []current) ([]keptFile, error) {
 	slices.SortStableFunc(wrote, func(a, b current) int {
-		ra, rb := 1, 1
-		if timeline.IsExploration(a.path) {
-			ra = 0
-		} else if !a.trace {
-			ra = 2
-		}
-		if timeline.IsExploration(b.path) {
-			rb = 0
-		} else if !b.trace {
-			rb = 2
-		}
-		return cmp.Or(cmp.Compare(ra, rb), a.simplicity.Compare(b.simplicity))
+		return cmp.Or(cmp.Compare(a.kind(), b.kind()), a.simplicity.Compare(b.simplicity))
 	})
 	rank := map[string]int{}
 	for i, c := range wrote {
@@ -121,26 +136,22 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 		}
 		files = append(files, keptFile{path: p, size: fi.Size(), rank: r, mod: fi.ModTime().UnixNano()})
 	}
-	// The latest exploration's files in their order, then the newest of the others.
 	slices.SortStableFunc(files, func(a, b keptFile) int {
 		return cmp.Or(cmp.Compare(a.rank, b.rank), -cmp.Compare(a.mod, b.mod), strings.Compare(a.path, b.path))
 	})
-	var n int
-	var size int64
-	for i, f := range files {
-		fits := (maxFiles <= 0 || n+1 <= maxFiles) && (maxBytes <= 0 || size+f.size <= maxBytes)
-		if fits || i == 0 && timeline.IsExploration(f.path) {
-			n, size = n+1, size+f.size
-			continue
-		}
-		if err := os.Remove(f.path); err != nil && !os.IsNotExist(err) {
-			return dropped, err
-		}
-		if f.rank < len(wrote) {
-			dropped = append(dropped, f.path)
-		}
+	return files, nil
+}
+
+// kind orders the kinds of files an exploration wrote for keeping: its exploration file, its
+// bugs' traces, the others.
+func (c current) kind() int {
+	switch {
+	case timeline.IsExploration(c.path):
+		return 0
+	case c.trace:
+		return 1
 	}
-	return dropped, nil
+	return 2
 }
 
 // keepOut bounds the results directory out to maxBytes bytes (0: no bound): it removes the

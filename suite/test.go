@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -27,9 +27,9 @@ import (
 	"github.com/heddledbg/heddle/worker/remote"
 )
 
-// testFlags are the flags of heddle test and heddle run; the remaining arguments are build
+// Flags are the flags of heddle test and heddle run; the remaining arguments are build
 // flags (passed to the go command) and package patterns, as for go test.
-type testFlags struct {
+type Flags struct {
 	run      string
 	skip     string
 	strategy string
@@ -59,6 +59,9 @@ type testFlags struct {
 	keepFiles    int
 	keepBytes    byteSize
 	keepOutBytes byteSize
+	// What Check makes of -budget, -run and -skip.
+	spec   budgetSpec
+	filter testFilter
 }
 
 // goTestFlags are go test's flags that heddle test accepts for a Go developer's habits, with
@@ -74,7 +77,8 @@ type goTestFlags struct {
 	out      string // -o, refused
 }
 
-func (f *testFlags) set(fs *flag.FlagSet) {
+// Register defines the flags of heddle test and heddle run in fs.
+func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.run, "run", "", "explore only tests matching `regexp`")
 	fs.StringVar(&f.skip, "skip", "", "do not explore tests matching `regexp`")
 	fs.StringVar(&f.strategy, "strategy", "portfolio", "search strategy: "+explorer.StrategyNames())
@@ -97,7 +101,7 @@ func (f *testFlags) set(fs *flag.FlagSet) {
 	fs.BoolVar(&f.serve, "serve", false, "open the web view on the results")
 	fs.StringVar(&f.instr, "instrument", "", "comma-separated package patterns outside the main module to instrument too")
 	fs.StringVar(&f.noInstr, "no-instrument", "", "comma-separated package patterns not to instrument")
-	fs.BoolVar(&f.race, "race", true, raceFlagUsage)
+	fs.BoolVar(&f.race, "race", true, RaceUsage)
 	fs.DurationVar(&f.hang, "hang", rt.DefaultHang, "wall-clock limit between two scheduling points (infinite loops)")
 	fs.BoolVar(&f.group, "group", false, "run the packages named as one process group, all under one scheduler, their sockets to each other scheduled too: programs under heddle run, under heddle test the one test of each package that -run matches (docs/processes.md)")
 	fs.StringVar(&f.atomic, "atomic", explorer.AtomicC, "checker of //heddle:atomic functions whose verdict makes a warning: "+strings.Join(explorer.AtomicCheckers, ", ")+" (docs/atomicity.md)")
@@ -144,241 +148,76 @@ func (g *goTestFlags) check(name string) error {
 	return nil
 }
 
-// chdirFirst handles -C dir as go does, when it is the first argument: it changes to dir
-// before anything else, so that packages, -out and every other path are relative to it. It
-// returns the arguments that follow.
-func chdirFirst(args []string) ([]string, error) {
-	if len(args) == 0 {
-		return args, nil
-	}
-	a := strings.TrimPrefix(strings.TrimPrefix(args[0], "-"), "-")
-	var dir string
-	switch {
-	case a == "C" && len(args) > 1:
-		dir, args = args[1], args[2:]
-	case strings.HasPrefix(a, "C="):
-		dir, args = a[2:], args[1:]
-	default:
-		return args, nil
-	}
-	if err := os.Chdir(dir); err != nil {
-		return nil, fmt.Errorf("chdir %s: %v", dir, err)
-	}
-	return args, nil
-}
-
-// buildFlags are the go command's build flags (go help build), each with whether it takes a
-// value in the next argument.
-var buildFlags = map[string]bool{
-	"a": false, "n": false, "x": false, "msan": false, "asan": false, "cover": false, "work": false,
-	"linkshared": false, "modcacherw": false, "trimpath": false, "buildvcs": false,
-	"tags": true, "gcflags": true, "ldflags": true, "asmflags": true, "gccgoflags": true, "mod": true,
-	"modfile": true, "overlay": true, "p": true, "pgo": true, "covermode": true, "coverpkg": true,
-	"toolexec": true, "buildmode": true, "compiler": true, "installsuffix": true, "pkgdir": true,
-}
-
-// splitArgs separates heddle's flags from build flags and packages. A flag heddle does not
-// know is a build flag; a build flag that takes a value in the next argument is recognised by
-// name. A flag that is neither is returned as unknown, rather than handed to the go command,
-// whose complaint would not name it.
-func splitArgs(fs *flag.FlagSet, args []string) (own, build, pkgs []string, unknown string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			pkgs = append(pkgs, a)
-			continue
-		}
-		name := strings.TrimLeft(a, "-")
-		hasValue := strings.Contains(name, "=")
-		if hasValue {
-			name = name[:strings.Index(name, "=")]
-		}
-		if name == "h" || name == "help" {
-			// Heddle's own usage, not the go command's.
-			own = append(own, a)
-			continue
-		}
-		if f := fs.Lookup(name); f != nil {
-			own = append(own, a)
-			if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && !hasValue && i+1 < len(args) {
-				i++
-				own = append(own, args[i])
-			}
-			continue
-		}
-		valued, ok := buildFlags[name]
-		if !ok && unknown == "" {
-			unknown = a
-		}
-		build = append(build, a)
-		if valued && !hasValue && i+1 < len(args) {
-			i++
-			build = append(build, args[i])
-		}
-	}
-	return own, build, pkgs, unknown
-}
-
-const testUsage = `usage: heddle test [build flags] [packages] [flags]
-
-Builds the tests of the packages (as go test does) with heddle's instrumentation, explores the
-goroutine interleavings of each test, and reports every concurrency bug found, with a schedule
-that heddle replay reproduces. The go command's build flags (-tags, -gcflags, ...) are passed
-to it.
-
-go test's flags mean what they mean in go test where heddle can give them that meaning: -run,
--skip, -v, -json, -failfast, -timeout, -C, -count=1. -parallel, -shuffle and -cpu are
-accepted and change nothing, as each says below; -o and other counts are refused.
-
-Exit status: 0 no bug found (a test that heddle cannot explore is skipped, as t.Skip is), 1 a
-bug found or a package that does not build, 2 a usage error.
-
-Flags:
-`
-
-const runUsage = `usage: heddle run [build flags] [package] [flags]
-
-Builds a main package with heddle's instrumentation and explores the goroutine interleavings of
-its main function, as heddle test does for a test.
-
-Flags:
-`
-
-func cmdTest(args []string, tests bool) int { return cmdTestDir("", args, tests) }
-
-// cmdTestIn runs heddle test with dir as the working directory of the build.
-func cmdTestIn(dir string, args []string) int { return cmdTestDir(dir, args, true) }
-
-func cmdTestDir(dir string, args []string, tests bool) int {
-	name := "test"
-	if !tests {
-		name = "run"
-	}
-	fs := flag.NewFlagSet("heddle "+name, flag.ContinueOnError)
-	var f testFlags
-	f.set(fs)
-	args, err := chdirFirst(args)
-	if err != nil {
-		// go test's status for a directory it cannot enter.
-		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
-		return exitBug
-	}
-	fs.Usage = func() {
-		if tests {
-			fmt.Fprint(fs.Output(), testUsage)
-		} else {
-			fmt.Fprint(fs.Output(), runUsage)
-		}
-		fs.PrintDefaults()
-	}
-	own, build, pkgs, unknown := splitArgs(fs, args)
-	if slices.ContainsFunc(own, func(a string) bool { n := strings.TrimLeft(a, "-"); return n == "h" || n == "help" }) {
-		fs.SetOutput(os.Stdout)
-		fs.Usage()
-		return exitOK
-	}
-	if unknown != "" {
-		fmt.Fprintf(os.Stderr, "%s: flag provided but not defined: %s (neither heddle's nor a go build flag; %[1]s -h lists them)\n", fs.Name(), unknown)
-		return exitUsage
-	}
-	if err := fs.Parse(own); err != nil {
-		return exitUsage
-	}
-	if err := f.goTest.check(fs.Name()); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", fs.Name(), err)
-		return exitUsage
+// Check checks the flags of the command name (heddle test or heddle run) once they are
+// parsed, and completes them: -failfast stops each search at its first bug, a shard's results
+// go to the shard's directory, and -budget, -run and -skip are parsed. Its error is the line
+// to print.
+func (f *Flags) Check(name string) error {
+	if err := f.goTest.check(name); err != nil {
+		return fmt.Errorf("%s: %v", name, err)
 	}
 	if f.goTest.failfast {
 		f.stop = true
 	}
-	pkgs = append(pkgs, fs.Args()...)
-	if len(pkgs) == 0 {
-		pkgs = []string{"."}
-	}
 	if err := resolveShard(&f.shard, os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, "heddle: -shard:", err)
-		return exitUsage
+		return fmt.Errorf("heddle: -shard: %v", err)
 	}
 	if f.workers < 1 {
-		fmt.Fprintf(os.Stderr, "heddle: -workers %d: want 1 or more\n", f.workers)
-		return exitUsage
+		return fmt.Errorf("heddle: -workers %d: want 1 or more", f.workers)
 	}
 	if f.shard.total > 1 {
 		f.out = timeline.ShardDir(f.out, f.shard.index, f.shard.total)
 	}
 	spec, err := parseBudget(f.budget)
-	runs, budget := spec.runs, spec.time
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return fmt.Errorf("heddle: %v", err)
 	}
+	f.spec = spec
 	if !slices.Contains(explorer.AtomicCheckers, f.atomic) {
-		fmt.Fprintf(os.Stderr, "heddle: unknown -atomic checker %q (want one of %s)\n", f.atomic, strings.Join(explorer.AtomicCheckers, ", "))
-		return exitUsage
+		return fmt.Errorf("heddle: unknown -atomic checker %q (want one of %s)", f.atomic, strings.Join(explorer.AtomicCheckers, ", "))
 	}
 	if _, err := explorer.ParseStrategy(f.strategy); err != nil {
-		fmt.Fprintf(os.Stderr, "heddle: -strategy: %v\n", err)
-		return exitUsage
+		return fmt.Errorf("heddle: -strategy: %v", err)
 	}
-	var filter testFilter
 	for _, x := range []struct {
 		name, expr string
 		re         **regexp.Regexp
-	}{{"run", f.run, &filter.run}, {"skip", f.skip, &filter.skip}} {
+	}{{"run", f.run, &f.filter.run}, {"skip", f.skip, &f.filter.skip}} {
 		if x.expr == "" {
 			continue
 		}
 		if *x.re, err = regexp.Compile(x.expr); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: -%s: %v\n", fs.Name(), x.name, err)
-			return exitUsage
+			return fmt.Errorf("%s: -%s: %v", name, x.name, err)
 		}
 	}
-	ctx, cancel := interruptible()
-	defer cancel()
+	return nil
+}
+
+// options are the search's options that the flags give; with tree, the workers stream the
+// schedule tree.
+func (f *Flags) options(budget time.Duration, tree bool) worker.Options {
+	opts := worker.Options{Strategy: f.strategy, MaxRuns: f.spec.runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Tree: tree, Atomicity: f.atomic}
+	if f.shard.total > 1 {
+		opts.Shard, opts.Shards = f.shard.index, f.shard.total
+	}
+	return opts
+}
+
+// Test explores the tests of the packages that patterns name, or with tests false their main
+// functions (heddle run), built in dir with the go command's build flags, as f, which has
+// passed Check, says. It prints what it finds as go test does, and returns heddle's exit code.
+func Test(ctx context.Context, dir string, patterns, build []string, tests bool, f *Flags) int {
 	if f.group {
-		if spec.total > 0 && (budget == 0 || spec.total < budget) {
-			budget = spec.total // one search: the whole total
+		budget := f.spec.time
+		if f.spec.total > 0 && (budget == 0 || f.spec.total < budget) {
+			budget = f.spec.total // one search: the whole total
 		}
-		opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-			Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Atomicity: f.atomic}
-		if f.shard.total > 1 {
-			opts.Shard, opts.Shards = f.shard.index, f.shard.total
-		}
-		return runGroup(ctx, dir, pkgs, build, tests, filter, f, opts)
+		return runGroup(ctx, dir, patterns, build, tests, f.filter, *f, f.options(budget, false))
 	}
-	cfg := instrument.Config{Dir: dir, Packages: pkgs, Test: tests, BuildFlags: withRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.noInstr), KeepGoing: true}
-	buildStart := time.Now()
-	res, err := instrument.Build(ctx, cfg)
-	built := time.Since(buildStart)
-	if err != nil {
-		err = raceBuildError(err)
-		var be *instrument.BuildError
-		var le *instrument.LoadError
-		if errors.As(err, &le) {
-			// As go test: a package that cannot be loaded fails, in the go command's words.
-			rep := newReporter(os.Stdout, f)
-			for i, pe := range le.Errors {
-				if i > 0 && pe.Package == le.Errors[i-1].Package {
-					continue
-				}
-				var out strings.Builder
-				for _, x := range le.Errors[i:] {
-					if x.Package == pe.Package {
-						fmt.Fprintf(&out, "%s\n", strings.TrimPrefix(x.String(), "-: "))
-					}
-				}
-				rep.buildFailed(pe.Package, out.String(), "setup failed")
-			}
-			rep.finish()
-			return exitBug
-		}
-		if errors.As(err, &be) {
-			fmt.Fprintln(os.Stderr, be.Output)
-			fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", be.Package)
-		} else {
-			fmt.Fprintln(os.Stderr, "heddle:", err)
-		}
-		return exitUsage
+	res, built, code := buildTests(ctx, dir, patterns, build, tests, *f)
+	if res == nil {
+		return code
 	}
 	defer os.RemoveAll(res.WorkDir)
 	// The warnings are about the instrumented copy only (a go version raised for the
@@ -388,29 +227,84 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			fmt.Fprintln(os.Stderr, "heddle: warning:", w)
 		}
 	}
-	rep := newReporter(os.Stdout, f)
+	rep := newReporter(os.Stdout, *f)
 	if f.serve {
 		srv, err := server.New(server.Options{})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "heddle:", err)
-			return exitUsage
+			return ExitUsage
 		}
 		defer srv.Close()
 		rep.srv = srv
 		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
 	}
-	opts := worker.Options{Strategy: f.strategy, MaxRuns: runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
-		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Tree: true, Atomicity: f.atomic}
-	if f.shard.total > 1 {
-		opts.Shard, opts.Shards = f.shard.index, f.shard.total
-	}
-	bugs, failed := 0, false
-	gorace, err := raceEnv(res.WorkDir)
+	gorace, err := RaceEnv(res.WorkDir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return ExitUsage
 	}
-	// Packages in go test's order, built or not.
+	var bugs int
+	var failed, interrupted bool
+	if opts := f.options(f.spec.time, true); f.spec.total > 0 {
+		bugs, failed, interrupted = runTotal(ctx, workList(res), f.spec, opts, *f, f.filter, rep, gorace, built, totalLanes(build, *f))
+	} else {
+		bugs, failed, interrupted = explorePackages(ctx, workList(res), opts, *f, rep, gorace)
+	}
+	if interrupted {
+		rep.finish()
+		fmt.Fprintln(os.Stderr, "heddle: interrupted")
+		return ExitUsage
+	}
+	return finishRun(ctx, rep, *f, failed || bugs > 0)
+}
+
+// buildTests instruments and builds the packages. It returns nil and the exit code when
+// nothing can be explored: a package that cannot be loaded is reported as go test reports it.
+func buildTests(ctx context.Context, dir string, patterns, build []string, tests bool, f Flags) (*instrument.Result, time.Duration, int) {
+	cfg := instrument.Config{Dir: dir, Packages: patterns, Test: tests, BuildFlags: WithRace(build, f.race), Instrument: splitList(f.instr), Skip: splitList(f.noInstr), KeepGoing: true}
+	start := time.Now()
+	res, err := instrument.Build(ctx, cfg)
+	if err == nil {
+		return res, time.Since(start), ExitOK
+	}
+	err = raceBuildError(err)
+	var be *instrument.BuildError
+	var le *instrument.LoadError
+	switch {
+	case errors.As(err, &le):
+		reportLoadErrors(le, f)
+		return nil, 0, ExitBug
+	case errors.As(err, &be):
+		fmt.Fprintln(os.Stderr, be.Output)
+		fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", be.Package)
+	default:
+		fmt.Fprintln(os.Stderr, "heddle:", err)
+	}
+	return nil, 0, ExitUsage
+}
+
+// reportLoadErrors fails the packages that cannot be loaded, in the go command's words, as go
+// test does.
+func reportLoadErrors(le *instrument.LoadError, f Flags) {
+	rep := newReporter(os.Stdout, f)
+	for i, pe := range le.Errors {
+		if i > 0 && pe.Package == le.Errors[i-1].Package {
+			continue
+		}
+		var out strings.Builder
+		for _, x := range le.Errors[i:] {
+			if x.Package == pe.Package {
+				fmt.Fprintf(&out, "%s\n", strings.TrimPrefix(x.String(), "-: "))
+			}
+		}
+		rep.buildFailed(pe.Package, out.String(), "setup failed")
+	}
+	rep.finish()
+}
+
+// workList is the packages of a build in go test's order, built or not: each an
+// *instrument.Binary or an *instrument.BuildError.
+func workList(res *instrument.Result) []any {
 	work := make([]any, 0, len(res.Binaries)+len(res.Failed))
 	for i := range res.Binaries {
 		work = append(work, &res.Binaries[i])
@@ -419,19 +313,15 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 		work = append(work, be)
 	}
 	slices.SortStableFunc(work, func(a, b any) int { return strings.Compare(workPackage(a), workPackage(b)) })
-	if spec.total > 0 {
-		var interrupted bool
-		bugs, failed, interrupted = runTotal(ctx, work, spec, opts, f, filter, rep, gorace, built, totalLanes(build, f))
-		if interrupted {
-			rep.finish()
-			fmt.Fprintln(os.Stderr, "heddle: interrupted")
-			return exitUsage
-		}
-		work = nil
-	}
+	return work
+}
+
+// explorePackages explores the tests of each package in turn, each test with the budget of
+// opts. It returns the bugs found, whether a package failed otherwise, and whether heddle
+// was interrupted.
+func explorePackages(ctx context.Context, work []any, opts worker.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
 	for _, item := range work {
-		be, ok := item.(*instrument.BuildError)
-		if ok {
+		if be, ok := item.(*instrument.BuildError); ok {
 			rep.buildFailed(be.Package, be.Output, "build failed")
 			failed = true
 			continue
@@ -441,80 +331,108 @@ func cmdTestDir(dir string, args []string, tests bool) int {
 			rep.packageDone(bin.Package, pkgNoTestFiles, 0)
 			continue
 		}
-		pkgStart := time.Now()
-		pkgCtx, pkgCancel := ctx, context.CancelFunc(func() {})
-		if f.goTest.timeout > 0 {
-			pkgCtx, pkgCancel = context.WithTimeoutCause(ctx, f.goTest.timeout, fmt.Errorf("test timed out after %v (-timeout)", f.goTest.timeout))
+		n, pkgFailed, stop := explorePackage(ctx, bin, opts, f, rep, gorace)
+		bugs, failed = bugs+n, failed || pkgFailed
+		if stop {
+			return bugs, failed, true
 		}
-		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, worker.EnvBinary + "=" + digest(bin.Path), gorace}}
-		if bin.Test {
-			w.Args = worker.TestArgs(true)
+	}
+	return bugs, failed, false
+}
+
+// explorePackage explores the tests of one package that the filter selects, in the
+// package's -timeout, and prints the package's line.
+func explorePackage(ctx context.Context, bin *instrument.Binary, opts worker.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
+	start := time.Now()
+	pkgCtx, cancel := packageContext(ctx, f.goTest.timeout, f.goTest.timeout)
+	defer cancel()
+	w := newWorker(bin, gorace)
+	names, err := remote.List(pkgCtx, w)
+	if err != nil {
+		if pkgCtx.Err() != nil {
+			err = context.Cause(pkgCtx)
 		}
-		names, err := remote.List(pkgCtx, w)
-		if err != nil {
-			if pkgCtx.Err() != nil {
-				err = context.Cause(pkgCtx)
-			}
-			pkgCancel()
-			rep.packageDone(bin.Package, fmt.Sprintf("cannot list the tests: %v", err), time.Since(pkgStart))
-			failed = true
+		rep.packageDone(bin.Package, fmt.Sprintf("cannot list the tests: %v", err), time.Since(start))
+		return 0, true, false
+	}
+	pkgFailed, matched := false, 0
+	for _, test := range names {
+		if pkgFailed && f.goTest.failfast {
+			break
+		}
+		if !f.filter.match(test) {
 			continue
 		}
-		pkgFailed, pkgMatched := false, 0
-		for _, test := range names {
-			if pkgFailed && f.goTest.failfast {
-				break
-			}
-			if !filter.match(test) {
-				continue
-			}
-			pkgMatched++
-			var o testOutcome
-			if instrument.Runtime(bin.Package) {
-				rep.begin(bin.Package, test)
-				o = rep.unexplorable(bin.Package, test, opts.Strategy, &timeline.Stats{}, time.Now(),
-					fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", bin.Package))
-			} else {
-				o = exploreTest(pkgCtx, w, bin.Package, test, opts, f, rep)
-			}
-			bugs += o.bugs
-			switch o.verdict {
-			case verdictBug:
-				pkgFailed = true
-			case verdictInterrupted:
-				pkgFailed, failed = true, true
-			}
-			if ctx.Err() != nil {
-				pkgCancel()
-				rep.packageDone(bin.Package, "interrupted", time.Since(pkgStart))
-				rep.finish()
-				fmt.Fprintln(os.Stderr, "heddle: interrupted")
-				return exitUsage
-			}
-			if pkgCtx.Err() != nil {
-				break // -timeout
-			}
+		matched++
+		var o testOutcome
+		if instrument.Runtime(bin.Package) {
+			rep.begin(bin.Package, test)
+			o = rep.unexplorable(bin.Package, test, opts.Strategy, &timeline.Stats{}, time.Now(), runtimeReason(bin.Package))
+		} else {
+			o = exploreTest(pkgCtx, w, bin.Package, test, opts, f, rep)
 		}
-		pkgCancel()
-		status := ""
-		switch {
-		case pkgFailed:
-			status = pkgFail
-		case pkgMatched == 0:
-			status = pkgNoTests
+		bugs += o.bugs
+		switch o.verdict {
+		case verdictBug:
+			pkgFailed = true
+		case verdictInterrupted:
+			pkgFailed, failed = true, true
 		}
-		rep.packageDone(bin.Package, status, time.Since(pkgStart))
+		if ctx.Err() != nil {
+			rep.packageDone(bin.Package, "interrupted", time.Since(start))
+			return bugs, failed, true
+		}
+		if pkgCtx.Err() != nil {
+			break // -timeout
+		}
 	}
+	status := ""
+	switch {
+	case pkgFailed:
+		status = pkgFail
+	case matched == 0:
+		status = pkgNoTests
+	}
+	rep.packageDone(bin.Package, status, time.Since(start))
+	return bugs, failed, false
+}
+
+// packageContext is a package's context under -timeout (0: none) with left of it to run,
+// which ends, as go test's timeout does, saying so.
+func packageContext(ctx context.Context, timeout, left time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, left, fmt.Errorf("test timed out after %v (-timeout)", timeout))
+}
+
+// runtimeReason says why the tests of pkg, a package of heddle's runtime, are not explored.
+func runtimeReason(pkg string) string {
+	return fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", pkg)
+}
+
+// newWorker is the worker of a built package, whose test binary (or program) it runs.
+func newWorker(bin *instrument.Binary, gorace string) *remote.Worker {
+	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, worker.EnvBinary + "=" + digest(bin.Path), gorace}}
+	if bin.Test {
+		w.Args = worker.TestArgs(true)
+	}
+	return w
+}
+
+// finishRun ends a run that was not interrupted: it bounds -out (-keep-out-bytes), and with
+// -serve keeps the web view until interrupted. It returns heddle's exit code: as go test's, a
+// package that does not build fails as a test does.
+func finishRun(ctx context.Context, rep *reporter, f Flags, failed bool) int {
 	rep.finish()
 	if n, freed, err := keepOut(f.out, rep.written, int64(f.keepOutBytes)); err != nil {
 		fmt.Fprintln(os.Stderr, "heddle: -keep-out-bytes:", err)
 	} else if n > 0 && f.verbose {
 		fmt.Fprintf(os.Stderr, "heddle: removed the %s oldest results (%.1f MB) from %s, to keep it under %s (-keep-out-bytes)\n", plural(n, "file"), float64(freed)/(1<<20), f.out, &f.keepOutBytes)
 	}
-	// As go test: a package that does not build fails as a test does.
-	code := exitOK
-	if failed || bugs > 0 {
-		code = exitBug
+	code := ExitOK
+	if failed {
+		code = ExitBug
 	}
 	if rep.srv != nil {
 		fmt.Fprintf(os.Stderr, "heddle: done; the web view stays at %s until Ctrl-C\n", rep.srv.URL())
@@ -604,7 +522,7 @@ func searched(bugs, cut int) testOutcome {
 
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
 // whatever happens to the workers.
-func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter) testOutcome {
+func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f Flags, rep *reporter) testOutcome {
 	return exploreTestLog(ctx, w, pkg, test, opts, f, rep, nil)
 }
 
@@ -624,82 +542,137 @@ func (l *searchLog) record(at time.Duration, s *timeline.Stats, bugs int) {
 }
 
 // exploreTestLog is exploreTest, recording the search's progress in log if not nil.
-func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f testFlags, rep *reporter, log *searchLog) testOutcome {
-	start := time.Now()
+func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f Flags, rep *reporter, log *searchLog) testOutcome {
+	s := &testSearch{w: w, pkg: pkg, test: test, opts: opts, f: f, rep: rep, log: log, start: time.Now(),
+		bugs: map[string]*worker.Bug{}, stats: make([]*timeline.Stats, max(f.workers, 1)), trees: make([]collectTree, max(f.workers, 1))}
 	rep.begin(pkg, test)
-	bugs := map[string]*worker.Bug{}
-	var order []string
-	shardStats := make([]*timeline.Stats, max(f.workers, 1))
-	trees := make([]collectTree, max(f.workers, 1)) // one per worker, each numbered from 0
-	var lockTrees *locktree.Report
-	var failures []string // what workers answered instead of an exploration
-	var divergence string
-	var warnings []*timeline.Warning
-	var skipped *string       // the output of a run that skipped the test (t.Skip)
-	var skips []timeline.Skip // the subtests that skipped themselves
-	recv := func(i int, m *worker.Message) {
-		switch m.Type {
-		case worker.MsgProgress:
-			shardStats[i] = m.Stats
-			total := merge(shardStats)
-			log.record(total.Elapsed, total, len(order))
-			rep.progress(test, total, opts.MaxTime, start)
-			rep.publish(timeline.Progress{Stats: *total})
-		case worker.MsgNode:
-			trees[i].add(*m.Node)
-			rep.publishNode(i, m.Node)
-		case worker.MsgBug:
-			if old, ok := bugs[m.Bug.Key]; ok {
-				hits := old.Hits + m.Bug.Hits
-				if timeline.TraceSimplicity(m.Bug.Preemptions, m.Bug.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
-					*old = *m.Bug
-				}
-				old.Hits = hits
-				return
-			}
-			bugs[m.Bug.Key] = m.Bug
-			order = append(order, m.Bug.Key)
-		case worker.MsgDone:
-			shardStats[i] = m.Stats
-			warnings = timeline.MergeWarnings(warnings, m.Warnings)
-			if lockTrees == nil {
-				lockTrees = m.LockTrees
-			}
-			if divergence == "" {
-				divergence = m.Divergence
-			}
-			if skipped == nil {
-				skipped = m.Skipped
-			}
-			skips = timeline.AddSkips(skips, m.Skips)
-			if m.Isolated != "" && f.verbose && i == 0 {
-				rep.note(pkg, test, "explored with a fresh process per run: "+m.Isolated)
-			}
-		case worker.MsgError:
-			failures = append(failures, m.Error)
-		}
-	}
-	var err error
-	if f.isolate {
-		trees = trees[:1]
-		err = remote.ExploreIsolated(ctx, w, test, opts, "", func(m *worker.Message) { recv(0, m) })
-	} else {
-		err = remote.Parallel(ctx, w, test, opts, f.workers, recv)
-	}
-	total := merge(shardStats)
+	err := s.explore(ctx)
+	total := merge(s.stats)
 	if log != nil {
 		log.searched, log.runs, log.complete = total.Elapsed, total.Runs, total.Complete
-		log.record(total.Elapsed, total, len(order))
+		log.record(total.Elapsed, total, len(s.order))
 	}
 	rep.end()
-	var we *remote.ExitError
+	we, o, final := s.ended(ctx, err, total)
+	if final {
+		return o
+	}
+	for _, msg := range s.failures {
+		rep.note(pkg, test, msg)
+	}
+	if s.divergence != "" {
+		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, s.divergence))
+	}
+	total.Bugs = len(s.order)
+	rep.publish(timeline.Done{Stats: *total})
+	saved := s.save(total)
+	o = s.outcome(we, total)
+	rep.bugs(pkg, test, saved)
+	rep.warnings(pkg, test, s.warnings)
+	return rep.verdict(pkg, test, total, s.start, o)
+}
+
+// testSearch is the search of one test in worker processes, and what its workers streamed:
+// its bugs, each once with its simplest schedule, and each worker's statistics and tree.
+type testSearch struct {
+	w         *remote.Worker
+	pkg, test string
+	opts      worker.Options
+	f         Flags
+	rep       *reporter
+	log       *searchLog
+	start     time.Time
+
+	bugs       map[string]*worker.Bug
+	order      []string            // the bugs' keys, in the order found
+	stats      []*timeline.Stats   // each worker's
+	trees      []collectTree       // one per worker, each numbered from 0
+	lockTrees  *locktree.Report    // the first worker's
+	failures   []string            // what workers answered instead of an exploration
+	divergence string              // the first run that did not follow its schedule
+	warnings   []*timeline.Warning // merged across the workers
+	skipped    *string             // the output of a run that skipped the test (t.Skip)
+	skips      []timeline.Skip     // the subtests that skipped themselves
+}
+
+// explore runs the search, in one process per run with -isolate, and collects what its
+// workers stream.
+func (s *testSearch) explore(ctx context.Context) error {
+	if s.f.isolate {
+		s.trees = s.trees[:1]
+		return remote.ExploreIsolated(ctx, s.w, s.test, s.opts, "", func(m *worker.Message) { s.receive(0, m) })
+	}
+	return remote.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
+}
+
+// receive takes in a message of worker i, and shows the search's progress.
+func (s *testSearch) receive(i int, m *worker.Message) {
+	switch m.Type {
+	case worker.MsgProgress:
+		s.stats[i] = m.Stats
+		total := merge(s.stats)
+		s.log.record(total.Elapsed, total, len(s.order))
+		s.rep.progress(s.test, total, s.opts.MaxTime, s.start)
+		s.rep.publish(timeline.Progress{Stats: *total})
+	case worker.MsgNode:
+		s.trees[i].add(*m.Node)
+		s.rep.publishNode(i, m.Node)
+	case worker.MsgBug:
+		s.addBug(m.Bug)
+	case worker.MsgDone:
+		s.done(i, m)
+	case worker.MsgError:
+		s.failures = append(s.failures, m.Error)
+	}
+}
+
+// addBug keeps a bug once, however many runs and workers found it, with its simplest
+// schedule.
+func (s *testSearch) addBug(b *worker.Bug) {
+	old, ok := s.bugs[b.Key]
+	if !ok {
+		s.bugs[b.Key] = b
+		s.order = append(s.order, b.Key)
+		return
+	}
+	hits := old.Hits + b.Hits
+	if timeline.TraceSimplicity(b.Preemptions, b.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
+		*old = *b
+	}
+	old.Hits = hits
+}
+
+// done takes in worker i's last message: its statistics and what it found besides bugs.
+func (s *testSearch) done(i int, m *worker.Message) {
+	s.stats[i] = m.Stats
+	s.warnings = timeline.MergeWarnings(s.warnings, m.Warnings)
+	if s.lockTrees == nil {
+		s.lockTrees = m.LockTrees
+	}
+	if s.divergence == "" {
+		s.divergence = m.Divergence
+	}
+	if s.skipped == nil {
+		s.skipped = m.Skipped
+	}
+	s.skips = timeline.AddSkips(s.skips, m.Skips)
+	if m.Isolated != "" && s.f.verbose && i == 0 {
+		s.rep.note(s.pkg, s.test, "explored with a fresh process per run: "+m.Isolated)
+	}
+}
+
+// ended says how the search ended, given what exploring returned: final, with the test's
+// reported outcome, when it has no other (an interrupt, a -timeout, or a test that heddle
+// could not explore); otherwise the worker's exit, if the program took its worker down,
+// which is then the test's bug.
+func (s *testSearch) ended(ctx context.Context, err error, total *timeline.Stats) (we *remote.ExitError, o testOutcome, final bool) {
 	switch {
 	case ctx.Err() != nil:
 		reason := "interrupted before the exploration ended"
 		if c := context.Cause(ctx); c != ctx.Err() {
 			reason = c.Error() // -timeout
 		}
-		return rep.verdict(pkg, test, total, start, testOutcome{verdict: verdictInterrupted, reason: reason})
+		return nil, s.rep.verdict(s.pkg, s.test, total, s.start, testOutcome{verdict: verdictInterrupted, reason: reason}), true
 	case errors.As(err, &we):
 		// The program took its worker down: os.Exit in code heddle does not control, a crash,
 		// or a fatal error of the Go runtime.
@@ -712,48 +685,54 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 			msg += ":\n" + sum
 		}
 		wb := &worker.Bug{Kind: kind, Key: kind, Message: msg, Hits: 1}
-		bugs[wb.Key] = wb
-		order = append(order, wb.Key)
+		s.bugs[wb.Key] = wb
+		s.order = append(s.order, wb.Key)
 	case err != nil:
-		return rep.unexplorable(pkg, test, opts.Strategy, total, start, err.Error())
+		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, err.Error()), true
 	}
-	for _, k := range order {
-		if b := bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
+	if reason := s.unexplorable(total); reason != "" {
+		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason), true
+	}
+	return we, testOutcome{}, false
+}
+
+// unexplorable says why heddle could not explore the test, by what its search found, or "".
+func (s *testSearch) unexplorable(total *timeline.Stats) string {
+	for _, k := range s.order {
+		if b := s.bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
 			// Not the program's bug: heddle could not control the test, or failed itself.
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, b.Message)
+			return b.Message
 		}
-		if fn := heddleFrame(bugs[k].Message); fn != "" && bugs[k].Kind == string(rt.VerdictFatal) {
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start,
-				fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn))
+		if fn := HeddleFrame(s.bugs[k].Message); fn != "" && s.bugs[k].Kind == string(rt.VerdictFatal) {
+			return fmt.Sprintf("the test failed on what it read of the process's goroutines, which shows heddle's own (%s): a check that lists every goroutine, such as goleak's tests of itself, cannot run under heddle", fn)
 		}
 	}
-	if len(order) == 0 {
+	if len(s.order) == 0 {
 		switch {
-		case len(failures) > 0:
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, strings.Join(failures, "; "))
+		case len(s.failures) > 0:
+			return strings.Join(s.failures, "; ")
 		case total.Runs == 0:
-			return rep.unexplorable(pkg, test, opts.Strategy, total, start, "the worker completed no run of the test")
+			return "the worker completed no run of the test"
 		}
 	}
-	for _, msg := range failures {
-		rep.note(pkg, test, msg)
-	}
-	if divergence != "" {
-		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, divergence))
-	}
-	total.Bugs = len(order)
-	rep.publish(timeline.Done{Stats: *total})
-	dir := timeline.TestDir(f.out, pkg, test)
+	return ""
+}
+
+// save writes the test's results: its bugs' traces, its warnings' schedules and its
+// exploration, and bounds its directory (-keep-files, -keep-bytes). It returns the bugs, with
+// the files of their traces.
+func (s *testSearch) save(total *timeline.Stats) []savedBug {
+	dir := timeline.TestDir(s.f.out, s.pkg, s.test)
 	var saved []savedBug
 	var wrote []current
-	for i, k := range order {
-		b := bugs[k]
+	for i, k := range s.order {
+		b := s.bugs[k]
 		sb := savedBug{Bug: b}
 		if b.Trace != nil {
-			b.Trace.Program.Dir = w.Dir
+			b.Trace.Program.Dir = s.w.Dir
 			sb.Path = timeline.BugFile(dir, "", b.Kind, i+1)
 			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
-				rep.note(pkg, test, err.Error())
+				s.rep.note(s.pkg, s.test, err.Error())
 				sb.Path = ""
 			} else {
 				wrote = append(wrote, current{path: sb.Path, simplicity: timeline.TraceSimplicity(b.Preemptions, b.Trace), trace: true})
@@ -761,48 +740,62 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 		}
 		saved = append(saved, sb)
 	}
-	for _, p := range saveWarningSchedules(dir, timeline.Program{Package: pkg, Test: test, Dir: w.Dir}, f.time, f.quantum, warnings, func(err error) { rep.note(pkg, test, err.Error()) }) {
+	prog := timeline.Program{Package: s.pkg, Test: s.test, Dir: s.w.Dir}
+	for _, p := range saveWarningSchedules(dir, prog, s.f.time, s.f.quantum, s.warnings, func(err error) { s.rep.note(s.pkg, s.test, err.Error()) }) {
 		wrote = append(wrote, current{path: p})
 	}
-	expPath := filepath.Join(dir, timeline.ExplorationFile)
+	if p, ok := s.writeExploration(dir, total, saved); ok {
+		wrote = append(wrote, current{path: p})
+	}
+	s.rep.keep(s.pkg, s.test, dir, wrote)
+	return saved
+}
+
+// writeExploration writes the test's exploration file in dir, and loads it in the live web
+// view; it returns the file, and whether it was written.
+func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved []savedBug) (string, bool) {
+	path := filepath.Join(dir, timeline.ExplorationFile)
 	var tree [][]timeline.Node
-	for _, t := range trees {
+	for _, t := range s.trees {
 		tree = append(tree, t.nodes)
 	}
-	if err := writeExploration(expPath, pkg, test, opts.Strategy, f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, lockTrees, warnings, skipped != nil && len(order) == 0, skips); err != nil {
-		rep.note(pkg, test, err.Error())
-	} else {
-		wrote = append(wrote, current{path: expPath})
-		if rep.srv != nil {
-			if err := rep.srv.Load(expPath); err != nil {
-				rep.note(pkg, test, "web view: "+err.Error())
-			}
+	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips); err != nil {
+		s.rep.note(s.pkg, s.test, err.Error())
+		return "", false
+	}
+	if s.rep.srv != nil {
+		if err := s.rep.srv.Load(path); err != nil {
+			s.rep.note(s.pkg, s.test, "web view: "+err.Error())
 		}
 	}
-	rep.keep(pkg, test, dir, wrote)
-	o := searched(len(order), total.Cut)
-	o.skips = skips
-	if skipped != nil && o.verdict != verdictBug {
+	return path, true
+}
+
+// outcome is the outcome of the test's search, we the worker's exit if the program took it
+// down; a test that skipped itself adds its output to the test's.
+func (s *testSearch) outcome(we *remote.ExitError, total *timeline.Stats) testOutcome {
+	o := searched(len(s.order), total.Cut)
+	o.skips = s.skips
+	if s.skipped != nil && o.verdict != verdictBug {
 		// As go test reports a test that called t.Skip, with its output: a run that fails
 		// would make it a failure, as go test's run would be.
 		o.verdict = verdictSkipped
-		if *skipped != "" {
-			rep.output(*skipped, nil, nil)
+		if *s.skipped != "" {
+			s.rep.output(*s.skipped, nil, nil)
 		}
 	}
-	if we != nil {
+	switch {
+	case we != nil:
 		o.ended = "the test process's " + we.Status
-	} else if slices.ContainsFunc(order, func(k string) bool { return bugs[k].Kind == string(rt.VerdictHang) }) {
+	case slices.ContainsFunc(s.order, func(k string) bool { return s.bugs[k].Kind == string(rt.VerdictHang) }):
 		o.ended = "the hang"
-	} else if opts.StopOnBug && len(order) > 0 {
+	case s.opts.StopOnBug && len(s.order) > 0:
 		o.ended = "the first bug (-stop)"
-		if f.goTest.failfast {
+		if s.f.goTest.failfast {
 			o.ended = "the first bug (-failfast)"
 		}
 	}
-	rep.bugs(pkg, test, saved)
-	rep.warnings(pkg, test, warnings)
-	return rep.verdict(pkg, test, total, start, o)
+	return o
 }
 
 // foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
@@ -989,10 +982,10 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q 
 // heddleNames matches a name under heddle's module path in a stack the program printed.
 var heddleNames = regexp.MustCompile(`github\.com/heddledbg/heddle[/.]\S*`)
 
-// heddleFrame returns the first function of heddle's runtime (instrument.Runtime) named in a
+// HeddleFrame returns the first function of heddle's runtime (instrument.Runtime) named in a
 // failure's message, or "": a test that failed on a stack showing heddle's goroutines failed
 // on heddle, not on the program.
-func heddleFrame(msg string) string {
+func HeddleFrame(msg string) string {
 	for _, fn := range heddleNames.FindAllString(msg, -1) {
 		if i := strings.LastIndexByte(fn, '('); i > 0 && strings.HasSuffix(fn, ")") {
 			fn = fn[:i] // the arguments of a traceback's line

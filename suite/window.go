@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"fmt"
@@ -34,6 +34,25 @@ func newWindow(t *timeline.Trace) window {
 	if len(t.Events) <= wholeRows && len(stepped) <= windowColumns {
 		return window{}
 	}
+	chosen := windowGoroutines(t, stepped)
+	w := window{goroutines: map[string]bool{}}
+	for _, g := range chosen {
+		w.goroutines[g] = true
+	}
+	shown := 0
+	w.first = len(t.Events)
+	for i := len(t.Events) - 1; i >= 0 && shown < windowRows; i-- {
+		if w.goroutines[t.Events[i].G] {
+			w.first, shown = i, shown+1
+		}
+	}
+	w.note = w.leftOut(t, chosen, shown, len(stepped))
+	return w
+}
+
+// windowGoroutines chooses the goroutines of a window among those that stepped: the bug's,
+// the root, and those that last operated on the objects the bug's goroutines wait on.
+func windowGoroutines(t *timeline.Trace, stepped map[string]bool) []string {
 	var chosen []string
 	pick := func(g string) {
 		if g != "" && stepped[g] && len(chosen) < windowColumns && !slices.Contains(chosen, g) {
@@ -66,17 +85,12 @@ func newWindow(t *timeline.Trace) window {
 			pick(e.G)
 		}
 	}
-	w := window{goroutines: map[string]bool{}}
-	for _, g := range chosen {
-		w.goroutines[g] = true
-	}
-	shown := 0
-	w.first = len(t.Events)
-	for i := len(t.Events) - 1; i >= 0 && shown < windowRows; i-- {
-		if w.goroutines[t.Events[i].G] {
-			w.first, shown = i, shown+1
-		}
-	}
+	return chosen
+}
+
+// leftOut is the window's note: which steps it shows, of the chosen goroutines, and what it
+// leaves out of the stepped goroutines'.
+func (w window) leftOut(t *timeline.Trace, chosen []string, shown, stepped int) string {
 	total := 0
 	for _, e := range t.Events {
 		if w.goroutines[e.G] {
@@ -87,17 +101,15 @@ func newWindow(t *timeline.Trace) window {
 	if n := len(t.Events) - shown; n > 0 {
 		left = append(left, fmt.Sprintf("%d of %d steps", n, len(t.Events)))
 	}
-	if n := len(stepped) - len(chosen); n > 0 {
-		left = append(left, fmt.Sprintf("%d of %d goroutines", n, len(stepped)))
+	if n := stepped - len(chosen); n > 0 {
+		left = append(left, fmt.Sprintf("%d of %d goroutines", n, stepped))
 	}
 	who := strings.Join(chosen, ", ")
+	note := "showing the steps of " + who
 	if shown < total {
-		w.note = fmt.Sprintf("showing the last %d steps of %s", shown, who)
-	} else {
-		w.note = "showing the steps of " + who
+		note = fmt.Sprintf("showing the last %d steps of %s", shown, who)
 	}
-	w.note += ": " + strings.Join(left, " and ") + " left out; heddle replay prints them all"
-	return w
+	return note + ": " + strings.Join(left, " and ") + " left out; heddle replay prints them all"
 }
 
 // shows reports whether the table has a row for event i.

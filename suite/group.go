@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"context"
@@ -121,21 +121,27 @@ func groupProgram(members []group.Member) timeline.Program {
 
 // runGroup explores a process group: heddle run -group, or heddle test -group with test
 // binaries as members.
-func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f testFlags, opts worker.Options) int {
+func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f Flags, opts worker.Options) int {
 	members, cleanup, err := buildGroup(ctx, dir, pkgs, build, tests, pickTest(filter))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	defer cleanup()
 	eo := explorer.OptionsOf(opts)
 	r, err := group.New(ctx, members, eo)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
-		return exitUsage
+		return ExitUsage
 	}
 	defer r.Close()
-	prog := groupProgram(members)
+	return exploreGroup(ctx, r, groupProgram(members), eo, f, opts)
+}
+
+// exploreGroup explores the group that r runs, and reports it as the one test of its first
+// member's package, which ends with go test's line for the package, as heddle test ends each
+// package.
+func exploreGroup(ctx context.Context, r *group.Runner, prog timeline.Program, eo explorer.Options, f Flags, opts worker.Options) int {
 	pkg, test := prog.Package, prog.Test
 	rep := newReporter(os.Stdout, f)
 	start := time.Now()
@@ -149,10 +155,8 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	rep.end()
 	if report.Err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", report.Err)
-		return exitUsage
+		return ExitUsage
 	}
-	// The group's one test is its first member's package's, which ends with go test's line
-	// for the package, as heddle test ends each package.
 	done := func(status string) {
 		rep.packageDone(pkg, status, time.Since(start))
 		rep.finish()
@@ -160,31 +164,55 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	if ctx.Err() != nil {
 		rep.verdict(pkg, test, &report.Stats, start, testOutcome{verdict: verdictInterrupted, reason: "interrupted before the exploration ended"})
 		done("interrupted")
-		return exitUsage
+		return ExitUsage
 	}
 	stats := report.Stats
-	dirOut := timeline.TestDir(f.out, pkg, test)
-	var saved []savedBug
+	saved, unsupported := saveGroupBugs(r, report, prog, f.out, opts.Strategy, rep)
+	if unsupported != nil {
+		rep.verdict(pkg, test, &stats, start, testOutcome{verdict: verdictUnexplorable, reason: unsupported.Message})
+		done("")
+		return ExitUsage
+	}
+	o := saveGroupExploration(report, &stats, prog, f.out, opts, tree, saved, rep)
+	rep.bugs(pkg, test, saved)
+	rep.verdict(pkg, test, &stats, start, o)
+	if len(saved) > 0 {
+		done(pkgFail)
+		return ExitBug
+	}
+	done("")
+	return ExitOK
+}
+
+// saveGroupBugs writes the traces of a group's bugs, up to the first that says heddle cannot
+// explore the group, which it returns.
+func saveGroupBugs(r *group.Runner, report *explorer.Report, prog timeline.Program, out, strategy string, rep *reporter) (saved []savedBug, unsupported *explorer.Bug) {
+	dir := timeline.TestDir(out, prog.Package, prog.Test)
 	for i, b := range report.Bugs {
 		if b.Kind == rt.VerdictUnsupported {
-			rep.verdict(pkg, test, &stats, start, testOutcome{verdict: verdictUnexplorable, reason: b.Message})
-			done("")
-			return exitUsage
+			return saved, b
 		}
 		wb := explorer.WireBug(b)
 		if b.Result != nil {
-			wb.Trace = r.Trace(b.Result, prog, opts.Strategy)
+			wb.Trace = r.Trace(b.Result, prog, strategy)
 		}
 		sb := savedBug{Bug: wb}
 		if wb.Trace != nil {
-			sb.Path = timeline.BugFile(dirOut, "", wb.Kind, i+1)
+			sb.Path = timeline.BugFile(dir, "", wb.Kind, i+1)
 			if err := timeline.WriteFile(sb.Path, wb.Trace); err != nil {
-				rep.note(pkg, test, err.Error())
+				rep.note(prog.Package, prog.Test, err.Error())
 				sb.Path = ""
 			}
 		}
 		saved = append(saved, sb)
 	}
+	return saved, nil
+}
+
+// saveGroupExploration writes a group's exploration file, with its statistics, stats, which
+// it completes, and returns the outcome of its search.
+func saveGroupExploration(report *explorer.Report, stats *timeline.Stats, prog timeline.Program, out string, opts worker.Options, tree collectTree, saved []savedBug, rep *reporter) testOutcome {
+	pkg, test := prog.Package, prog.Test
 	if report.Divergence != "" {
 		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped; the first: %s", stats.Diverged, report.Divergence))
 	}
@@ -193,21 +221,15 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 	if opts.Shards > 1 {
 		shard = &timeline.Shard{Index: opts.Shard, Of: opts.Shards}
 	}
-	if err := writeProgramExploration(filepath.Join(dirOut, timeline.ExplorationFile), timeline.Program{Package: pkg, Test: prog.Test, Group: prog.Group}, opts.Strategy, shard, &stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
+	path := filepath.Join(timeline.TestDir(out, pkg, test), timeline.ExplorationFile)
+	if err := writeProgramExploration(path, timeline.Program{Package: pkg, Test: test, Group: prog.Group}, opts.Strategy, shard, stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
 		rep.note(pkg, test, err.Error())
 	}
 	o := searched(len(saved), stats.Cut)
 	if opts.StopOnBug && len(saved) > 0 {
 		o.ended = "the first bug (-stop)"
 	}
-	rep.bugs(pkg, test, saved)
-	rep.verdict(pkg, test, &stats, start, o)
-	if len(saved) > 0 {
-		done(pkgFail)
-		return exitBug
-	}
-	done("")
-	return exitOK
+	return o
 }
 
 // replayGroup replays the schedule of a process group count times, with the members built

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"cmp"
@@ -25,7 +25,7 @@ import (
 // A progress line is drawn on a terminal.
 type reporter struct {
 	w        io.Writer
-	f        testFlags
+	f        Flags
 	tty      bool
 	enc      *json.Encoder
 	lastDraw time.Time
@@ -90,7 +90,7 @@ func (r *reporter) publishNode(shard int, n *timeline.Node) {
 	r.publish(&m)
 }
 
-func newReporter(w io.Writer, f testFlags) *reporter {
+func newReporter(w io.Writer, f Flags) *reporter {
 	r := &reporter{w: w, f: f}
 	if f.jsonOut {
 		r.enc = json.NewEncoder(w)
@@ -100,11 +100,11 @@ func newReporter(w io.Writer, f testFlags) *reporter {
 	return r
 }
 
-// event is one line of -json output: test2json's event (go doc cmd/test2json), made of the
+// Event is one line of -json output: test2json's event (go doc cmd/test2json), made of the
 // lines heddle test -v prints, one output event per line, as go test -json makes them of go
 // test -v's. heddle's own fields, which test2json's readers ignore, ride on the events that
 // print what they hold (docs/formats.md).
-type event struct {
+type Event struct {
 	Time        *time.Time `json:"Time,omitempty"`
 	Action      string     `json:"Action"`
 	Package     string     `json:"Package,omitempty"`
@@ -125,10 +125,10 @@ type event struct {
 	Warning *timeline.Warning `json:"Warning,omitempty"`
 	// Budget, under a total budget, is how its time was given to the test, on its pass, fail
 	// or skip event.
-	Budget *budgetUse `json:"Budget,omitempty"`
+	Budget *BudgetUse `json:"Budget,omitempty"`
 }
 
-func (r *reporter) emit(e event) {
+func (r *reporter) emit(e Event) {
 	if e.Action != "build-output" && e.Action != "build-fail" {
 		now := time.Now()
 		e.Time = &now
@@ -141,7 +141,7 @@ func (r *reporter) emit(e event) {
 func (r *reporter) print(pkg, test string, lines ...string) {
 	for _, l := range lines {
 		if r.enc != nil {
-			r.emit(event{Action: "output", Package: pkg, Test: test, Output: l + "\n"})
+			r.emit(Event{Action: "output", Package: pkg, Test: test, Output: l + "\n"})
 		} else {
 			fmt.Fprintln(r.w, l)
 		}
@@ -166,7 +166,7 @@ func (r *reporter) startPackage(pkg string) {
 		r.started = map[string]bool{}
 	}
 	r.started[pkg] = true
-	r.emit(event{Action: "start", Package: pkg})
+	r.emit(Event{Action: "start", Package: pkg})
 }
 
 func (r *reporter) begin(pkg, test string) {
@@ -184,7 +184,7 @@ func (r *reporter) begin(pkg, test string) {
 func (r *reporter) announce(pkg, test string) {
 	if r.enc != nil {
 		r.startPackage(pkg)
-		r.emit(event{Action: "run", Package: pkg, Test: test})
+		r.emit(Event{Action: "run", Package: pkg, Test: test})
 	}
 	if r.verbose() {
 		r.print(pkg, test, "=== RUN   "+test)
@@ -288,13 +288,13 @@ type heldTest struct {
 	out       []outLine
 	// budget, when set, says how the total budget's time was given to the test; held is
 	// whether the test's run event and "=== RUN" line are still to be written.
-	budget *budgetUse
+	budget *BudgetUse
 	held   bool
 }
 
-// budgetUse is how a total budget's time was given to a test: heddle's field Budget of its
+// BudgetUse is how a total budget's time was given to a test: heddle's field Budget of its
 // pass, fail or skip event, in seconds, and the line -v prints.
-type budgetUse struct {
+type BudgetUse struct {
 	First  float64 `json:"first"`
 	Extra  float64 `json:"extra,omitempty"`
 	Used   float64 `json:"used"`
@@ -356,7 +356,7 @@ func (r *reporter) render(h *heldTest) {
 	}
 	r.out = r.out[:0]
 	if r.enc != nil {
-		r.emit(event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s, Budget: h.budget})
+		r.emit(Event{Action: action, Package: pkg, Test: test, Elapsed: seconds(s.Elapsed), Verdict: o.verdict, Reason: o.reason, Stats: s, Budget: h.budget})
 	}
 	if r.enc != nil && (o.verdict == verdictUnexplorable || o.verdict == verdictInterrupted) {
 		// On standard error too, where a script looks for what heddle could not do.
@@ -384,7 +384,7 @@ func (r *reporter) printSkips(pkg string, skips []timeline.Skip, log bool) {
 			r.printLog(pkg, k.Test, "        ", k.Output)
 		}
 		if r.enc != nil {
-			r.emit(event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
+			r.emit(Event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
 		}
 	}
 }
@@ -408,7 +408,7 @@ func (r *reporter) printOutput(pkg, test string) {
 			fmt.Fprintln(r.w, text)
 			continue
 		}
-		r.emit(event{Action: "output", Package: pkg, Test: test, Output: text + "\n", Bug: l.bug, Warning: l.warning})
+		r.emit(Event{Action: "output", Package: pkg, Test: test, Output: text + "\n", Bug: l.bug, Warning: l.warning})
 	}
 }
 
@@ -498,7 +498,7 @@ func (r *reporter) packageDone(pkg, problem string, elapsed time.Duration) {
 		r.failed = true
 	}
 	if r.enc != nil {
-		r.emit(event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
+		r.emit(Event{Action: action, Package: pkg, Elapsed: seconds(elapsed)})
 	}
 }
 
@@ -531,13 +531,13 @@ func (r *reporter) buildFailed(pkg, output, why string) {
 	}
 	for _, l := range strings.SplitAfter(output, "\n") {
 		if l != "" {
-			r.emit(event{Action: "build-output", ImportPath: ip, Output: l})
+			r.emit(Event{Action: "build-output", ImportPath: ip, Output: l})
 		}
 	}
-	r.emit(event{Action: "build-fail", ImportPath: ip})
+	r.emit(Event{Action: "build-fail", ImportPath: ip})
 	r.startPackage(pkg)
 	r.print(pkg, "", line)
-	r.emit(event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
+	r.emit(Event{Action: "fail", Package: pkg, Elapsed: seconds(0), FailedBuild: ip})
 }
 
 // keep bounds a test's results directory (-keep-files, -keep-bytes), keeping first the files
@@ -587,7 +587,7 @@ func printBug(w io.Writer, b savedBug) {
 	fmt.Fprint(w, b.Trace.VerdictReport("    "))
 	if len(b.Trace.Verdict.History) > 0 {
 		fmt.Fprintln(w)
-		printHistory(w, b.Trace.Verdict.History, "    ")
+		PrintHistory(w, b.Trace.Verdict.History, "    ")
 	}
 	if len(b.Trace.Events) == 0 {
 		// A test that fails before any goroutine synchronizes: its one schedule.
@@ -599,9 +599,9 @@ func printBug(w io.Writer, b savedBug) {
 	fmt.Fprintf(w, "\n    schedule: %s\n    replay:   %s replay %s\n", b.Path, self(), b.Path)
 }
 
-// printHistory prints the history of a linearizability verdict, if any: which operations
+// PrintHistory prints the history of a linearizability verdict, if any: which operations
 // overlapped is what decides linearizability.
-func printHistory(w io.Writer, h []timeline.Operation, indent string) {
+func PrintHistory(w io.Writer, h []timeline.Operation, indent string) {
 	if len(h) == 0 {
 		return
 	}
@@ -613,9 +613,67 @@ func printHistory(w io.Writer, h []timeline.Operation, indent string) {
 	}
 }
 
-// printInterleaving prints a trace with one column per goroutine.
+// PrintInterleaving prints a trace with one column per goroutine: whole, every step, or the
+// steps that a bug's report shows.
+func PrintInterleaving(w io.Writer, t *timeline.Trace, indent string, whole bool) {
+	win := window{}
+	if !whole {
+		win = newWindow(t)
+	}
+	printInterleaving(w, t, indent, win)
+}
+
+// printInterleaving prints a trace with one column per goroutine, the steps of win only.
 func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window) {
-	// Columns in the order the goroutines were created, as the web view's timeline has them.
+	names, cols := interleavingColumns(t, win)
+	ops := historyCalls(t)
+	if win.note != "" {
+		fmt.Fprintf(w, "%s(%s)\n", indent, win.note)
+	}
+	if t.Program.Group != "" {
+		// Each process's name over its first column.
+		fmt.Fprintf(w, "%s%5s  ", indent, "")
+		for i, n := range names {
+			p := timeline.ProcessOf(n)
+			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
+				p = ""
+			}
+			fmt.Fprintf(w, "%-*s", columnWidth, p)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%s%5s  ", indent, "step")
+	for _, n := range names {
+		fmt.Fprintf(w, "%-*s", columnWidth, n)
+	}
+	fmt.Fprintln(w)
+	for i := range t.Events {
+		if !win.shows(t, i) {
+			continue
+		}
+		e := &t.Events[i]
+		mark := " "
+		if e.Decision != nil {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*columnWidth), stepCell(t, e, ops))
+	}
+	// The legend ends with the decisions' line, where the transcript tests cut the table.
+	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
+		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
+	}
+	if len(t.Decisions) > 0 {
+		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
+	}
+}
+
+// columnWidth is the width of a goroutine's column in an interleaving table.
+const columnWidth = 30
+
+// interleavingColumns are the goroutines of a table's columns, and each one's column: in the
+// order the goroutines were created, as the web view's timeline has them, and a process
+// group's grouped by process.
+func interleavingColumns(t *timeline.Trace, win window) ([]string, map[string]int) {
 	stepped := map[string]bool{}
 	for _, e := range t.Events {
 		stepped[e.G] = win.column(e.G)
@@ -634,9 +692,7 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 	for _, e := range t.Events {
 		add(e.G) // the clock
 	}
-	// A process group's columns are grouped by process, each under its process's name.
-	group := t.Program.Group != ""
-	if group {
+	if t.Program.Group != "" {
 		slices.SortStableFunc(names, func(a, b string) int {
 			pa, pb := timeline.ProcessOf(a), timeline.ProcessOf(b)
 			return cmp.Or(cmp.Compare(len(pa), len(pb)), strings.Compare(pa, pb))
@@ -645,8 +701,12 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 			cols[n] = i
 		}
 	}
-	// The calls and returns of a linearizability verdict's history are shown as operations,
-	// not as steps on the history object.
+	return names, cols
+}
+
+// historyCalls are the calls and returns of a linearizability verdict's history, by step:
+// they are shown as operations, not as steps on the history object.
+func historyCalls(t *timeline.Trace) map[int]string {
 	ops := map[int]string{}
 	for _, op := range t.Verdict.History {
 		ops[op.CallStep] = op.Input
@@ -654,67 +714,36 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 			ops[op.ReturnStep] = op.Input + " -> " + op.Output
 		}
 	}
-	const width = 30
-	if win.note != "" {
-		fmt.Fprintf(w, "%s(%s)\n", indent, win.note)
+	return ops
+}
+
+// stepCell is a step's cell in an interleaving table: its operation, as the program wrote it,
+// and where.
+func stepCell(t *timeline.Trace, e *timeline.Event, ops map[int]string) string {
+	var cell string
+	switch {
+	case ops[e.Step] != "":
+		cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
+	case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
+		cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
+	case t.Label(e.Obj) != e.Obj:
+		// A name the object has at another operation: the unlock inside s.cond.Wait().
+		cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
+	default:
+		cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
 	}
-	if group {
-		fmt.Fprintf(w, "%s%5s  ", indent, "")
-		for i, n := range names {
-			p := timeline.ProcessOf(n)
-			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
-				p = ""
-			}
-			fmt.Fprintf(w, "%-*s", width, p)
-		}
-		fmt.Fprintln(w)
+	if e.Child != "" {
+		cell += " " + e.Child
 	}
-	fmt.Fprintf(w, "%s%5s  ", indent, "step")
-	for _, n := range names {
-		fmt.Fprintf(w, "%-*s", width, n)
+	pos := e.Pos
+	if e.Defer != nil {
+		// Go runs a deferred call where its function returns; the user wrote it at the defer.
+		cell, pos = "defer "+cell, e.Defer
 	}
-	fmt.Fprintln(w)
-	for i := range t.Events {
-		if !win.shows(t, i) {
-			continue
-		}
-		e := &t.Events[i]
-		var cell string
-		switch {
-		case ops[e.Step] != "":
-			cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
-		case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
-			cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
-		case t.Label(e.Obj) != e.Obj:
-			// A name the object has at another operation: the unlock inside s.cond.Wait().
-			cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
-		default:
-			cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
-		}
-		if e.Child != "" {
-			cell += " " + e.Child
-		}
-		pos := e.Pos
-		if e.Defer != nil {
-			// Go runs a deferred call where its function returns; the user wrote it at the defer.
-			cell, pos = "defer "+cell, e.Defer
-		}
-		if pos != nil {
-			cell += " " + pos.Short()
-		}
-		mark := " "
-		if e.Decision != nil {
-			mark = "*"
-		}
-		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*width), cell)
+	if pos != nil {
+		cell += " " + pos.Short()
 	}
-	// The legend ends with the decisions' line, where the transcript tests cut the table.
-	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
-		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
-	}
-	if len(t.Decisions) > 0 {
-		fmt.Fprintf(w, "%s(* marks a step that heddle chose among several)\n", indent)
-	}
+	return cell
 }
 
 // self is how to run this heddle again in a printed command: "heddle" when that is the

@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"net/http"
@@ -20,7 +20,7 @@ func TestLiveTreeOfSeveralTestsAndShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	r := &reporter{srv: srv, f: testFlags{workers: 2}}
+	r := &reporter{srv: srv, f: Flags{workers: 2}}
 	tree := []timeline.Node{
 		{ID: 0, Parent: -1, Kind: "goroutine", Enabled: []string{"G1", "G1.1"}},
 		{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{"G1"}},

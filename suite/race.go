@@ -1,4 +1,4 @@
-package main
+package suite
 
 import (
 	"errors"
@@ -15,21 +15,21 @@ import (
 // reports each worker writes to a file of its own under the build's work directory (see
 // rt/race.go). It is on by default: most bugs of real programs that do not block are races.
 
-// raceFlagUsage documents -race for test, run and replay.
-const raceFlagUsage = "detect data races under the explored schedules (builds with the race detector; -race=false turns it off)"
+// RaceUsage documents the flag -race of heddle test, run and replay.
+const RaceUsage = "detect data races under the explored schedules (builds with the race detector; -race=false turns it off)"
 
-// withRace adds -race to the build flags when race detection is on.
-func withRace(build []string, on bool) []string {
+// WithRace adds -race to the build flags when race detection is on.
+func WithRace(build []string, on bool) []string {
 	if !on {
 		return build
 	}
 	return append(build, "-race")
 }
 
-// raceEnv writes the race detector's suppressions into dir and returns the worker's GORACE:
+// RaceEnv writes the race detector's suppressions into dir and returns the worker's GORACE:
 // the user's options, the suppressions, and a log file per worker process in dir (the race
 // detector adds the process id), which the worker reads after each run.
-func raceEnv(dir string) (string, error) {
+func RaceEnv(dir string) (string, error) {
 	// Written aside and renamed, so that a worker starting meanwhile reads the whole file.
 	f, err := os.CreateTemp(dir, "race.supp.*")
 	if err != nil {

@@ -1,0 +1,57 @@
+package suite
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/worker/remote"
+)
+
+// Replay replays schedule s, read from path, count times, and returns the traces. It builds
+// the schedule's package (or the members of its process group) in dir, by default where the
+// schedule was recorded, with the race detector if race.
+func Replay(ctx context.Context, path string, s *timeline.Schedule, dir string, race bool, count int) ([]*timeline.Trace, error) {
+	if dir == "" {
+		if fi, err := os.Stat(s.Program.Dir); err == nil && fi.IsDir() {
+			dir = s.Program.Dir
+		}
+	}
+	if s.Program.Group != "" {
+		return replayGroup(ctx, dir, s, count)
+	}
+	tests := s.Program.Test != "main"
+	res, err := instrument.Build(ctx, instrument.Config{Dir: dir, Packages: []string{s.Program.Package}, Test: tests, BuildFlags: WithRace(nil, race)})
+	if err != nil {
+		return nil, raceBuildError(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	if len(res.Binaries) != 1 {
+		return nil, fmt.Errorf("%s: found %d binaries for package %s", path, len(res.Binaries), s.Program.Package)
+	}
+	bin := res.Binaries[0]
+	gorace, err := RaceEnv(res.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+	if bin.Test {
+		w.Args = worker.TestArgs(true)
+	}
+	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
+		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
+	}
+	var trs []*timeline.Trace
+	for range count {
+		tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
+		if err != nil {
+			return nil, err
+		}
+		tr.Program = s.Program
+		trs = append(trs, tr)
+	}
+	return trs, nil
+}
