@@ -27,7 +27,7 @@ if ! command -v bazel >/dev/null; then
 fi
 
 echo "== go test"
-go test -count=1 -timeout 65m ./...
+go test -count=1 -timeout 80m ./...
 
 echo "== web view"
 bash web/test/run.sh
