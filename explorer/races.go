@@ -100,8 +100,12 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		if fair {
 			rf.check(j, p, fairAccess(e.Yields), fairObjs, rf.vc[p], f)
 		}
-		if op, ok := timeAccess(e.G, objs); timed && ok {
-			rf.check(j, p, op, timeObjs, rf.vc[p], f)
+		tOp, tOK := rt.OpNone, false
+		if timed {
+			tOp, tOK = timeAccess(e.G, objs)
+		}
+		if tOK {
+			rf.check(j, p, tOp, timeObjs, rf.vc[p], f)
 		}
 		for _, pt := range e.Partners {
 			rf.check(j, rf.slot(pt.G), pt.Op, pt.Objs, rf.vc[rf.slot(pt.G)], f)
@@ -115,8 +119,8 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 		if fair {
 			rf.apply(j, p, fairAccess(e.Yields), fairObjs)
 		}
-		if op, ok := timeAccess(e.G, objs); timed && ok {
-			rf.apply(j, p, op, timeObjs)
+		if tOK {
+			rf.apply(j, p, tOp, timeObjs)
 		}
 		for _, pt := range e.Partners {
 			q := rf.slot(pt.G)
@@ -269,7 +273,8 @@ func timeAccess(g rt.GID, objs []rt.ObjID) (rt.OpKind, bool) {
 
 // touchesTimer reports whether event e sets or stops a timer.
 func touchesTimer(e rt.Event) bool {
-	return e.G != rt.ClockID && slices.Contains(eventObjs(&e), rt.ClockObj)
+	op, ok := timeAccess(e.G, eventObjs(&e))
+	return ok && !op.ReadOnly()
 }
 
 // yields reports whether a run has a poll that yields: only then do its steps access
