@@ -13,6 +13,7 @@ package harness
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -37,7 +38,7 @@ var tests = map[string]func(*testing.T){}
 
 func init() {
 	synctest.CleanupScope = cleanupScope
-	rt.Unexplorable = noteUnexplorable
+	rt.Ending = ending
 }
 
 // Register records a test function of the package under test.
@@ -177,6 +178,21 @@ var skipped *string
 // first run in which it did, and those left out of it as unexplorable.
 var skips []timeline.Skip
 
+// started are the subtests that the current exploration's runs started, in the order in
+// which they first did: go test reports each under the test, as passed unless it failed or
+// skipped itself. seen holds the same names.
+var (
+	started []string
+	seen    map[string]bool
+)
+
+// clearSubtests forgets what the runs of the last exploration or run did with the test and its
+// subtests.
+func clearSubtests() {
+	skipped, skips, started = nil, nil, nil
+	clear(seen)
+}
+
 // inside are the subtests that the current run is in, as go test names them, the innermost
 // last: the subtest that heddle could not explore, if the run ends so.
 var inside []string
@@ -203,10 +219,15 @@ func leaveOut(subtests []string) {
 	}
 }
 
-// noteUnexplorable notes, as a run ends as one heddle cannot explore, which subtest it was in.
-func noteUnexplorable(msg string) {
-	if len(inside) > 0 && unexplorableIn.subtest == "" {
-		unexplorableIn.subtest, unexplorableIn.reason = inside[len(inside)-1], msg
+// ending names, as a run ends with a bug, the subtest it was in, and notes it if heddle cannot
+// explore the run.
+func ending(v *rt.Verdict) {
+	if len(inside) == 0 {
+		return
+	}
+	v.Subtest = inside[len(inside)-1]
+	if v.Kind == rt.VerdictUnsupported && unexplorableIn.subtest == "" {
+		unexplorableIn.subtest, unexplorableIn.reason = v.Subtest, v.Message
 	}
 }
 
@@ -237,7 +258,7 @@ func runTest(t *testing.T, name string, test func(*testing.T), cap *capture, run
 					}
 					if !checkChildren(name) {
 						own := failedOnItsOwn(st)
-						reportFailure("test failed", st.Failed(), own)
+						reportFailure("test failed", st.Failed(), own, current.cap.messages())
 						if st.Skipped() && !st.Failed() && skipped == nil {
 							msgs := current.cap.messages()
 							if msgs == noMessage {
@@ -273,6 +294,13 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		defer func() { returned, own = true, failedOnItsOwn(st) }()
 		if current.t != nil {
 			full := fullName(st)
+			if !seen[full] {
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[full] = true
+				started = append(started, full)
+			}
 			if _, ok := leftOut[full]; ok {
 				st.SkipNow()
 			}
@@ -301,7 +329,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 		// cannot explore ends in the subtest.
 		inside = append(inside, full)
 		if !checkChildren(full) {
-			reportFailure("subtest "+full+" failed", !ok, own)
+			reportFailure("subtest "+full+" failed", !ok, own, cmp.Or(current.cap.messagesOf(sub.Name()), noMessage))
 		}
 		inside = inside[:len(inside)-1]
 		if sub.Skipped() && !torn && !slices.ContainsFunc(skips, func(k timeline.Skip) bool { return k.Test == full }) {
@@ -349,14 +377,13 @@ func failedOnItsOwn(t *testing.T) failure {
 	return notFailed
 }
 
-// reportFailure ends the run as fatal, with the test's messages after what, if the test
+// reportFailure ends the run as fatal, with the test's messages msg after what, if the test
 // failed (failedNow, as t.Failed or t.Run says) for a reason of its own (own, from
 // failedOnItsOwn).
-func reportFailure(what string, failedNow bool, own failure) {
+func reportFailure(what string, failedNow bool, own failure, msg string) {
 	if !failedNow || own == notFailed {
 		return
 	}
-	msg := current.cap.messages()
 	if own == failed && strings.Contains(msg, raceMarker) {
 		own = failedUnknown // an earlier race check may have set the flag
 	}
@@ -666,30 +693,27 @@ func (c *capture) flushed() {
 }
 
 // messagesOf returns the log lines that the subtest named run (its name under this process's
-// own tests) printed in this run, before any subtest of its own or other test's output: the
-// lines after its "=== RUN" line.
+// own tests) printed in this run, without its own subtests' or other tests' output: the lines
+// after a "=== RUN", "=== NAME" or "=== CONT" line that names it, up to the next "===" or "---"
+// line.
 func (c *capture) messagesOf(run string) string {
 	if c.r == nil {
 		return ""
 	}
 	c.flushed()
 	defer c.mu.Unlock()
-	lines := strings.Split(c.buf.String(), "\n")
 	var msgs []string
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.TrimSpace(lines[i]) != "=== RUN   "+run {
+	in := false
+	for _, l := range strings.Split(c.buf.String(), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") {
+			f := strings.Fields(l)
+			in = len(f) == 3 && f[0] == "===" && f[2] == run
 			continue
 		}
-		for _, l := range lines[i+1:] {
-			l = strings.TrimSpace(l)
-			if strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "--- ") {
-				break
-			}
-			if l != "" {
-				msgs = append(msgs, l)
-			}
+		if in && l != "" {
+			msgs = append(msgs, l)
 		}
-		break
 	}
 	return strings.Join(msgs, "\n")
 }

@@ -73,7 +73,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 	}
 	var rep *explorer.Report
 	for {
-		skipped, skips = nil, nil
+		clearSubtests()
 		runs := 0
 		var first struct{ subtest, reason string } // where the first run was unexplorable
 		rep = explorer.ExploreWith(func(run func(body func())) {
@@ -131,7 +131,7 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 			}})
 		}
 	}
-	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped, Skips: skips})
+	send(&worker.Message{Type: worker.MsgDone, Stats: &rep.Stats, LockTrees: rep.LockTrees, Divergence: rep.Divergence, Warnings: explorer.WireWarnings(rep.Warnings), Atomicity: rep.Atomicity, Skipped: skipped, Skips: skips, Subtests: started})
 }
 
 // leftOutNames returns the subtests that the exploration leaves out, in order.
@@ -163,8 +163,9 @@ func serveRun(h explorer.Harness, req worker.Request) *worker.Message {
 		return &worker.Message{Type: worker.MsgError, Error: "run request without a guide"}
 	}
 	gd := explorer.GuideOf(req.Guide)
-	skipped, skips, leftOut = nil, nil, req.LeftOut
+	clearSubtests()
+	leftOut = req.LeftOut
 	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips, UnexplorableIn: unexplorableIn.subtest}
+	return &worker.Message{Type: worker.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips, Subtests: started}
 }

@@ -1346,8 +1346,8 @@ func (r *run) finish() {
 	if r.allocsAt != "" && r.verdict.Kind == VerdictFatal {
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: fmt.Sprintf("the test failed after it measured allocations with %s at %s, whose count under heddle holds heddle's own (each operation's scheduling and record) with the program's: heddle cannot check an allocation count (the failure: %s)", r.allocsWith, filepath.Base(r.allocsAt), r.verdict.Message)}
 	}
-	if r.verdict.Kind == VerdictUnsupported && Unexplorable != nil {
-		Unexplorable(r.verdict.Message)
+	if r.verdict.Kind.Bug() && Ending != nil {
+		Ending(&r.verdict)
 	}
 	if len(r.early) > 0 && r.verdict.Kind.Bug() {
 		r.verdict.Timing = r.timing()

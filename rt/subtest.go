@@ -1,10 +1,11 @@
 package rt
 
-// Unexplorable, if not nil, is called when a run ends as one heddle cannot explore
-// (VerdictUnsupported), with the verdict's message, by the goroutine that ends it and before
-// any goroutine is torn down: a test harness notes which subtest the run was in, so that the
-// test's other subtests can still be explored without it.
-var Unexplorable func(msg string)
+// Ending, if not nil, is called when a run ends with a bug or as one heddle cannot explore
+// (VerdictUnsupported), with its verdict, by the goroutine that ends it and before any
+// goroutine is torn down. A test harness sets the verdict's Subtest to the subtest the run
+// was in: a failure is reported under its subtest, as go test reports it, and a subtest that
+// heddle cannot explore is left out of the test's runs while its other subtests are explored.
+var Ending func(v *Verdict)
 
 // Subtest runs f, the function of a subtest, on the goroutine that the testing package started
 // for it. t.Run blocks its caller until the subtest ends, so the subtest takes the place of the

@@ -419,6 +419,9 @@ type Verdict struct {
 	History []Operation `json:",omitempty"`
 	// Atomicity names the function of an atomicity verdict.
 	Atomicity *AtomicFunc `json:",omitempty"`
+	// Subtest is the innermost subtest that the run was in when it ended, as go test names it
+	// ("TestX/sub"); "" outside any (Ending).
+	Subtest string `json:",omitempty"`
 }
 
 // GoroutineState describes a goroutine at the end of a run.

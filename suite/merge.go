@@ -95,6 +95,7 @@ func reportMerged(rep *reporter, out string, m *mergedTest) testOutcome {
 	if e.Unexplorable != "" && len(e.Bugs) == 0 {
 		o = testOutcome{verdict: verdictUnexplorable, reason: e.Unexplorable}
 	}
+	o.subtests = subtestResults(test, e.Subtests, e.Skips, failedIn(m.traces))
 	dir := timeline.TestDir(out, pkg, test)
 	var saved []savedBug
 	for j, b := range e.Bugs {
@@ -229,6 +230,7 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 		e.Stats.Add(&r.e.Stats)
 		e.Skipped = e.Skipped || r.e.Skipped
 		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
+		e.Subtests = timeline.AddSubtests(e.Subtests, r.e.Subtests)
 		e.Unexplorable = cmp.Or(e.Unexplorable, r.e.Unexplorable)
 		if e.LockTrees == nil {
 			e.LockTrees = r.e.LockTrees

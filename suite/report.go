@@ -338,21 +338,21 @@ func (r *reporter) render(h *heldTest) {
 	line := fmt.Sprintf("--- %s: %s (%.2fs)", status, test, s.Elapsed.Seconds())
 	if r.verbose() {
 		r.printOutput(pkg, test)
-		for _, k := range o.skips {
-			// As go test -v prints a subtest that skipped itself: its run and its log, then,
-			// under its parent's result, its own.
-			r.announce(pkg, k.Test)
-			r.printLog(pkg, k.Test, "    ", k.Output)
+		for _, sub := range o.subtests {
+			// As go test -v prints a subtest: its run and its log, then, under its parent's
+			// result, its own.
+			r.announce(pkg, sub.test)
+			r.printLog(pkg, sub.test, "    ", sub.output)
 		}
 		r.print(pkg, test, line)
-		r.printSkips(pkg, o.skips, false)
+		r.printSubtests(pkg, o.subtests, false)
 	} else if status != "PASS" && o.verdict != verdictSkipped || slices.ContainsFunc(r.out, func(l outLine) bool { return l.warning != nil }) {
 		// A warning is a finding that the test asked for (//heddle:atomic) or that it
 		// should see, though it does not fail the test: it is printed as a failure's log is.
 		// A test that skipped itself is not printed, as go test does not print it without -v.
 		r.print(pkg, test, line)
 		r.printOutput(pkg, test)
-		r.printSkips(pkg, o.skips, true)
+		r.printSubtests(pkg, o.subtests, true)
 	}
 	r.out = r.out[:0]
 	if r.enc != nil {
@@ -368,23 +368,35 @@ func (r *reporter) render(h *heldTest) {
 	}
 }
 
-// printSkips prints the results of subtests that skipped themselves, under their parent's, as
-// go test does: "--- SKIP:" indented by four spaces (in -json's events, as test2json makes
-// them, not indented), followed, with log, by its log indented by eight. A subtest's elapsed
-// time is not measured: it is printed as 0.00s.
-func (r *reporter) printSkips(pkg string, skips []timeline.Skip, log bool) {
-	for _, k := range skips {
-		line := fmt.Sprintf("--- SKIP: %s (0.00s)", k.Test)
+// printSubtests prints the results of subtests under their parent's, as go test does: "--- FAIL:"
+// indented by four spaces for each level (in -json's events, as test2json makes them, not
+// indented), and, if quiet, a skip's log indented by four more. Quiet leaves out the subtests
+// that passed, as go test does without -v. A subtest's elapsed time is not measured: it is
+// printed as 0.00s.
+func (r *reporter) printSubtests(pkg string, subs []subtestResult, quiet bool) {
+	for _, sub := range subs {
+		if quiet && sub.status == "PASS" {
+			continue
+		}
+		indent := strings.Repeat("    ", sub.depth)
+		line := fmt.Sprintf("--- %s: %s (0.00s)", sub.status, sub.test)
 		if r.enc == nil {
 			// test2json's events carry the line unindented.
-			line = "    " + line
+			line = indent + line
 		}
-		r.print(pkg, k.Test, line)
-		if log {
-			r.printLog(pkg, k.Test, "        ", k.Output)
+		r.print(pkg, sub.test, line)
+		if quiet {
+			r.printLog(pkg, sub.test, indent+"    ", sub.output)
 		}
 		if r.enc != nil {
-			r.emit(Event{Action: "skip", Package: pkg, Test: k.Test, Elapsed: seconds(0), Verdict: verdictSkipped})
+			action, verdict := "pass", verdictClean
+			switch sub.status {
+			case "FAIL":
+				action, verdict = "fail", verdictBug
+			case "SKIP":
+				action, verdict = "skip", verdictSkipped
+			}
+			r.emit(Event{Action: action, Package: pkg, Test: sub.test, Elapsed: seconds(0), Verdict: verdict})
 		}
 	}
 }

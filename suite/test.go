@@ -502,9 +502,8 @@ type testOutcome struct {
 	// search, if not empty, says how complete the search was in place of the statistics'
 	// words: heddle merge's missing shards.
 	search string
-	// skips are the subtests that skipped themselves, reported under the test as go test
-	// reports them.
-	skips []timeline.Skip
+	// subtests are the test's subtests, each reported under the test as go test reports it.
+	subtests []subtestResult
 }
 
 // searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
@@ -593,6 +592,7 @@ type testSearch struct {
 	warnings   []*timeline.Warning // merged across the workers
 	skipped    *string             // the output of a run that skipped the test (t.Skip)
 	skips      []timeline.Skip     // the subtests that skipped themselves
+	subtests   []string            // the subtests the runs started, in order
 }
 
 // explore runs the search, in one process per run with -isolate, and collects what its
@@ -656,6 +656,7 @@ func (s *testSearch) done(i int, m *worker.Message) {
 		s.skipped = m.Skipped
 	}
 	s.skips = timeline.AddSkips(s.skips, m.Skips)
+	s.subtests = timeline.AddSubtests(s.subtests, m.Subtests)
 	if m.Isolated != "" && s.f.verbose && i == 0 {
 		s.rep.note(s.pkg, s.test, "explored with a fresh process per run: "+m.Isolated)
 	}
@@ -759,7 +760,7 @@ func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved [
 	for _, t := range s.trees {
 		tree = append(tree, t.nodes)
 	}
-	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips); err != nil {
+	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips, s.subtests); err != nil {
 		s.rep.note(s.pkg, s.test, err.Error())
 		return "", false
 	}
@@ -775,7 +776,11 @@ func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved [
 // down; a test that skipped itself adds its output to the test's.
 func (s *testSearch) outcome(we *remote.ExitError, total *timeline.Stats) testOutcome {
 	o := searched(len(s.order), total.Cut)
-	o.skips = s.skips
+	var traces []*timeline.Trace
+	for _, k := range s.order {
+		traces = append(traces, s.bugs[k].Trace)
+	}
+	o.subtests = subtestResults(s.test, s.subtests, s.skips, failedIn(traces))
 	if s.skipped != nil && o.verdict != verdictBug {
 		// As go test reports a test that called t.Skip, with its output: a run that fails
 		// would make it a failure, as go test's run would be.
@@ -862,9 +867,9 @@ func (c *collectTree) add(n timeline.Node) {
 
 // writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
 // share of the search it holds.
-func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning, skipped bool, skips []timeline.Skip) error {
+func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning, skipped bool, skips []timeline.Skip, subtests []string) error {
 	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
-	e.Skipped, e.Skips = skipped, skips
+	e.Skipped, e.Skips, e.Subtests = skipped, skips, subtests
 	return writeExplorationFile(path, e)
 }
 

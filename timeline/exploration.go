@@ -30,6 +30,10 @@ type Exploration struct {
 	Skipped bool `json:"skipped,omitempty"`
 	// Skips are the subtests that skipped themselves, as go test reports them.
 	Skips []Skip `json:"skips,omitempty"`
+	// Subtests are the subtests that the runs started, in the order in which they first did:
+	// go test reports each under the test, as failed if a bug's run ended in it
+	// (Verdict.Subtest), skipped if it is in Skips, and passed otherwise.
+	Subtests []string `json:"subtests,omitempty"`
 	// Unexplorable, if set, says why heddle could not explore the test: go test's SKIP line
 	// of heddle test, "cannot be explored: …".
 	Unexplorable string `json:"unexplorable,omitempty"`
@@ -51,6 +55,16 @@ func AddSkips(skips, more []Skip) []Skip {
 		}
 	}
 	return skips
+}
+
+// AddSubtests appends to subtests those of more that it does not hold yet.
+func AddSubtests(subtests, more []string) []string {
+	for _, s := range more {
+		if !slices.Contains(subtests, s) {
+			subtests = append(subtests, s)
+		}
+	}
+	return subtests
 }
 
 // Warning is a finding of a predictive check: "lockset" (Eraser's discipline), "mld"

@@ -159,6 +159,9 @@ type Verdict struct {
 	History []Operation `json:"history,omitempty"`
 	// Atomicity names the //heddle:atomic function of an atomicity verdict (since version 2).
 	Atomicity *Atomicity `json:"atomicity,omitempty"`
+	// Subtest is the innermost subtest that the run was in when it ended, as go test names it
+	// ("TestX/sub"); "" outside any.
+	Subtest string `json:"subtest,omitempty"`
 }
 
 // Atomicity describes a //heddle:atomic function found not atomic (docs/atomicity.md): as a
@@ -330,7 +333,7 @@ func shortPos(p Pos) string {
 }
 
 func verdict(res *rt.Result) Verdict {
-	v := Verdict{Kind: string(res.Verdict.Kind), Message: res.Verdict.Message, Timing: res.Verdict.Timing}
+	v := Verdict{Kind: string(res.Verdict.Kind), Message: res.Verdict.Message, Timing: res.Verdict.Timing, Subtest: res.Verdict.Subtest}
 	for _, g := range res.Verdict.Goroutines {
 		gs := GoroutineState{ID: res.Name(g.ID), State: g.State, Pos: pos(g.PC)}
 		if g.State == "blocked" {

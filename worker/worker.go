@@ -119,9 +119,9 @@ type Message struct {
 	// Skips, in a "done" message, are the subtests that skipped themselves, each from the
 	// first run in which it did; in a "result" message, those of the run.
 	Skips []timeline.Skip `json:"skips,omitempty"`
-	// UnexplorableIn, in a "result" message whose run ended as one heddle cannot explore, is
-	// the innermost subtest the run was in then; "" if it was in none.
-	UnexplorableIn string `json:"unexplorableIn,omitempty"`
+	// Subtests, in a "done" message, are the subtests that the exploration's runs started,
+	// in the order in which they first did; in a "result" message, those of the run.
+	Subtests []string `json:"subtests,omitempty"`
 }
 
 // Final reports whether m ends the worker's answer: nothing follows it.

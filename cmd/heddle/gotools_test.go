@@ -85,30 +85,38 @@ type junitReport struct {
 
 // TestGoTools checks heddle test's output with the Go tools that read go test's: gotestsum
 // reads its -json events, go-junit-report its -v text, and each must list the test with a bug
-// as failed, with heddle's report as its output, and the clean test as passed. The exit
-// status is go test's: 1 with a bug, 0 without, 0 when no test matches -run.
+// as failed, with heddle's report as its output, and the clean test as passed. Subtests are
+// listed as go test lists them: the one in which the bug's run ended as failed, with its
+// parent, the others as passed or skipped. The exit status is go test's: 1 with a bug, 0
+// without, 0 when no test matches -run.
 func TestGoTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs gotestsum and go-junit-report, builds and explores a test module")
 	}
 	bin := goTools(t)
-	const pkg = "example.com/flags"
-	report := []string{"BUG: fatal", "value = 1, want 2", "replay:"}
+	const flags = "example.com/flags"
+	fatal := []string{"BUG: fatal", "value = 1, want 2", "replay:"}
 	for _, tc := range []struct {
-		name   string
-		args   []string
-		code   int
-		failed []string // the tests that fail, with heddle's report
-		passed []string
+		name, dir, pkg string
+		args           []string
+		code           int
+		failed         []string // the tests that fail, the first with heddle's report
+		report         []string // what the report must hold
+		passed         []string
+		skipped        []string
 	}{
-		{name: "bug and clean", args: []string{"./..."}, code: exitBug, failed: []string{"TestBug"}, passed: []string{"TestClean"}},
-		{name: "clean", args: []string{"-run", "TestClean", "./..."}, code: exitOK, passed: []string{"TestClean"}},
-		{name: "no test matches", args: []string{"-run", "TestNope", "./..."}, code: exitOK},
+		{name: "bug and clean", dir: "testdata/flags", pkg: flags, args: []string{"./..."}, code: exitBug, failed: []string{"TestBug"}, report: fatal, passed: []string{"TestClean"}},
+		{name: "clean", dir: "testdata/flags", pkg: flags, args: []string{"-run", "TestClean", "./..."}, code: exitOK, passed: []string{"TestClean"}},
+		{name: "no test matches", dir: "testdata/flags", pkg: flags, args: []string{"-run", "TestNope", "./..."}, code: exitOK},
+		{name: "subtests", dir: "testdata/subtests", pkg: "example.com/subtests/bug", args: []string{"./bug"}, code: exitBug,
+			failed: []string{"TestSubtests", "TestSubtests/lockorder"}, report: []string{"BUG: deadlock", "wait-for cycle", "replay:"},
+			passed: []string{"TestSubtests/count"}, skipped: []string{"TestSubtests/allocs"}},
 	} {
+		pkg := tc.pkg
 		t.Run(tc.name, func(t *testing.T) {
 			out := t.TempDir()
 			args := append([]string{"test", "-out", out, "-json"}, tc.args...)
-			stdout, stderr, code := heddle(t, "testdata/flags", args...)
+			stdout, stderr, code := heddle(t, tc.dir, args...)
 			if code != tc.code {
 				t.Fatalf("heddle %s: exit %d, want %d\n%s\n%s", strings.Join(args, " "), code, tc.code, stdout, stderr)
 			}
@@ -122,13 +130,16 @@ func TestGoTools(t *testing.T) {
 			if err != nil {
 				t.Fatalf("gotestsum: %v\n%s", err, sum)
 			}
-			for _, test := range tc.failed {
+			for i, test := range tc.failed {
 				_, failure, ok := strings.Cut(string(sum), "=== FAIL: "+pkg+" "+test+" (")
 				if !strings.Contains(string(sum), "FAIL "+pkg+"."+test+" (") || !ok {
 					t.Errorf("gotestsum does not list %s as failed:\n%s", test, sum)
 					continue
 				}
-				for _, w := range report {
+				if i > 0 {
+					continue // a failed subtest's parent has the report
+				}
+				for _, w := range tc.report {
 					if !strings.Contains(failure, w) {
 						t.Errorf("gotestsum's failure of %s lacks %q:\n%s", test, w, sum)
 					}
@@ -139,13 +150,18 @@ func TestGoTools(t *testing.T) {
 					t.Errorf("gotestsum does not list %s as passed:\n%s", test, sum)
 				}
 			}
+			for _, test := range tc.skipped {
+				if !strings.Contains(string(sum), "SKIP "+pkg+"."+test+" (") {
+					t.Errorf("gotestsum does not list %s as skipped:\n%s", test, sum)
+				}
+			}
 			// "DONE 1 test", "DONE 2 tests"
-			if done := fmt.Sprintf("DONE %d test", len(tc.failed)+len(tc.passed)); !strings.Contains(string(sum), done) {
+			if done := fmt.Sprintf("DONE %d test", len(tc.failed)+len(tc.passed)+len(tc.skipped)); !strings.Contains(string(sum), done) {
 				t.Errorf("gotestsum does not print %q:\n%s", done, sum)
 			}
 
 			args = append([]string{"test", "-out", out, "-v"}, tc.args...)
-			stdout, stderr, code = heddle(t, "testdata/flags", args...)
+			stdout, stderr, code = heddle(t, tc.dir, args...)
 			if code != tc.code {
 				t.Fatalf("heddle %s: exit %d, want %d\n%s\n%s", strings.Join(args, " "), code, tc.code, stdout, stderr)
 			}
@@ -166,6 +182,7 @@ func TestGoTools(t *testing.T) {
 				t.Fatalf("go-junit-report's XML: %v\n%s", err, xmlOut)
 			}
 			cases := map[string]*string{} // test → its failure, nil if none
+			skipped := map[string]bool{}
 			for _, s := range rep.Suites {
 				if s.Name == pkg+"/notests" && len(s.Cases) == 0 {
 					continue // [no test files], as go-junit-report makes of go test's output
@@ -179,26 +196,35 @@ func TestGoTools(t *testing.T) {
 						f = &c.Failure.Text
 					}
 					cases[c.Name] = f
+					skipped[c.Name] = c.Skipped != nil
 				}
 			}
-			if len(cases) != len(tc.failed)+len(tc.passed) {
-				t.Errorf("go-junit-report's test cases %v, want %v and %v\n%s", mapKeys(cases), tc.failed, tc.passed, xmlOut)
+			if len(cases) != len(tc.failed)+len(tc.passed)+len(tc.skipped) {
+				t.Errorf("go-junit-report's test cases %v, want %v, %v and %v\n%s", mapKeys(cases), tc.failed, tc.passed, tc.skipped, xmlOut)
 			}
-			for _, test := range tc.failed {
+			for i, test := range tc.failed {
 				f, ok := cases[test]
 				if !ok || f == nil {
 					t.Errorf("go-junit-report: no <failure> for %s\n%s", test, xmlOut)
 					continue
 				}
-				for _, w := range report {
+				if i > 0 {
+					continue
+				}
+				for _, w := range tc.report {
 					if !strings.Contains(*f, w) {
 						t.Errorf("go-junit-report's <failure> of %s lacks %q:\n%s", test, w, *f)
 					}
 				}
 			}
 			for _, test := range tc.passed {
-				if f, ok := cases[test]; !ok || f != nil {
-					t.Errorf("go-junit-report: %s missing or failed\n%s", test, xmlOut)
+				if f, ok := cases[test]; !ok || f != nil || skipped[test] {
+					t.Errorf("go-junit-report: %s missing, failed or skipped\n%s", test, xmlOut)
+				}
+			}
+			for _, test := range tc.skipped {
+				if !skipped[test] {
+					t.Errorf("go-junit-report: %s not skipped\n%s", test, xmlOut)
 				}
 			}
 		})

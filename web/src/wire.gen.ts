@@ -23,6 +23,10 @@ export interface Exploration {
   skipped?: boolean;
   // Skips are the subtests that skipped themselves, as go test reports them.
   skips?: Skip[];
+  // Subtests are the subtests that the runs started, in the order in which they first did:
+  // go test reports each under the test, as failed if a bug's run ended in it
+  // (Verdict.Subtest), skipped if it is in Skips, and passed otherwise.
+  subtests?: string[];
   // Unexplorable, if set, says why heddle could not explore the test: go test's SKIP line
   // of heddle test, "cannot be explored: …".
   unexplorable?: string;
@@ -353,6 +357,9 @@ export interface Verdict {
   history?: Operation[];
   // Atomicity names the //heddle:atomic function of an atomicity verdict (since version 2).
   atomicity?: Atomicity;
+  // Subtest is the innermost subtest that the run was in when it ended, as go test names it
+  // ("TestX/sub"); "" outside any.
+  subtest?: string;
 }
 
 // GoroutineState is a goroutine involved in a verdict.

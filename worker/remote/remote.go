@@ -353,6 +353,8 @@ type isolated struct {
 	skipped *string
 	// skips are the subtests that skipped themselves, each from the first run that did.
 	skips []timeline.Skip
+	// subtests are the subtests that the runs started, in the order in which they first did.
+	subtests []string
 	// leftOut are the subtests that every run skips, with why heddle cannot explore them.
 	leftOut map[string]string
 	// runs counts the runs; after the first, first is called, and unexplorableIn is the
@@ -360,16 +362,13 @@ type isolated struct {
 	runs                int
 	first               func()
 	unexplorableIn, why string
-	// lastIn is the subtest in which the last run ended as one heddle cannot explore.
-	lastIn string
 }
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
-	r.lastIn = ""
 	res := r.run(gd, detail)
 	if r.runs++; r.runs == 1 {
-		if r.lastIn != "" {
-			r.unexplorableIn, r.why = r.lastIn, res.Verdict.Message
+		if res.Verdict.Kind == rt.VerdictUnsupported && res.Verdict.Subtest != "" {
+			r.unexplorableIn, r.why = res.Verdict.Subtest, res.Verdict.Message
 		}
 		if r.first != nil {
 			r.first()
@@ -398,15 +397,16 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	}
 	var res *rt.Result
 	var log []worker.LoggedPoint
-	var diverged, failed, unexplorableIn string
+	var diverged, failed string
 	err := p.do(r.ctx, req, func(m *worker.Message) {
 		switch m.Type {
 		case worker.MsgResult:
-			res, log, diverged, unexplorableIn = m.Result, m.Log, m.Error, m.UnexplorableIn
+			res, log, diverged = m.Result, m.Log, m.Error
 			if r.skipped == nil {
 				r.skipped = m.Skipped
 			}
 			r.skips = timeline.AddSkips(r.skips, m.Skips)
+			r.subtests = timeline.AddSubtests(r.subtests, m.Subtests)
 		case worker.MsgError:
 			failed = m.Error
 		}
@@ -420,9 +420,6 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	gd.SetLog(log, diverged)
 	if diverged != "" {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: diverged}
-	}
-	if res.Verdict.Kind == rt.VerdictUnsupported {
-		r.lastIn = unexplorableIn
 	}
 	return res
 }
@@ -507,7 +504,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Op
 		recv(&worker.Message{Type: worker.MsgBug, Bug: wb})
 	}
 	recv(&worker.Message{Type: worker.MsgDone, Stats: &r.Stats, LockTrees: r.LockTrees, Divergence: r.Divergence,
-		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: run.skipped, Skips: run.skips})
+		Warnings: explorer.WireWarnings(r.Warnings), Isolated: why, Skipped: run.skipped, Skips: run.skips, Subtests: run.subtests})
 	return nil
 }
 
