@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/heddledbg/heddle"
 )
@@ -53,6 +54,7 @@ func extractRuntime() (string, error) {
 		}
 	}
 	dir := filepath.Join(cache, "heddle", "rt-"+hex.EncodeToString(h.Sum(nil))[:16])
+	defer trimRuntimes(dir, time.Now())
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 		return dir, nil
 	}
@@ -88,6 +90,29 @@ func extractRuntime() (string, error) {
 		return "", fmt.Errorf("extracting heddle's runtime: %w", err)
 	}
 	return dir, nil
+}
+
+// trimRuntimes marks dir, the runtime in use, as used now, and deletes the runtimes beside it
+// that no heddle has used for trimAge (those of heddles since replaced), as the rewrite cache
+// trims its entries, and what interrupted extractions left.
+func trimRuntimes(dir string, now time.Time) {
+	if fi, err := os.Stat(dir); err == nil && now.Sub(fi.ModTime()) > touchInterval {
+		os.Chtimes(dir, now, now)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || name == filepath.Base(dir) || !strings.HasPrefix(name, "rt-") && !strings.HasPrefix(name, "tmp-rt-") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if age := now.Sub(fi.ModTime()); strings.HasPrefix(name, "tmp-") && age > touchInterval || age > trimAge {
+			os.RemoveAll(filepath.Join(filepath.Dir(dir), name))
+		}
+	}
 }
 
 // runtimeFiles lists the embedded files that belong in the runtime module:

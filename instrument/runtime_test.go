@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRuntimeSource checks that the extracted runtime is a module that
@@ -70,5 +71,67 @@ func TestBuildRealRuntime(t *testing.T) {
 			}
 		}
 		os.RemoveAll(res.WorkDir)
+	}
+}
+
+// TestTrimRuntimes checks that extracting the runtime deletes the runtimes of earlier heddles
+// unused for trimAge, and what an interrupted extraction left an hour ago, and keeps a runtime
+// used recently and an extraction in progress.
+func TestTrimRuntimes(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	root := filepath.Join(cache, "heddle")
+	now := time.Now()
+	entries := []struct {
+		name string
+		age  time.Duration
+		kept bool
+	}{
+		{"rt-0000000000000001", trimAge + time.Hour, false},
+		{"rt-0000000000000002", trimAge - time.Hour, true},
+		{"tmp-rt-123", 2 * time.Hour, false},
+		{"tmp-rt-456", time.Minute, true},
+		{"rewrite", trimAge + time.Hour, true}, // the rewrite cache trims itself
+	}
+	for _, e := range entries {
+		dir := filepath.Join(root, e.name)
+		if err := os.MkdirAll(filepath.Join(dir, "rt"), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		// Extracted files are read-only.
+		if err := os.WriteFile(filepath.Join(dir, "rt", "a.go"), []byte("package rt\n"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(dir, now.Add(-e.age), now.Add(-e.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir, err := extractRuntime()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(dir) != root {
+		t.Fatalf("runtime extracted to %s, want it in %s", dir, root)
+	}
+	for _, e := range entries {
+		_, err := os.Stat(filepath.Join(root, e.name))
+		if kept := err == nil; kept != e.kept {
+			t.Errorf("%s (unused for %v): kept %v, want %v", e.name, e.age, kept, e.kept)
+		}
+	}
+	// The runtime in use is marked as used, so that another heddle keeps it.
+	old := now.Add(-trimAge)
+	if err := os.Chtimes(dir, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := extractRuntime(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.ModTime().After(old.Add(time.Hour)) {
+		t.Errorf("the runtime in use was not marked as used: modified %v", fi.ModTime())
 	}
 }
