@@ -157,7 +157,7 @@ func (rs *runSteps) step(res *rt.Result, k int) *wstep {
 		s.accs = append(s.accs, waccess{g: e.G, op: e.Op, objs: eventObjs(e)})
 		// Every step accesses rt.FairObj, as the pending steps it is compared with do.
 		s.accs = append(s.accs, waccess{g: e.G, op: fairAccess(e.Yields), objs: fairObjs})
-		if op, ok := timeAccess(e.G, eventObjs(e)); ok {
+		if op, ok := timeAccess(e.G, eventObjs(e)); ok && res.TimerReach {
 			s.accs = append(s.accs, waccess{g: e.G, op: op, objs: timeObjs})
 		}
 		for _, pt := range e.Partners {
@@ -209,7 +209,7 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 		})
 	}
 	rs := newRunSteps(res)
-	timed := slices.ContainsFunc(res.Events, touchesTimer)
+	timed := res.TimerReach
 	rf := raceFinder{immediate: true, deadline: t.deadline}
 	defer func() { t.late = t.late || rf.late }()
 	rf.forEachRace(res, func(r race) {

@@ -82,8 +82,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	rf.count = make([]int32, rf.n)
 	rf.objs = rf.objs[:0]
 	fair := yields(evs)
-	// Only a run that sets a timer has steps whose order with other steps moves a deadline.
-	timed := slices.ContainsFunc(evs, touchesTimer)
+	// Only a run with a timer that its work could make due has steps whose order with other
+	// steps moves the step at which it is due.
+	timed := res.TimerReach
 	for j := range evs {
 		if j&(1<<10-1) == 0 && !rf.deadline.IsZero() && time.Now().After(rf.deadline) {
 			rf.late = true
@@ -269,12 +270,6 @@ func timeAccess(g rt.GID, objs []rt.ObjID) (rt.OpKind, bool) {
 		return rt.OpYield, true
 	}
 	return rt.OpAtomicLoad, true
-}
-
-// touchesTimer reports whether event e sets or stops a timer.
-func touchesTimer(e rt.Event) bool {
-	op, ok := timeAccess(e.G, eventObjs(&e))
-	return ok && !op.ReadOnly()
 }
 
 // yields reports whether a run has a poll that yields: only then do its steps access

@@ -453,7 +453,7 @@ func (r *run) reset(cfg Config) {
 		done:          r.done,
 		idle:          r.idle,
 		startG:        NoG,
-		clock:         clock{timers: r.clock.timers[:0]},
+		clock:         clock{timers: r.clock.timers[:0], shortest: -1},
 		early:         r.early[:0],
 		gcache:        r.gcache,
 		objNames:      r.objNames,
@@ -1223,6 +1223,7 @@ func (r *run) record(g *goroutine, kind OpKind, obj ObjID) *Event {
 	r.clockLast = g == clockG
 	if !r.clockLast && r.cfg.Time == TimeQuantum && r.bubble == nil {
 		r.clock.now += r.quantum
+		r.clock.worked += r.quantum
 	}
 	g.lastStep, g.lastLoad = int32(r.steps), NoObj
 	// The stretch is judged up to the previous step, before this one changes what g is

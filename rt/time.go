@@ -299,7 +299,17 @@ type clock struct {
 	read   int64
 	seq    uint64
 	timers timerHeap
+	// worked is how far work moved now on (TimeQuantum): the quantum of each step and reading,
+	// without the clock's own jumps to a timer. shortest is the shortest duration of a timer
+	// set in the run, -1 if none was.
+	worked, shortest int64
 }
+
+// reach reports whether a timer set in the run was short enough for the run's work to make it
+// due (Result.TimerReach).
+//
+//go:norace
+func (c *clock) reach() bool { return c.shortest >= 0 && c.shortest <= c.worked }
 
 //go:norace
 func (c *clock) pending() bool { return len(c.timers) > 0 }
@@ -344,6 +354,9 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	r.clock.seq++
 	t.when, t.seq, t.active = after(r.clock.now, int64(d)), r.clock.seq, true
 	t.dur, t.set = int64(d), int32(len(r.events)-1)
+	if r.clock.shortest < 0 || t.dur < r.clock.shortest {
+		r.clock.shortest = t.dur
+	}
 	if t.kind != timerSleep && t.dur <= int64(timeoutLongest) && (r.cfg.TimerSites || r.cfg.Timeout != "") {
 		r.noteSite(t)
 	}
@@ -512,6 +525,7 @@ func Now() time.Time {
 	if r := active; r != nil && r.cur.bubble == nil {
 		if r.cfg.Time == TimeQuantum {
 			r.clock.now += r.quantum
+			r.clock.worked += r.quantum
 		} else {
 			r.clock.read += int64(readingTick)
 		}

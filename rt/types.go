@@ -494,6 +494,12 @@ type Result struct {
 	Goroutines []GoroutineInfo
 	Objects    []ObjectInfo
 	Steps      int
+	// TimerReach says that, under TimeQuantum, a timer set in the run was no longer than the
+	// time the run's work moved the clock on: where its set falls among other goroutines'
+	// steps may decide the step at which it falls due. A run whose timers are all longer than
+	// its work makes them due only when every goroutine waits, whatever the order of its
+	// steps (the explorer's rt.TimeObj).
+	TimerReach bool
 	// Time is the model of time the run had, and Quantum its quantum under TimeQuantum.
 	Time    TimeModel
 	Quantum time.Duration
@@ -566,6 +572,7 @@ func (r *run) result() *Result {
 		res.Quantum = r.cfg.Quantum
 	}
 	res.Pending, res.Clock = r.pending, r.clockNext
+	res.TimerReach = r.cfg.Time == TimeQuantum && r.clock.reach()
 	res.Warnings, res.Watched, res.TimerSites = nil, r.watched, r.timerSites
 	if r.cfg.Reuse {
 		res.Accesses = r.stepAccs
