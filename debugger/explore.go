@@ -165,6 +165,12 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 		w := prog.worker()
 		err := remote.Explore(ctx, w, prog.test, opts, func(msg *worker.Message) {
 			switch msg.Type {
+			case worker.MsgRestart:
+				// The search starts again without a subtest heddle cannot explore: the view
+				// shows its tree anew. The bugs shown stay, each seen in a run of the search.
+				if web != nil {
+					publish(timeline.Start{Program: timeline.Program{Package: prog.pkg, Test: prog.test}})
+				}
 			case "node":
 				// A node sent again with its pruned alternatives is not part of the stream,
 				// which holds each node once.

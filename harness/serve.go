@@ -18,12 +18,12 @@ import (
 // streams progress (at most ten times a second), tree nodes (if asked), every new bug with
 // its detailed trace, and a final "done" message.
 //
-// A subtest that heddle cannot explore is left out: when the exploration's first run ends as
-// unexplorable inside a subtest, the exploration starts again with that subtest skipped in
-// every run (leftOut), and its other subtests are explored. What the first run streamed is
-// held until the run is over, so that only the exploration that is kept reaches the
-// controller. A subtest found unexplorable by a later run, after the tree has been streamed,
-// makes the whole test unexplorable.
+// A subtest that heddle cannot explore is left out: when a run ends as unexplorable inside a
+// subtest, the exploration starts again with that subtest skipped in every run (leftOut), and
+// its other subtests are explored. What the first run streamed is held until the run is over,
+// so that an exploration that its first run voids reaches the controller not at all; one that
+// a later run voids is followed by a "restart" message, after which the controller takes
+// what comes as the whole exploration.
 func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program, send func(*worker.Message)) {
 	opts := explorer.OptionsOf(req.Options)
 	start, budget := time.Now(), opts.MaxTime
@@ -75,24 +75,31 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 	for {
 		clearSubtests()
 		runs := 0
-		var first struct{ subtest, reason string } // where the first run was unexplorable
+		var in struct{ subtest, reason string } // where a run was unexplorable
 		rep = explorer.ExploreWith(func(run func(body func())) {
 			h(run)
-			if runs++; runs == 1 && holding {
-				if first = unexplorableIn; first.subtest == "" {
-					release()
-				}
+			if unexplorableIn.subtest != "" {
+				in = unexplorableIn // a run so ends the exploration
+			}
+			if runs++; runs == 1 && holding && in.subtest == "" {
+				release()
 			}
 		}, opts)
 		// A process that can run no more schedules (rt.Poisoned) cannot explore again.
-		if _, again := leftOut[first.subtest]; rep.Err != nil || !holding || first.subtest == "" || again || rt.Poisoned() != nil {
+		if _, again := leftOut[in.subtest]; rep.Err != nil || in.subtest == "" || again || rt.Poisoned() != nil {
 			break
 		}
 		if leftOut == nil {
 			leftOut = map[string]string{}
 		}
-		leftOut[first.subtest] = first.reason
-		held, sent = nil, 0
+		leftOut[in.subtest] = in.reason
+		if holding {
+			held = nil
+		} else {
+			// The tree and bugs streamed are of runs that may enter the subtest.
+			send(&worker.Message{Type: worker.MsgRestart})
+		}
+		sent = 0
 		if budget > 0 {
 			opts.MaxTime = max(budget-time.Since(start), time.Millisecond)
 		}

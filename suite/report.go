@@ -180,6 +180,12 @@ func (r *reporter) begin(pkg, test string) {
 	r.announce(pkg, test)
 }
 
+// restart starts the live view's tree of the test anew, for an exploration that starts again.
+func (r *reporter) restart(pkg, test string) {
+	r.liveBase = r.liveNext
+	r.publish(timeline.Start{Program: timeline.Program{Package: pkg, Test: test}})
+}
+
 // announce writes a test's run event and its "=== RUN" line.
 func (r *reporter) announce(pkg, test string) {
 	if r.enc != nil {

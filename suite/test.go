@@ -617,6 +617,11 @@ func (s *testSearch) receive(i int, m *worker.Message) {
 	case worker.MsgNode:
 		s.trees[i].add(*m.Node)
 		s.rep.publishNode(i, m.Node)
+	case worker.MsgRestart:
+		// The worker explores again without a subtest it cannot explore: its tree so far is
+		// of runs that entered the subtest. The live view starts the test's tree anew.
+		s.trees[i] = collectTree{}
+		s.rep.restart(s.pkg, s.test)
 	case worker.MsgBug:
 		s.addBug(m.Bug)
 	case worker.MsgDone:

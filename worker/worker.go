@@ -21,7 +21,7 @@ const (
 	CmdList Command = "list"
 	// CmdExplore asks for an exploration of Request.Test in the worker: MsgProgress, MsgNode,
 	// MsgFound and MsgBug messages, then MsgDone (or MsgIsolate, from a process that can run
-	// one schedule only).
+	// one schedule only). A MsgRestart voids the nodes and bugs streamed before it.
 	CmdExplore Command = "explore"
 	// CmdReplay asks for one detailed run of Request.Schedule: a MsgTrace message.
 	CmdReplay Command = "replay"
@@ -45,6 +45,7 @@ const (
 	MsgTrace    MessageType = "trace"    // the detailed trace of a replay
 	MsgIsolate  MessageType = "isolate"  // the process can run one schedule only (Message.Error says why)
 	MsgError    MessageType = "error"    // the request failed (Message.Error)
+	MsgRestart  MessageType = "restart"  // the exploration starts again without a subtest: what came before is void
 )
 
 // Request is what a controller asks of a worker.

@@ -19,7 +19,8 @@ import (
 // left out again, the clean packages' tests pass (exit 0), in one process or with a fresh
 // process per run, each test's exploration file lists the subtest among its skips and is not
 // the whole test's unexplorable verdict, and the subtest is named as go test -v names it, in
-// go test's order.
+// go test's order. A subtest found unexplorable by a later run, after the worker streamed the
+// tree, is left out as well: the exploration starts again, and its tree is the new one's.
 func TestUnexplorableSubtest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
@@ -37,12 +38,18 @@ func TestUnexplorableSubtest(t *testing.T) {
 		// deadlocked is the subtest that deadlocks, which go test -v cannot run to its end: it
 		// is left out of the comparison of the names.
 		deadlocked string
+		// subG is a goroutine that only the subtest left out starts: the tree must not show it.
+		subG string
 	}{
-		{"bug", "bug", nil, exitBug, "TestSubtests/allocs", allocs, []string{"deadlock"}, "TestSubtests/lockorder"},
-		{"clean", "clean", nil, exitOK, "TestSubtests/allocs", allocs, nil, ""},
-		{"dial", "dial", nil, exitOK, "TestSubtests/server", dial, nil, ""},
+		{"bug", "bug", nil, exitBug, "TestSubtests/allocs", allocs, []string{"deadlock"}, "TestSubtests/lockorder", ""},
+		{"clean", "clean", nil, exitOK, "TestSubtests/allocs", allocs, nil, "", ""},
+		{"dial", "dial", nil, exitOK, "TestSubtests/server", dial, nil, "", ""},
 		// A fresh process per run: the controller explores, and leaves the subtest out.
-		{"dial-isolate", "dial", []string{"-isolate"}, exitOK, "TestSubtests/server", dial, nil, ""},
+		{"dial-isolate", "dial", []string{"-isolate"}, exitOK, "TestSubtests/server", dial, nil, "", ""},
+		// Found by a later run, after the tree was streamed: the exploration starts again, and
+		// the tree is the new one's.
+		{"late", "late", nil, exitOK, "TestSubtests/server", dial, nil, "", "G1.3"},
+		{"late-isolate", "late", []string{"-isolate"}, exitOK, "TestSubtests/server", dial, nil, "", "G1.3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// The names go test gives the tests and subtests, in its order. The bug package's
@@ -105,6 +112,12 @@ func TestUnexplorableSubtest(t *testing.T) {
 			}
 			if !slices.Equal(kinds, tc.bugs) {
 				t.Errorf("exploration's bugs %q, want %q", kinds, tc.bugs)
+			}
+			for _, n := range e.Tree {
+				if tc.subG != "" && (n.G == tc.subG || slices.Contains(n.Enabled, tc.subG)) {
+					t.Errorf("exploration's tree shows %s, which only the subtest left out starts: node %+v", tc.subG, n)
+					break
+				}
 			}
 			// The count subtest's two goroutines have interleavings: it was explored.
 			if !e.Stats.Complete || e.Stats.Runs < 2 {

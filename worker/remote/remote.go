@@ -279,7 +279,7 @@ func (t *tail) String() string {
 // run's result. It is slower than exploring inside the worker, and serves programs whose
 // global state or exits make runs in one process interfere.
 func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options) *explorer.Report {
-	rep, _ := isolatedExplore(ctx, w, test, opts)
+	rep, _ := isolatedExplore(ctx, w, test, opts, nil)
 	return rep
 }
 
@@ -288,9 +288,10 @@ func Isolated(ctx context.Context, w *Worker, test string, opts explorer.Options
 // themselves and which subtests heddle could not explore.
 //
 // As a worker's own exploration does (harness.serveExplore), it leaves out a subtest in which
-// the first run ended as one heddle cannot explore, and explores again without it, the tree's
-// nodes of the first run held until the run is over.
-func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options) (*explorer.Report, *isolated) {
+// a run ended as one heddle cannot explore, and explores again without it, the tree's nodes of
+// the first run held until the run is over. When the nodes were passed on already, restart, if
+// not nil, is called first: what it was passed is void.
+func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.Options, restart func()) (*explorer.Report, *isolated) {
 	start, budget := time.Now(), opts.MaxTime
 	onNode := opts.OnNode
 	var held []timeline.Node
@@ -321,9 +322,12 @@ func isolatedExplore(ctx context.Context, w *Worker, test string, opts explorer.
 		}
 		rep := explorer.ExploreOn(r, opts)
 		r.close()
-		if _, again := leftOut[r.unexplorableIn]; rep.Err != nil || !holding || r.unexplorableIn == "" || again {
+		if _, again := leftOut[r.unexplorableIn]; rep.Err != nil || r.unexplorableIn == "" || again {
 			release()
 			return rep, r
+		}
+		if !holding && restart != nil {
+			restart()
 		}
 		leftOut = maps.Clone(leftOut)
 		if leftOut == nil {
@@ -357,8 +361,9 @@ type isolated struct {
 	subtests []string
 	// leftOut are the subtests that every run skips, with why heddle cannot explore them.
 	leftOut map[string]string
-	// runs counts the runs; after the first, first is called, and unexplorableIn is the
-	// subtest in which it ended as one heddle cannot explore, with why ("" if it did not).
+	// runs counts the runs; after the first, first is called. unexplorableIn is the subtest in
+	// which a run ended as one heddle cannot explore, which ends the exploration, with why
+	// ("" if none did).
 	runs                int
 	first               func()
 	unexplorableIn, why string
@@ -366,13 +371,11 @@ type isolated struct {
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	res := r.run(gd, detail)
-	if r.runs++; r.runs == 1 {
-		if res.Verdict.Kind == rt.VerdictUnsupported && res.Verdict.Subtest != "" {
-			r.unexplorableIn, r.why = res.Verdict.Subtest, res.Verdict.Message
-		}
-		if r.first != nil {
-			r.first()
-		}
+	if res.Verdict.Kind == rt.VerdictUnsupported && res.Verdict.Subtest != "" {
+		r.unexplorableIn, r.why = res.Verdict.Subtest, res.Verdict.Message
+	}
+	if r.runs++; r.runs == 1 && r.first != nil {
+		r.first()
 	}
 	return res
 }
@@ -487,7 +490,7 @@ func Explore(ctx context.Context, w *Worker, test string, opts worker.Options, r
 func ExploreIsolated(ctx context.Context, w *Worker, test string, opts worker.Options, why string, recv func(*worker.Message)) error {
 	o := explorer.OptionsOf(opts)
 	o.OnNode = func(n timeline.Node) { recv(&worker.Message{Type: worker.MsgNode, Node: &n}) }
-	r, run := isolatedExplore(ctx, w, test, o)
+	r, run := isolatedExplore(ctx, w, test, o, func() { recv(&worker.Message{Type: worker.MsgRestart}) })
 	if r.Err != nil {
 		return r.Err
 	}
