@@ -536,7 +536,10 @@ async function main() {
         await page.waitForTimeout(3000);
         const file = await shot("09-webview");
         const brand = await app.locator("header .brand").isVisible().catch(() => false);
-        const error = await app.locator("[data-testid=error]").innerText().catch(() => "");
+        // innerText waits for an element to appear: the page has an error element only when it
+        // shows an error, and waiting for one took the default 60 s.
+        const errorEl = app.locator("[data-testid=error]");
+        const error = (await errorEl.count()) > 0 ? await errorEl.innerText() : "";
         const body = brand ? "" : await app.locator("body").innerText().catch(() => "(no body)");
         if (!brand || error) throw new Error(`the iframe (${src}) does not show the web view: ${error || body.slice(0, 200)}; see ${file}`);
         // Its live stream is connected: the page follows the debugger.
