@@ -374,6 +374,9 @@ func (r *reporter) render(h *heldTest) {
 	}
 }
 
+// subtestVerdicts are the verdicts of a subtest's pass, fail and skip events, by its status.
+var subtestVerdicts = map[string]string{"PASS": verdictClean, "FAIL": verdictBug, "SKIP": verdictSkipped}
+
 // printSubtests prints the results of subtests under their parent's, as go test does: "--- FAIL:"
 // indented by four spaces for each level (in -json's events, as test2json makes them, not
 // indented), and, if quiet, a skip's log indented by four more. Quiet leaves out the subtests
@@ -395,14 +398,7 @@ func (r *reporter) printSubtests(pkg string, subs []subtestResult, quiet bool) {
 			r.printLog(pkg, sub.test, indent+"    ", sub.output)
 		}
 		if r.enc != nil {
-			action, verdict := "pass", verdictClean
-			switch sub.status {
-			case "FAIL":
-				action, verdict = "fail", verdictBug
-			case "SKIP":
-				action, verdict = "skip", verdictSkipped
-			}
-			r.emit(Event{Action: action, Package: pkg, Test: sub.test, Elapsed: seconds(0), Verdict: verdict})
+			r.emit(Event{Action: strings.ToLower(sub.status), Package: pkg, Test: sub.test, Elapsed: seconds(0), Verdict: subtestVerdicts[sub.status]})
 		}
 	}
 }
