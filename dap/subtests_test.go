@@ -51,3 +51,55 @@ func TestReplayLeavesSubtestOut(t *testing.T) {
 		t.Fatalf("debugging the trace stopped with %+v, want the deadlock", st)
 	}
 }
+
+// TestExploreLeavesLateSubtestOut explores, from a breakpoint, a test one of whose subtests
+// heddle cannot explore and whose exploration finds that only after its first run
+// (cmd/heddle/testdata/subtests/late: the subtest dials out when it looks before a goroutine
+// it started has run). The search starts again without the subtest: the web view is told to
+// start its tree anew, and the exploration completes with no bug, where it used to end on the
+// subtest as one heddle cannot explore.
+func TestExploreLeavesLateSubtestOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and debugs a test module")
+	}
+	dir, _ := filepath.Abs("../cmd/heddle/testdata/subtests/late")
+	src := filepath.Join(dir, "late_test.go")
+	c := newClient(t)
+	seq := c.send(&godap.InitializeRequest{Request: godap.Request{Command: "initialize"}, Arguments: godap.InitializeRequestArguments{AdapterID: "heddle", LinesStartAt1: true, ColumnsStartAt1: true, PathFormat: "path"}})
+	c.response(seq, 10*time.Second)
+	c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestSubtests$"}}), buildTimeout)
+	c.event("initialized", 10*time.Second)
+	setBreakpoints(c, src, godap.SourceBreakpoint{Line: 34}) // t.Run("count", …)
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	if st := c.stopped(time.Minute); st.Reason != "breakpoint" {
+		t.Fatalf("stopped for %q, want the breakpoint at late_test.go:34", st.Reason)
+	}
+	ws, _ := c.webViewStream()
+	defer ws.Close()
+	c.response(c.custom("heddle/explore", map[string]any{"budget": "60s"}), 10*time.Second)
+	var done ExploreDone
+	c.decode(c.event("heddle/exploreDone", 2*time.Minute).Body, &done)
+	if done.Error != "" || done.Bugs != 0 || !done.Complete {
+		t.Fatalf("the exploration ended with %+v, want it complete without a bug", done)
+	}
+	// The stream's messages up to the exploration's end: a start among them.
+	starts := 0
+	ws.SetReadDeadline(time.Now().Add(30 * time.Second))
+	for {
+		var m struct {
+			Type string `json:"type"`
+		}
+		if err := ws.ReadJSON(&m); err != nil {
+			t.Fatalf("the web view's stream ended (%v) with %d start messages, want one for the search's new start", err, starts)
+		}
+		if m.Type == "start" {
+			starts++
+		}
+		if m.Type == "done" {
+			break
+		}
+	}
+	if starts != 1 {
+		t.Errorf("%d start messages on the web view's stream, want one for the search's new start", starts)
+	}
+}

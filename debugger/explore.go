@@ -167,7 +167,8 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 			switch msg.Type {
 			case worker.MsgRestart:
 				// The search starts again without a subtest heddle cannot explore: the view
-				// shows its tree anew. The bugs shown stay, each seen in a run of the search.
+				// shows its tree anew. Bugs found before stay listed, though only the new
+				// search's come back with a trace.
 				if web != nil {
 					publish(timeline.Start{Program: timeline.Program{Package: prog.pkg, Test: prog.test}})
 				}

@@ -69,6 +69,11 @@ func serveExplore(h explorer.Harness, req worker.Request, prog timeline.Program,
 	}
 	// Bugs are streamed as found; their traces follow when the exploration ends.
 	opts.OnBug = func(b *explorer.Bug) {
+		if b.Kind == rt.VerdictUnsupported && unexplorableIn.subtest != "" {
+			// The run ended in a subtest heddle cannot explore: the exploration starts again
+			// without it, or, if it cannot, reports the bug with the others at its end.
+			return
+		}
 		stream(&worker.Message{Type: worker.MsgFound, Bug: explorer.WireBug(b)})
 	}
 	var rep *explorer.Report
