@@ -337,7 +337,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 			// left it out.
 			out := current.cap.messagesOf(sub.Name())
 			if why, ok := leftOut[full]; ok {
-				out = "heddle: cannot be explored: " + why
+				out = timeline.SkipUnexplorable + why
 			}
 			skips = append(skips, timeline.Skip{Test: full, Output: out})
 		}

@@ -380,11 +380,12 @@ var subtestVerdicts = map[string]string{"PASS": verdictClean, "FAIL": verdictBug
 // printSubtests prints the results of subtests under their parent's, as go test does: "--- FAIL:"
 // indented by four spaces for each level (in -json's events, as test2json makes them, not
 // indented), and, if quiet, a skip's log indented by four more. Quiet leaves out the subtests
-// that passed, as go test does without -v. A subtest's elapsed time is not measured: it is
+// that passed or skipped themselves, as go test does without -v, but not those heddle left out. A subtest's elapsed time is not measured: it is
 // printed as 0.00s.
 func (r *reporter) printSubtests(pkg string, subs []subtestResult, quiet bool) {
 	for _, sub := range subs {
-		if quiet && sub.status == "PASS" {
+		if quiet && (sub.status == "PASS" || sub.status == "SKIP" && !strings.HasPrefix(sub.output, timeline.SkipUnexplorable)) {
+			// As go test without -v; a subtest heddle left out is shown with why.
 			continue
 		}
 		indent := strings.Repeat("    ", sub.depth)

@@ -47,6 +47,10 @@ type Skip struct {
 	Output string `json:"output,omitempty"`
 }
 
+// SkipUnexplorable begins the output of a Skip that heddle left out of the exploration, because it
+// cannot explore it, before the reason.
+const SkipUnexplorable = "heddle: cannot be explored: "
+
 // AddSkips appends to skips those of more whose subtests it does not hold yet.
 func AddSkips(skips, more []Skip) []Skip {
 	for _, k := range more {

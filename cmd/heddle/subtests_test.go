@@ -180,3 +180,50 @@ func isSubsequence(sub, seq []string) bool {
 	}
 	return true
 }
+
+// resultLine finds a test's or subtest's result line, with its indentation, without its time.
+var resultLine = regexp.MustCompile(`(?m)^( *--- (?:PASS|FAIL|SKIP): \S+) \(`)
+
+// TestSubtestResultsAsGo compares the result lines of heddle test with go test's on
+// testdata/subtests/nested, whose subtests pass, skip themselves, and fail in every run two
+// levels down. Without -v the lines are go test's. With -v heddle's are go test's in order,
+// without those of the subtests after the failing one: heddle ends a run where a subtest fails,
+// so in a test whose subtest fails in every run they never run.
+func TestSubtestResultsAsGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	const dir = "testdata/subtests"
+	lines := func(out string) []string {
+		var ls []string
+		for _, m := range resultLine.FindAllStringSubmatch(out, -1) {
+			ls = append(ls, m[1])
+		}
+		return ls
+	}
+	for _, verbose := range []bool{false, true} {
+		args := []string{"-count=1", "./nested"}
+		if verbose {
+			args = append([]string{"-v"}, args...)
+		}
+		gocmd := exec.Command("go", append([]string{"test"}, args...)...)
+		gocmd.Dir = dir
+		goOut, _ := gocmd.CombinedOutput()
+		want := lines(string(goOut))
+		if len(want) < 3 {
+			t.Fatalf("go test %v: %d result lines, want the failure's three at least\n%s", args, len(want), goOut)
+		}
+		stdout, stderr, code := heddle(t, dir, append([]string{"test", "-out", t.TempDir()}, args...)...)
+		if code != exitBug {
+			t.Fatalf("heddle test %v: exit %d, want %d\n%s\n%s", args, code, exitBug, stdout, stderr)
+		}
+		got := lines(stdout)
+		if !verbose && !slices.Equal(got, want) {
+			t.Errorf("heddle test: result lines\n%s\nwant go test's\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// The parent, logs, skips, outer and inner: up to the failure.
+		if verbose && (len(want) < 5 || !slices.Equal(got, want[:5])) {
+			t.Errorf("heddle test -v: result lines\n%s\nwant go test's up to the failure\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
