@@ -261,16 +261,16 @@ func TestDependencyRules(t *testing.T) {
 		{"rt", nil},
 		{"rt/...", []string{"explorer"}},
 		{"locktree", nil},
-		{"timeline", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
+		{"record", []string{"explorer", "server", "dap", "instrument", "cmd/heddle"}},
 		{"lsp", []string{"server", "dap", "explorer"}},
 		{"explorer", []string{"os/exec", "dap", "server", "lsp", "google/go-dap", "go-delve/delve"}},
-		{"dap", []string{"harness"}},
-		{"worker", []string{"explorer", "os/exec"}},
-		{"harness", []string{"worker/remote", "os/exec"}},
+		{"dap", []string{"worker"}},
+		{"wire", []string{"explorer", "os/exec"}},
+		{"worker", []string{"driver", "os/exec"}},
 		// The debugger core drives Delve through debugger.Target: only dap speaks DAP.
 		{"debugger", []string{"dap", "google/go-dap", "go-delve/delve"}},
 		// Linked into programs under test that check linearizability: the checker, no more.
-		{"lin", []string{"explorer", "harness", "worker", "os/exec"}},
+		{"lin", []string{"explorer", "worker", "wire", "os/exec"}},
 		// Each system's way of starting processes, in one place, on the standard library.
 		{"internal/spawn", nil},
 		// The orchestration under the CLI, callable by tests without exec: it knows nothing of

@@ -2,7 +2,7 @@ package dap
 
 import (
 	"github.com/heddledbg/heddle/debugger"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // The bodies of heddle's own events and responses (docs/dap.md), as the client reads them.
@@ -25,10 +25,10 @@ type Bug struct {
 
 // BugGoroutine is a goroutine involved in a bug.
 type BugGoroutine struct {
-	ID       string        `json:"id"`
-	State    string        `json:"state"`
-	Op       string        `json:"op,omitempty"`
-	Position *timeline.Pos `json:"position,omitempty"`
+	ID       string      `json:"id"`
+	State    string      `json:"state"`
+	Op       string      `json:"op,omitempty"`
+	Position *record.Pos `json:"position,omitempty"`
 }
 
 func bugBody(b *debugger.Bug) Bug {
@@ -63,7 +63,7 @@ type ExploreDone struct {
 	Cancelled bool   `json:"cancelled"`
 	Error     string `json:"error,omitempty"`
 	// Warnings are the checks' findings that are not bugs, as heddle test prints them.
-	Warnings []*timeline.Warning `json:"warnings,omitempty"`
+	Warnings []*record.Warning `json:"warnings,omitempty"`
 }
 
 // CheckpointEvent is the body of heddle/checkpoint: the stop is at checkpoint Index, where
@@ -75,11 +75,11 @@ type CheckpointEvent struct {
 
 // Checkpoint is a resumption of a goroutine by the scheduler: it is about to perform Op.
 type Checkpoint struct {
-	Index     int           `json:"index"`
-	Goroutine string        `json:"goroutine"`
-	Op        string        `json:"op,omitempty"`
-	Position  *timeline.Pos `json:"position,omitempty"`
-	Decision  bool          `json:"decision"`
+	Index     int         `json:"index"`
+	Goroutine string      `json:"goroutine"`
+	Op        string      `json:"op,omitempty"`
+	Position  *record.Pos `json:"position,omitempty"`
+	Decision  bool        `json:"decision"`
 	// DecisionIndex is the decision that picked the goroutine, or -1.
 	DecisionIndex int    `json:"decisionIndex"`
 	Step          int    `json:"step"`
@@ -108,10 +108,10 @@ func checkpointsBody(current int, cps []debugger.Checkpoint) Checkpoints {
 
 // Runnable is a goroutine the user may schedule next.
 type Runnable struct {
-	ID       string        `json:"id"`
-	Op       string        `json:"op"`
-	Position *timeline.Pos `json:"position,omitempty"`
-	Current  bool          `json:"current"`
+	ID       string      `json:"id"`
+	Op       string      `json:"op"`
+	Position *record.Pos `json:"position,omitempty"`
+	Current  bool        `json:"current"`
 }
 
 // RunnableGoroutines is the response to heddle/runnable: Redo says that scheduling one makes

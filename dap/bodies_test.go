@@ -8,13 +8,13 @@ import (
 
 	"github.com/heddledbg/heddle/debugger"
 	"github.com/heddledbg/heddle/internal/golden"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestBodies checks the JSON of heddle's own bodies, translated from the debugger's results,
 // against testdata/bodies.golden: the extension and the web view read them as they are.
 func TestBodies(t *testing.T) {
-	pos := &timeline.Pos{File: "/src/bank.go", Line: 13}
+	pos := &record.Pos{File: "/src/bank.go", Line: 13}
 	bug := &debugger.Bug{ID: 1, Kind: "deadlock", Message: "all goroutines are asleep",
 		Goroutines: []debugger.BugGoroutine{{ID: "G1.1", State: "blocked", Op: "Lock mu", Position: pos}, {ID: "G1.2", State: "blocked"}},
 		Schedule:   "/tmp/bug.json", Replay: "heddle replay /tmp/bug.json"}
@@ -31,7 +31,7 @@ func TestBodies(t *testing.T) {
 		{"heddle/bugFound, a bare bug", BugFound{Bug: bugBody(&debugger.Bug{ID: 1, Kind: "leak"}), ID: 2}},
 		{"heddle/progress", Progress(debugger.Progress{ID: 2, Runs: 40, SchedulesPerSecond: 12.5, Bugs: 1, ElapsedMs: 3200})},
 		{"heddle/exploreDone", ExploreDone(debugger.ExploreDone{ID: 2, Runs: 40, Bugs: 1, Complete: true,
-			Warnings: []*timeline.Warning{{Kind: "lockset", Message: "x is read without a lock", Hits: 2}}})},
+			Warnings: []*record.Warning{{Kind: "lockset", Message: "x is read without a lock", Hits: 2}}})},
 		{"heddle/exploreDone, failed", ExploreDone(debugger.ExploreDone{ID: 3, Cancelled: true, Error: "no worker"})},
 		{"heddle/checkpoint", CheckpointEvent{Goroutine: "G1.1", Index: 4}},
 		{"heddle/checkpoints", checkpointsBody(1, cps)},

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	godap "github.com/google/go-dap"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // breakpoints remembers the client's breakpoint requests, so that every new incarnation gets
@@ -104,7 +104,7 @@ func (b *breakpoints) hitConditions() bool {
 // then heddle's, then extra (temporary) function names.
 func functionBreakpoints(client []godap.FunctionBreakpoint, extra []string) *godap.SetFunctionBreakpointsArguments {
 	bps := append([]godap.FunctionBreakpoint(nil), client...)
-	bps = append(bps, godap.FunctionBreakpoint{Name: worker.BreakFunc})
+	bps = append(bps, godap.FunctionBreakpoint{Name: wire.BreakFunc})
 	for _, f := range extra {
 		bps = append(bps, godap.FunctionBreakpoint{Name: f})
 	}

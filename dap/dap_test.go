@@ -13,7 +13,7 @@ import (
 	godap "github.com/google/go-dap"
 
 	"github.com/heddledbg/heddle/debugger"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 const buildTimeout = 3 * time.Minute
@@ -553,7 +553,7 @@ func TestDeadlockReport(t *testing.T) {
 	c.decode(c.response(c.send(&godap.ExceptionInfoRequest{Request: godap.Request{Command: "exceptionInfo"},
 		Arguments: godap.ExceptionInfoArguments{ThreadId: st.ThreadID}}), time.Minute).Body, &info)
 	t.Logf("exceptionInfo:\n%s", info.Description)
-	tr, err := timeline.ReadTrace(found.Bug.Schedule)
+	tr, err := record.ReadTrace(found.Bug.Schedule)
 	if err != nil {
 		t.Fatal(err)
 	}

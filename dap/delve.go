@@ -19,23 +19,23 @@ import (
 
 	"github.com/heddledbg/heddle/debugger"
 	"github.com/heddledbg/heddle/internal/spawn"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // Each incarnation's Delve runs in a process of its own. Two Delve instances cannot share a
 // process: Delve's Linux backend waits for any child (wait4(-1)), so one would reap the
 // other's debuggee's stops. The heddle binary itself is that process, started with
-// worker.EnvDelveSocket set; ServeDelve is its entry point.
+// wire.EnvDelveSocket set; ServeDelve is its entry point.
 
 // ServeDelve makes the process a Delve DAP server for one incarnation, and exits when that
 // session ends, if the process was started as one. Binaries that embed the adapter call it
 // first thing in main (and test binaries in TestMain).
 func ServeDelve() {
-	path := os.Getenv(worker.EnvDelveSocket)
+	path := os.Getenv(wire.EnvDelveSocket)
 	if path == "" {
 		return
 	}
-	os.Unsetenv(worker.EnvDelveSocket)
+	os.Unsetenv(wire.EnvDelveSocket)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "heddle delve: %v\n", err)
@@ -59,7 +59,7 @@ func startDelve(dir string, id int) (*exec.Cmd, net.Conn, error) {
 	cmd := exec.Command(self)
 	// Delve makes FIFOs for the debuggee's output in TMPDIR and leaves them when it is
 	// killed: they go in the session's directory, which is removed at the end.
-	cmd.Env = append(os.Environ(), worker.EnvDelveSocket+"="+path, "TMPDIR="+dir)
+	cmd.Env = append(os.Environ(), wire.EnvDelveSocket+"="+path, "TMPDIR="+dir)
 	// Delve announces its socket on stdout; its errors go to heddle's stderr.
 	cmd.Stdout, cmd.Stderr = io.Discard, os.Stderr
 	if err := spawn.Start(cmd); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	godap "github.com/google/go-dap"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestReplayLeavesSubtestOut debugs the trace of a deadlock that heddle test found after a
@@ -32,12 +32,12 @@ func TestReplayLeavesSubtestOut(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); !strings.Contains(string(b), "BUG: deadlock") {
 		t.Fatalf("heddle test: %v, want the deadlock\n%s", err, b)
 	}
-	path := filepath.Join(timeline.TestDir(out, "example.com/subtests/bug", "TestSubtests"), "deadlock-1.trace.json.gz")
-	v, err := timeline.ReadFile(path)
+	path := filepath.Join(record.TestDir(out, "example.com/subtests/bug", "TestSubtests"), "deadlock-1.trace.json.gz")
+	v, err := record.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr := v.(*timeline.Trace); len(tr.LeftOut) != 1 || tr.LeftOut[0] != "TestSubtests/allocs" {
+	if tr := v.(*record.Trace); len(tr.LeftOut) != 1 || tr.LeftOut[0] != "TestSubtests/allocs" {
 		t.Fatalf("the trace leaves out %q, want TestSubtests/allocs", tr.LeftOut)
 	}
 	c := newClient(t)

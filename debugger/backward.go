@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/bidir"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // spares is how many incarnations are kept ready, parked before their run starts, so that
@@ -434,7 +434,7 @@ func (d *Debugger) navigateTo(p planned, k int, reason string, done func(error))
 
 // traceOn makes backward moves report the time they spend starting, replaying and stepping
 // incarnations (docs/dap.md, "Diagnosing the adapter").
-var traceOn = os.Getenv(worker.EnvDAPTrace) != ""
+var traceOn = os.Getenv(wire.EnvDAPTrace) != ""
 
 func trace(what string) func() {
 	if !traceOn {

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // controller is the scheduler of one debuggee: it answers the debug protocol
-// (worker.DebugEvent) and records the run's checkpoints and decisions.
+// (wire.DebugEvent) and records the run's checkpoints and decisions.
 type controller struct {
 	ln   net.Listener
 	path string
@@ -24,20 +24,20 @@ type controller struct {
 	connected chan struct{} // closed when the debuggee has dialled in
 	conn      net.Conn
 	enc       *json.Encoder
-	start     worker.DebugStart
+	start     wire.DebugStart
 	started   bool
 	// What the run did so far.
 	checkpoints []Checkpoint
 	decisions   []decision
 	points      int
-	last        *worker.DebugPoint
-	spawned     []worker.DebugSpawned // goroutines started since the last point
+	last        *wire.DebugPoint
+	spawned     []wire.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	// byGoid names the goroutine a runtime goroutine carries now: one that returned hands its
 	// runtime goroutine to the next go statement, so over a run one id carries several.
 	byGoid map[int64]string
 	bug    *Bug
-	trace  *timeline.Trace
+	trace  *record.Trace
 	ended  chan struct{}
 	endErr string
 	// What the run is to do.
@@ -62,7 +62,7 @@ type planned struct {
 	// follow holds the pick of each decision, by name, to replay.
 	follow []string
 	// leftOut are the subtests the run skips, as the replayed schedule's exploration did
-	// (timeline.Schedule.LeftOut).
+	// (record.Schedule.LeftOut).
 	leftOut []string
 	// breakAt is the checkpoint to stop at, -1 for none.
 	breakAt int
@@ -84,7 +84,7 @@ type Checkpoint struct {
 	Index     int
 	Goroutine string
 	Op        string
-	Position  *timeline.Pos
+	Position  *record.Pos
 	Decision  bool
 	// DecisionIndex is the decision that picked the goroutine, or -1.
 	DecisionIndex int
@@ -99,7 +99,7 @@ type Checkpoint struct {
 
 // decision is a point with several alternatives and the pick made there.
 type decision struct {
-	point *worker.DebugPoint
+	point *wire.DebugPoint
 	pick  int
 	rt    rt.Decision
 }
@@ -154,7 +154,7 @@ func (c *controller) begin(test string, tm rt.TimeModel, q time.Duration, p plan
 	}
 	c.started = true
 	c.plan = p
-	c.start = worker.DebugStart{V: worker.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q, LeftOut: p.leftOut}
+	c.start = wire.DebugStart{V: wire.Version, Test: test, BreakAt: p.breakAt, Time: tm, Quantum: q, LeftOut: p.leftOut}
 	if p.breakAt >= 0 && p.next == "" {
 		// The debuggee replays the plan on its own up to the checkpoint: no round trip per
 		// scheduling point.
@@ -193,7 +193,7 @@ func (c *controller) serve(conn net.Conn) {
 		c.mu.Unlock()
 	}()
 	for sc.Scan() {
-		var ev worker.DebugEvent
+		var ev wire.DebugEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			c.mu.Lock()
 			c.endErr = fmt.Sprintf("the debuggee sent a malformed message: %v", err)
@@ -220,8 +220,8 @@ func (c *controller) serve(conn net.Conn) {
 }
 
 // handle records ev and decides the reply; c.mu is held.
-func (c *controller) handle(ev *worker.DebugEvent) (worker.DebugReply, bool) {
-	var r worker.DebugReply
+func (c *controller) handle(ev *wire.DebugEvent) (wire.DebugReply, bool) {
+	var r wire.DebugReply
 	switch ev.Type {
 	case "spawned":
 		c.spawned = append(c.spawned, *ev.Spawned)
@@ -317,7 +317,7 @@ func (c *controller) grow() {
 // has not decided yet or the resumption of a goroutine at the leader's last checkpoint, until
 // the leader goes past it or stops (release). The points it lets go are decided as the leader
 // decided them. It reports false if the controller closes meanwhile.
-func (c *controller) trail(ev *worker.DebugEvent) bool {
+func (c *controller) trail(ev *wire.DebugEvent) bool {
 	l := c.leader
 	if l == nil || ev.Auto {
 		return true
@@ -369,7 +369,7 @@ func (c *controller) trail(ev *worker.DebugEvent) bool {
 // own up to its leader's last checkpoint (or the one it is to stop at): one round trip for the
 // stretch, and no goroutine states at its scheduling points, rather than one at each. c.mu is
 // held.
-func (c *controller) extend(r *worker.DebugReply) {
+func (c *controller) extend(r *wire.DebugReply) {
 	if c.hold >= 0 && len(c.checkpoints) > c.hold {
 		return
 	}
@@ -386,7 +386,7 @@ func (c *controller) extend(r *worker.DebugReply) {
 	if to < len(c.checkpoints) || len(c.plan.follow) < len(c.decisions) {
 		return
 	}
-	r.Extend = &worker.DebugExtend{From: len(c.decisions), Follow: slices.Clone(c.plan.follow[len(c.decisions):]), BreakAt: to}
+	r.Extend = &wire.DebugExtend{From: len(c.decisions), Follow: slices.Clone(c.plan.follow[len(c.decisions):]), BreakAt: to}
 }
 
 // release makes a trailer stop at checkpoint k, where its leader stopped.
@@ -406,7 +406,7 @@ func (c *controller) release(k int) {
 // pick chooses an alternative of p: the planned goroutine, the recorded pick, or else the
 // goroutine being stepped, the current goroutine (no preemption), the first alternative
 // otherwise.
-func (c *controller) pick(p *worker.DebugPoint) int {
+func (c *controller) pick(p *wire.DebugPoint) int {
 	if len(p.Alts) < 2 {
 		return 0
 	}
@@ -421,13 +421,13 @@ func (c *controller) pick(p *worker.DebugPoint) int {
 	}
 	d := len(c.decisions)
 	if d < len(c.plan.follow) {
-		if i := slices.IndexFunc(p.Alts, func(a worker.DebugAlt) bool { return a.Name == c.plan.follow[d] }); i >= 0 {
+		if i := slices.IndexFunc(p.Alts, func(a wire.DebugAlt) bool { return a.Name == c.plan.follow[d] }); i >= 0 {
 			return i
 		}
 		// The schedule diverged: follow it no further.
 		c.plan.follow = c.plan.follow[:d]
 	}
-	if i := slices.IndexFunc(p.Alts, func(a worker.DebugAlt) bool { return a.Name == c.plan.stepping }); i >= 0 && c.plan.stepping != "" {
+	if i := slices.IndexFunc(p.Alts, func(a wire.DebugAlt) bool { return a.Name == c.plan.stepping }); i >= 0 && c.plan.stepping != "" {
 		return i
 	}
 	if p.Current >= 0 {
@@ -466,8 +466,8 @@ func (c *controller) snapshot() state {
 type state struct {
 	checkpoints []Checkpoint
 	decisions   []decision
-	last        *worker.DebugPoint
-	spawned     []worker.DebugSpawned // goroutines started since the last point
+	last        *wire.DebugPoint
+	spawned     []wire.DebugSpawned // goroutines started since the last point
 	goids       map[string]int64
 	bug         *Bug
 }

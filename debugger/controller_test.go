@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // TestPick checks the controller's default schedule: the recorded decisions first, then the
@@ -13,11 +13,11 @@ import (
 func TestPick(t *testing.T) {
 	// G1 stands at a select with default after starting G1.2, which ran to its first
 	// scheduling point and is the current goroutine there, as in pond's Submit.
-	point := &worker.DebugPoint{Current: 1, Alts: []worker.DebugAlt{{Name: "G1", Op: "select"}, {Name: "G1.2", Op: "len"}}}
-	blocked := &worker.DebugPoint{Current: -1, Alts: []worker.DebugAlt{{Name: "G1.2"}, {Name: "G1.3"}}}
+	point := &wire.DebugPoint{Current: 1, Alts: []wire.DebugAlt{{Name: "G1", Op: "select"}, {Name: "G1.2", Op: "len"}}}
+	blocked := &wire.DebugPoint{Current: -1, Alts: []wire.DebugAlt{{Name: "G1.2"}, {Name: "G1.3"}}}
 	for _, tc := range []struct {
 		name     string
-		p        *worker.DebugPoint
+		p        *wire.DebugPoint
 		follow   []string
 		stepping string
 		want     string
@@ -48,15 +48,15 @@ func TestTrail(t *testing.T) {
 	}
 	leader, trailer := newCtrl(), newCtrl()
 	trailer.leader, trailer.started = leader, true
-	point := func() *worker.DebugEvent {
-		return &worker.DebugEvent{Type: "point", Point: &worker.DebugPoint{Current: 0, Alts: []worker.DebugAlt{{Name: "G1"}, {Name: "G1.1"}}}}
+	point := func() *wire.DebugEvent {
+		return &wire.DebugEvent{Type: "point", Point: &wire.DebugPoint{Current: 0, Alts: []wire.DebugAlt{{Name: "G1"}, {Name: "G1.1"}}}}
 	}
-	resumed := func(g string) *worker.DebugEvent {
-		return &worker.DebugEvent{Type: "resumed", Resumed: &worker.DebugResumed{G: g, Decision: -1}}
+	resumed := func(g string) *wire.DebugEvent {
+		return &wire.DebugEvent{Type: "resumed", Resumed: &wire.DebugResumed{G: g, Decision: -1}}
 	}
 	// feed hands ev to the trailer as its serve loop does, in the background.
-	feed := func(ev *worker.DebugEvent) chan worker.DebugReply {
-		out := make(chan worker.DebugReply, 1)
+	feed := func(ev *wire.DebugEvent) chan wire.DebugReply {
+		out := make(chan wire.DebugReply, 1)
 		go func() {
 			if !trailer.trail(ev) {
 				close(out)
@@ -69,7 +69,7 @@ func TestTrail(t *testing.T) {
 		}()
 		return out
 	}
-	lead := func(ev *worker.DebugEvent, pick int) {
+	lead := func(ev *wire.DebugEvent, pick int) {
 		leader.mu.Lock()
 		defer leader.mu.Unlock()
 		leader.plan.follow = nil
@@ -79,14 +79,14 @@ func TestTrail(t *testing.T) {
 		leader.handle(ev)
 		leader.plan.next, leader.plan.breakNext = "", false
 	}
-	notYet := func(what string, ch chan worker.DebugReply) {
+	notYet := func(what string, ch chan wire.DebugReply) {
 		select {
 		case r := <-ch:
 			t.Fatalf("%s: answered %+v before the leader got there", what, r)
 		default:
 		}
 	}
-	wait := func(what string, ch chan worker.DebugReply) worker.DebugReply {
+	wait := func(what string, ch chan wire.DebugReply) wire.DebugReply {
 		select {
 		case r, ok := <-ch:
 			if !ok {
@@ -96,7 +96,7 @@ func TestTrail(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: not answered once the leader went past it", what)
 		}
-		return worker.DebugReply{}
+		return wire.DebugReply{}
 	}
 
 	// The leader is at checkpoint 0: the trailer's checkpoint 0 waits for the leader's next.

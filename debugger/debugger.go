@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/heddledbg/heddle/bidir"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // Front is the user interface the debugger reports to. Its methods are called from the
@@ -116,7 +116,7 @@ type Debugger struct {
 	explores *explorations
 	// trace is the detailed trace of the schedule traceKey, for the web view and lock trees;
 	// the web view knows it as traceName, the traces-th of the session.
-	trace     *timeline.Trace
+	trace     *record.Trace
 	traceKey  string
 	traceName string
 	traces    int
@@ -231,7 +231,7 @@ func (d *Debugger) Bug() *Bug {
 // BugReport is what heddle test says of the bug the current stop is at, from the run's trace:
 // its message (a failed test's log, which the debuggee, whose output goes to the console,
 // does not capture), then for every goroutine what it blocks on and who holds it, and the
-// wait-for cycle (timeline.Trace.VerdictReport). It is empty when the stop is at no bug.
+// wait-for cycle (record.Trace.VerdictReport). It is empty when the stop is at no bug.
 func (d *Debugger) BugReport() (string, error) {
 	in, _, err := d.stopped()
 	if err != nil {

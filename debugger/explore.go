@@ -7,11 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // Bug is a bug an exploration found (Explore), as Front.BugFound reports it.
@@ -25,7 +25,7 @@ type Bug struct {
 	Schedule string
 	Replay   string
 	key      string
-	trace    *timeline.Trace
+	trace    *record.Trace
 }
 
 // BugGoroutine is a goroutine involved in a bug.
@@ -33,7 +33,7 @@ type BugGoroutine struct {
 	ID       string
 	State    string
 	Op       string
-	Position *timeline.Pos
+	Position *record.Pos
 }
 
 // explorations are the session's searches and the bugs they found.
@@ -89,7 +89,7 @@ type ExploreDone struct {
 	Cancelled bool
 	Error     string
 	// Warnings are the checks' findings that are not bugs, as heddle test prints them.
-	Warnings []*timeline.Warning
+	Warnings []*record.Warning
 }
 
 // Cancel cancels exploration id, or every exploration for id 0.
@@ -137,7 +137,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 	if err != nil {
 		d.errorf("web view: %v", err)
 	}
-	opts := worker.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time, Quantum: d.prog.quantum}
+	opts := wire.Options{Strategy: strategy, MaxRuns: runs, MaxTime: limit, Prefix: prefix, Tree: web != nil, Time: d.prog.time, Quantum: d.prog.quantum}
 	prog := d.prog
 	d.wg.Add(1)
 	go func() {
@@ -150,8 +150,8 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 		}()
 		start := time.Now()
 		byKey := map[string]*Bug{}
-		var stats *timeline.Stats
-		var warnings []*timeline.Warning
+		var stats *record.Stats
+		var warnings []*record.Warning
 		nbugs := 0
 		// publish sends a message to the web view; the first one it refuses is reported on
 		// the debug console, and the view shows what came before.
@@ -163,27 +163,27 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 			}
 		}
 		w := prog.worker()
-		err := remote.Explore(ctx, w, prog.test, opts, func(msg *worker.Message) {
+		err := driver.Explore(ctx, w, prog.test, opts, func(msg *wire.Message) {
 			switch msg.Type {
-			case worker.MsgRestart:
+			case wire.MsgRestart:
 				// The search starts again without a subtest heddle cannot explore: the view
 				// shows its tree anew. Bugs found before stay listed, though only the new
 				// search's come back with a trace.
 				if web != nil {
-					publish(timeline.Start{Program: timeline.Program{Package: prog.pkg, Test: prog.test}})
+					publish(record.Start{Program: record.Program{Package: prog.pkg, Test: prog.test}})
 				}
 			case "node":
 				// A node sent again with its pruned alternatives is not part of the stream,
 				// which holds each node once.
-				if web != nil && msg.Node.Parent != timeline.Revisit {
+				if web != nil && msg.Node.Parent != record.Revisit {
 					publish(msg.Node)
 				}
 			case "progress", "done":
 				if web != nil && msg.Stats != nil {
 					if msg.Type == "done" {
-						publish(timeline.Done{Stats: *msg.Stats})
+						publish(record.Done{Stats: *msg.Stats})
 					} else {
-						publish(timeline.Progress{Stats: *msg.Stats})
+						publish(record.Progress{Stats: *msg.Stats})
 					}
 				}
 				if msg.Type == "done" {
@@ -214,7 +214,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 				if web != nil && (fresh || traced) {
 					// The view shows a bug as soon as it is found, and its trace once it has
 					// one: the same bug again, naming the trace the server now holds.
-					tb := timeline.Bug{ID: b.ID, Kind: b.Kind, Message: b.Message, Preemptions: wb.Preemptions, Hits: wb.Hits}
+					tb := record.Bug{ID: b.ID, Kind: b.Kind, Message: b.Message, Preemptions: wb.Preemptions, Hits: wb.Hits}
 					if b.trace != nil {
 						name := b.Schedule
 						if name == "" {
@@ -245,7 +245,7 @@ func (d *Debugger) Explore(strategy, budget string) (id, prefixLen int, err erro
 
 // completeBug saves a bug's trace where heddle test saves them, and fills in what the trace
 // tells.
-func (d *Debugger) completeBug(p *program, b *Bug, tr *timeline.Trace) {
+func (d *Debugger) completeBug(p *program, b *Bug, tr *record.Trace) {
 	tr.Program.Dir = p.dir
 	b.trace = tr
 	b.Goroutines = nil
@@ -253,10 +253,10 @@ func (d *Debugger) completeBug(p *program, b *Bug, tr *timeline.Trace) {
 		bg := BugGoroutine{ID: g.ID, State: g.State, Op: g.Op, Position: g.Pos}
 		b.Goroutines = append(b.Goroutines, bg)
 	}
-	dir := timeline.TestDir(timeline.ModuleResultDir(p.dir), p.pkg, p.test)
-	path := timeline.BugFile(dir, "explore-", b.Kind, b.ID)
+	dir := record.TestDir(record.ModuleResultDir(p.dir), p.pkg, p.test)
+	path := record.BugFile(dir, "explore-", b.Kind, b.ID)
 	if err := os.MkdirAll(dir, 0o755); err == nil {
-		if err := timeline.WriteFile(path, tr); err == nil {
+		if err := record.WriteFile(path, tr); err == nil {
 			b.Schedule = path
 			b.Replay = "heddle replay " + path
 		}

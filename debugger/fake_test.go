@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // A fake target plays Delve and the instrumented debuggee for the core's unit tests. The
 // debuggee is a program of goroutines, each a list of lines; a line with an operation is a
 // scheduling point, and the fake speaks the real debug protocol with the core's controller
-// over its socket, as rt/harness does. Like Delve, it moves goroutines on Resume, stops at
+// over its socket, as package worker does. Like Delve, it moves goroutines on Resume, stops at
 // breakpoints, at heddle's break (a stop inside heddle's runtime) and at function entries,
 // and reports stops as events.
 
@@ -61,7 +61,7 @@ func (p *fakeProgram) launch(_ context.Context, id int, spec Spec) (Target, erro
 	p.mu.Lock()
 	p.launched++
 	p.mu.Unlock()
-	t := &fakeTarget{p: p, sock: spec.Env[worker.EnvDebug], events: make(chan Event, 64), done: make(chan struct{}), lineBps: map[int]bool{}, funcBps: map[string]bool{}}
+	t := &fakeTarget{p: p, sock: spec.Env[wire.EnvDebug], events: make(chan Event, 64), done: make(chan struct{}), lineBps: map[int]bool{}, funcBps: map[string]bool{}}
 	if id == 1 {
 		// The client sets its breakpoints on the first incarnation before configurationDone.
 		for _, l := range p.bps {
@@ -96,7 +96,7 @@ type fakeTarget struct {
 	conn    net.Conn
 	enc     *json.Encoder
 	sc      *bufio.Scanner
-	start   worker.DebugStart
+	start   wire.DebugStart
 	gs      []*fakeG
 	cur     *fakeG
 	steps   int
@@ -261,15 +261,15 @@ func (t *fakeTarget) schedule(g *fakeG) bool {
 		t.end()
 		return true
 	}
-	p := &worker.DebugPoint{Kind: rt.DecideGoroutine, Current: -1, Step: t.steps, Decision: -1}
+	p := &wire.DebugPoint{Kind: rt.DecideGoroutine, Current: -1, Step: t.steps, Decision: -1}
 	for i, h := range alts {
-		a := worker.DebugAlt{G: h.gid, Name: h.name, Op: "start"}
+		a := wire.DebugAlt{G: h.gid, Name: h.name, Op: "start"}
 		if !h.fresh {
 			l := h.fn.lines[h.pc]
-			a.Op, a.Pos = l.op, &timeline.Pos{File: "f.go", Line: l.line}
+			a.Op, a.Pos = l.op, &record.Pos{File: "f.go", Line: l.line}
 		}
 		p.Alts = append(p.Alts, a)
-		p.Goroutines = append(p.Goroutines, worker.DebugGoroutine{ID: h.name, Goid: h.goid, State: "blocked", Op: a.Op, Pos: a.Pos})
+		p.Goroutines = append(p.Goroutines, wire.DebugGoroutine{ID: h.name, Goid: h.goid, State: "blocked", Op: a.Op, Pos: a.Pos})
 		if h == g {
 			p.Current = i
 		}
@@ -280,30 +280,30 @@ func (t *fakeTarget) schedule(g *fakeG) bool {
 	pick := 0
 	if t.auto() {
 		pick = t.plannedPick(p)
-		t.send(&worker.DebugEvent{Type: "point", Point: p, Auto: true, Pick: pick})
+		t.send(&wire.DebugEvent{Type: "point", Point: p, Auto: true, Pick: pick})
 	} else {
-		pick = t.ask(&worker.DebugEvent{Type: "point", Point: p}).Pick
+		pick = t.ask(&wire.DebugEvent{Type: "point", Point: p}).Pick
 	}
 	if len(alts) > 1 {
 		t.decisions++
 	}
 	next := alts[pick]
 	t.cur, next.inHeddle = next, true
-	res := &worker.DebugResumed{G: next.name, Goid: next.goid, Step: t.steps, Decision: p.Decision, New: next.fresh}
+	res := &wire.DebugResumed{G: next.name, Goid: next.goid, Step: t.steps, Decision: p.Decision, New: next.fresh}
 	if next.fresh {
 		res.Func = next.fn.name
 	} else {
 		l := next.fn.lines[next.pc]
-		res.Op, res.Pos = l.op, &timeline.Pos{File: "f.go", Line: l.line}
+		res.Op, res.Pos = l.op, &record.Pos{File: "f.go", Line: l.line}
 	}
 	k := t.checkpoints
 	t.checkpoints++
 	if t.auto() && k < t.start.BreakAt {
-		t.send(&worker.DebugEvent{Type: "resumed", Resumed: res, Auto: true})
+		t.send(&wire.DebugEvent{Type: "resumed", Resumed: res, Auto: true})
 		return false
 	}
 	t.start.BreakAt = -1
-	if t.ask(&worker.DebugEvent{Type: "resumed", Resumed: res}).Break {
+	if t.ask(&wire.DebugEvent{Type: "resumed", Resumed: res}).Break {
 		t.stop("function breakpoint", next)
 		return true
 	}
@@ -312,13 +312,13 @@ func (t *fakeTarget) schedule(g *fakeG) bool {
 
 func (t *fakeTarget) auto() bool { return t.start.BreakAt >= 0 }
 
-// plannedPick follows the plan as rt/harness does.
-func (t *fakeTarget) plannedPick(p *worker.DebugPoint) int {
+// plannedPick follows the plan as package worker does.
+func (t *fakeTarget) plannedPick(p *wire.DebugPoint) int {
 	if len(p.Alts) < 2 {
 		return 0
 	}
 	if d := t.decisions; d < len(t.start.Follow) {
-		if i := slices.IndexFunc(p.Alts, func(a worker.DebugAlt) bool { return a.Name == t.start.Follow[d] }); i >= 0 {
+		if i := slices.IndexFunc(p.Alts, func(a wire.DebugAlt) bool { return a.Name == t.start.Follow[d] }); i >= 0 {
 			return i
 		}
 		t.start.Follow = t.start.Follow[:d]
@@ -326,15 +326,15 @@ func (t *fakeTarget) plannedPick(p *worker.DebugPoint) int {
 	return max(p.Current, 0)
 }
 
-func (t *fakeTarget) send(ev *worker.DebugEvent) {
+func (t *fakeTarget) send(ev *wire.DebugEvent) {
 	if err := t.enc.Encode(ev); err != nil {
 		t.ended = true
 	}
 }
 
-func (t *fakeTarget) ask(ev *worker.DebugEvent) worker.DebugReply {
+func (t *fakeTarget) ask(ev *wire.DebugEvent) wire.DebugReply {
 	t.send(ev)
-	var r worker.DebugReply
+	var r wire.DebugReply
 	if !t.sc.Scan() {
 		t.ended = true
 		return r
@@ -346,7 +346,7 @@ func (t *fakeTarget) ask(ev *worker.DebugEvent) worker.DebugReply {
 }
 
 func (t *fakeTarget) end() {
-	t.send(&worker.DebugEvent{Type: "end", Trace: &timeline.Trace{Verdict: timeline.Verdict{Kind: "ok"}}})
+	t.send(&wire.DebugEvent{Type: "end", Trace: &record.Trace{Verdict: record.Verdict{Kind: "ok"}}})
 	t.ended = true
 	t.event(Event{Kind: Exited})
 }

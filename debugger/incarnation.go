@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // An incarnation is one live debuggee: a target (the debugger on one process of the
@@ -57,8 +57,8 @@ func (d *Debugger) prepare(ctx context.Context) (*incarnation, error) {
 	for k, v := range spec.Env {
 		env[k] = v
 	}
-	env[worker.EnvWorker] = "1"
-	env[worker.EnvDebug] = ctrl.path
+	env[wire.EnvWorker] = "1"
+	env[wire.EnvDebug] = ctrl.path
 	spec.Env = env
 	spec.Temp = d.tmp
 	done := trace("start target")

@@ -7,7 +7,7 @@ import (
 	"github.com/heddledbg/heddle/bidir"
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // LaunchConfig says what to debug and how (docs/dap.md, "Launch").
@@ -85,14 +85,14 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 		spec.Cwd = p.dir
 	}
 	if p.mode == "test" {
-		spec.Args = worker.TestArgs(false, cfg.Args...)
+		spec.Args = wire.TestArgs(false, cfg.Args...)
 	} else {
 		spec.Args = cfg.Args
 	}
 	for k, v := range cfg.Env {
 		spec.Env[k] = v
 	}
-	spec.Env[worker.EnvPackage] = p.pkg
+	spec.Env[wire.EnvPackage] = p.pkg
 	if _, ok := spec.Env["TMPDIR"]; !ok {
 		// The program's temporary directory is the user's, not the one the debugger runs with.
 		spec.Env["TMPDIR"] = os.TempDir()

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // program is what a session debugs.
@@ -25,7 +25,7 @@ type program struct {
 	pkg         string // its import path
 	test        string // the test function, or "main"
 	binary      string
-	schedule    *timeline.Schedule
+	schedule    *record.Schedule
 	strategy    string
 	budget      string
 	stopOnBug   bool
@@ -76,7 +76,7 @@ func build(ctx context.Context, a *LaunchConfig, out string) (*program, error) {
 	}
 	dir := a.Program
 	if a.Mode == "replay" {
-		s, err := timeline.ReadSchedule(a.Schedule)
+		s, err := record.ReadSchedule(a.Schedule)
 		if err != nil {
 			return nil, err
 		}
@@ -149,7 +149,7 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 		}
 	}
 	w := p.worker()
-	names, err := remote.List(ctx, w)
+	names, err := driver.List(ctx, w)
 	if err != nil {
 		return "", fmt.Errorf("listing the tests of %s: %v", p.pkg, err)
 	}
@@ -178,17 +178,17 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 }
 
 // worker is the program's binary as an exploration worker.
-func (p *program) worker() *remote.Worker {
-	w := &remote.Worker{Path: p.binary, Dir: p.dir, Env: []string{worker.EnvPackage + "=" + p.pkg}}
+func (p *program) worker() *driver.Worker {
+	w := &driver.Worker{Path: p.binary, Dir: p.dir, Env: []string{wire.EnvPackage + "=" + p.pkg}}
 	if p.mode == "test" {
 		// Verbose, as heddle test's workers: a failed run's messages are the test's log.
-		w.Args = worker.TestArgs(true)
+		w.Args = wire.TestArgs(true)
 	}
 	return w
 }
 
 // newSchedule returns an empty schedule file of the program.
-func (p *program) newSchedule(strategy string) *timeline.Schedule {
-	return &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Strategy: strategy, Time: p.time, Quantum: p.quantum,
-		Program: timeline.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
+func (p *program) newSchedule(strategy string) *record.Schedule {
+	return &record.Schedule{Heddle: "schedule", Version: record.Version, Strategy: strategy, Time: p.time, Quantum: p.quantum,
+		Program: record.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/locktree"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // Checkpoints returns the recorded execution's checkpoints and the one the current stop is
@@ -35,13 +35,13 @@ func (d *Debugger) Checkpoints() (current int, cps []Checkpoint, err error) {
 type Runnable struct {
 	ID       string
 	Op       string
-	Position *timeline.Pos
+	Position *record.Pos
 	Current  bool
 }
 
 // choice says which decision ScheduleNext makes: at a checkpoint that a decision led to,
 // that decision is made again differently (redo); elsewhere, the next decision.
-func (d *Debugger) choice() (alts []worker.DebugAlt, current string, redo int, err error) {
+func (d *Debugger) choice() (alts []wire.DebugAlt, current string, redo int, err error) {
 	in, cur, err := d.stopped()
 	if err != nil {
 		return nil, "", -1, ErrNotStopped
@@ -62,9 +62,9 @@ func (d *Debugger) choice() (alts []worker.DebugAlt, current string, redo int, e
 	if n := len(st.checkpoints); n > 0 {
 		running = st.checkpoints[n-1].Goroutine
 	}
-	alts = []worker.DebugAlt{}
+	alts = []wire.DebugAlt{}
 	if running != "" {
-		alts = append(alts, worker.DebugAlt{Name: running, Op: "running"})
+		alts = append(alts, wire.DebugAlt{Name: running, Op: "running"})
 	}
 	for _, a := range st.last.Alts {
 		if a.Name != running {
@@ -72,7 +72,7 @@ func (d *Debugger) choice() (alts []worker.DebugAlt, current string, redo int, e
 		}
 	}
 	for _, sp := range st.spawned {
-		alts = append(alts, worker.DebugAlt{Name: sp.G, Op: "start " + sp.Func, Pos: sp.Pos})
+		alts = append(alts, wire.DebugAlt{Name: sp.G, Op: "start " + sp.Func, Pos: sp.Pos})
 	}
 	return alts, running, -1, nil
 }
@@ -85,7 +85,7 @@ func (d *Debugger) Runnable() (gs []Runnable, redo bool, err error) {
 		return nil, false, err
 	}
 	gs = []Runnable{}
-	var namer *timeline.Namer
+	var namer *record.Namer
 	for _, a := range alts {
 		op := a.Op
 		if op != "running" && !strings.HasPrefix(op, "start ") {
@@ -93,11 +93,11 @@ func (d *Debugger) Runnable() (gs []Runnable, redo bool, err error) {
 			x := ""
 			if a.Pos != nil {
 				if namer == nil {
-					namer = timeline.NewNamer()
+					namer = record.NewNamer()
 				}
 				x = namer.Expr(*a.Pos, a.Op)
 			}
-			op = timeline.Call(a.Op, "", x)
+			op = record.Call(a.Op, "", x)
 			if x == "" && a.Obj != "" {
 				op += " on " + a.Obj
 			}
@@ -170,7 +170,7 @@ func (d *Debugger) SaveSchedule(path string) error {
 	sch.LeftOut = d.leftOut
 	d.mu.Unlock()
 	for _, dc := range st.decisions {
-		td := timeline.Decision{Kind: dc.point.Kind.String(), Pick: dc.pickName()}
+		td := record.Decision{Kind: dc.point.Kind.String(), Pick: dc.pickName()}
 		for _, a := range dc.point.Alts {
 			td.Of = append(td.Of, a.Name)
 		}
@@ -179,7 +179,7 @@ func (d *Debugger) SaveSchedule(path string) error {
 		}
 		sch.Decisions = append(sch.Decisions, td)
 	}
-	return timeline.WriteFile(path, sch)
+	return record.WriteFile(path, sch)
 }
 
 // Replay debugs a bug an exploration found (bugID > 0), or a schedule file, in a new
@@ -189,7 +189,7 @@ func (d *Debugger) Replay(bugID int, path string, done func(error)) {
 		done(ErrNoProgram)
 		return
 	}
-	var sch *timeline.Schedule
+	var sch *record.Schedule
 	switch {
 	case bugID > 0:
 		b := d.explores.bug(bugID)
@@ -204,7 +204,7 @@ func (d *Debugger) Replay(bugID int, path string, done func(error)) {
 		sch = b.trace.Schedule()
 	case path != "":
 		var err error
-		if sch, err = timeline.ReadSchedule(path); err != nil {
+		if sch, err = record.ReadSchedule(path); err != nil {
 			done(err)
 			return
 		}

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // foreignBase offsets the thread ids of goroutines heddle does not control (the runtime's,
@@ -178,7 +178,7 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 		return nil
 	}
 	var out []ThreadState
-	var namer *timeline.Namer // read the sources only if a goroutine waits
+	var namer *record.Namer // read the sources only if a goroutine waits
 	for _, st := range last.Goroutines {
 		if st.ID == stopped || st.State == "running" {
 			continue
@@ -187,7 +187,7 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 			break
 		}
 		state := st.State
-		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a worker.DebugAlt) bool { return a.Name == st.ID }) {
+		if state == "blocked" && slices.ContainsFunc(last.Alts, func(a wire.DebugAlt) bool { return a.Name == st.ID }) {
 			state = "runnable"
 		}
 		ts := ThreadState{Thread: d.threads.id(st.ID), State: state, Op: st.Op, Text: state}
@@ -195,13 +195,13 @@ func (d *Debugger) others(in *incarnation, stopped string) []ThreadState {
 			expr := ""
 			if st.Pos != nil {
 				if namer == nil {
-					namer = timeline.NewNamer()
+					namer = record.NewNamer()
 				}
 				expr = namer.Expr(*st.Pos, st.Op)
 			}
-			ts.Text = timeline.Blocked(st.Op, expr)
+			ts.Text = record.Blocked(st.Op, expr)
 			if state != "blocked" {
-				ts.Text = state + " before " + timeline.Call(st.Op, "", expr)
+				ts.Text = state + " before " + record.Call(st.Op, "", expr)
 			}
 		}
 		if st.Pos != nil {

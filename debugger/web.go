@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/heddledbg/heddle/driver"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // WebView starts the session's web view, which follows the debugger, and returns its URL;
@@ -68,7 +68,7 @@ func (d *Debugger) webServer() (*server.Server, error) {
 
 // sessionTrace returns the detailed trace of the schedule the session follows, replayed in
 // a worker; it is kept until the schedule changes.
-func (d *Debugger) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint, error) {
+func (d *Debugger) sessionTrace(in *incarnation) (*record.Trace, []Checkpoint, error) {
 	d.record(in)
 	d.mu.Lock()
 	names := append([]string(nil), d.follow...)
@@ -87,13 +87,13 @@ func (d *Debugger) sessionTrace(in *incarnation) (*timeline.Trace, []Checkpoint,
 	sch := prog.newSchedule("debug")
 	st := in.ctrl.snapshot()
 	for i, n := range names {
-		dc := timeline.Decision{Pick: n, Kind: "goroutine"}
+		dc := record.Decision{Pick: n, Kind: "goroutine"}
 		if i < len(st.decisions) {
 			dc.Kind = st.decisions[i].point.Kind.String()
 		}
 		sch.Decisions = append(sch.Decisions, dc)
 	}
-	tr, err := remote.Replay(d.ctx, prog.worker(), prog.test, sch, worker.Options{})
+	tr, err := driver.Replay(d.ctx, prog.worker(), prog.test, sch, wire.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +117,7 @@ func (d *Debugger) publishCheckpoint(web *server.Server, in *incarnation, k int)
 		d.mu.Unlock()
 		err = web.AddTrace(name, tr)
 		if err == nil {
-			err = web.Publish(timeline.Checkpoint{Index: k, Step: cps[k].Step, Trace: name})
+			err = web.Publish(record.Checkpoint{Index: k, Step: cps[k].Step, Trace: name})
 		}
 	}
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // The atomicity checkers of Bogor (Hatcliff, Robby and Dwyer, "Verifying atomicity
@@ -505,7 +505,7 @@ func (e *explorer) atomicWarnings(over func() bool) {
 		checker = AtomicC
 	}
 	for _, f := range e.atomicOrder {
-		af := &timeline.AtomicityCheck{Func: f.name, Decl: timeline.DeclPos(f.decl), Executions: f.execs, Flagged: map[string]int{}}
+		af := &record.AtomicityCheck{Func: f.name, Decl: record.DeclPos(f.decl), Executions: f.execs, Flagged: map[string]int{}}
 		for c := range nChk {
 			af.Flagged[chkNames[c]] = f.flagged[c]
 		}
@@ -515,21 +515,21 @@ func (e *explorer) atomicWarnings(over func() bool) {
 		}
 		var parts []string
 		var first *atomicExample
-		var schedule []timeline.Decision
+		var schedule []record.Decision
 		for _, c := range shown[checker] {
 			ex := f.example[c]
 			text, detail := e.describeBreach(ex, over)
 			if first == nil {
 				first = ex
 				if detail != nil {
-					schedule = timeline.Decisions(detail)
+					schedule = record.Decisions(detail)
 				}
 			}
 			parts = append(parts, chkNames[c]+": "+text)
 		}
 		w := &Warning{Kind: "atomicity", Key: "atomicity " + f.name + " " + f.decl, Hits: f.hits,
 			Message:   fmt.Sprintf("atomicity: %s (%s) is possibly not atomic: %s", f.name, filepath.Base(f.decl), strings.Join(parts, "; ")),
-			atomicity: &timeline.Atomicity{Func: f.name, Decl: timeline.DeclPos(f.decl), Checkers: f.checkers(), Schedule: schedule}}
+			atomicity: &record.Atomicity{Func: f.name, Decl: record.DeclPos(f.decl), Checkers: f.checkers(), Schedule: schedule}}
 		if first != nil {
 			w.Strategy, w.Run, w.Goroutines = first.strategy, first.run, []string{first.g}
 		}
@@ -555,13 +555,13 @@ func (e *explorer) describeBreach(ex *atomicExample, over func() bool) (string, 
 		return fmt.Sprintf("run %d broke the pattern", ex.run), nil
 	}
 	reg := &res.Regions[ex.region]
-	namer := timeline.NewNamer()
+	namer := record.NewNamer()
 	// op names an event's operation with its object as the program's expression there
 	// ("b.mu"), or its logical id.
 	op := func(ev *rt.Event) string {
 		obj := res.ObjName(ev.Obj)
 		if file, line, _ := rt.Position(ev.PC); file != "" {
-			if x := namer.Expr(timeline.Pos{File: file, Line: line}, ev.Op.String()); x != "" {
+			if x := namer.Expr(record.Pos{File: file, Line: line}, ev.Op.String()); x != "" {
 				obj = x
 			}
 		}

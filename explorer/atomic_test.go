@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // The programs of the atomicity checks, written against rt as the instrumenter rewrites an
@@ -202,7 +202,7 @@ func TestAtomicity(t *testing.T) {
 						t.Errorf("verdict names %+v, want %s with failure %q: %s", a, c.fn, c.failure, b.Message)
 					}
 					// The saved schedule replays the verdict, every time.
-					s := timeline.FromResult(b.Result, timeline.Program{}, "").Schedule()
+					s := record.FromResult(b.Result, record.Program{}, "").Schedule()
 					for range 100 {
 						res, err := explorer.Replay(c.body, s, explorer.Options{})
 						if err != nil || res.Verdict.Kind != c.bug {
@@ -218,7 +218,7 @@ func TestAtomicity(t *testing.T) {
 					return
 				}
 			}
-			var f *timeline.AtomicityCheck
+			var f *record.AtomicityCheck
 			for _, a := range rep.Atomicity {
 				if a.Func == c.fn {
 					f = a

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // small is the "small test" of the speed targets: two goroutines updating a counter under a
@@ -154,7 +154,7 @@ func BenchmarkDPORScaling(b *testing.B) {
 					seen := 0
 					explorer.Explore(lockLoop(n), explorer.Options{
 						Strategy: s, MaxRuns: 3, MaxSteps: 10 * n,
-						Progress: func(st *timeline.Stats) {
+						Progress: func(st *record.Stats) {
 							// Progress also reports the end of the exploration, after the
 							// replays in detail mode, which are not runs of the search.
 							if st.Runs == seen {
@@ -251,7 +251,7 @@ func BenchmarkRunCost(b *testing.B) {
 					seen := 0
 					explorer.Explore(lockLoops(sz.g, sz.n), explorer.Options{
 						Strategy: s, MaxRuns: 3, MaxSteps: 10 * sz.g * sz.n,
-						Progress: func(st *timeline.Stats) {
+						Progress: func(st *record.Stats) {
 							if st.Runs == seen {
 								return
 							}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // The reductions are tested against exhaustive search ("dfs") on generated programs (gen_test.go):
@@ -83,7 +83,7 @@ func exploreGenRuns(p *genProgram, strategy explorer.Strategy, maxRuns int) genR
 		Strategy: strategy,
 		MaxRuns:  maxRuns,
 		Outcomes: true,
-		Progress: func(s *timeline.Stats) {
+		Progress: func(s *record.Stats) {
 			// A run abandoned as redundant reaches no terminal state.
 			if s.Aborted > aborted {
 				aborted = s.Aborted

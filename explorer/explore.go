@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
-// worker.EnvDebugRuns=file logs every run's events and decisions to file, for debugging heddle.
+// wire.EnvDebugRuns=file logs every run's events and decisions to file, for debugging heddle.
 var debugRuns = func() io.Writer {
-	if p := os.Getenv(worker.EnvDebugRuns); p != "" {
+	if p := os.Getenv(wire.EnvDebugRuns); p != "" {
 		if f, err := os.Create(p); err == nil {
 			return f
 		}
@@ -46,9 +46,9 @@ type Options struct {
 	// (explore from a checkpoint).
 	Prefix []rt.Decision
 	// Progress, if set, is called after every run.
-	Progress func(*timeline.Stats)
+	Progress func(*record.Stats)
 	// OnNode, if set, receives every new node of the schedule tree.
-	OnNode func(timeline.Node)
+	OnNode func(record.Node)
 	// OnBug, if set, receives every new distinct bug as it is found.
 	OnBug func(*Bug)
 	// Hang is the wall-clock limit between two scheduling points (rt.Config.Hang).
@@ -87,7 +87,7 @@ type Bug struct {
 	// the source positions where its goroutines block, or where it panicked or failed.
 	Key string
 	// Schedule is the simplest schedule found that exhibits the bug, by
-	// timeline.Simplicity.Simpler: the fewest preemptions, then the fewest decisions.
+	// record.Simplicity.Simpler: the fewest preemptions, then the fewest decisions.
 	Schedule    []rt.Decision
 	Preemptions int
 	Hits        int // runs that exhibited it
@@ -112,7 +112,7 @@ type Bug struct {
 
 // Report is the outcome of an exploration.
 type Report struct {
-	Stats timeline.Stats
+	Stats record.Stats
 	Bugs  []*Bug
 	// LockTrees analyses the lock operations of the exploration's first run (JPF's lock
 	// trees with gate locks, and the lock-order graph).
@@ -132,13 +132,13 @@ type Report struct {
 	Warnings []*Warning
 	// Atomicity is each //heddle:atomic function's count of executions and of those that
 	// each checker flagged (atomic.go), in the order the exploration met them.
-	Atomicity []*timeline.AtomicityCheck
+	Atomicity []*record.AtomicityCheck
 	// Err is why the exploration did not start: an unknown strategy.
 	Err error
 }
 
 // A Runner performs one run steered by a guide, in detail mode (positions and stacks) if
-// detail is set. Explore's runner runs the program in this process; package worker/remote has
+// detail is set. Explore's runner runs the program in this process; package driver has
 // one that runs every run in a process of its own.
 type Runner interface {
 	Run(gd *Guide, detail bool) *rt.Result
@@ -327,9 +327,9 @@ func explore(r Runner, opts Options) *Report {
 	case Bounded:
 		// Each deeper bound searches a new tree that contains the previous one: only the last
 		// tree is reported, so node ids stay unique.
-		emit, last := e.opts.OnNode, []timeline.Node(nil)
+		emit, last := e.opts.OnNode, []record.Node(nil)
 		if emit != nil {
-			e.opts.OnNode = func(n timeline.Node) { last = append(last, n) }
+			e.opts.OnNode = func(n record.Node) { last = append(last, n) }
 		}
 		for b := 0; b <= opts.Bound && !e.stopped; b++ {
 			last = last[:0]
@@ -582,8 +582,8 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 
 // simplicity is the rank of a schedule of preemptions preemptions and decisions ds among a
 // bug's schedules.
-func simplicity(preemptions int, ds []rt.Decision) timeline.Simplicity {
-	return timeline.Simplicity{Replayable: true, Preemptions: preemptions, Decisions: len(ds)}
+func simplicity(preemptions int, ds []rt.Decision) record.Simplicity {
+	return record.Simplicity{Replayable: true, Preemptions: preemptions, Decisions: len(ds)}
 }
 
 func preemptions(ds []rt.Decision) int {
@@ -735,21 +735,21 @@ func outcome(res *rt.Result) string {
 
 // Replay runs body once on schedule s in detail mode. A schedule that no longer fits the
 // program ends with a diverged verdict naming the first decision that differs.
-func Replay(body func(), s *timeline.Schedule, opts Options) (*rt.Result, error) {
+func Replay(body func(), s *record.Schedule, opts Options) (*rt.Result, error) {
 	return ReplayWith(Body(body), s, opts)
 }
 
 // ReplayWith is Replay with a harness around the run.
-func ReplayWith(h Harness, s *timeline.Schedule, opts Options) (*rt.Result, error) {
+func ReplayWith(h Harness, s *record.Schedule, opts Options) (*rt.Result, error) {
 	opts.Time, opts.Quantum = s.Time, s.Quantum
 	opts.Strategy = Strategy(s.Strategy)
 	return replay(&inProcess{h: h, cfg: runConfig(opts)}, s)
 }
 
 // ReplayOn replays schedule s with the run performed by r, in detail mode.
-func ReplayOn(r Runner, s *timeline.Schedule) (*rt.Result, error) { return replay(r, s) }
+func ReplayOn(r Runner, s *record.Schedule) (*rt.Result, error) { return replay(r, s) }
 
-func replay(r Runner, s *timeline.Schedule) (*rt.Result, error) {
+func replay(r Runner, s *record.Schedule) (*rt.Result, error) {
 	kinds, names, err := s.Picks()
 	if err != nil {
 		return nil, err
@@ -842,7 +842,7 @@ var lockOps = map[rt.OpKind]locktree.Op{rt.OpLock: locktree.Acquire, rt.OpUnlock
 func lockTrees(res *rt.Result) *locktree.Report {
 	var evs []locktree.Event
 	names := map[string]string{}
-	namer := timeline.NewNamer()
+	namer := record.NewNamer()
 	for _, e := range res.Events {
 		op, ok := lockOps[e.Op]
 		if !ok {
@@ -852,7 +852,7 @@ func lockTrees(res *rt.Result) *locktree.Report {
 		lock := res.ObjName(e.Obj)
 		evs = append(evs, locktree.Event{G: res.Name(e.G), Lock: lock, Op: op, Pos: locktree.Pos{File: file, Line: line}})
 		if names[lock] == "" && file != "" {
-			if x := namer.Expr(timeline.Pos{File: file, Line: line}, e.Op.String()); x != "" {
+			if x := namer.Expr(record.Pos{File: file, Line: line}, e.Op.String()); x != "" {
 				names[lock] = x
 			}
 		}
@@ -864,7 +864,7 @@ func lockTrees(res *rt.Result) *locktree.Report {
 
 // TraceLockEvents extracts the lock acquisitions and releases of a trace's steps before step
 // upTo.
-func TraceLockEvents(tr *timeline.Trace, upTo int) []locktree.Event {
+func TraceLockEvents(tr *record.Trace, upTo int) []locktree.Event {
 	byName := make(map[string]locktree.Op, len(lockOps))
 	for k, op := range lockOps {
 		byName[k.String()] = op
@@ -888,7 +888,7 @@ func TraceLockEvents(tr *timeline.Trace, upTo int) []locktree.Event {
 }
 
 func (e *explorer) emitNode(n *node, parent *node, res *rt.Result) {
-	tn := timeline.Node{ID: n.id, Parent: -1, Kind: n.kind.String(), Enabled: n.names}
+	tn := record.Node{ID: n.id, Parent: -1, Kind: n.kind.String(), Enabled: n.names}
 	if parent != nil {
 		tn.Parent = parent.id
 		tn.G, tn.Op, tn.Obj = edge(parent, res)
@@ -904,7 +904,7 @@ func edge(n *node, res *rt.Result) (g, op, obj string) {
 
 // emitLeaf adds the leaf where a run ended, under the deepest node of the run.
 func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
-	leaf := timeline.Node{ID: t.nextID, Parent: -1, Leaf: &timeline.Leaf{Verdict: string(res.Verdict.Kind)}}
+	leaf := record.Node{ID: t.nextID, Parent: -1, Leaf: &record.Leaf{Verdict: string(res.Verdict.Kind)}}
 	t.nextID++
 	if res.Verdict.Kind.Bug() {
 		leaf.Leaf.Key = e.leafBug(res)
@@ -918,6 +918,6 @@ func (e *explorer) emitLeaf(t *tree, res *rt.Result) {
 }
 
 // emitPruned sends a node again with the alternatives its search left out.
-func (e *explorer) emitPruned(n *node, pruned []timeline.Pruned) {
-	e.opts.OnNode(timeline.Node{ID: n.id, Parent: timeline.Revisit, Pruned: pruned})
+func (e *explorer) emitPruned(n *node, pruned []record.Pruned) {
+	e.opts.OnNode(record.Node{ID: n.id, Parent: record.Revisit, Pruned: pruned})
 }

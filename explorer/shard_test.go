@@ -8,16 +8,16 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/internal/corpus"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // runsOf explores p with opts and returns the report and the schedule of every complete run,
 // read from the leaves of the schedule tree: the picks on the path from the root.
 func runsOf(p corpus.Program, opts explorer.Options) (*explorer.Report, []string) {
-	nodes := map[int]timeline.Node{}
-	var leaves []timeline.Node
-	opts.OnNode = func(n timeline.Node) {
-		if n.Parent == timeline.Revisit {
+	nodes := map[int]record.Node{}
+	var leaves []record.Node
+	opts.OnNode = func(n record.Node) {
+		if n.Parent == record.Revisit {
 			return
 		}
 		nodes[n.ID] = n
@@ -91,7 +91,7 @@ func TestShards(t *testing.T) {
 				var union, bugs []string
 				largest := 0 // runs of the largest share
 				outcomes := map[string]bool{}
-				var total timeline.Stats
+				var total record.Stats
 				total.Complete = true
 				var shares []explorer.Options
 				for s := range n {

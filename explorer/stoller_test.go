@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // stollerComposition is the example of Stoller §6 (STTT 2002): from s1, where the objects are
@@ -62,7 +62,7 @@ func TestStollerComposition(t *testing.T) {
 	explore := func(opts explorer.Options) *explorer.Report {
 		clear(orders)
 		aborted := 0
-		opts.Progress = func(s *timeline.Stats) {
+		opts.Progress = func(s *record.Stats) {
 			if s.Aborted > aborted {
 				aborted = s.Aborted
 				return

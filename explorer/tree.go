@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // The systematic strategies share one stateless depth-first search (VeriSoft's reset and
@@ -68,7 +68,7 @@ type tree struct {
 	shards int
 	stack  []*node
 	br     brancher
-	stats  *timeline.Stats
+	stats  *record.Stats
 	bound  int // preemption bound, -1 for none
 	// depth, if positive, leaves the alternatives of nodes at this depth and deeper
 	// unexplored (the portfolio's exhaustive member once a run was cut at the step bound).
@@ -79,7 +79,7 @@ type tree struct {
 	late     bool
 	nextID   int
 	onNode   func(n, parent *node, res *rt.Result)
-	onPop    func(n *node, pruned []timeline.Pruned)
+	onPop    func(n *node, pruned []record.Pruned)
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
@@ -218,10 +218,10 @@ func (t *tree) next() *Guide {
 // pop removes node d, the top of the stack, reporting the alternatives its search left out.
 func (t *tree) pop(d int) {
 	n := t.stack[d]
-	var pruned []timeline.Pruned
+	var pruned []record.Pruned
 	for i := range n.alts {
 		if n.why != nil && n.why[i] != "" && n.names != nil {
-			pruned = append(pruned, timeline.Pruned{G: n.names[i], Reason: n.why[i]})
+			pruned = append(pruned, record.Pruned{G: n.names[i], Reason: n.why[i]})
 		}
 		if !n.done[i] {
 			reason := "persistent"
@@ -232,7 +232,7 @@ func (t *tree) pop(d int) {
 				t.stats.PrunedPersistent++
 			}
 			if n.names != nil {
-				pruned = append(pruned, timeline.Pruned{G: n.names[i], Reason: reason})
+				pruned = append(pruned, record.Pruned{G: n.names[i], Reason: reason})
 			}
 		}
 	}

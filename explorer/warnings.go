@@ -4,8 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // A Warning is a distinct finding of a predictive check (rt.Warning) over an exploration:
@@ -33,7 +33,7 @@ type Warning struct {
 	gnames   map[rt.GID]string
 	schedule []rt.Decision
 	// atomicity names the function of an "atomicity" warning.
-	atomicity *timeline.Atomicity
+	atomicity *record.Atomicity
 }
 
 // addWarnings files the warnings of run res.
@@ -147,10 +147,10 @@ func involved(res *rt.Result, w *rt.Warning) []string {
 }
 
 // WireWarnings converts warnings to the form the worker protocol and the files carry.
-func WireWarnings(ws []*Warning) []*timeline.Warning {
-	out := make([]*timeline.Warning, len(ws))
+func WireWarnings(ws []*Warning) []*record.Warning {
+	out := make([]*record.Warning, len(ws))
 	for i, w := range ws {
-		out[i] = &timeline.Warning{Kind: w.Kind, Key: w.Key, Message: w.Message, Hits: w.Hits, Strategy: w.Strategy,
+		out[i] = &record.Warning{Kind: w.Kind, Key: w.Key, Message: w.Message, Hits: w.Hits, Strategy: w.Strategy,
 			Run: w.Run, Goroutines: w.Goroutines, Confirmed: w.Confirmed, Atomicity: w.atomicity}
 	}
 	return out

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // registry is the racefail kernel written against rt: a connection counted under the lock,
@@ -150,7 +150,7 @@ func TestRaceWindow(t *testing.T) {
 				t.Fatalf("bugs %+v, want the panic, found by the race window", rep.Bugs)
 			}
 			for i := 0; i < 100; i++ {
-				res, err := explorer.Replay(tc.body, timeline.FromResult(rep.Bugs[0].Result, timeline.Program{}, "dpor").Schedule(), explorer.Options{})
+				res, err := explorer.Replay(tc.body, record.FromResult(rep.Bugs[0].Result, record.Program{}, "dpor").Schedule(), explorer.Options{})
 				if err != nil || res.Verdict.Kind != rt.VerdictPanic {
 					t.Fatalf("replay %d: %v %v", i, err, res.Verdict)
 				}

@@ -1,34 +1,34 @@
 package explorer
 
 import (
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // The conversions between the explorer's values and those of the worker protocol, which
 // carries explorations, runs and their results between heddle and the processes that run
-// the program (package worker).
+// the program (package wire).
 
 // OptionsOf converts options received from a controller.
-func OptionsOf(w worker.Options) Options {
+func OptionsOf(w wire.Options) Options {
 	return Options{Strategy: Strategy(w.Strategy), MaxRuns: w.MaxRuns, MaxTime: w.MaxTime, MaxSteps: w.MaxSteps,
 		Seed: w.Seed, Depth: w.Depth, Bound: w.Bound, StopOnBug: w.StopOnBug, Hang: w.Hang, Prefix: w.Prefix,
 		Shard: w.Shard, Shards: w.Shards, Part: w.Part, Parts: w.Parts, Time: w.Time, Quantum: w.Quantum, Atomicity: w.Atomicity}
 }
 
 // Wire returns what a worker needs to steer a run as gd would.
-func (gd *Guide) Wire() *worker.Guide {
-	w := &worker.Guide{Prefix: gd.Prefix, Kinds: gd.Kinds, Names: gd.Names, Sleep: wireSleep(gd.Sleep),
+func (gd *Guide) Wire() *wire.Guide {
+	w := &wire.Guide{Prefix: gd.Prefix, Kinds: gd.Kinds, Names: gd.Names, Sleep: wireSleep(gd.Sleep),
 		Policy: uint8(gd.Policy), Seed: gd.Seed, Depth: gd.Depth, Length: gd.Length, Bound: gd.Bound,
 		Shard: gd.Shard, Shards: gd.Shards, Part: gd.Part, Parts: gd.Parts, SplitFrom: gd.SplitFrom, Watch: gd.Watch, Serial: gd.Serial, Timeouts: gd.Timeouts, Timeout: gd.Timeout}
 	for _, p := range gd.Plan {
-		w.Plan = append(w.Plan, worker.PlanStep{G: p.G, Data: p.Data})
+		w.Plan = append(w.Plan, wire.PlanStep{G: p.G, Data: p.Data})
 	}
 	return w
 }
 
 // GuideOf returns the guide that a controller sent.
-func GuideOf(w *worker.Guide) *Guide {
+func GuideOf(w *wire.Guide) *Guide {
 	gd := &Guide{Prefix: w.Prefix, Kinds: w.Kinds, Names: w.Names, Sleep: sleepOf(w.Sleep),
 		Policy: Policy(w.Policy), Seed: w.Seed, Depth: w.Depth, Length: w.Length, Bound: w.Bound,
 		Shard: w.Shard, Shards: w.Shards, Part: w.Part, Parts: w.Parts, SplitFrom: w.SplitFrom, Watch: w.Watch, Serial: w.Serial, Timeouts: w.Timeouts, Timeout: w.Timeout}
@@ -38,15 +38,15 @@ func GuideOf(w *worker.Guide) *Guide {
 	return gd
 }
 
-func wireSleep(ss []Sleeper) []worker.Sleeper {
-	var out []worker.Sleeper
+func wireSleep(ss []Sleeper) []wire.Sleeper {
+	var out []wire.Sleeper
 	for _, s := range ss {
-		out = append(out, worker.Sleeper{G: s.G, Op: s.Op, Objs: s.Objs, Yields: s.Yields})
+		out = append(out, wire.Sleeper{G: s.G, Op: s.Op, Objs: s.Objs, Yields: s.Yields})
 	}
 	return out
 }
 
-func sleepOf(ws []worker.Sleeper) []Sleeper {
+func sleepOf(ws []wire.Sleeper) []Sleeper {
 	var out []Sleeper
 	for _, s := range ws {
 		out = append(out, Sleeper{G: s.G, Op: s.Op, Objs: s.Objs, Yields: s.Yields})
@@ -55,16 +55,16 @@ func sleepOf(ws []worker.Sleeper) []Sleeper {
 }
 
 // Log returns what the guide recorded during its last run, for the controller that sent it.
-func (gd *Guide) Log() []worker.LoggedPoint {
-	out := make([]worker.LoggedPoint, len(gd.log))
+func (gd *Guide) Log() []wire.LoggedPoint {
+	out := make([]wire.LoggedPoint, len(gd.log))
 	for i, l := range gd.log {
-		out[i] = worker.LoggedPoint{Kind: l.kind, Alts: l.alts, Pick: l.pick, Current: l.current, Sleep: wireSleep(l.sleep), PlanAt: l.planAt}
+		out[i] = wire.LoggedPoint{Kind: l.kind, Alts: l.alts, Pick: l.pick, Current: l.current, Sleep: wireSleep(l.sleep), PlanAt: l.planAt}
 	}
 	return out
 }
 
 // SetLog restores a log received from a worker, and the divergence of its run.
-func (gd *Guide) SetLog(ls []worker.LoggedPoint, diverged string) {
+func (gd *Guide) SetLog(ls []wire.LoggedPoint, diverged string) {
 	gd.log = gd.log[:0]
 	for _, l := range ls {
 		gd.log = append(gd.log, logged{kind: l.Kind, alts: l.Alts, pick: l.Pick, current: l.Current, sleep: sleepOf(l.Sleep), planAt: l.PlanAt})
@@ -76,15 +76,15 @@ func (gd *Guide) SetLog(ls []worker.LoggedPoint, diverged string) {
 func (gd *Guide) Diverged() string { return gd.diverged }
 
 // WireBug converts a bug to the wire, without its trace: a bug as it is found.
-func WireBug(b *Bug) *worker.Bug {
-	return &worker.Bug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Strategy: b.Strategy, Run: b.Run}
+func WireBug(b *Bug) *wire.Bug {
+	return &wire.Bug{Kind: string(b.Kind), Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Strategy: b.Strategy, Run: b.Run}
 }
 
 // WireBugTrace converts a bug to the wire with the trace of its detailed run, if it has one.
-func WireBugTrace(b *Bug, prog timeline.Program, strategy string) *worker.Bug {
+func WireBugTrace(b *Bug, prog record.Program, strategy string) *wire.Bug {
 	wb := WireBug(b)
 	if b.Result != nil {
-		wb.Trace = timeline.FromResult(b.Result, prog, strategy)
+		wb.Trace = record.FromResult(b.Result, prog, strategy)
 	}
 	return wb
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // TestGuideWire sends a guide and its log through the worker protocol's JSON, as a controller
@@ -32,14 +32,14 @@ func TestGuideWire(t *testing.T) {
 		Timeouts: true,
 		Timeout:  "x.go:9",
 	}
-	// A field added to Guide must be carried by worker.Guide, and set here.
+	// A field added to Guide must be carried by wire.Guide, and set here.
 	v := reflect.ValueOf(gd).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		if f := v.Type().Field(i); f.IsExported() && v.Field(i).IsZero() {
 			t.Fatalf("set Guide.%s in this test", f.Name)
 		}
 	}
-	var w worker.Guide
+	var w wire.Guide
 	roundTrip(t, gd.Wire(), &w)
 	if got := GuideOf(&w); !reflect.DeepEqual(got, gd) {
 		t.Errorf("guide after the wire:\n%+v\nwant\n%+v", got, gd)
@@ -49,7 +49,7 @@ func TestGuideWire(t *testing.T) {
 		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Op: rt.OpUnlock, Obj: 7}}, pick: 1, current: 0, sleep: []Sleeper{{G: 3, Op: rt.OpLock, Objs: []rt.ObjID{7}}}, planAt: 2},
 		{kind: rt.DecideSelect, alts: []rt.Alt{{G: 2, Case: 0}, {G: 2, Case: 1}}, pick: 0, current: 0, planAt: -1},
 	}
-	var log []worker.LoggedPoint
+	var log []wire.LoggedPoint
 	roundTrip(t, gd.Log(), &log)
 	back := &Guide{}
 	back.SetLog(log, "diverged at decision 3")

@@ -4,7 +4,7 @@ import (
 	"go/ast"
 	"strconv"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/internal/directive"
 )
 
 // atomicFunc brackets the body of a function declared //heddle:atomic with rt.AtomicEnter
@@ -12,15 +12,15 @@ import (
 // line moves and every way out of the function (each return, a panic, runtime.Goexit) ends
 // the execution.
 func (r *rewriter) atomicFunc(fd *ast.FuncDecl) {
-	if !timeline.IsAtomic(fd.Doc) {
+	if !directive.IsAtomic(fd.Doc) {
 		return
 	}
 	if fd.Body == nil {
-		r.fail(fd, "%s on %s, a function without a body", timeline.AtomicDirective, fd.Name.Name)
+		r.fail(fd, "%s on %s, a function without a body", directive.AtomicDirective, fd.Name.Name)
 		return
 	}
 	decl := r.fset.PositionFor(fd.Pos(), false)
-	name := quote(timeline.FuncName(fd))
+	name := quote(directive.FuncName(fd))
 	site := quote(r.filename + ":" + strconv.Itoa(decl.Line))
 	lbrace := fd.Body.Lbrace
 	r.edits = append(r.edits, edit{pos: lbrace, end: lbrace + 1, render: func(w *writer) {

@@ -15,7 +15,7 @@ import (
 )
 
 // passthroughRuntime returns a copy of the runtime module whose core package
-// rt and harness are the plain-Go stand-ins of testdata/passthrough: the
+// rt and worker are the plain-Go stand-ins of testdata/passthrough: the
 // shadow packages are the real ones. Programs built against it must behave
 // exactly like their uninstrumented selves.
 var passthroughRuntime = sync.OnceValues(func() (string, error) {
@@ -33,7 +33,7 @@ var passthroughRuntime = sync.OnceValues(func() (string, error) {
 		}
 		rel, _ := filepath.Rel(real, p)
 		// Keep the shadow packages; drop rt's own files and the harness.
-		if filepath.Dir(rel) == "rt" || filepath.Dir(rel) == "harness" || filepath.Dir(rel) == "." && rel != "go.mod" {
+		if filepath.Dir(rel) == "rt" || filepath.Dir(rel) == "worker" || filepath.Dir(rel) == "." && rel != "go.mod" {
 			return nil
 		}
 		return copyFile(p, filepath.Join(dir, rel))
@@ -41,7 +41,7 @@ var passthroughRuntime = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for _, f := range []string{"rt/rt.go", "harness/harness.go"} {
+	for _, f := range []string{"rt/rt.go", "worker/worker.go"} {
 		if err := copyFile(filepath.Join("testdata", "passthrough", f), filepath.Join(dir, f)); err != nil {
 			return "", err
 		}

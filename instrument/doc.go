@@ -31,8 +31,8 @@
 // *testing.T (also through embedding) go to the harness, which runs a subtest in its parent's
 // place and makes t.Parallel a no-op within a run:
 //
-//	t.Run(name, f)          harness.Run(t, name, f)
-//	t.Parallel()            harness.Parallel(t)
+//	t.Run(name, f)          worker.Run(t, name, f)
+//	t.Parallel()            worker.Parallel(t)
 //
 // The function value, receiver and arguments of a go statement, and the
 // channel and value operands of a select, are evaluated where Go evaluates
@@ -65,7 +65,7 @@
 // the heddle binary, so that builds work offline.
 //
 // For tests, Build adds to each package a test file that registers its
-// TestXxx functions with the harness of package harness, the internal and the
+// TestXxx functions with the harness of package worker, the internal and the
 // external test package each registering their own, and a TestHeddleWorker
 // test through which heddle runs them; a TestMain stays as it is. For a main
 // package it adds a file that hands main to the harness.

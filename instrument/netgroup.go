@@ -6,14 +6,14 @@ import (
 )
 
 // The one place where instrumented code's sockets meet process groups (docs/processes.md):
-// net.Listen and net.Dial become the functions of package rt/group of the same name, which
+// net.Listen and net.Dial become the functions of package rt/member of the same name, which
 // give the sockets of a group member to the group's controller and are rt/net's, the network
 // inside one process, outside a group. rt/net shadows the rest of package net; a dial that no
 // listener of a member answers reaches the group through rt/net's Outside hook.
 
-const groupPath = rtPath + "/group"
+const memberPath = rtPath + "/member"
 
-// groupFuncs are the functions of package net that rt/group replaces.
+// groupFuncs are the functions of package net that rt/member replaces.
 var groupFuncs = map[string]bool{"Listen": true, "Dial": true}
 
 // netGroupCall reports whether sel, a selector expression, names net.Listen or net.Dial
@@ -30,8 +30,8 @@ func (r *rewriter) netGroupCall(sel *ast.SelectorExpr) bool {
 	if _, ok := r.info.Uses[id].(*types.PkgName); !ok {
 		return false
 	}
-	name := prefix + "group"
-	r.imports[groupPath] = name
+	name := prefix + "member"
+	r.imports[memberPath] = name
 	r.add(sel, func(w *writer) { w.insert(name + "." + f.Name()) })
 	return true
 }

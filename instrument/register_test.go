@@ -13,9 +13,9 @@ import (
 // the harness links: one it missed would be instrumented, and its tests would not build under
 // heddle (an import cycle through the harness).
 func TestHarnessLinks(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", harnessPath).Output()
+	out, err := exec.Command("go", "list", "-deps", workerPath).Output()
 	if err != nil {
-		t.Fatalf("go list -deps %s: %v", harnessPath, err)
+		t.Fatalf("go list -deps %s: %v", workerPath, err)
 	}
 	var links []string
 	for _, p := range strings.Fields(string(out)) {
@@ -24,7 +24,7 @@ func TestHarnessLinks(t *testing.T) {
 		}
 	}
 	if len(links) == 0 {
-		t.Fatalf("go list -deps %s lists no package of %s", harnessPath, modulePath)
+		t.Fatalf("go list -deps %s lists no package of %s", workerPath, modulePath)
 	}
 	for _, p := range links {
 		if !Runtime(p) {

@@ -15,9 +15,9 @@ import (
 
 // Import paths of heddle's runtime.
 const (
-	modulePath  = rt.ModulePath
-	rtPath      = modulePath + "/rt"
-	harnessPath = modulePath + "/harness"
+	modulePath = rt.ModulePath
+	rtPath     = modulePath + "/rt"
+	workerPath = modulePath + "/worker"
 )
 
 // shadows maps each package that instrumented code must not use directly, all standard but
@@ -342,13 +342,13 @@ func (r *rewriter) builtin(call *ast.CallExpr) {
 var harnessCalls = map[string]bool{"Run": true, "Parallel": true, "Cleanup": true, "Context": true}
 
 // checkedMethods are the methods of *testing.T and testing.TB whose receiver is rewritten into
-// harness.Checked(t), in calls and method values: a log or a failure after the test completed
-// fails as go test fails it (harness/late.go).
+// worker.Checked(t), in calls and method values: a log or a failure after the test completed
+// fails as go test fails it (worker/late.go).
 var checkedMethods = map[string]bool{"Log": true, "Logf": true, "Error": true, "Errorf": true, "Fatal": true, "Fatalf": true, "Fail": true, "FailNow": true}
 
-// testingCall rewrites t.Run(name, f) into harness.Run(t, name, f), t.Parallel() into
-// harness.Parallel(t), t.Cleanup(f) into harness.Cleanup(t, f) and t.Context() into
-// harness.Context(t), for t a *testing.T or a value that embeds one, and for Cleanup and
+// testingCall rewrites t.Run(name, f) into worker.Run(t, name, f), t.Parallel() into
+// worker.Parallel(t), t.Cleanup(f) into worker.Cleanup(t, f) and t.Context() into
+// worker.Context(t), for t a *testing.T or a value that embeds one, and for Cleanup and
 // Context a testing.TB too. Method values and method
 // expressions are left alone.
 func (r *rewriter) testingCall(call *ast.CallExpr) {
@@ -385,7 +385,7 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 	_, isPtr := t.Underlying().(*types.Pointer)
 	isPtr = isPtr || types.IsInterface(t)
 	r.add(call, func(w *writer) {
-		w.insert(r.harness() + ".")
+		w.insert(r.worker() + ".")
 		w.at(se.Sel.Pos())
 		w.insert(se.Sel.Name + "(")
 		if !isPtr {
@@ -410,10 +410,10 @@ func (r *rewriter) testingCall(call *ast.CallExpr) {
 	})
 }
 
-// checkedMethod rewrites t.Logf, called or as a method value, into harness.Checked(t).Logf,
+// checkedMethod rewrites t.Logf, called or as a method value, into worker.Checked(t).Logf,
 // and so on for checkedMethods, for t a *testing.T or a testing.TB. For t of another interface
 // whose method has testing's signature (an assertion library's TestingT), it rewrites t into
-// harness.Late(t, "Log"), which checks the call when t holds a testing.TB and leaves the call
+// worker.Late(t, "Log"), which checks the call when t holds a testing.TB and leaves the call
 // itself as it is: the library's t.Helper marks the frame that calls.
 func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
 	sel := r.info.Selections[se]
@@ -423,7 +423,7 @@ func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
 	t := sel.Recv()
 	if _, isPtr := t.Underlying().(*types.Pointer); isPtr && isTestingT(deref(t)) || isTestingTB(t) {
 		r.add(se, func(w *writer) {
-			w.insert(r.harness() + ".Checked(")
+			w.insert(r.worker() + ".Checked(")
 			w.node(se.X)
 			w.insert(").")
 			w.at(se.Sel.Pos())
@@ -443,7 +443,7 @@ func (r *rewriter) checkedMethod(se *ast.SelectorExpr) {
 			late = ".LateValue("
 		}
 		r.add(se, func(w *writer) {
-			w.insert(r.harness() + late)
+			w.insert(r.worker() + late)
 			w.node(se.X)
 			w.insert(`, "` + what + `").`)
 			w.at(se.Sel.Pos())
@@ -549,10 +549,10 @@ func deref(t types.Type) types.Type {
 	return t
 }
 
-// harness returns the name under which the rewritten file imports the test harness.
-func (r *rewriter) harness() string {
-	name := prefix + "harness"
-	r.imports[harnessPath] = name
+// worker returns the name under which the rewritten file imports package worker, the test harness.
+func (r *rewriter) worker() string {
+	name := prefix + "worker"
+	r.imports[workerPath] = name
 	return name
 }
 
@@ -1224,7 +1224,7 @@ func (r *rewriter) importEdits() {
 				r.add(spec.Path, func(w *writer) { w.insert(quoted) })
 			}
 		}
-		// net is shadowed, and its Listen and Dial may have been rewritten to rt/group's;
+		// net is shadowed, and its Listen and Dial may have been rewritten to rt/member's;
 		// net/http's Serve and ListenAndServe are rewritten to rt/net/http's (a package whose
 		// only use of net/http is an http.ListenAndServe in an init's goroutine).
 		if controlledFuncs[path] == nil && path != "net" && path != "net/http" || spec.Name != nil && (spec.Name.Name == "_" || spec.Name.Name == ".") {

@@ -27,7 +27,7 @@ type checker struct {
 }
 
 var checkerImports = []string{"context", "errors", "fmt", "math/rand", "math/rand/v2", "os", "runtime", "strings", "sync", "sync/atomic", "testing", "time",
-	rtPath, harnessPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"], shadows["math/rand"], shadows["math/rand/v2"]}
+	rtPath, workerPath, shadows["context"], shadows["sync"], shadows["sync/atomic"], shadows["time"], shadows["math/rand"], shadows["math/rand/v2"]}
 
 var check = new(checker)
 

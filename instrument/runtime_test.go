@@ -30,7 +30,7 @@ func TestRuntimeSource(t *testing.T) {
 	// Package lin is left out: it imports Porcupine, which the runtime module does not
 	// require (so that every instrumented build stays offline); a module that uses lin
 	// requires Porcupine itself, as the kernels' module does (TestKernels builds it).
-	cmd := exec.Command("go", "build", ".", "./rt/...", "./harness/...", "./explorer/...", "./worker", "./timeline/...", "./locktree/...")
+	cmd := exec.Command("go", "build", ".", "./rt/...", "./worker/...", "./explorer/...", "./wire", "./record/...", "./locktree/...")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -41,7 +41,7 @@ func TestRuntimeSource(t *testing.T) {
 // TestBuildRealRuntime builds the test modules against heddle's own runtime
 // and runs the binaries outside a controlled run, where rt must behave like
 // the standard packages. (Runs under the scheduler go through the worker
-// protocol of package harness, which the explorer's tests drive.)
+// protocol of package worker, which the explorer's tests drive.)
 func TestBuildRealRuntime(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")

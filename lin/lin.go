@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // Model is the sequential specification of a type whose operations take an input I and give
@@ -38,13 +38,13 @@ type History[S, I, O any] struct {
 	// Outside heddle: the operations, their calls and returns numbered under mu, and the
 	// goroutines' names by runtime id, numbered in the order of their first calls.
 	mu    sync.Mutex
-	ops   []record[I, O]
+	ops   []entry[I, O]
 	n     int32
 	names map[int64]string
 }
 
-// record is one operation of a history.
-type record[I, O any] struct {
+// entry is one operation of a history.
+type entry[I, O any] struct {
 	g rt.GID // under heddle
 	// name is the goroutine's name outside heddle (goroutine 1, goroutine 2…).
 	name string
@@ -90,7 +90,7 @@ func (h *History[S, I, O]) Do(in I, f func() O) O {
 		h.names[id] = name
 	}
 	i := len(h.ops)
-	h.ops = append(h.ops, record[I, O]{name: name, call: h.n, ret: -1, callStep: -1, retStep: -1, in: in})
+	h.ops = append(h.ops, entry[I, O]{name: name, call: h.n, ret: -1, callStep: -1, retStep: -1, in: in})
 	h.n++
 	h.mu.Unlock()
 	out := f()
@@ -103,8 +103,8 @@ func (h *History[S, I, O]) Do(in I, f func() O) O {
 
 // recorded returns the operations recorded so far, their positions numbered from 0 without
 // gaps, and whether they were recorded by heddle.
-func (h *History[S, I, O]) recorded() ([]record[I, O], bool) {
-	var ops []record[I, O]
+func (h *History[S, I, O]) recorded() ([]entry[I, O], bool) {
+	var ops []entry[I, O]
 	all, underHeddle := rt.History()
 	if underHeddle {
 		for _, op := range all {
@@ -112,7 +112,7 @@ func (h *History[S, I, O]) recorded() ([]record[I, O], bool) {
 			if !ok || c.h != h {
 				continue
 			}
-			r := record[I, O]{g: op.G, call: op.Call, ret: op.Return, callStep: op.CallStep, retStep: op.ReturnStep, in: c.in}
+			r := entry[I, O]{g: op.G, call: op.Call, ret: op.Return, callStep: op.CallStep, retStep: op.ReturnStep, in: c.in}
 			if op.Return >= 0 {
 				r.out = as[O](op.Out)
 			}
@@ -184,12 +184,12 @@ func (h *History[S, I, O]) Check(t TB) {
 		rt.NotLinearizable(msg, drawn)
 		return
 	}
-	drawn := make([]timeline.Operation, len(ops))
+	drawn := make([]record.Operation, len(ops))
 	for i, op := range ops {
 		in, out := h.describe(op.in, op.out)
-		drawn[i] = timeline.Operation{G: op.name, Call: int(op.call), Return: int(op.ret), CallStep: -1, ReturnStep: -1, Input: in, Output: out}
+		drawn[i] = record.Operation{G: op.name, Call: int(op.call), Return: int(op.ret), CallStep: -1, ReturnStep: -1, Input: in, Output: out}
 	}
-	t.Fatalf("%s\n%s", msg, timeline.DrawHistory(drawn))
+	t.Fatalf("%s\n%s", msg, record.DrawHistory(drawn))
 }
 
 func (h *History[S, I, O]) porcupineModel() porcupine.Model {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/internal/directive"
 	"go.lsp.dev/protocol"
 )
 
@@ -143,7 +143,7 @@ func joinAnd(names []string) string {
 // whose doc comment has //heddle:atomic. Its command runs the tests of the file's package
 // that reach the function; read returns the text of another file of the package.
 func atomicLenses(path string, src []byte, read func(path string) ([]byte, error)) []protocol.CodeLens {
-	if !bytes.Contains(src, []byte(timeline.AtomicDirective)) {
+	if !bytes.Contains(src, []byte(directive.AtomicDirective)) {
 		return nil
 	}
 	fset := token.NewFileSet()
@@ -155,7 +155,7 @@ func atomicLenses(path string, src []byte, read func(path string) ([]byte, error
 	}
 	var atomic []*ast.FuncDecl
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && named(fset, src, fd) && timeline.IsAtomic(fd.Doc) {
+		if fd, ok := d.(*ast.FuncDecl); ok && named(fset, src, fd) && directive.IsAtomic(fd.Doc) {
 			atomic = append(atomic, fd)
 		}
 	}
@@ -166,7 +166,7 @@ func atomicLenses(path string, src []byte, read func(path string) ([]byte, error
 	pkg := loadPackage(dir, path, f, read)
 	var lenses []protocol.CodeLens
 	for _, fd := range atomic {
-		args := AtomicityArgs{Package: dir, Func: timeline.FuncName(fd), Tests: pkg.testsReaching(fd.Name.Name)}
+		args := AtomicityArgs{Package: dir, Func: directive.FuncName(fd), Tests: pkg.testsReaching(fd.Name.Name)}
 		lenses = append(lenses, protocol.CodeLens{
 			Range:   protocol.Range{Start: position(fset, src, fd.Pos()), End: position(fset, src, fd.Name.End())},
 			Command: &protocol.Command{Title: "check atomicity", Command: CommandCheckAtomicity, Arguments: []any{args}},

@@ -12,7 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // FuzzResults writes a trace file and, if not empty, an exploration file into a test
@@ -22,14 +22,14 @@ import (
 func FuzzResults(f *testing.F) {
 	fixtures := filepath.Join("testdata", "workspace", "dot-heddle")
 	err := filepath.WalkDir(fixtures, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !timeline.IsTrace(path) {
+		if err != nil || !record.IsTrace(path) {
 			return err
 		}
 		trace, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		exp, _ := os.ReadFile(filepath.Join(filepath.Dir(path), timeline.PlainExplorationFile))
+		exp, _ := os.ReadFile(filepath.Join(filepath.Dir(path), record.PlainExplorationFile))
 		// The fixture's exploration names the fixture's trace by its name; the fuzzed trace is
 		// always deadlock-1.trace.json.
 		exp = bytes.ReplaceAll(exp, []byte(filepath.Base(path)), []byte("deadlock-1.trace.json"))
@@ -79,7 +79,7 @@ func FuzzResults(f *testing.F) {
 			t.Fatal(err)
 		}
 		if len(exp) > 0 {
-			if err := os.WriteFile(filepath.Join(dir, timeline.PlainExplorationFile), bytes.ReplaceAll(exp, []byte("$WORK"), work), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, record.PlainExplorationFile), bytes.ReplaceAll(exp, []byte("$WORK"), work), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // maxTraceSize bounds the trace files read. Traces of long runs are megabytes; one larger than
@@ -22,15 +22,15 @@ const maxTraceSize = 256 << 20
 // A result is one bug of the latest exploration of a test, with its trace, or one
 // atomicity warning of the exploration, which has no trace.
 type result struct {
-	path    string          // absolute path of the trace file; "" for a warning
-	test    string          // the test's name
-	kind    string          // the bug kind
-	message string          // the bug's message: the exploration's, else the verdict's
-	trace   *timeline.Trace // without its events; nil for a warning
-	files   []string        // the files the trace names
-	dir     string          // the directory of the test's package when it was explored
+	path    string        // absolute path of the trace file; "" for a warning
+	test    string        // the test's name
+	kind    string        // the bug kind
+	message string        // the bug's message: the exploration's, else the verdict's
+	trace   *record.Trace // without its events; nil for a warning
+	files   []string      // the files the trace names
+	dir     string        // the directory of the test's package when it was explored
 	// atomicity is the //heddle:atomic function of an atomicity bug or warning.
-	atomicity *timeline.Atomicity
+	atomicity *record.Atomicity
 	// exploration is the exploration file that lists a warning.
 	exploration string
 	// locks are the lock trees of the exploration, which locate a lock-order inversion: its
@@ -41,7 +41,7 @@ type result struct {
 // resultFile reports whether a file in a result directory is one the server reads. Files
 // whose names start with a dot are the temporary files of a write in progress.
 func resultFile(name string) bool {
-	return !strings.HasPrefix(name, ".") && (timeline.IsExploration(name) || timeline.IsTrace(name))
+	return !strings.HasPrefix(name, ".") && (record.IsExploration(name) || record.IsTrace(name))
 }
 
 // walkResults calls fn for each result file under the directories, in lexical order. A
@@ -92,9 +92,9 @@ type loader struct {
 type loaded struct {
 	size  int64
 	mod   time.Time
-	exp   *timeline.Exploration // without its tree
-	trace *timeline.Trace       // without its decisions, objects and events
-	files []string              // the files the trace names
+	exp   *record.Exploration // without its tree
+	trace *record.Trace       // without its decisions, objects and events
+	files []string            // the files the trace names
 	err   error
 }
 
@@ -111,7 +111,7 @@ func (l *loader) file(path string, d fs.DirEntry, seen map[string]*loaded) *load
 	if c == nil || c.size != fi.Size() || !c.mod.Equal(fi.ModTime()) {
 		l.reads++
 		c = &loaded{size: fi.Size(), mod: fi.ModTime()}
-		if timeline.IsExploration(d.Name()) {
+		if record.IsExploration(d.Name()) {
 			if c.exp, c.err = readExploration(path); c.exp != nil {
 				c.exp.Tree = nil
 			}
@@ -133,7 +133,7 @@ func (l *loader) file(path string, d fs.DirEntry, seen map[string]*loaded) *load
 // traces.
 func (l *loader) results(dirs []string, warn func(string)) []*result {
 	type testDir struct {
-		exp    fs.DirEntry // the exploration file (timeline.IsExploration), if any
+		exp    fs.DirEntry // the exploration file (record.IsExploration), if any
 		traces []string
 		ents   map[string]fs.DirEntry
 	}
@@ -145,9 +145,9 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 			td = &testDir{ents: map[string]fs.DirEntry{}}
 			tests[dir] = td
 		}
-		if timeline.IsExploration(d.Name()) {
+		if record.IsExploration(d.Name()) {
 			// The compressed file, if an earlier version's plain one is still beside it.
-			if td.exp == nil || d.Name() == timeline.ExplorationFile {
+			if td.exp == nil || d.Name() == record.ExplorationFile {
 				td.exp = d
 			}
 		} else {
@@ -159,7 +159,7 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 	var out []*result
 	for _, dir := range slices.Sorted(maps.Keys(tests)) {
 		td := tests[dir]
-		var exp *timeline.Exploration
+		var exp *record.Exploration
 		if td.exp != nil {
 			path := filepath.Join(dir, td.exp.Name())
 			if c := l.file(path, td.exp, seen); c.err != nil {
@@ -178,10 +178,10 @@ func (l *loader) results(dirs []string, warn func(string)) []*result {
 }
 
 // dir loads the current traces of one test directory.
-func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ents map[string]fs.DirEntry, seen map[string]*loaded, warn func(string)) []*result {
-	var bugs map[string]*timeline.Bug
+func (l *loader) dir(dir string, exp *record.Exploration, traces []string, ents map[string]fs.DirEntry, seen map[string]*loaded, warn func(string)) []*result {
+	var bugs map[string]*record.Bug
 	if exp != nil {
-		bugs = map[string]*timeline.Bug{}
+		bugs = map[string]*record.Bug{}
 		for i := range exp.Bugs {
 			if t := exp.Bugs[i].Trace; t != "" {
 				bugs[filepath.Base(t)] = &exp.Bugs[i]
@@ -191,7 +191,7 @@ func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ent
 	var out []*result
 	for _, path := range traces {
 		base := filepath.Base(path)
-		var bug *timeline.Bug
+		var bug *record.Bug
 		if exp != nil {
 			if bug = bugs[base]; bug == nil {
 				continue // left over from an earlier exploration of the test
@@ -234,7 +234,7 @@ func (l *loader) dir(dir string, exp *timeline.Exploration, traces []string, ent
 // atomicityWarnings returns the atomicity warnings of an exploration: the //heddle:atomic
 // functions possibly not atomic. They have no trace; a warning of another kind, or one that
 // does not name its function, has no place in the editor.
-func atomicityWarnings(path string, exp *timeline.Exploration) []*result {
+func atomicityWarnings(path string, exp *record.Exploration) []*result {
 	var out []*result
 	for _, w := range exp.Warnings {
 		if w.Kind != "atomicity" || w.Atomicity == nil {
@@ -251,7 +251,7 @@ func atomicityWarnings(path string, exp *timeline.Exploration) []*result {
 }
 
 // tracedFiles returns the absolute paths of the files a trace names, sorted.
-func tracedFiles(t *timeline.Trace) []string {
+func tracedFiles(t *record.Trace) []string {
 	seen := map[string]bool{}
 	add := func(f string) {
 		if filepath.IsAbs(f) {
@@ -287,9 +287,9 @@ func tracedFiles(t *timeline.Trace) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// readTrace reads a trace file with package timeline's reader, which rejects unknown
+// readTrace reads a trace file with package record's reader, which rejects unknown
 // fields and versions.
-func readTrace(path string) (*timeline.Trace, error) {
+func readTrace(path string) (*record.Trace, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -297,17 +297,17 @@ func readTrace(path string) (*timeline.Trace, error) {
 	if fi.Size() > maxTraceSize {
 		return nil, fmt.Errorf("%s: %d bytes, more than the %d read", path, fi.Size(), maxTraceSize)
 	}
-	return timeline.ReadTrace(path)
+	return record.ReadTrace(path)
 }
 
 // readExploration reads an exploration file with package server's reader, which checks the
 // tree and the bugs.
-func readExploration(path string) (*timeline.Exploration, error) {
-	v, err := timeline.ReadFile(path)
+func readExploration(path string) (*record.Exploration, error) {
+	v, err := record.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	exp, ok := v.(*timeline.Exploration)
+	exp, ok := v.(*record.Exploration)
 	if !ok {
 		return nil, fmt.Errorf("%s: not an exploration file", path)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestLoaderCache checks that the loader reads a result file again only when it changed,
@@ -52,18 +52,18 @@ func TestLoaderCache(t *testing.T) {
 		{"one trace removed", func() { os.Remove(filepath.Join(root, "TestNotify", "leak-1.trace.json")) }, 0, 2, 3},
 		// heddle test now writes the exploration compressed, and removes the plain one.
 		{"exploration compressed", func() {
-			plain := filepath.Join(root, "TestTransfer", timeline.PlainExplorationFile)
+			plain := filepath.Join(root, "TestTransfer", record.PlainExplorationFile)
 			data, _ := os.ReadFile(plain)
 			var buf bytes.Buffer
 			zw := gzip.NewWriter(&buf)
 			zw.Write(data)
 			zw.Close()
-			os.WriteFile(filepath.Join(root, "TestTransfer", timeline.ExplorationFile), buf.Bytes(), 0o644)
+			os.WriteFile(filepath.Join(root, "TestTransfer", record.ExplorationFile), buf.Bytes(), 0o644)
 			os.Remove(plain)
 		}, 1, 2, 3},
 		// A plain exploration beside the compressed one is an earlier version's, not read.
 		{"stale plain exploration", func() {
-			os.WriteFile(filepath.Join(root, "TestTransfer", timeline.PlainExplorationFile), []byte("{"), 0o644)
+			os.WriteFile(filepath.Join(root, "TestTransfer", record.PlainExplorationFile), []byte("{"), 0o644)
 		}, 0, 2, 3},
 	}
 	for _, st := range steps {

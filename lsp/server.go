@@ -19,7 +19,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // MethodRefresh is the notification by which a client asks the server to read the result
@@ -28,7 +28,7 @@ import (
 const MethodRefresh = "heddle/refresh"
 
 // DefaultResultDir is where heddle test writes its results, relative to where it runs.
-const DefaultResultDir = timeline.ResultDir
+const DefaultResultDir = record.ResultDir
 
 const defaultPoll = 1500 * time.Millisecond
 

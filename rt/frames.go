@@ -17,7 +17,7 @@ const ModulePath = "github.com/heddledbg/heddle"
 // path under ModulePath: "" is the module's root package, and "rt/..." is rt and the packages
 // under it. They are the source that runtime_embed.go embeds (its test checks that), they are
 // never instrumented, and their frames are never the program's.
-var RuntimePackages = []string{"", "rt/...", "harness", "explorer", "worker", "timeline", "locktree", "lin"}
+var RuntimePackages = []string{"", "rt/...", "worker", "explorer", "wire", "record", "locktree", "lin"}
 
 // RuntimePackage reports whether the package of import path pkg is one of RuntimePackages.
 func RuntimePackage(pkg string) bool {
@@ -91,8 +91,8 @@ func stdFunc(fn string) bool { return stdPackages[FuncPackage(fn)] }
 // internalFrame reports whether the function named fn is Go's runtime's, or in one of heddle's
 // packages that run on the program's goroutines between its code and an operation (rt and its
 // shadows, the root package's assertions, lin's recorded calls, the harness that calls the
-// test): its frames are never the user's call site. The search engine (explorer, worker,
-// timeline, locktree) drives runs from outside them, and its own tests run programs written in
+// test): its frames are never the user's call site. The search engine (explorer, wire,
+// record, locktree) drives runs from outside them, and its own tests run programs written in
 // its packages, whose frames are those programs'.
 func internalFrame(fn string) bool {
 	pkg := FuncPackage(fn)
@@ -100,7 +100,7 @@ func internalFrame(fn string) bool {
 		return pkg == "runtime"
 	}
 	switch strings.TrimPrefix(pkg, ModulePath+"/") {
-	case "explorer", "worker", "timeline", "locktree":
+	case "explorer", "wire", "record", "locktree":
 		return false
 	}
 	return true

@@ -50,7 +50,7 @@ func TestFrameClassifier(t *testing.T) {
 		{"github.com/heddledbg/heddle/rt/sync.(*Map).Load", "github.com/heddledbg/heddle/rt/sync", false, true, true},
 		{"github.com/heddledbg/heddle/rt.cancel[...].func1", "github.com/heddledbg/heddle/rt", false, true, true},
 		{"github.com/heddledbg/heddle.Assert", "github.com/heddledbg/heddle", false, true, true},
-		{"github.com/heddledbg/heddle/harness.runTest", "github.com/heddledbg/heddle/harness", false, true, true},
+		{"github.com/heddledbg/heddle/worker.runTest", "github.com/heddledbg/heddle/worker", false, true, true},
 		{"github.com/heddledbg/heddle/lin.(*History).Do", "github.com/heddledbg/heddle/lin", false, true, true},
 		{"github.com/heddledbg/heddle/explorer.TestLockCycleMessage.func1", "github.com/heddledbg/heddle/explorer", false, true, false},
 		{"github.com/heddledbg/heddle/rt_test.TestStack.func1", "github.com/heddledbg/heddle/rt_test", false, false, false},

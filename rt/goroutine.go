@@ -226,8 +226,8 @@ func panicStack() []uintptr {
 const rtPrefix = ModulePath + "/rt"
 
 // harnessPrefix starts the names of the functions of the harness that runs tests under heddle
-// (package harness, which rt cannot import).
-const harnessPrefix = ModulePath + "/harness."
+// (package worker, which rt cannot import).
+const harnessPrefix = ModulePath + "/worker."
 
 // callers returns the user's call site of the rt operation in progress and the user's stack.
 // The site is the program's own frame nearest the operation: a standard function between them

@@ -1,7 +1,7 @@
 package rt
 
 // Socket is a communication object that the process shares with the other processes of a
-// group (package rt/group): a listener or one end of a connection. Its operations are
+// group (package rt/member): a listener or one end of a connection. Its operations are
 // scheduling points of the whole group, and whether one can proceed (a read needs buffered
 // data or a closed peer, an accept a pending dial) depends on the other processes, which only
 // the group's controller sees. So in this process they are always enabled, and the

@@ -9,7 +9,7 @@ import (
 )
 
 // heddleFrame matches a frame or creator of heddle's runtime, harness or engine.
-var heddleFrame = regexp.MustCompile(`(?m)^(created by )?github\.com/heddledbg/heddle/(rt|harness|explorer|worker|timeline|locktree|lin)[./]`)
+var heddleFrame = regexp.MustCompile(`(?m)^(created by )?github\.com/heddledbg/heddle/(rt|worker|explorer|wire|record|locktree|lin)[./]`)
 
 // TestStack checks what a program under heddle reads of its own goroutine's stack
 // (runtime.Stack, runtime/debug.Stack): its frames, none of heddle's; and that the listing of

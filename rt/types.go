@@ -86,7 +86,7 @@ const (
 	OpBubbleWait // synctest.Wait
 	OpCall       // the call of an operation of a history checked for linearizability
 	OpReturn     // its return
-	// The operations on sockets between the processes of a group (package rt/group), which
+	// The operations on sockets between the processes of a group (package rt/member), which
 	// the group's controller performs: Stoller's communication objects.
 	OpListen
 	OpDial

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 func TestLoad(t *testing.T) {
@@ -47,11 +47,11 @@ func TestLoad(t *testing.T) {
 	// Traces are compressed, as heddle test writes them, or plain, as earlier versions did.
 	fixtures := filepath.Join("..", "web", "test", "fixtures", "bugs")
 	for _, name := range []string{"deadlock-0.trace.json", "panic-1.trace.json"} {
-		v, err := timeline.ReadFile(filepath.Join(fixtures, name))
+		v, err := record.ReadFile(filepath.Join(fixtures, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := timeline.WriteFile(filepath.Join(dir, name+".gz"), v); err != nil {
+		if err := record.WriteFile(filepath.Join(dir, name+".gz"), v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,14 +70,14 @@ func TestLoad(t *testing.T) {
 	if err := s.Load(filepath.Join(dir, "panic-1.trace.json.gz")); err != nil {
 		t.Errorf("loading a compressed trace: %v", err)
 	}
-	// An exploration is compressed too, as heddle test writes it (timeline.ExplorationFile).
-	v, err := timeline.ReadFile(both)
+	// An exploration is compressed too, as heddle test writes it (record.ExplorationFile).
+	v, err := record.ReadFile(both)
 	if err != nil {
 		t.Fatal(err)
 	}
-	gz := filepath.Join(dir, "TestX", timeline.ExplorationFile)
-	v.(*timeline.Exploration).Bugs[0].Trace = "../deadlock-0.trace.json.gz"
-	if err := timeline.WriteFile(gz, v); err != nil {
+	gz := filepath.Join(dir, "TestX", record.ExplorationFile)
+	v.(*record.Exploration).Bugs[0].Trace = "../deadlock-0.trace.json.gz"
+	if err := record.WriteFile(gz, v); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Load(gz); err != nil {

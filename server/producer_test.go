@@ -5,8 +5,8 @@ import (
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/internal/corpus"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // What the explorer produces is what Publish accepts: every node of the schedule tree (but
@@ -28,17 +28,17 @@ func TestPublishExplorerOutput(t *testing.T) {
 				}
 			}
 			rep := explorer.Explore(p.Body, explorer.Options{Strategy: strategy, MaxRuns: 200, Seed: 1, Time: p.Time,
-				OnNode: func(n timeline.Node) {
-					if n.Parent == timeline.Revisit {
+				OnNode: func(n record.Node) {
+					if n.Parent == record.Revisit {
 						revisits++
 						return
 					}
 					nodes++
 					publish(n)
 				},
-				Progress: func(st *timeline.Stats) { publish(&timeline.Progress{Stats: *st}) },
+				Progress: func(st *record.Stats) { publish(&record.Progress{Stats: *st}) },
 			})
-			publish(timeline.Done{Stats: rep.Stats})
+			publish(record.Done{Stats: rep.Stats})
 			if nodes == 0 || rep.Stats.Runs == 0 {
 				t.Fatalf("%d nodes in %d runs published, want some", nodes, rep.Stats.Runs)
 			}

@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/web"
 )
 
@@ -30,7 +30,7 @@ type Options struct {
 	Session string
 	// Program is reported in hello messages. When it is zero, the
 	// program of the first exploration or trace added is reported.
-	Program timeline.Program
+	Program record.Program
 	// Assets is the web view to serve; nil means web.Assets.
 	Assets fs.FS
 }
@@ -51,7 +51,7 @@ type Server struct {
 	traces       map[string]*trace
 	sources      map[string]bool // files that loaded traces mention
 	origins      map[string]bool // further loopback origins allowed (AllowOrigin)
-	program      *timeline.Program
+	program      *record.Program
 	onGoto       func(step int) error
 	live         live
 	clients      map[*client]bool
@@ -61,7 +61,7 @@ type Server struct {
 type exploration struct {
 	id   string
 	name string
-	e    *timeline.Exploration
+	e    *record.Exploration
 	data []byte
 	// traces maps a bug id to the name its trace was added under.
 	traces map[int]string
@@ -69,7 +69,7 @@ type exploration struct {
 
 type trace struct {
 	name string
-	t    *timeline.Trace
+	t    *record.Trace
 	data []byte
 }
 
@@ -108,7 +108,7 @@ func New(opts Options) (*Server, error) {
 		clients: make(map[*client]bool),
 		live:    live{ids: make(map[int]bool)},
 	}
-	if opts.Program != (timeline.Program{}) {
+	if opts.Program != (record.Program{}) {
 		p := opts.Program
 		s.program = &p
 	}
@@ -161,9 +161,9 @@ func (s *Server) OnGoto(f func(step int) error) {
 // returns. The name is shown to the user, typically the file it came from.
 // Traces of its bugs are found by the bug's trace name; add them with
 // AddTrace.
-func (s *Server) AddExploration(name string, e *timeline.Exploration) (string, error) {
+func (s *Server) AddExploration(name string, e *record.Exploration) (string, error) {
 	if path, err := e.Check(); err != nil {
-		return "", &timeline.FileError{File: name, Path: path, Err: err}
+		return "", &record.FileError{File: name, Path: path, Err: err}
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
@@ -172,7 +172,7 @@ func (s *Server) AddExploration(name string, e *timeline.Exploration) (string, e
 	return s.addExploration(name, e, data, nil), nil
 }
 
-func (s *Server) addExploration(name string, e *timeline.Exploration, data []byte, traces map[int]string) string {
+func (s *Server) addExploration(name string, e *record.Exploration, data []byte, traces map[int]string) string {
 	if traces == nil {
 		traces = make(map[int]string)
 		for _, b := range e.Bugs {
@@ -195,9 +195,9 @@ func (s *Server) addExploration(name string, e *timeline.Exploration, data []byt
 // AddTrace makes a trace available under name, replacing any trace
 // added under the same name. Source snippets become available for the files
 // it mentions.
-func (s *Server) AddTrace(name string, t *timeline.Trace) error {
+func (s *Server) AddTrace(name string, t *record.Trace) error {
 	if path, err := t.Check(); err != nil {
-		return &timeline.FileError{File: name, Path: path, Err: err}
+		return &record.FileError{File: name, Path: path, Err: err}
 	}
 	data, err := json.Marshal(t)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *Server) AddTrace(name string, t *timeline.Trace) error {
 	return nil
 }
 
-func (s *Server) addTrace(name string, t *timeline.Trace, data []byte) {
+func (s *Server) addTrace(name string, t *record.Trace, data []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.traces[name] = &trace{name: name, t: t, data: data}
@@ -221,9 +221,9 @@ func (s *Server) addTrace(name string, t *timeline.Trace, data []byte) {
 }
 
 // files returns the source files a trace mentions.
-func traceFiles(t *timeline.Trace) []string {
+func traceFiles(t *record.Trace) []string {
 	var fs []string
-	add := func(p *timeline.Pos) {
+	add := func(p *record.Pos) {
 		if p != nil && p.File != "" {
 			fs = append(fs, p.File)
 		}
@@ -241,7 +241,7 @@ func traceFiles(t *timeline.Trace) []string {
 	for _, g := range t.Verdict.Goroutines {
 		add(g.Pos)
 		for _, f := range g.Stack {
-			add(&timeline.Pos{File: f.File, Line: f.Line})
+			add(&record.Pos{File: f.File, Line: f.Line})
 		}
 	}
 	return fs
@@ -252,16 +252,16 @@ func traceFiles(t *timeline.Trace) []string {
 // relative to the exploration file; a missing trace file is skipped, a
 // malformed one is an error. A schedule is served as a trace without events.
 func (s *Server) Load(name string) error {
-	v, err := timeline.ReadFile(name)
+	v, err := record.ReadFile(name)
 	if err != nil {
 		return err
 	}
 	switch v := v.(type) {
-	case *timeline.Schedule:
+	case *record.Schedule:
 		s.addTrace(name, scheduleTrace(v), mustMarshal(scheduleTrace(v)))
-	case *timeline.Trace:
+	case *record.Trace:
 		s.addTrace(name, v, mustMarshal(v))
-	case *timeline.Exploration:
+	case *record.Exploration:
 		traces := make(map[int]string)
 		for _, b := range v.Bugs {
 			if b.Trace == "" {
@@ -271,14 +271,14 @@ func (s *Server) Load(name string) error {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(filepath.Dir(name), p)
 			}
-			tv, err := timeline.ReadFile(p)
+			tv, err := record.ReadFile(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			if err != nil {
 				return fmt.Errorf("trace of bug %d of %s: %w", b.ID, name, err)
 			}
-			t, ok := tv.(*timeline.Trace)
+			t, ok := tv.(*record.Trace)
 			if !ok {
 				return fmt.Errorf("trace of bug %d of %s: %s is not a trace file", b.ID, name, p)
 			}
@@ -291,17 +291,17 @@ func (s *Server) Load(name string) error {
 }
 
 // verdictOf is a schedule's verdict, if it records one.
-func verdictOf(sc *timeline.Schedule) timeline.Verdict {
+func verdictOf(sc *record.Schedule) record.Verdict {
 	if sc.Verdict == nil {
-		return timeline.Verdict{}
+		return record.Verdict{}
 	}
 	return *sc.Verdict
 }
 
 // scheduleTrace converts a schedule to a trace with no events, so that the web view
 // can show its decisions and verdict.
-func scheduleTrace(sc *timeline.Schedule) *timeline.Trace {
-	return &timeline.Trace{
+func scheduleTrace(sc *record.Schedule) *record.Trace {
+	return &record.Trace{
 		Heddle:    "trace",
 		Version:   sc.Version,
 		Program:   sc.Program,
@@ -364,12 +364,12 @@ func writeRaw(w http.ResponseWriter, data []byte) {
 
 // Session is the answer of /api/session: what the server holds.
 type Session struct {
-	Session string            `json:"session"`
-	Program *timeline.Program `json:"program"`
+	Session string          `json:"session"`
+	Program *record.Program `json:"program"`
 	// Stats are the live exploration's, else the first exploration file's.
-	Stats        *timeline.Stats `json:"stats"`
-	Explorations int             `json:"explorations"`
-	Traces       int             `json:"traces"`
+	Stats        *record.Stats `json:"stats"`
+	Explorations int           `json:"explorations"`
+	Traces       int           `json:"traces"`
 	// Live says that the server streams an exploration as it runs.
 	Live bool `json:"live"`
 	// Debugger says that a debugger follows the view's moves (/api/goto).
@@ -379,7 +379,7 @@ type Session struct {
 func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var stats *timeline.Stats
+	var stats *record.Stats
 	switch {
 	case s.live.stats != nil:
 		stats = s.live.stats
@@ -391,18 +391,18 @@ func (s *Server) apiSession(w http.ResponseWriter, r *http.Request) {
 
 // ExplorationSummary is an exploration in the list of /api/explorations.
 type ExplorationSummary struct {
-	ID       string           `json:"id"`
-	Name     string           `json:"name"`
-	Program  timeline.Program `json:"program"`
-	Strategy string           `json:"strategy"`
-	Stats    timeline.Stats   `json:"stats"`
-	Nodes    int              `json:"nodes"`
-	Bugs     int              `json:"bugs"`
+	ID       string         `json:"id"`
+	Name     string         `json:"name"`
+	Program  record.Program `json:"program"`
+	Strategy string         `json:"strategy"`
+	Stats    record.Stats   `json:"stats"`
+	Nodes    int            `json:"nodes"`
+	Bugs     int            `json:"bugs"`
 	// Skipped, Skips and Unexplorable are the exploration file's: the test skipped itself, the
 	// subtests that did, and why heddle could not explore the test.
-	Skipped      bool            `json:"skipped,omitempty"`
-	Skips        []timeline.Skip `json:"skips,omitempty"`
-	Unexplorable string          `json:"unexplorable,omitempty"`
+	Skipped      bool          `json:"skipped,omitempty"`
+	Skips        []record.Skip `json:"skips,omitempty"`
+	Unexplorable string        `json:"unexplorable,omitempty"`
 }
 
 func (s *Server) apiExplorations(w http.ResponseWriter, r *http.Request) {
@@ -438,12 +438,12 @@ func (s *Server) apiExploration(w http.ResponseWriter, r *http.Request) {
 // BugSummary is a bug with what its trace says about where it happened,
 // for the bugs list (/api/explorations/{id}/bugs).
 type BugSummary struct {
-	timeline.Bug
+	record.Bug
 	Exploration string `json:"exploration"`
 	// TraceLoaded says whether the server holds the bug's trace.
 	TraceLoaded bool `json:"traceLoaded"`
 	// Goroutines are those of the trace's verdict, without their stacks.
-	Goroutines []timeline.GoroutineState `json:"goroutines"`
+	Goroutines []record.GoroutineState `json:"goroutines"`
 }
 
 func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
@@ -455,7 +455,7 @@ func (s *Server) apiBugs(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	list := make([]BugSummary, 0, len(x.e.Bugs))
 	for _, b := range x.e.Bugs {
-		sum := BugSummary{Bug: b, Exploration: x.id, Goroutines: []timeline.GoroutineState{}}
+		sum := BugSummary{Bug: b, Exploration: x.id, Goroutines: []record.GoroutineState{}}
 		if t := s.traces[x.traces[b.ID]]; t != nil {
 			sum.TraceLoaded = true
 			if t.t.Verdict.Kind != "" {

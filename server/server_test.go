@@ -1,7 +1,7 @@
 package server
 
 import (
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 
 	"encoding/json"
 	"errors"
@@ -197,12 +197,12 @@ func TestWebSocketRefused(t *testing.T) {
 }
 
 type message struct {
-	Type    string            `json:"type"`
-	ID      int               `json:"id"`
-	Parent  int               `json:"parent"`
-	Step    int               `json:"step"`
-	Stats   *timeline.Stats   `json:"stats"`
-	Program *timeline.Program `json:"program"`
+	Type    string          `json:"type"`
+	ID      int             `json:"id"`
+	Parent  int             `json:"parent"`
+	Step    int             `json:"step"`
+	Stats   *record.Stats   `json:"stats"`
+	Program *record.Program `json:"program"`
 }
 
 func next(t *testing.T, c *websocket.Conn) message {
@@ -230,13 +230,13 @@ func TestWebSocketReplayAndBroadcast(t *testing.T) {
 	}
 	bug := 0
 	for _, m := range []any{
-		timeline.Start{Program: timeline.Program{Package: "example.com/bank", Test: "TestTransfer"}},
-		timeline.Node{ID: 0, Parent: -1, Enabled: []string{"G1", "G1.1"}},
-		&timeline.Node{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{}, Leaf: &timeline.Leaf{Verdict: "deadlock", Bug: &bug}},
-		timeline.Bug{ID: 0, Kind: "deadlock"},
-		timeline.Progress{Stats: timeline.Stats{Runs: 1}},
-		timeline.Done{Stats: timeline.Stats{Runs: 2, Complete: true}},
-		timeline.Checkpoint{Index: 1, Step: 4, Trace: "x.trace.json"},
+		record.Start{Program: record.Program{Package: "example.com/bank", Test: "TestTransfer"}},
+		record.Node{ID: 0, Parent: -1, Enabled: []string{"G1", "G1.1"}},
+		&record.Node{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{}, Leaf: &record.Leaf{Verdict: "deadlock", Bug: &bug}},
+		record.Bug{ID: 0, Kind: "deadlock"},
+		record.Progress{Stats: record.Stats{Runs: 1}},
+		record.Done{Stats: record.Stats{Runs: 2, Complete: true}},
+		record.Checkpoint{Index: 1, Step: 4, Trace: "x.trace.json"},
 	} {
 		if err := s.Publish(m); err != nil {
 			t.Fatal(err)
@@ -291,7 +291,7 @@ func describe(m message) string {
 func TestPublishRejects(t *testing.T) {
 	s := start(t)
 	for _, m := range []any{
-		timeline.Node{ID: 3, Parent: 2},
+		record.Node{ID: 3, Parent: 2},
 		map[string]any{"type": "hello"},
 		map[string]any{"type": "nonsense"},
 		map[string]any{"id": 1},
@@ -308,14 +308,14 @@ func TestPublishRejects(t *testing.T) {
 			t.Errorf("Publish(%v) succeeded", m)
 		}
 	}
-	if err := s.Publish(timeline.Node{ID: 0, Parent: -1}); err != nil {
+	if err := s.Publish(record.Node{ID: 0, Parent: -1}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Publish(timeline.Node{ID: 0, Parent: -1}); err == nil {
+	if err := s.Publish(record.Node{ID: 0, Parent: -1}); err == nil {
 		t.Error("publishing node 0 twice succeeded")
 	}
 	s.Close()
-	if err := s.Publish(timeline.Node{ID: 1, Parent: 0}); err == nil {
+	if err := s.Publish(record.Node{ID: 1, Parent: 0}); err == nil {
 		t.Error("Publish after Close succeeded")
 	}
 }
@@ -351,7 +351,7 @@ func TestAPI(t *testing.T) {
 	if len(list) != 1 || list[0].ID != "1" || list[0].Nodes != 21 || list[0].Bugs != 2 {
 		t.Fatalf("explorations: %+v", list)
 	}
-	var e timeline.Exploration
+	var e record.Exploration
 	get("/api/exploration/1", &e)
 	if len(e.Tree) != 21 || e.LockTrees == nil || len(e.LockTrees.Warnings) != 1 {
 		t.Errorf("exploration: %d nodes, lock trees %v", len(e.Tree), e.LockTrees)
@@ -361,7 +361,7 @@ func TestAPI(t *testing.T) {
 	if len(bugs) != 2 || !bugs[0].TraceLoaded || len(bugs[0].Goroutines) != 3 || bugs[0].Goroutines[1].Pos.Line != 18 {
 		t.Errorf("bugs: %+v", bugs)
 	}
-	var tr timeline.Trace
+	var tr record.Trace
 	get("/api/trace?exploration=1&bug=0", &tr)
 	if len(tr.Events) != 10 || tr.Verdict.Kind != "deadlock" {
 		t.Errorf("trace of bug 0: %d events, verdict %v", len(tr.Events), tr.Verdict)
@@ -394,10 +394,10 @@ func TestNoArbitraryFiles(t *testing.T) {
 	if err := os.WriteFile(secret, []byte("TOPSECRET\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr := &timeline.Trace{
+	tr := &record.Trace{
 		Heddle: "trace", Version: 1,
-		Goroutines: []timeline.Goroutine{{ID: "G1", Created: -1, Exited: 0}},
-		Events:     []timeline.Event{{Step: 0, G: "G1", Op: "exit", Pos: &timeline.Pos{File: src, Line: 20}}},
+		Goroutines: []record.Goroutine{{ID: "G1", Created: -1, Exited: 0}},
+		Events:     []record.Event{{Step: 0, G: "G1", Op: "exit", Pos: &record.Pos{File: src, Line: 20}}},
 	}
 	if err := s.AddTrace("x.trace.json", tr); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // live is what has been published, replayed to every new client.
@@ -20,7 +20,7 @@ type live struct {
 	log        [][]byte     // start, node and bug messages, in order
 	progress   []byte       // the latest progress or done message
 	checkpoint []byte       // the latest checkpoint message
-	stats      *timeline.Stats
+	stats      *record.Stats
 }
 
 const (
@@ -32,7 +32,7 @@ const (
 )
 
 // Publish sends a message to every connected client and records it for clients that connect
-// later. A message is a timeline.Start, Node, Bug, Progress, Done or Checkpoint, or a pointer to one
+// later. A message is a record.Start, Node, Bug, Progress, Done or Checkpoint, or a pointer to one
 // (the stream of docs/formats.md), or the JSON encoding of such a message with its "type".
 // Node messages must name a parent published before them. A message of another shape is an
 // error, and is not sent.
@@ -48,7 +48,7 @@ func (s *Server) Publish(msg any) error {
 	}
 	switch typ {
 	case "node":
-		var n timeline.Node
+		var n record.Node
 		if err := strictUnmarshal(data, &n); err != nil {
 			return fmt.Errorf("server: publish node: %w", err)
 		}
@@ -57,26 +57,26 @@ func (s *Server) Publish(msg any) error {
 		}
 		s.live.log = append(s.live.log, data)
 	case "bug":
-		var b timeline.Bug
+		var b record.Bug
 		if err := strictUnmarshal(data, &b); err != nil {
 			return fmt.Errorf("server: publish bug: %w", err)
 		}
 		s.live.log = append(s.live.log, data)
 	case "progress", "done":
-		var p timeline.Progress
+		var p record.Progress
 		if err := strictUnmarshal(data, &p); err != nil {
 			return fmt.Errorf("server: publish %s: %w", typ, err)
 		}
 		s.live.progress = data
 		s.live.stats = &p.Stats
 	case "start":
-		var st timeline.Start
+		var st record.Start
 		if err := strictUnmarshal(data, &st); err != nil {
 			return fmt.Errorf("server: publish start: %w", err)
 		}
 		s.live.log = append(s.live.log, data)
 	case "checkpoint":
-		var c timeline.Checkpoint
+		var c record.Checkpoint
 		if err := strictUnmarshal(data, &c); err != nil {
 			return fmt.Errorf("server: publish checkpoint: %w", err)
 		}
@@ -111,12 +111,12 @@ func strictUnmarshal(data []byte, v any) error {
 
 // messageTypes are the stream's messages and their "type".
 var messageTypes = map[reflect.Type]string{
-	reflect.TypeFor[timeline.Start]():      "start",
-	reflect.TypeFor[timeline.Node]():       "node",
-	reflect.TypeFor[timeline.Bug]():        "bug",
-	reflect.TypeFor[timeline.Progress]():   "progress",
-	reflect.TypeFor[timeline.Done]():       "done",
-	reflect.TypeFor[timeline.Checkpoint](): "checkpoint",
+	reflect.TypeFor[record.Start]():      "start",
+	reflect.TypeFor[record.Node]():       "node",
+	reflect.TypeFor[record.Bug]():        "bug",
+	reflect.TypeFor[record.Progress]():   "progress",
+	reflect.TypeFor[record.Done]():       "done",
+	reflect.TypeFor[record.Checkpoint](): "checkpoint",
 }
 
 // encodeMessage marshals a message, with its fields beside "type", and returns its type.
@@ -196,9 +196,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hello := struct {
-		Type    string            `json:"type"`
-		Session string            `json:"session"`
-		Program *timeline.Program `json:"program"`
+		Type    string          `json:"type"`
+		Session string          `json:"session"`
+		Program *record.Program `json:"program"`
 	}{"hello", s.opts.Session, s.program}
 	replay := make([][]byte, 0, len(s.live.log)+3)
 	replay = append(replay, mustMarshal(hello))

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/group"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/procgroup"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // groupTest is the test name of the files and report lines of a group of programs; a group
@@ -26,7 +26,7 @@ const groupTest = "group"
 // buildGroup builds the packages of a process group, in dir, and returns them as members in
 // the order named: the first is process P1. With tests, each member is a test binary, which
 // runs the test that pick chooses among the package's tests.
-func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, pick func(m int, pkg string, names []string) (string, error)) ([]group.Member, func(), error) {
+func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, pick func(m int, pkg string, names []string) (string, error)) ([]procgroup.Member, func(), error) {
 	if len(pkgs) < 2 {
 		return nil, nil, fmt.Errorf("-group: a process group needs at least two packages, got %d", len(pkgs))
 	}
@@ -43,7 +43,7 @@ func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests boo
 	if base == "" {
 		base, _ = os.Getwd()
 	}
-	var members []group.Member
+	var members []procgroup.Member
 	for _, p := range pkgs {
 		var found *instrument.Binary
 		for i := range res.Binaries {
@@ -56,9 +56,9 @@ func buildGroup(ctx context.Context, dir string, pkgs, build []string, tests boo
 			cleanup()
 			return nil, nil, fmt.Errorf("-group: %s names no one package that was built as a member (a member is one main package under heddle run, one package with tests under heddle test)", p)
 		}
-		m := group.Member{Package: found.Package, Binary: found.Path, Dir: found.Dir}
+		m := procgroup.Member{Package: found.Package, Binary: found.Path, Dir: found.Dir}
 		if tests {
-			names, err := remote.List(ctx, &remote.Worker{Path: m.Binary, Dir: m.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + m.Package}})
+			names, err := driver.List(ctx, &driver.Worker{Path: m.Binary, Dir: m.Dir, Args: wire.TestArgs(true), Env: []string{wire.EnvPackage + "=" + m.Package}})
 			if err == nil {
 				m.Test, err = pick(len(members), m.Package, names)
 			}
@@ -105,8 +105,8 @@ func isLocal(p string) bool {
 
 // groupProgram is the program of a group's files: the members' packages, and their tests
 // for a group of test binaries.
-func groupProgram(members []group.Member) timeline.Program {
-	prog := timeline.Program{Package: members[0].Package, Test: groupTest, Dir: members[0].Dir}
+func groupProgram(members []procgroup.Member) record.Program {
+	prog := record.Program{Package: members[0].Package, Test: groupTest, Dir: members[0].Dir}
 	var paths, tests []string
 	for _, m := range members {
 		paths = append(paths, m.Package)
@@ -121,17 +121,17 @@ func groupProgram(members []group.Member) timeline.Program {
 
 // runGroup explores a process group: heddle run -group, or heddle test -group with test
 // binaries as members.
-func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f Flags, opts worker.Options) int {
+func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool, filter testFilter, f Flags, opts wire.Options) int {
 	members, cleanup, err := buildGroup(ctx, dir, pkgs, build, tests, pickTest(filter))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
+		fmt.Fprintln(f.stderr(), "heddle:", err)
 		return ExitUsage
 	}
 	defer cleanup()
 	eo := explorer.OptionsOf(opts)
-	r, err := group.New(ctx, members, eo)
+	r, err := procgroup.New(ctx, members, eo)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
+		fmt.Fprintln(f.stderr(), "heddle:", err)
 		return ExitUsage
 	}
 	defer r.Close()
@@ -141,20 +141,20 @@ func runGroup(ctx context.Context, dir string, pkgs, build []string, tests bool,
 // exploreGroup explores the group that r runs, and reports it as the one test of its first
 // member's package, which ends with go test's line for the package, as heddle test ends each
 // package.
-func exploreGroup(ctx context.Context, r *group.Runner, prog timeline.Program, eo explorer.Options, f Flags, opts worker.Options) int {
+func exploreGroup(ctx context.Context, r *procgroup.Runner, prog record.Program, eo explorer.Options, f Flags, opts wire.Options) int {
 	pkg, test := prog.Package, prog.Test
-	rep := newReporter(os.Stdout, f)
+	rep := newReporter(f)
 	start := time.Now()
 	rep.begin(pkg, test)
 	var tree collectTree
-	eo.OnNode = func(n timeline.Node) { tree.add(n) }
-	eo.Progress = func(s *timeline.Stats) { rep.progress(test, s, opts.MaxTime, start) }
+	eo.OnNode = func(n record.Node) { tree.add(n) }
+	eo.Progress = func(s *record.Stats) { rep.progress(test, s, opts.MaxTime, start) }
 	stop := context.AfterFunc(ctx, func() {}) // an interrupt ends the exploration at the budget's next check
 	defer stop()
 	report := explorer.ExploreOn(r, eo)
 	rep.end()
 	if report.Err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", report.Err)
+		fmt.Fprintln(f.stderr(), "heddle:", report.Err)
 		return ExitUsage
 	}
 	done := func(status string) {
@@ -186,8 +186,8 @@ func exploreGroup(ctx context.Context, r *group.Runner, prog timeline.Program, e
 
 // saveGroupBugs writes the traces of a group's bugs, up to the first that says heddle cannot
 // explore the group, which it returns.
-func saveGroupBugs(r *group.Runner, report *explorer.Report, prog timeline.Program, out, strategy string, rep *reporter) (saved []savedBug, unsupported *explorer.Bug) {
-	dir := timeline.TestDir(out, prog.Package, prog.Test)
+func saveGroupBugs(r *procgroup.Runner, report *explorer.Report, prog record.Program, out, strategy string, rep *reporter) (saved []savedBug, unsupported *explorer.Bug) {
+	dir := record.TestDir(out, prog.Package, prog.Test)
 	for i, b := range report.Bugs {
 		if b.Kind == rt.VerdictUnsupported {
 			return saved, b
@@ -198,8 +198,8 @@ func saveGroupBugs(r *group.Runner, report *explorer.Report, prog timeline.Progr
 		}
 		sb := savedBug{Bug: wb}
 		if wb.Trace != nil {
-			sb.Path = timeline.BugFile(dir, "", wb.Kind, i+1)
-			if err := timeline.WriteFile(sb.Path, wb.Trace); err != nil {
+			sb.Path = record.BugFile(dir, "", wb.Kind, i+1)
+			if err := record.WriteFile(sb.Path, wb.Trace); err != nil {
 				rep.note(prog.Package, prog.Test, err.Error())
 				sb.Path = ""
 			}
@@ -211,18 +211,18 @@ func saveGroupBugs(r *group.Runner, report *explorer.Report, prog timeline.Progr
 
 // saveGroupExploration writes a group's exploration file, with its statistics, stats, which
 // it completes, and returns the outcome of its search.
-func saveGroupExploration(report *explorer.Report, stats *timeline.Stats, prog timeline.Program, out string, opts worker.Options, tree collectTree, saved []savedBug, rep *reporter) testOutcome {
+func saveGroupExploration(report *explorer.Report, stats *record.Stats, prog record.Program, out string, opts wire.Options, tree collectTree, saved []savedBug, rep *reporter) testOutcome {
 	pkg, test := prog.Package, prog.Test
 	if report.Divergence != "" {
 		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped; the first: %s", stats.Diverged, report.Divergence))
 	}
 	stats.Bugs = len(saved)
-	var shard *timeline.Shard
+	var shard *record.Shard
 	if opts.Shards > 1 {
-		shard = &timeline.Shard{Index: opts.Shard, Of: opts.Shards}
+		shard = &record.Shard{Index: opts.Shard, Of: opts.Shards}
 	}
-	path := filepath.Join(timeline.TestDir(out, pkg, test), timeline.ExplorationFile)
-	if err := writeProgramExploration(path, timeline.Program{Package: pkg, Test: test, Group: prog.Group}, opts.Strategy, shard, stats, timeline.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
+	path := filepath.Join(record.TestDir(out, pkg, test), record.ExplorationFile)
+	if err := writeProgramExploration(path, record.Program{Package: pkg, Test: test, Group: prog.Group}, opts.Strategy, shard, stats, record.MergeTrees(tree.nodes), saved, nil, nil); err != nil {
 		rep.note(pkg, test, err.Error())
 	}
 	o := searched(len(saved), stats.Cut)
@@ -234,7 +234,7 @@ func saveGroupExploration(report *explorer.Report, stats *timeline.Stats, prog t
 
 // replayGroup replays the schedule of a process group count times, with the members built
 // once and their processes kept across the replays, and returns the traces.
-func replayGroup(ctx context.Context, dir string, s *timeline.Schedule, count int) ([]*timeline.Trace, error) {
+func replayGroup(ctx context.Context, dir string, s *record.Schedule, count int) ([]*record.Trace, error) {
 	tests := s.Program.Test != groupTest
 	var names []string
 	if tests {
@@ -245,12 +245,12 @@ func replayGroup(ctx context.Context, dir string, s *timeline.Schedule, count in
 		return nil, err
 	}
 	defer cleanup()
-	r, err := group.New(ctx, members, explorer.Options{Time: s.Time})
+	r, err := procgroup.New(ctx, members, explorer.Options{Time: s.Time})
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var out []*timeline.Trace
+	var out []*record.Trace
 	for range count {
 		res, err := explorer.ReplayOn(r, s)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/group"
+	"github.com/heddledbg/heddle/procgroup"
 )
 
 // BenchmarkGroupRuns measures the runs of a process group: reqreply's two processes, fresh
@@ -18,7 +18,7 @@ func BenchmarkGroupRuns(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cleanup()
-	r, err := group.New(context.Background(), members, explorer.Options{})
+	r, err := procgroup.New(context.Background(), members, explorer.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // The default bounds of the results heddle test keeps: a CI job that keeps .heddle as an
@@ -66,10 +66,10 @@ type keptFile struct {
 }
 
 // current is a file an exploration wrote, ranked for keeping: the exploration first, then the
-// bugs' traces from the simplest (timeline.Simplicity), then the other files.
+// bugs' traces from the simplest (record.Simplicity), then the other files.
 type current struct {
 	path       string
-	simplicity timeline.Simplicity // of a trace's schedule
+	simplicity record.Simplicity // of a trace's schedule
 	trace      bool
 }
 
@@ -90,7 +90,7 @@ func keepTest(dir string, wrote []current, maxFiles int, maxBytes int64) (droppe
 	var size int64
 	for i, f := range files {
 		fits := (maxFiles <= 0 || n+1 <= maxFiles) && (maxBytes <= 0 || size+f.size <= maxBytes)
-		if fits || i == 0 && timeline.IsExploration(f.path) {
+		if fits || i == 0 && record.IsExploration(f.path) {
 			n, size = n+1, size+f.size
 			continue
 		}
@@ -121,7 +121,7 @@ func rankFiles(dir string, wrote []current) ([]keptFile, error) {
 	}
 	var files []keptFile
 	for _, e := range ents {
-		// A name that starts with a dot is a write in progress (timeline.WriteFile's).
+		// A name that starts with a dot is a write in progress (record.WriteFile's).
 		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
@@ -146,7 +146,7 @@ func rankFiles(dir string, wrote []current) ([]keptFile, error) {
 // bugs' traces, the others.
 func (c current) kind() int {
 	switch {
-	case timeline.IsExploration(c.path):
+	case record.IsExploration(c.path):
 		return 0
 	case c.trace:
 		return 1

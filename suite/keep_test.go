@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestKeepTest checks the bounds of a test's results directory: the latest exploration's
@@ -22,18 +22,18 @@ func TestKeepTest(t *testing.T) {
 		age  int // hours; the latest exploration's files are 0
 	}
 	latest := []current{
-		{path: "deadlock-1" + timeline.TraceSuffix, simplicity: timeline.Simplicity{Replayable: true, Preemptions: 3}, trace: true},
-		{path: "leak-2" + timeline.TraceSuffix, simplicity: timeline.Simplicity{Replayable: true, Preemptions: 1}, trace: true},
+		{path: "deadlock-1" + record.TraceSuffix, simplicity: record.Simplicity{Replayable: true, Preemptions: 3}, trace: true},
+		{path: "leak-2" + record.TraceSuffix, simplicity: record.Simplicity{Replayable: true, Preemptions: 1}, trace: true},
 		{path: "warning-atomicity-1.schedule.json"},
-		{path: timeline.ExplorationFile},
+		{path: record.ExplorationFile},
 	}
 	files := []file{
-		{"deadlock-1" + timeline.TraceSuffix, 400, 0},
-		{"leak-2" + timeline.TraceSuffix, 300, 0},
+		{"deadlock-1" + record.TraceSuffix, 400, 0},
+		{"leak-2" + record.TraceSuffix, 300, 0},
 		{"warning-atomicity-1.schedule.json", 100, 0},
-		{timeline.ExplorationFile, 1000, 0},
+		{record.ExplorationFile, 1000, 0},
 		{"fatal-3.trace.json", 200, 5}, // an earlier version's, plain
-		{"explore-panic-1" + timeline.TraceSuffix, 100, 1},
+		{"explore-panic-1" + record.TraceSuffix, 100, 1},
 		{".deadlock-1.trace.json.gz.123", 999999, 0}, // a write in progress
 	}
 	for _, tc := range []struct {

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // Every test explored, and every shard of a test, numbers its tree from 0: each reaches the
@@ -21,11 +21,11 @@ func TestLiveTreeOfSeveralTestsAndShards(t *testing.T) {
 	}
 	defer srv.Close()
 	r := &reporter{srv: srv, f: Flags{workers: 2}}
-	tree := []timeline.Node{
+	tree := []record.Node{
 		{ID: 0, Parent: -1, Kind: "goroutine", Enabled: []string{"G1", "G1.1"}},
 		{ID: 1, Parent: 0, G: "G1.1", Op: "lock", Enabled: []string{"G1"}},
-		{ID: 2, Parent: 1, G: "G1", Op: "lock", Leaf: &timeline.Leaf{Verdict: "deadlock", Key: "deadlock|x.go:3"}},
-		{ID: 0, Parent: timeline.Revisit, Pruned: []timeline.Pruned{{G: "G1", Reason: "sleep"}}},
+		{ID: 2, Parent: 1, G: "G1", Op: "lock", Leaf: &record.Leaf{Verdict: "deadlock", Key: "deadlock|x.go:3"}},
+		{ID: 0, Parent: record.Revisit, Pruned: []record.Pruned{{G: "G1", Reason: "sleep"}}},
 	}
 	for _, test := range []string{"TestA", "TestB"} {
 		r.begin("p", test)
@@ -57,8 +57,8 @@ func TestLiveTreeOfSeveralTestsAndShards(t *testing.T) {
 	for len(got) < 1+2*(1+6) {
 		c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		var m struct {
-			Type    string            `json:"type"`
-			Program *timeline.Program `json:"program"`
+			Type    string          `json:"type"`
+			Program *record.Program `json:"program"`
 		}
 		if err := c.ReadJSON(&m); err != nil {
 			t.Fatalf("after %v: %v", got, err)

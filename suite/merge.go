@@ -12,30 +12,30 @@ import (
 	"strings"
 	"time"
 
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // shardResult is one shard's exploration of a test, with the file it was read from.
 type shardResult struct {
 	path string
-	e    *timeline.Exploration
+	e    *record.Exploration
 }
 
 // mergedTest is the combination of the shards' explorations of one test.
 type mergedTest struct {
-	e       timeline.Exploration
-	traces  []*timeline.Trace // the trace of each bug, or nil
+	e       record.Exploration
+	traces  []*record.Trace // the trace of each bug, or nil
 	shards  []shardResult
 	missing []int // the shards not given
 }
 
 // Merge combines the shards' exploration files that paths name or contain (heddle test
 // -shard's results) into one exploration per test under out, and prints the merged tests to
-// stdout as heddle test prints its tests, with -v (verbose) or -json (jsonOut). Nothing is written
+// stdout as heddle test prints its tests (its notes to stderr), with -v (verbose) or -json (jsonOut). Nothing is written
 // unless every file reads. It returns heddle's exit code, or an error that says why the files
 // do not merge, after which nothing more is written or printed.
-func Merge(stdout io.Writer, paths []string, out string, verbose, jsonOut bool) (int, error) {
+func Merge(stdout, stderr io.Writer, paths []string, out string, verbose, jsonOut bool) (int, error) {
 	tests, err := readShards(paths)
 	if err != nil {
 		return ExitUsage, err
@@ -48,7 +48,7 @@ func Merge(stdout io.Writer, paths []string, out string, verbose, jsonOut bool) 
 		}
 		merged = append(merged, m)
 	}
-	rep := newReporter(stdout, Flags{verbose: verbose, jsonOut: jsonOut})
+	rep := newReporter(Flags{verbose: verbose, jsonOut: jsonOut, Stdout: stdout, Stderr: stderr})
 	code, incomplete := ExitOK, false
 	var pkgElapsed time.Duration
 	pkgFailed := false
@@ -90,29 +90,29 @@ func reportMerged(rep *reporter, out string, m *mergedTest) testOutcome {
 	o := searched(len(e.Bugs), e.Stats.Cut)
 	if len(missing) > 0 {
 		o.search = "search incomplete, missing shard " + strings.Join(missing, ", ")
-		fmt.Fprintf(os.Stderr, "heddle merge: %s %s: missing shard %s\n", pkg, test, strings.Join(missing, ", "))
+		fmt.Fprintf(rep.errw, "heddle merge: %s %s: missing shard %s\n", pkg, test, strings.Join(missing, ", "))
 	}
 	if e.Unexplorable != "" && len(e.Bugs) == 0 {
 		o = testOutcome{verdict: verdictUnexplorable, reason: e.Unexplorable}
 	}
 	o.subtests = subtestResults(test, e.Subtests, e.Skips, failedIn(m.traces))
-	dir := timeline.TestDir(out, pkg, test)
+	dir := record.TestDir(out, pkg, test)
 	var saved []savedBug
 	for j, b := range e.Bugs {
-		sb := savedBug{Bug: &worker.Bug{Kind: b.Kind, Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Trace: m.traces[j]}}
+		sb := savedBug{Bug: &wire.Bug{Kind: b.Kind, Message: b.Message, Key: b.Key, Hits: b.Hits, Preemptions: b.Preemptions, Trace: m.traces[j]}}
 		if b.Trace != "" {
 			sb.Path = filepath.Join(dir, b.Trace)
 		}
 		saved = append(saved, sb)
 	}
 	rep.bugs(pkg, test, saved)
-	var ws []*timeline.Warning
+	var ws []*record.Warning
 	for j := range e.Warnings {
 		ws = append(ws, &e.Warnings[j])
 	}
 	rep.warnings(pkg, test, ws)
 	if rep.verbose() {
-		rep.note(pkg, test, "merged into "+filepath.Join(dir, timeline.ExplorationFile))
+		rep.note(pkg, test, "merged into "+filepath.Join(dir, record.ExplorationFile))
 	}
 	// The test's time is its longest shard's, as the merged statistics have it.
 	rep.f.strategy = e.Strategy + ", " + plural(len(m.shards), "shard") + " merged"
@@ -125,7 +125,7 @@ func reportMerged(rep *reporter, out string, m *mergedTest) testOutcome {
 // in a directory, the explorations that are not a shard's (earlier merged results) are left
 // alone.
 func readShards(args []string) ([][]shardResult, error) {
-	rd := shardReader{byTest: map[timeline.Program][]shardResult{}, seen: map[string]bool{}}
+	rd := shardReader{byTest: map[record.Program][]shardResult{}, seen: map[string]bool{}}
 	for _, a := range args {
 		if err := rd.addArg(a); err != nil {
 			return nil, err
@@ -134,7 +134,7 @@ func readShards(args []string) ([][]shardResult, error) {
 	if len(rd.byTest) == 0 {
 		return nil, fmt.Errorf("no shard's exploration in %s", strings.Join(args, " "))
 	}
-	keys := slices.SortedFunc(maps.Keys(rd.byTest), func(a, b timeline.Program) int {
+	keys := slices.SortedFunc(maps.Keys(rd.byTest), func(a, b record.Program) int {
 		return cmp.Or(strings.Compare(a.Package, b.Package), strings.Compare(a.Test, b.Test))
 	})
 	var out [][]shardResult
@@ -148,7 +148,7 @@ func readShards(args []string) ([][]shardResult, error) {
 
 // shardReader reads shards' exploration files, each once, by test.
 type shardReader struct {
-	byTest map[timeline.Program][]shardResult
+	byTest map[record.Program][]shardResult
 	seen   map[string]bool // the files read, by absolute path
 }
 
@@ -167,7 +167,7 @@ func (rd *shardReader) addArg(a string) error {
 		if err != nil {
 			return err
 		}
-		if d.Type().IsRegular() && timeline.IsExploration(d.Name()) {
+		if d.Type().IsRegular() && record.IsExploration(d.Name()) {
 			if err := rd.add(path, false); err != nil {
 				return err
 			}
@@ -176,7 +176,7 @@ func (rd *shardReader) addArg(a string) error {
 		return nil
 	})
 	if err == nil && found == 0 {
-		err = fmt.Errorf("%s: no %s (or %s) in it", a, timeline.ExplorationFile, timeline.PlainExplorationFile)
+		err = fmt.Errorf("%s: no %s (or %s) in it", a, record.ExplorationFile, record.PlainExplorationFile)
 	}
 	return err
 }
@@ -191,11 +191,11 @@ func (rd *shardReader) add(path string, explicit bool) error {
 		return nil
 	}
 	rd.seen[abs] = true
-	v, err := timeline.ReadFile(path)
+	v, err := record.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	e, ok := v.(*timeline.Exploration)
+	e, ok := v.(*record.Exploration)
 	switch {
 	case !ok:
 		return fmt.Errorf("%s: not an exploration file", path)
@@ -204,7 +204,7 @@ func (rd *shardReader) add(path string, explicit bool) error {
 	case e.Shard == nil:
 		return nil
 	}
-	k := timeline.Program{Package: e.Program.Package, Test: e.Program.Test}
+	k := record.Program{Package: e.Program.Package, Test: e.Program.Test}
 	rd.byTest[k] = append(rd.byTest[k], shardResult{path: path, e: e})
 	return nil
 }
@@ -215,13 +215,13 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 	first := rs[0]
 	m := &mergedTest{shards: rs}
 	e := &m.e
-	*e = timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: first.e.Program,
-		Strategy: first.e.Strategy, Tree: []timeline.Node{}, Bugs: []timeline.Bug{}}
+	*e = record.Exploration{Heddle: "exploration", Version: record.Version, Program: first.e.Program,
+		Strategy: first.e.Strategy, Tree: []record.Node{}, Bugs: []record.Bug{}}
 	e.Stats.Complete = true
 	have := make([]bool, first.e.Shard.Of)
 	byKey := map[string]int{} // the merged bugs' indexes, by key
-	var trees [][]timeline.Node
-	var warnings []*timeline.Warning
+	var trees [][]record.Node
+	var warnings []*record.Warning
 	for j, r := range rs {
 		if err := checkShard(rs, j, have); err != nil {
 			return nil, err
@@ -229,14 +229,14 @@ func mergeShards(rs []shardResult) (*mergedTest, error) {
 		have[r.e.Shard.Index] = true
 		e.Stats.Add(&r.e.Stats)
 		e.Skipped = e.Skipped || r.e.Skipped
-		e.Skips = timeline.AddSkips(e.Skips, r.e.Skips)
-		e.Subtests = timeline.AddSubtests(e.Subtests, r.e.Subtests)
+		e.Skips = record.AddSkips(e.Skips, r.e.Skips)
+		e.Subtests = record.AddSubtests(e.Subtests, r.e.Subtests)
 		e.Unexplorable = cmp.Or(e.Unexplorable, r.e.Unexplorable)
 		if e.LockTrees == nil {
 			e.LockTrees = r.e.LockTrees
 		}
 		for i := range r.e.Warnings {
-			warnings = timeline.MergeWarnings(warnings, []*timeline.Warning{&r.e.Warnings[i]})
+			warnings = record.MergeWarnings(warnings, []*record.Warning{&r.e.Warnings[i]})
 		}
 		ids, err := m.addBugs(r, byKey)
 		if err != nil {
@@ -287,7 +287,7 @@ func (m *mergedTest) addBugs(r shardResult, byKey map[string]int) (map[int]int, 
 		} else {
 			old := &e.Bugs[i]
 			hits := old.Hits + b.Hits
-			if timeline.TraceSimplicity(b.Preemptions, tr).Simpler(timeline.TraceSimplicity(old.Preemptions, m.traces[i])) {
+			if record.TraceSimplicity(b.Preemptions, tr).Simpler(record.TraceSimplicity(old.Preemptions, m.traces[i])) {
 				// The simpler schedule of the same bug.
 				b.Key = key
 				*old, m.traces[i] = b, tr
@@ -300,16 +300,16 @@ func (m *mergedTest) addBugs(r shardResult, byKey map[string]int) (map[int]int, 
 }
 
 // readBugTrace reads the trace of a shard's bug, or returns nil if it has none.
-func readBugTrace(r shardResult, b timeline.Bug) (*timeline.Trace, error) {
+func readBugTrace(r shardResult, b record.Bug) (*record.Trace, error) {
 	if b.Trace == "" {
 		return nil, nil
 	}
 	p := filepath.Join(filepath.Dir(r.path), b.Trace)
-	v, err := timeline.ReadFile(p)
+	v, err := record.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
-	tr, ok := v.(*timeline.Trace)
+	tr, ok := v.(*record.Trace)
 	if !ok {
 		return nil, fmt.Errorf("%s: bug %d's trace %s is not a trace file", r.path, b.ID, p)
 	}
@@ -318,7 +318,7 @@ func readBugTrace(r shardResult, b timeline.Bug) (*timeline.Trace, error) {
 
 // relabelLeaves is a copy of a shard's tree whose leaves name the merged bugs: by the shard's
 // bug ids, or by their keys.
-func relabelLeaves(shardTree []timeline.Node, ids map[int]int, byKey map[string]int) []timeline.Node {
+func relabelLeaves(shardTree []record.Node, ids map[int]int, byKey map[string]int) []record.Node {
 	tree := slices.Clone(shardTree)
 	for k := range tree {
 		l := tree[k].Leaf
@@ -340,7 +340,7 @@ func relabelLeaves(shardTree []timeline.Node, ids map[int]int, byKey map[string]
 
 // finish completes a merged exploration: the shards missing, the warnings, the bugs numbered,
 // and one tree of the shards' trees.
-func (m *mergedTest) finish(have []bool, warnings []*timeline.Warning, trees [][]timeline.Node) {
+func (m *mergedTest) finish(have []bool, warnings []*record.Warning, trees [][]record.Node) {
 	e := &m.e
 	for i, ok := range have {
 		if !ok {
@@ -357,9 +357,9 @@ func (m *mergedTest) finish(have []bool, warnings []*timeline.Warning, trees [][
 	for i := range e.Bugs {
 		e.Bugs[i].ID = i
 	}
-	e.Tree = timeline.MergeTrees(trees...)
+	e.Tree = record.MergeTrees(trees...)
 	if e.Tree == nil {
-		e.Tree = []timeline.Node{}
+		e.Tree = []record.Node{}
 	}
 	// A test that skipped itself in some shard is skipped only if no shard found a bug.
 	if len(e.Bugs) > 0 {
@@ -371,18 +371,18 @@ func (m *mergedTest) finish(have []bool, warnings []*timeline.Warning, trees [][
 // directory under out.
 func writeMerged(out string, m *mergedTest) error {
 	e := &m.e
-	dir := timeline.TestDir(out, e.Program.Package, e.Program.Test)
+	dir := record.TestDir(out, e.Program.Package, e.Program.Test)
 	for i := range e.Bugs {
 		b := &e.Bugs[i]
 		if m.traces[i] == nil {
 			b.Trace, b.Replay = "", ""
 			continue
 		}
-		p := timeline.BugFile(dir, "", b.Kind, i+1)
-		if err := timeline.WriteFile(p, m.traces[i]); err != nil {
+		p := record.BugFile(dir, "", b.Kind, i+1)
+		if err := record.WriteFile(p, m.traces[i]); err != nil {
 			return err
 		}
 		b.Trace, b.Replay = filepath.Base(p), "heddle replay "+p
 	}
-	return writeExplorationFile(filepath.Join(dir, timeline.ExplorationFile), e)
+	return writeExplorationFile(filepath.Join(dir, record.ExplorationFile), e)
 }

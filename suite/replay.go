@@ -3,18 +3,20 @@ package suite
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // Replay replays schedule s, read from path, count times, and returns the traces. It builds
 // the schedule's package (or the members of its process group) in dir, by default where the
-// schedule was recorded, with the race detector if race.
-func Replay(ctx context.Context, path string, s *timeline.Schedule, dir string, race bool, count int) ([]*timeline.Trace, error) {
+// schedule was recorded, with the race detector if race. A note that the program changed since
+// the schedule was recorded goes to notes.
+func Replay(ctx context.Context, notes io.Writer, path string, s *record.Schedule, dir string, race bool, count int) ([]*record.Trace, error) {
 	if dir == "" {
 		if fi, err := os.Stat(s.Program.Dir); err == nil && fi.IsDir() {
 			dir = s.Program.Dir
@@ -37,16 +39,16 @@ func Replay(ctx context.Context, path string, s *timeline.Schedule, dir string, 
 	if err != nil {
 		return nil, err
 	}
-	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}
 	if bin.Test {
-		w.Args = worker.TestArgs(true)
+		w.Args = wire.TestArgs(true)
 	}
 	if d := digest(bin.Path); s.Program.Binary != "" && d != s.Program.Binary {
-		fmt.Fprintf(os.Stderr, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
+		fmt.Fprintf(notes, "heddle: note: the program changed since the schedule was recorded (%s, now %s)\n", s.Program.Binary, d)
 	}
-	var trs []*timeline.Trace
+	var trs []*record.Trace
 	for range count {
-		tr, err := remote.Replay(ctx, w, s.Program.Test, s, worker.Options{})
+		tr, err := driver.Replay(ctx, w, s.Program.Test, s, wire.Options{})
 		if err != nil {
 			return nil, err
 		}

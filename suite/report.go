@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // reporter prints what heddle test finds in go test's own format, for people and for Go's
@@ -24,7 +24,8 @@ import (
 // -json, the events test2json makes of go test -v's output, with heddle's own fields added.
 // A progress line is drawn on a terminal.
 type reporter struct {
-	w        io.Writer
+	w        io.Writer // the report
+	errw     io.Writer // heddle's own messages
 	f        Flags
 	tty      bool
 	enc      *json.Encoder
@@ -56,8 +57,8 @@ type reporter struct {
 // warning whose report it begins, which -json adds to its output event.
 type outLine struct {
 	text    string
-	bug     *timeline.Bug
-	warning *timeline.Warning
+	bug     *record.Bug
+	warning *record.Warning
 }
 
 // publish sends a message to the live web view, with -serve. A message the view refuses is
@@ -68,7 +69,7 @@ func (r *reporter) publish(msg any) {
 	}
 	if err := r.srv.Publish(msg); err != nil && r.published == nil {
 		r.published = err
-		fmt.Fprintln(os.Stderr, "heddle: warning: live web view:", err)
+		fmt.Fprintln(r.errw, "heddle: warning: live web view:", err)
 	}
 }
 
@@ -76,8 +77,8 @@ func (r *reporter) publish(msg any) {
 // live web view. A node the explorer sends again with its pruned alternatives is left to the
 // exploration file, which the view loads when the exploration ends: the live tree holds each
 // node once.
-func (r *reporter) publishNode(shard int, n *timeline.Node) {
-	if r.srv == nil || n.Parent == timeline.Revisit {
+func (r *reporter) publishNode(shard int, n *record.Node) {
+	if r.srv == nil || n.Parent == record.Revisit {
 		return
 	}
 	shards := max(r.f.workers, 1)
@@ -90,12 +91,14 @@ func (r *reporter) publishNode(shard int, n *timeline.Node) {
 	r.publish(&m)
 }
 
-func newReporter(w io.Writer, f Flags) *reporter {
-	r := &reporter{w: w, f: f}
+func newReporter(f Flags) *reporter {
+	r := &reporter{w: f.stdout(), errw: f.stderr(), f: f}
 	if f.jsonOut {
-		r.enc = json.NewEncoder(w)
-	} else if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		r.tty = true
+		r.enc = json.NewEncoder(r.w)
+	} else if fi, ok := r.errw.(interface{ Stat() (os.FileInfo, error) }); ok {
+		if st, err := fi.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			r.tty = true
+		}
 	}
 	return r
 }
@@ -115,14 +118,14 @@ type Event struct {
 	FailedBuild string     `json:"FailedBuild,omitempty"`
 	// Verdict is a test's verdict (clean, bug, cut, skipped, unexplorable, interrupted) on its pass, fail
 	// or skip event; Reason says why an unexplorable or interrupted test has no other.
-	Verdict string          `json:"Verdict,omitempty"`
-	Reason  string          `json:"Reason,omitempty"`
-	Stats   *timeline.Stats `json:"Stats,omitempty"`
+	Verdict string        `json:"Verdict,omitempty"`
+	Reason  string        `json:"Reason,omitempty"`
+	Stats   *record.Stats `json:"Stats,omitempty"`
 	// Bug is one bug of a test, on the output event of the first line of its report.
-	Bug *timeline.Bug `json:"Bug,omitempty"`
+	Bug *record.Bug `json:"Bug,omitempty"`
 	// Warning is one warning of a test (the lockset check's), on the output event of its first
 	// line.
-	Warning *timeline.Warning `json:"Warning,omitempty"`
+	Warning *record.Warning `json:"Warning,omitempty"`
 	// Budget, under a total budget, is how its time was given to the test, on its pass, fail
 	// or skip event.
 	Budget *BudgetUse `json:"Budget,omitempty"`
@@ -173,7 +176,7 @@ func (r *reporter) begin(pkg, test string) {
 	r.liveBase = r.liveNext
 	r.out = r.out[:0]
 	// The live web view shows each test's tree on its own, named by the test.
-	r.publish(timeline.Start{Program: timeline.Program{Package: pkg, Test: test}})
+	r.publish(record.Start{Program: record.Program{Package: pkg, Test: test}})
 	if r.hold {
 		return // printed with its verdict, by release
 	}
@@ -183,7 +186,7 @@ func (r *reporter) begin(pkg, test string) {
 // restart starts the live view's tree of the test anew, for an exploration that starts again.
 func (r *reporter) restart(pkg, test string) {
 	r.liveBase = r.liveNext
-	r.publish(timeline.Start{Program: timeline.Program{Package: pkg, Test: test}})
+	r.publish(record.Start{Program: record.Program{Package: pkg, Test: test}})
 }
 
 // announce writes a test's run event and its "=== RUN" line.
@@ -199,7 +202,7 @@ func (r *reporter) announce(pkg, test string) {
 
 // output adds text, which may have several lines, to the current test's output; the first
 // line begins the report of bug or warning, if not nil.
-func (r *reporter) output(text string, bug *timeline.Bug, warning *timeline.Warning) {
+func (r *reporter) output(text string, bug *record.Bug, warning *record.Warning) {
 	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		ol := outLine{text: strings.TrimRight(l, " ")}
 		if i == 0 {
@@ -213,7 +216,7 @@ func (r *reporter) output(text string, bug *timeline.Bug, warning *timeline.Warn
 func (r *reporter) note(pkg, test, msg string) { r.output("heddle: "+msg, nil, nil) }
 
 // progress redraws the progress line, at most ten times a second, on a terminal only.
-func (r *reporter) progress(test string, s *timeline.Stats, budget time.Duration, start time.Time) {
+func (r *reporter) progress(test string, s *record.Stats, budget time.Duration, start time.Time) {
 	if !r.tty || time.Since(r.lastDraw) < 100*time.Millisecond {
 		return
 	}
@@ -222,13 +225,13 @@ func (r *reporter) progress(test string, s *timeline.Stats, budget time.Duration
 	if budget > 0 {
 		left = fmt.Sprintf("  %s left", (budget - time.Since(start)).Round(time.Second))
 	}
-	fmt.Fprintf(os.Stderr, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond(), plural(s.BuggyRuns, "buggy run"), left)
+	fmt.Fprintf(r.errw, "\r\033[K  %s  %s  %.0f schedules/s  %s%s", test, plural(s.Runs, "run"), s.SchedulesPerSecond(), plural(s.BuggyRuns, "buggy run"), left)
 	r.drawn = true
 }
 
 func (r *reporter) end() {
 	if r.drawn {
-		fmt.Fprint(os.Stderr, "\r\033[K")
+		fmt.Fprint(r.errw, "\r\033[K")
 		r.drawn = false
 	}
 }
@@ -237,7 +240,7 @@ func (r *reporter) end() {
 // hit it.
 func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 	for i, b := range bugs {
-		jb := &timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
+		jb := &record.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits}
 		if b.Trace != nil {
 			jb.Goroutines, jb.History = b.Trace.Verdict.Goroutines, b.Trace.Verdict.History
 		}
@@ -255,7 +258,7 @@ func (r *reporter) bugs(pkg, test string, bugs []savedBug) {
 
 // warnings adds the warnings of a test to its output: findings that are not bugs on their
 // own, and do not change its verdict.
-func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
+func (r *reporter) warnings(pkg, test string, ws []*record.Warning) {
 	for _, w := range ws {
 		text := fmt.Sprintf("warning: %s (%s)\n", w.Message, plural(w.Hits, "run"))
 		if w.Confirmed != "" {
@@ -273,7 +276,7 @@ func (r *reporter) warnings(pkg, test string, ws []*timeline.Warning) {
 // is printed under -v, and otherwise only if it fails or is skipped, as go test does, or has a
 // warning; heddle's statistics are printed under -v only. The test's elapsed time is counted from start, so
 // that it includes what the reports took.
-func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time, o testOutcome) testOutcome {
+func (r *reporter) verdict(pkg, test string, s *record.Stats, start time.Time, o testOutcome) testOutcome {
 	s.Elapsed = time.Since(start)
 	h := &heldTest{pkg: pkg, test: test, stats: *s, o: o, out: slices.Clone(r.out)}
 	r.out = r.out[:0]
@@ -289,7 +292,7 @@ func (r *reporter) verdict(pkg, test string, s *timeline.Stats, start time.Time,
 // all spent (total.go).
 type heldTest struct {
 	pkg, test string
-	stats     timeline.Stats
+	stats     record.Stats
 	o         testOutcome
 	out       []outLine
 	// budget, when set, says how the total budget's time was given to the test; held is
@@ -370,7 +373,7 @@ func (r *reporter) render(h *heldTest) {
 		if o.verdict == verdictUnexplorable {
 			what = "cannot be explored: " + what
 		}
-		fmt.Fprintf(os.Stderr, "heddle: %s %s: %s\n", pkg, test, what)
+		fmt.Fprintf(r.errw, "heddle: %s %s: %s\n", pkg, test, what)
 	}
 }
 
@@ -384,7 +387,7 @@ var subtestVerdicts = map[string]string{"PASS": verdictClean, "FAIL": verdictBug
 // printed as 0.00s.
 func (r *reporter) printSubtests(pkg string, subs []subtestResult, quiet bool) {
 	for _, sub := range subs {
-		if quiet && (sub.status == "PASS" || sub.status == "SKIP" && !strings.HasPrefix(sub.output, timeline.SkipUnexplorable)) {
+		if quiet && (sub.status == "PASS" || sub.status == "SKIP" && !strings.HasPrefix(sub.output, record.SkipUnexplorable)) {
 			// As go test without -v; a subtest heddle left out is shown with why.
 			continue
 		}
@@ -429,7 +432,7 @@ func (r *reporter) printOutput(pkg, test string) {
 
 // statistics is heddle's line on a test's search: its verdict, the strategy, the runs, whether
 // the search was complete, and its rates.
-func (r *reporter) statistics(s *timeline.Stats, o testOutcome) string {
+func (r *reporter) statistics(s *record.Stats, o testOutcome) string {
 	what := o.verdict
 	if o.verdict == verdictBug {
 		what = plural(o.bugs, "bug")
@@ -534,7 +537,7 @@ func (r *reporter) buildFailed(pkg, output, why string) {
 		output = "# " + pkg + "\n" + output
 	}
 	if r.enc == nil {
-		fmt.Fprint(os.Stderr, output)
+		fmt.Fprint(r.errw, output)
 		fmt.Fprintln(r.w, line)
 		return
 	}
@@ -616,12 +619,12 @@ func printBug(w io.Writer, b savedBug) {
 
 // PrintHistory prints the history of a linearizability verdict, if any: which operations
 // overlapped is what decides linearizability.
-func PrintHistory(w io.Writer, h []timeline.Operation, indent string) {
+func PrintHistory(w io.Writer, h []record.Operation, indent string) {
 	if len(h) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "%shistory (%s, call to return):\n", indent, plural(len(h), "operation"))
-	for _, l := range strings.SplitAfter(timeline.DrawHistory(h), "\n") {
+	for _, l := range strings.SplitAfter(record.DrawHistory(h), "\n") {
 		if l != "" {
 			fmt.Fprint(w, indent+"  "+l)
 		}
@@ -630,7 +633,7 @@ func PrintHistory(w io.Writer, h []timeline.Operation, indent string) {
 
 // PrintInterleaving prints a trace with one column per goroutine: whole, every step, or the
 // steps that a bug's report shows.
-func PrintInterleaving(w io.Writer, t *timeline.Trace, indent string, whole bool) {
+func PrintInterleaving(w io.Writer, t *record.Trace, indent string, whole bool) {
 	win := window{}
 	if !whole {
 		win = newWindow(t)
@@ -639,7 +642,7 @@ func PrintInterleaving(w io.Writer, t *timeline.Trace, indent string, whole bool
 }
 
 // printInterleaving prints a trace with one column per goroutine, the steps of win only.
-func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window) {
+func printInterleaving(w io.Writer, t *record.Trace, indent string, win window) {
 	names, cols := interleavingColumns(t, win)
 	ops := historyCalls(t)
 	if win.note != "" {
@@ -649,8 +652,8 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 		// Each process's name over its first column.
 		fmt.Fprintf(w, "%s%5s  ", indent, "")
 		for i, n := range names {
-			p := timeline.ProcessOf(n)
-			if i > 0 && timeline.ProcessOf(names[i-1]) == p {
+			p := record.ProcessOf(n)
+			if i > 0 && record.ProcessOf(names[i-1]) == p {
 				p = ""
 			}
 			fmt.Fprintf(w, "%-*s", columnWidth, p)
@@ -674,7 +677,7 @@ func printInterleaving(w io.Writer, t *timeline.Trace, indent string, win window
 		fmt.Fprintf(w, "%s%5d %s%s%s\n", indent, e.Step, mark, strings.Repeat(" ", cols[e.G]*columnWidth), stepCell(t, e, ops))
 	}
 	// The legend ends with the decisions' line, where the transcript tests cut the table.
-	if slices.ContainsFunc(t.Events, func(e timeline.Event) bool { return e.Defer != nil }) {
+	if slices.ContainsFunc(t.Events, func(e record.Event) bool { return e.Defer != nil }) {
 		fmt.Fprintf(w, "%s(defer: a deferred call, made as its function returned; the line is its defer statement's)\n", indent)
 	}
 	if len(t.Decisions) > 0 {
@@ -688,7 +691,7 @@ const columnWidth = 30
 // interleavingColumns are the goroutines of a table's columns, and each one's column: in the
 // order the goroutines were created, as the web view's timeline has them, and a process
 // group's grouped by process.
-func interleavingColumns(t *timeline.Trace, win window) ([]string, map[string]int) {
+func interleavingColumns(t *record.Trace, win window) ([]string, map[string]int) {
 	stepped := map[string]bool{}
 	for _, e := range t.Events {
 		stepped[e.G] = win.column(e.G)
@@ -709,7 +712,7 @@ func interleavingColumns(t *timeline.Trace, win window) ([]string, map[string]in
 	}
 	if t.Program.Group != "" {
 		slices.SortStableFunc(names, func(a, b string) int {
-			pa, pb := timeline.ProcessOf(a), timeline.ProcessOf(b)
+			pa, pb := record.ProcessOf(a), record.ProcessOf(b)
 			return cmp.Or(cmp.Compare(len(pa), len(pb)), strings.Compare(pa, pb))
 		})
 		for i, n := range names {
@@ -721,7 +724,7 @@ func interleavingColumns(t *timeline.Trace, win window) ([]string, map[string]in
 
 // historyCalls are the calls and returns of a linearizability verdict's history, by step:
 // they are shown as operations, not as steps on the history object.
-func historyCalls(t *timeline.Trace) map[int]string {
+func historyCalls(t *record.Trace) map[int]string {
 	ops := map[int]string{}
 	for _, op := range t.Verdict.History {
 		ops[op.CallStep] = op.Input
@@ -734,18 +737,18 @@ func historyCalls(t *timeline.Trace) map[int]string {
 
 // stepCell is a step's cell in an interleaving table: its operation, as the program wrote it,
 // and where.
-func stepCell(t *timeline.Trace, e *timeline.Event, ops map[int]string) string {
+func stepCell(t *record.Trace, e *record.Event, ops map[int]string) string {
 	var cell string
 	switch {
 	case ops[e.Step] != "":
-		cell = timeline.Call(e.Op, "", "") + " " + ops[e.Step]
+		cell = record.Call(e.Op, "", "") + " " + ops[e.Step]
 	case e.Expr != "" || e.Obj == "" || e.Op == "sleep" || e.Op == "timer":
-		cell = timeline.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
+		cell = record.Call(e.Op, e.Waits, e.Expr) // a timer has no name in the program
 	case t.Label(e.Obj) != e.Obj:
 		// A name the object has at another operation: the unlock inside s.cond.Wait().
-		cell = timeline.Call(e.Op, e.Waits, t.Label(e.Obj))
+		cell = record.Call(e.Op, e.Waits, t.Label(e.Obj))
 	default:
-		cell = timeline.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
+		cell = record.Call(e.Op, e.Waits, "") + " on " + t.Describe(e.Obj)
 	}
 	if e.Child != "" {
 		cell += " " + e.Child

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/internal/golden"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestInterleavingTable prints the verdict and the interleaving of traces that real runs saved
@@ -24,7 +24,7 @@ func TestInterleavingTable(t *testing.T) {
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".trace.json")
 		t.Run(name, func(t *testing.T) {
-			tr, err := timeline.ReadTrace(f)
+			tr, err := record.ReadTrace(f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // shardFlag is the value of -shard: the share i of n of each test's search, from 0.
@@ -20,11 +20,11 @@ func (s *shardFlag) String() string {
 }
 
 // exploration is the shard as an exploration file records it: nil when the search is whole.
-func (s shardFlag) exploration() *timeline.Shard {
+func (s shardFlag) exploration() *record.Shard {
 	if s.total <= 1 {
 		return nil
 	}
-	return &timeline.Shard{Index: s.index, Of: s.total}
+	return &record.Shard{Index: s.index, Of: s.total}
 }
 
 func (s *shardFlag) Set(v string) error {

@@ -4,21 +4,21 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 func TestSubtestResults(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		started  []string
-		skips    []timeline.Skip
+		skips    []record.Skip
 		failedIn []string
 		want     []subtestResult
 	}{
 		{
 			name:     "passed, skipped and a failure nested two deep, which fails its parent",
 			started:  []string{"TestX/a", "TestX/b", "TestX/b/c", "TestX/d"},
-			skips:    []timeline.Skip{{Test: "TestX/d", Output: "x_test.go:9: no network"}},
+			skips:    []record.Skip{{Test: "TestX/d", Output: "x_test.go:9: no network"}},
 			failedIn: []string{"TestX/b/c"},
 			want: []subtestResult{
 				{test: "TestX/a", status: "PASS", depth: 1},
@@ -30,7 +30,7 @@ func TestSubtestResults(t *testing.T) {
 		{
 			name:     "a failure in a run wins over a skip in another",
 			started:  []string{"TestX/a"},
-			skips:    []timeline.Skip{{Test: "TestX/a"}},
+			skips:    []record.Skip{{Test: "TestX/a"}},
 			failedIn: []string{"TestX/a"},
 			want:     []subtestResult{{test: "TestX/a", status: "FAIL", depth: 1}},
 		},
@@ -42,7 +42,7 @@ func TestSubtestResults(t *testing.T) {
 		},
 		{
 			name:  "an exploration file from before subtests were recorded: its skips",
-			skips: []timeline.Skip{{Test: "TestX/s", Output: "why"}},
+			skips: []record.Skip{{Test: "TestX/s", Output: "why"}},
 			want:  []subtestResult{{test: "TestX/s", status: "SKIP", depth: 1, output: "why"}},
 		},
 	} {

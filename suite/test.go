@@ -17,14 +17,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // Flags are the flags of heddle test and heddle run; the remaining arguments are build
@@ -62,6 +62,24 @@ type Flags struct {
 	// What Check makes of -budget, -run and -skip.
 	spec   budgetSpec
 	filter testFilter
+
+	// Stdout gets the report, as go test's standard output; Stderr gets heddle's own
+	// messages and the progress line. Nil means the process's.
+	Stdout, Stderr io.Writer
+}
+
+func (f *Flags) stdout() io.Writer {
+	if f.Stdout == nil {
+		return os.Stdout
+	}
+	return f.Stdout
+}
+
+func (f *Flags) stderr() io.Writer {
+	if f.Stderr == nil {
+		return os.Stderr
+	}
+	return f.Stderr
 }
 
 // goTestFlags are go test's flags that heddle test accepts for a Go developer's habits, with
@@ -91,7 +109,7 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Var(&f.shard, "shard", "explore share `i/n` of each test's search (i from 0), one of n CI jobs whose results heddle merge combines; by default from $TEST_TOTAL_SHARDS and $TEST_SHARD_INDEX (Bazel) or $JOB_COMPLETION_INDEX and $HEDDLE_SHARDS (Kubernetes)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print go test -json's events (test2json's) of -v's output, one JSON object per line, with heddle's fields (docs/formats.md)")
 	fs.BoolVar(&f.verbose, "v", false, "print every test explored, as go test -v, with heddle's statistics in its output")
-	fs.StringVar(&f.out, "out", timeline.ResultDir, "directory for schedule, trace and exploration files")
+	fs.StringVar(&f.out, "out", record.ResultDir, "directory for schedule, trace and exploration files")
 	f.keepBytes, f.keepOutBytes = defaultKeepBytes, defaultKeepOutBytes
 	fs.IntVar(&f.keepFiles, "keep-files", defaultKeepFiles, "most files kept in a test's results directory: the latest exploration's, its bugs' traces simplest first, then the newest others (0: no bound)")
 	fs.Var(&f.keepBytes, "keep-bytes", "most bytes kept in a test's results directory, as -keep-files: a `size` such as 10MB (0: no bound)")
@@ -166,7 +184,7 @@ func (f *Flags) Check(name string) error {
 		return fmt.Errorf("heddle: -workers %d: want 1 or more", f.workers)
 	}
 	if f.shard.total > 1 {
-		f.out = timeline.ShardDir(f.out, f.shard.index, f.shard.total)
+		f.out = record.ShardDir(f.out, f.shard.index, f.shard.total)
 	}
 	spec, err := parseBudget(f.budget)
 	if err != nil {
@@ -195,8 +213,8 @@ func (f *Flags) Check(name string) error {
 
 // options are the search's options that the flags give; with tree, the workers stream the
 // schedule tree.
-func (f *Flags) options(budget time.Duration, tree bool) worker.Options {
-	opts := worker.Options{Strategy: f.strategy, MaxRuns: f.spec.runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
+func (f *Flags) options(budget time.Duration, tree bool) wire.Options {
+	opts := wire.Options{Strategy: f.strategy, MaxRuns: f.spec.runs, MaxTime: budget, MaxSteps: f.steps, Seed: f.seed,
 		Depth: f.depth, Bound: f.bound, StopOnBug: f.stop, Hang: f.hang, Time: f.time, Quantum: f.quantum, Tree: tree, Atomicity: f.atomic}
 	if f.shard.total > 1 {
 		opts.Shard, opts.Shards = f.shard.index, f.shard.total
@@ -224,23 +242,23 @@ func Test(ctx context.Context, dir string, patterns, build []string, tests bool,
 	// runtime), harmless for the user's module; printed on every run they would be noise.
 	if f.verbose {
 		for _, w := range res.Warnings {
-			fmt.Fprintln(os.Stderr, "heddle: warning:", w)
+			fmt.Fprintln(f.stderr(), "heddle: warning:", w)
 		}
 	}
-	rep := newReporter(os.Stdout, *f)
+	rep := newReporter(*f)
 	if f.serve {
 		srv, err := server.New(server.Options{})
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "heddle:", err)
+			fmt.Fprintln(f.stderr(), "heddle:", err)
 			return ExitUsage
 		}
 		defer srv.Close()
 		rep.srv = srv
-		fmt.Fprintf(os.Stderr, "heddle: web view at %s\n", srv.URL())
+		fmt.Fprintf(f.stderr(), "heddle: web view at %s\n", srv.URL())
 	}
 	gorace, err := RaceEnv(res.WorkDir)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "heddle:", err)
+		fmt.Fprintln(f.stderr(), "heddle:", err)
 		return ExitUsage
 	}
 	var bugs int
@@ -252,7 +270,7 @@ func Test(ctx context.Context, dir string, patterns, build []string, tests bool,
 	}
 	if interrupted {
 		rep.finish()
-		fmt.Fprintln(os.Stderr, "heddle: interrupted")
+		fmt.Fprintln(f.stderr(), "heddle: interrupted")
 		return ExitUsage
 	}
 	return finishRun(ctx, rep, *f, failed || bugs > 0)
@@ -275,10 +293,10 @@ func buildTests(ctx context.Context, dir string, patterns, build []string, tests
 		reportLoadErrors(le, f)
 		return nil, 0, ExitBug
 	case errors.As(err, &be):
-		fmt.Fprintln(os.Stderr, be.Output)
-		fmt.Fprintf(os.Stderr, "heddle: %s does not build\n", be.Package)
+		fmt.Fprintln(f.stderr(), be.Output)
+		fmt.Fprintf(f.stderr(), "heddle: %s does not build\n", be.Package)
 	default:
-		fmt.Fprintln(os.Stderr, "heddle:", err)
+		fmt.Fprintln(f.stderr(), "heddle:", err)
 	}
 	return nil, 0, ExitUsage
 }
@@ -286,7 +304,7 @@ func buildTests(ctx context.Context, dir string, patterns, build []string, tests
 // reportLoadErrors fails the packages that cannot be loaded, in the go command's words, as go
 // test does.
 func reportLoadErrors(le *instrument.LoadError, f Flags) {
-	rep := newReporter(os.Stdout, f)
+	rep := newReporter(f)
 	for i, pe := range le.Errors {
 		if i > 0 && pe.Package == le.Errors[i-1].Package {
 			continue
@@ -319,7 +337,7 @@ func workList(res *instrument.Result) []any {
 // explorePackages explores the tests of each package in turn, each test with the budget of
 // opts. It returns the bugs found, whether a package failed otherwise, and whether heddle
 // was interrupted.
-func explorePackages(ctx context.Context, work []any, opts worker.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
+func explorePackages(ctx context.Context, work []any, opts wire.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
 	for _, item := range work {
 		if be, ok := item.(*instrument.BuildError); ok {
 			rep.buildFailed(be.Package, be.Output, "build failed")
@@ -342,12 +360,12 @@ func explorePackages(ctx context.Context, work []any, opts worker.Options, f Fla
 
 // explorePackage explores the tests of one package that the filter selects, in the
 // package's -timeout, and prints the package's line.
-func explorePackage(ctx context.Context, bin *instrument.Binary, opts worker.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
+func explorePackage(ctx context.Context, bin *instrument.Binary, opts wire.Options, f Flags, rep *reporter, gorace string) (bugs int, failed, interrupted bool) {
 	start := time.Now()
 	pkgCtx, cancel := packageContext(ctx, f.goTest.timeout, f.goTest.timeout)
 	defer cancel()
 	w := newWorker(bin, gorace)
-	names, err := remote.List(pkgCtx, w)
+	names, err := driver.List(pkgCtx, w)
 	if err != nil {
 		if pkgCtx.Err() != nil {
 			err = context.Cause(pkgCtx)
@@ -367,7 +385,7 @@ func explorePackage(ctx context.Context, bin *instrument.Binary, opts worker.Opt
 		var o testOutcome
 		if instrument.Runtime(bin.Package) {
 			rep.begin(bin.Package, test)
-			o = rep.unexplorable(bin.Package, test, opts.Strategy, &timeline.Stats{}, time.Now(), runtimeReason(bin.Package))
+			o = rep.unexplorable(bin.Package, test, opts.Strategy, &record.Stats{}, time.Now(), runtimeReason(bin.Package))
 		} else {
 			o = exploreTest(pkgCtx, w, bin.Package, test, opts, f, rep)
 		}
@@ -412,10 +430,10 @@ func runtimeReason(pkg string) string {
 }
 
 // newWorker is the worker of a built package, whose test binary (or program) it runs.
-func newWorker(bin *instrument.Binary, gorace string) *remote.Worker {
-	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{worker.EnvPackage + "=" + bin.Package, worker.EnvBinary + "=" + digest(bin.Path), gorace}}
+func newWorker(bin *instrument.Binary, gorace string) *driver.Worker {
+	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{wire.EnvPackage + "=" + bin.Package, wire.EnvBinary + "=" + digest(bin.Path), gorace}}
 	if bin.Test {
-		w.Args = worker.TestArgs(true)
+		w.Args = wire.TestArgs(true)
 	}
 	return w
 }
@@ -426,16 +444,16 @@ func newWorker(bin *instrument.Binary, gorace string) *remote.Worker {
 func finishRun(ctx context.Context, rep *reporter, f Flags, failed bool) int {
 	rep.finish()
 	if n, freed, err := keepOut(f.out, rep.written, int64(f.keepOutBytes)); err != nil {
-		fmt.Fprintln(os.Stderr, "heddle: -keep-out-bytes:", err)
+		fmt.Fprintln(f.stderr(), "heddle: -keep-out-bytes:", err)
 	} else if n > 0 && f.verbose {
-		fmt.Fprintf(os.Stderr, "heddle: removed the %s oldest results (%.1f MB) from %s, to keep it under %s (-keep-out-bytes)\n", plural(n, "file"), float64(freed)/(1<<20), f.out, &f.keepOutBytes)
+		fmt.Fprintf(f.stderr(), "heddle: removed the %s oldest results (%.1f MB) from %s, to keep it under %s (-keep-out-bytes)\n", plural(n, "file"), float64(freed)/(1<<20), f.out, &f.keepOutBytes)
 	}
 	code := ExitOK
 	if failed {
 		code = ExitBug
 	}
 	if rep.srv != nil {
-		fmt.Fprintf(os.Stderr, "heddle: done; the web view stays at %s until Ctrl-C\n", rep.srv.URL())
+		fmt.Fprintf(f.stderr(), "heddle: done; the web view stays at %s until Ctrl-C\n", rep.srv.URL())
 		<-ctx.Done()
 	}
 	return code
@@ -521,7 +539,7 @@ func searched(bugs, cut int) testOutcome {
 
 // exploreTest explores one test in worker processes and reports it, with exactly one verdict
 // whatever happens to the workers.
-func exploreTest(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f Flags, rep *reporter) testOutcome {
+func exploreTest(ctx context.Context, w *driver.Worker, pkg, test string, opts wire.Options, f Flags, rep *reporter) testOutcome {
 	return exploreTestLog(ctx, w, pkg, test, opts, f, rep, nil)
 }
 
@@ -534,16 +552,16 @@ type searchLog struct {
 	complete bool
 }
 
-func (l *searchLog) record(at time.Duration, s *timeline.Stats, bugs int) {
+func (l *searchLog) record(at time.Duration, s *record.Stats, bugs int) {
 	if l != nil {
 		l.samples = append(l.samples, sample{at: at, decisions: s.Decisions, bugs: bugs})
 	}
 }
 
 // exploreTestLog is exploreTest, recording the search's progress in log if not nil.
-func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opts worker.Options, f Flags, rep *reporter, log *searchLog) testOutcome {
+func exploreTestLog(ctx context.Context, w *driver.Worker, pkg, test string, opts wire.Options, f Flags, rep *reporter, log *searchLog) testOutcome {
 	s := &testSearch{w: w, pkg: pkg, test: test, opts: opts, f: f, rep: rep, log: log, start: time.Now(),
-		bugs: map[string]*worker.Bug{}, stats: make([]*timeline.Stats, max(f.workers, 1)), trees: make([]collectTree, max(f.workers, 1))}
+		bugs: map[string]*wire.Bug{}, stats: make([]*record.Stats, max(f.workers, 1)), trees: make([]collectTree, max(f.workers, 1))}
 	rep.begin(pkg, test)
 	err := s.explore(ctx)
 	total := merge(s.stats)
@@ -563,7 +581,7 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 		rep.note(pkg, test, fmt.Sprintf("%d runs did not follow their schedule and were skipped (heddle's limitation, not a bug: uninstrumented code or map iteration order); the first: %s", total.Diverged, s.divergence))
 	}
 	total.Bugs = len(s.order)
-	rep.publish(timeline.Done{Stats: *total})
+	rep.publish(record.Done{Stats: *total})
 	saved := s.save(total)
 	o = s.outcome(we, total)
 	rep.bugs(pkg, test, saved)
@@ -574,25 +592,25 @@ func exploreTestLog(ctx context.Context, w *remote.Worker, pkg, test string, opt
 // testSearch is the search of one test in worker processes, and what its workers streamed:
 // its bugs, each once with its simplest schedule, and each worker's statistics and tree.
 type testSearch struct {
-	w         *remote.Worker
+	w         *driver.Worker
 	pkg, test string
-	opts      worker.Options
+	opts      wire.Options
 	f         Flags
 	rep       *reporter
 	log       *searchLog
 	start     time.Time
 
-	bugs       map[string]*worker.Bug
-	order      []string            // the bugs' keys, in the order found
-	stats      []*timeline.Stats   // each worker's
-	trees      []collectTree       // one per worker, each numbered from 0
-	lockTrees  *locktree.Report    // the first worker's
-	failures   []string            // what workers answered instead of an exploration
-	divergence string              // the first run that did not follow its schedule
-	warnings   []*timeline.Warning // merged across the workers
-	skipped    *string             // the output of a run that skipped the test (t.Skip)
-	skips      []timeline.Skip     // the subtests that skipped themselves
-	subtests   []string            // the subtests the runs started, in order
+	bugs       map[string]*wire.Bug
+	order      []string          // the bugs' keys, in the order found
+	stats      []*record.Stats   // each worker's
+	trees      []collectTree     // one per worker, each numbered from 0
+	lockTrees  *locktree.Report  // the first worker's
+	failures   []string          // what workers answered instead of an exploration
+	divergence string            // the first run that did not follow its schedule
+	warnings   []*record.Warning // merged across the workers
+	skipped    *string           // the output of a run that skipped the test (t.Skip)
+	skips      []record.Skip     // the subtests that skipped themselves
+	subtests   []string          // the subtests the runs started, in order
 }
 
 // explore runs the search, in one process per run with -isolate, and collects what its
@@ -600,40 +618,40 @@ type testSearch struct {
 func (s *testSearch) explore(ctx context.Context) error {
 	if s.f.isolate {
 		s.trees = s.trees[:1]
-		return remote.ExploreIsolated(ctx, s.w, s.test, s.opts, "", func(m *worker.Message) { s.receive(0, m) })
+		return driver.ExploreIsolated(ctx, s.w, s.test, s.opts, "", func(m *wire.Message) { s.receive(0, m) })
 	}
-	return remote.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
+	return driver.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
 }
 
 // receive takes in a message of worker i, and shows the search's progress.
-func (s *testSearch) receive(i int, m *worker.Message) {
+func (s *testSearch) receive(i int, m *wire.Message) {
 	switch m.Type {
-	case worker.MsgProgress:
+	case wire.MsgProgress:
 		s.stats[i] = m.Stats
 		total := merge(s.stats)
 		s.log.record(total.Elapsed, total, len(s.order))
 		s.rep.progress(s.test, total, s.opts.MaxTime, s.start)
-		s.rep.publish(timeline.Progress{Stats: *total})
-	case worker.MsgNode:
+		s.rep.publish(record.Progress{Stats: *total})
+	case wire.MsgNode:
 		s.trees[i].add(*m.Node)
 		s.rep.publishNode(i, m.Node)
-	case worker.MsgRestart:
+	case wire.MsgRestart:
 		// The worker explores again without a subtest it cannot explore: its tree so far is
 		// of runs that entered the subtest. The live view starts the test's tree anew.
 		s.trees[i] = collectTree{}
 		s.rep.restart(s.pkg, s.test)
-	case worker.MsgBug:
+	case wire.MsgBug:
 		s.addBug(m.Bug)
-	case worker.MsgDone:
+	case wire.MsgDone:
 		s.done(i, m)
-	case worker.MsgError:
+	case wire.MsgError:
 		s.failures = append(s.failures, m.Error)
 	}
 }
 
 // addBug keeps a bug once, however many runs and workers found it, with its simplest
 // schedule.
-func (s *testSearch) addBug(b *worker.Bug) {
+func (s *testSearch) addBug(b *wire.Bug) {
 	old, ok := s.bugs[b.Key]
 	if !ok {
 		s.bugs[b.Key] = b
@@ -641,16 +659,16 @@ func (s *testSearch) addBug(b *worker.Bug) {
 		return
 	}
 	hits := old.Hits + b.Hits
-	if timeline.TraceSimplicity(b.Preemptions, b.Trace).Simpler(timeline.TraceSimplicity(old.Preemptions, old.Trace)) {
+	if record.TraceSimplicity(b.Preemptions, b.Trace).Simpler(record.TraceSimplicity(old.Preemptions, old.Trace)) {
 		*old = *b
 	}
 	old.Hits = hits
 }
 
 // done takes in worker i's last message: its statistics and what it found besides bugs.
-func (s *testSearch) done(i int, m *worker.Message) {
+func (s *testSearch) done(i int, m *wire.Message) {
 	s.stats[i] = m.Stats
-	s.warnings = timeline.MergeWarnings(s.warnings, m.Warnings)
+	s.warnings = record.MergeWarnings(s.warnings, m.Warnings)
 	if s.lockTrees == nil {
 		s.lockTrees = m.LockTrees
 	}
@@ -660,8 +678,8 @@ func (s *testSearch) done(i int, m *worker.Message) {
 	if s.skipped == nil {
 		s.skipped = m.Skipped
 	}
-	s.skips = timeline.AddSkips(s.skips, m.Skips)
-	s.subtests = timeline.AddSubtests(s.subtests, m.Subtests)
+	s.skips = record.AddSkips(s.skips, m.Skips)
+	s.subtests = record.AddSubtests(s.subtests, m.Subtests)
 	if m.Isolated != "" && s.f.verbose && i == 0 {
 		s.rep.note(s.pkg, s.test, "explored with a fresh process per run: "+m.Isolated)
 	}
@@ -671,7 +689,7 @@ func (s *testSearch) done(i int, m *worker.Message) {
 // reported outcome, when it has no other (an interrupt, a -timeout, or a test that heddle
 // could not explore); otherwise the worker's exit, if the program took its worker down,
 // which is then the test's bug.
-func (s *testSearch) ended(ctx context.Context, err error, total *timeline.Stats) (we *remote.ExitError, o testOutcome, final bool) {
+func (s *testSearch) ended(ctx context.Context, err error, total *record.Stats) (we *driver.ExitError, o testOutcome, final bool) {
 	switch {
 	case ctx.Err() != nil:
 		reason := "interrupted before the exploration ended"
@@ -690,7 +708,7 @@ func (s *testSearch) ended(ctx context.Context, err error, total *timeline.Stats
 		if sum := crashSummary(we.Stderr); sum != "" {
 			msg += ":\n" + sum
 		}
-		wb := &worker.Bug{Kind: kind, Key: kind, Message: msg, Hits: 1}
+		wb := &wire.Bug{Kind: kind, Key: kind, Message: msg, Hits: 1}
 		s.bugs[wb.Key] = wb
 		s.order = append(s.order, wb.Key)
 	case err != nil:
@@ -703,7 +721,7 @@ func (s *testSearch) ended(ctx context.Context, err error, total *timeline.Stats
 }
 
 // unexplorable says why heddle could not explore the test, by what its search found, or "".
-func (s *testSearch) unexplorable(total *timeline.Stats) string {
+func (s *testSearch) unexplorable(total *record.Stats) string {
 	for _, k := range s.order {
 		if b := s.bugs[k]; b.Kind == string(rt.VerdictUnsupported) || b.Kind == string(rt.VerdictInternal) {
 			// Not the program's bug: heddle could not control the test, or failed itself.
@@ -727,8 +745,8 @@ func (s *testSearch) unexplorable(total *timeline.Stats) string {
 // save writes the test's results: its bugs' traces, its warnings' schedules and its
 // exploration, and bounds its directory (-keep-files, -keep-bytes). It returns the bugs, with
 // the files of their traces.
-func (s *testSearch) save(total *timeline.Stats) []savedBug {
-	dir := timeline.TestDir(s.f.out, s.pkg, s.test)
+func (s *testSearch) save(total *record.Stats) []savedBug {
+	dir := record.TestDir(s.f.out, s.pkg, s.test)
 	var saved []savedBug
 	var wrote []current
 	for i, k := range s.order {
@@ -736,17 +754,17 @@ func (s *testSearch) save(total *timeline.Stats) []savedBug {
 		sb := savedBug{Bug: b}
 		if b.Trace != nil {
 			b.Trace.Program.Dir = s.w.Dir
-			sb.Path = timeline.BugFile(dir, "", b.Kind, i+1)
-			if err := timeline.WriteFile(sb.Path, b.Trace); err != nil {
+			sb.Path = record.BugFile(dir, "", b.Kind, i+1)
+			if err := record.WriteFile(sb.Path, b.Trace); err != nil {
 				s.rep.note(s.pkg, s.test, err.Error())
 				sb.Path = ""
 			} else {
-				wrote = append(wrote, current{path: sb.Path, simplicity: timeline.TraceSimplicity(b.Preemptions, b.Trace), trace: true})
+				wrote = append(wrote, current{path: sb.Path, simplicity: record.TraceSimplicity(b.Preemptions, b.Trace), trace: true})
 			}
 		}
 		saved = append(saved, sb)
 	}
-	prog := timeline.Program{Package: s.pkg, Test: s.test, Dir: s.w.Dir}
+	prog := record.Program{Package: s.pkg, Test: s.test, Dir: s.w.Dir}
 	for _, p := range saveWarningSchedules(dir, prog, s.f.time, s.f.quantum, s.warnings, func(err error) { s.rep.note(s.pkg, s.test, err.Error()) }) {
 		wrote = append(wrote, current{path: p})
 	}
@@ -759,13 +777,13 @@ func (s *testSearch) save(total *timeline.Stats) []savedBug {
 
 // writeExploration writes the test's exploration file in dir, and loads it in the live web
 // view; it returns the file, and whether it was written.
-func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved []savedBug) (string, bool) {
-	path := filepath.Join(dir, timeline.ExplorationFile)
-	var tree [][]timeline.Node
+func (s *testSearch) writeExploration(dir string, total *record.Stats, saved []savedBug) (string, bool) {
+	path := filepath.Join(dir, record.ExplorationFile)
+	var tree [][]record.Node
 	for _, t := range s.trees {
 		tree = append(tree, t.nodes)
 	}
-	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, timeline.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips, s.subtests); err != nil {
+	if err := writeExploration(path, s.pkg, s.test, s.opts.Strategy, s.f.shard.exploration(), total, record.MergeTrees(tree...), saved, s.lockTrees, s.warnings, s.skipped != nil && len(s.order) == 0, s.skips, s.subtests); err != nil {
 		s.rep.note(s.pkg, s.test, err.Error())
 		return "", false
 	}
@@ -779,9 +797,9 @@ func (s *testSearch) writeExploration(dir string, total *timeline.Stats, saved [
 
 // outcome is the outcome of the test's search, we the worker's exit if the program took it
 // down; a test that skipped itself adds its output to the test's.
-func (s *testSearch) outcome(we *remote.ExitError, total *timeline.Stats) testOutcome {
+func (s *testSearch) outcome(we *driver.ExitError, total *record.Stats) testOutcome {
 	o := searched(len(s.order), total.Cut)
-	var traces []*timeline.Trace
+	var traces []*record.Trace
 	for _, k := range s.order {
 		traces = append(traces, s.bugs[k].Trace)
 	}
@@ -810,7 +828,7 @@ func (s *testSearch) outcome(we *remote.ExitError, total *timeline.Stats) testOu
 
 // foundBy is the report's line on which strategy found a bug, in which run; empty for a bug
 // that no run found (a worker that died).
-func foundBy(b *worker.Bug) string {
+func foundBy(b *wire.Bug) string {
 	if b.Strategy == "" {
 		return ""
 	}
@@ -818,7 +836,7 @@ func foundBy(b *worker.Bug) string {
 }
 
 type savedBug struct {
-	*worker.Bug
+	*wire.Bug
 	Path string
 }
 
@@ -831,8 +849,8 @@ func lastLines(s string, n int) string {
 }
 
 // merge adds up the statistics of the shards of one exploration.
-func merge(ss []*timeline.Stats) *timeline.Stats {
-	out := &timeline.Stats{}
+func merge(ss []*record.Stats) *record.Stats {
+	out := &record.Stats{}
 	out.Complete = true
 	any := false
 	for _, s := range ss {
@@ -852,15 +870,15 @@ func merge(ss []*timeline.Stats) *timeline.Stats {
 // collectTree merges the node messages of an exploration: a node sent again (parent -2)
 // carries the alternatives its search pruned.
 type collectTree struct {
-	nodes []timeline.Node
+	nodes []record.Node
 	index map[int]int
 }
 
-func (c *collectTree) add(n timeline.Node) {
+func (c *collectTree) add(n record.Node) {
 	if c.index == nil {
 		c.index = map[int]int{}
 	}
-	if n.Parent == timeline.Revisit {
+	if n.Parent == record.Revisit {
 		if i, ok := c.index[n.ID]; ok {
 			c.nodes[i].Pruned = n.Pruned
 		}
@@ -872,8 +890,8 @@ func (c *collectTree) add(n timeline.Node) {
 
 // writeExploration writes the exploration file of docs/formats.md; shard, if not nil, is the
 // share of the search it holds.
-func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning, skipped bool, skips []timeline.Skip, subtests []string) error {
-	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
+func writeExploration(path, pkg, test, strategy string, shard *record.Shard, s *record.Stats, tree []record.Node, bugs []savedBug, lt *locktree.Report, ws []*record.Warning, skipped bool, skips []record.Skip, subtests []string) error {
+	e := newExploration(record.Program{Package: pkg, Test: test}, strategy, shard, s, tree, bugs, lt, ws)
 	e.Skipped, e.Skips, e.Subtests = skipped, skips, subtests
 	return writeExplorationFile(path, e)
 }
@@ -881,12 +899,12 @@ func writeExploration(path, pkg, test, strategy string, shard *timeline.Shard, s
 // unexplorable reports that heddle could not explore the test, and says why in the test's
 // exploration file, in place of an earlier search's: the web view then lists the test as the
 // CLI does, and shows no stale result for it.
-func (r *reporter) unexplorable(pkg, test, strategy string, s *timeline.Stats, start time.Time, reason string) testOutcome {
+func (r *reporter) unexplorable(pkg, test, strategy string, s *record.Stats, start time.Time, reason string) testOutcome {
 	s.Elapsed = time.Since(start)
-	e := newExploration(timeline.Program{Package: pkg, Test: test}, strategy, r.f.shard.exploration(), s, nil, nil, nil, nil)
+	e := newExploration(record.Program{Package: pkg, Test: test}, strategy, r.f.shard.exploration(), s, nil, nil, nil, nil)
 	e.Unexplorable = reason
-	dir := timeline.TestDir(r.f.out, pkg, test)
-	path := filepath.Join(dir, timeline.ExplorationFile)
+	dir := record.TestDir(r.f.out, pkg, test)
+	path := filepath.Join(dir, record.ExplorationFile)
 	if err := writeExplorationFile(path, e); err != nil {
 		r.note(pkg, test, err.Error())
 	} else {
@@ -903,25 +921,25 @@ func (r *reporter) unexplorable(pkg, test, strategy string, s *timeline.Stats, s
 // writeExplorationFile writes an exploration to path, compressed, and removes the plain
 // exploration file that an earlier version of heddle wrote beside it, which readers would take
 // for a second exploration of the test.
-func writeExplorationFile(path string, e *timeline.Exploration) error {
-	if err := timeline.WriteFile(path, e); err != nil {
+func writeExplorationFile(path string, e *record.Exploration) error {
+	if err := record.WriteFile(path, e); err != nil {
 		return err
 	}
-	if err := os.Remove(filepath.Join(filepath.Dir(path), timeline.PlainExplorationFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(filepath.Dir(path), record.PlainExplorationFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
 // writeProgramExploration is writeExploration for any program, such as a process group.
-func writeProgramExploration(path string, prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) error {
+func writeProgramExploration(path string, prog record.Program, strategy string, shard *record.Shard, s *record.Stats, tree []record.Node, bugs []savedBug, lt *locktree.Report, ws []*record.Warning) error {
 	return writeExplorationFile(path, newExploration(prog, strategy, shard, s, tree, bugs, lt, ws))
 }
 
 // newExploration is the exploration file of a program's search.
-func newExploration(prog timeline.Program, strategy string, shard *timeline.Shard, s *timeline.Stats, tree []timeline.Node, bugs []savedBug, lt *locktree.Report, ws []*timeline.Warning) *timeline.Exploration {
-	e := &timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: prog,
-		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []timeline.Bug{}, Stats: *s}
+func newExploration(prog record.Program, strategy string, shard *record.Shard, s *record.Stats, tree []record.Node, bugs []savedBug, lt *locktree.Report, ws []*record.Warning) *record.Exploration {
+	e := &record.Exploration{Heddle: "exploration", Version: record.Version, Program: prog,
+		Strategy: strategy, Shard: shard, LockTrees: lt, Tree: tree, Bugs: []record.Bug{}, Stats: *s}
 	for _, w := range ws {
 		e.Warnings = append(e.Warnings, *w)
 	}
@@ -929,14 +947,14 @@ func newExploration(prog timeline.Program, strategy string, shard *timeline.Shar
 	index := map[string]int{}
 	for i, b := range bugs {
 		index[b.Key] = i
-		sb := timeline.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits, Key: b.Key}
+		sb := record.Bug{ID: i, Kind: b.Kind, Message: b.Message, Preemptions: b.Preemptions, Hits: b.Hits, Key: b.Key}
 		if b.Path != "" {
 			sb.Trace, sb.Replay = filepath.Base(b.Path), "heddle replay "+b.Path
 		}
 		e.Bugs = append(e.Bugs, sb)
 	}
 	if e.Tree == nil {
-		e.Tree = []timeline.Node{}
+		e.Tree = []record.Node{}
 	}
 	for i := range e.Tree {
 		n := &e.Tree[i]
@@ -969,7 +987,7 @@ func crashSummary(stderr string) string {
 
 // saveWarningSchedules saves the schedule of the run that each atomicity warning names, sets
 // the warning's replay command, and returns the files it wrote.
-func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q time.Duration, warnings []*timeline.Warning, fail func(error)) (paths []string) {
+func saveWarningSchedules(dir string, prog record.Program, tm rt.TimeModel, q time.Duration, warnings []*record.Warning, fail func(error)) (paths []string) {
 	n := 0
 	for _, w := range warnings {
 		a := w.Atomicity
@@ -978,8 +996,8 @@ func saveWarningSchedules(dir string, prog timeline.Program, tm rt.TimeModel, q 
 		}
 		n++
 		path := filepath.Join(dir, fmt.Sprintf("warning-%s-%d.schedule.json", w.Kind, n))
-		s := &timeline.Schedule{Heddle: "schedule", Version: timeline.Version, Program: prog, Decisions: a.Schedule, Time: tm, Quantum: q}
-		if err := timeline.WriteFile(path, s); err != nil {
+		s := &record.Schedule{Heddle: "schedule", Version: record.Version, Program: prog, Decisions: a.Schedule, Time: tm, Quantum: q}
+		if err := record.WriteFile(path, s); err != nil {
 			fail(err)
 			continue
 		}

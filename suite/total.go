@@ -4,24 +4,23 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // pkgRun is a package of a run under a total budget: what was built, its tests, and what is
 // printed of it once none of its tests can get more time.
 type pkgRun struct {
 	item    any // *instrument.BuildError or *instrument.Binary
-	w       *remote.Worker
+	w       *driver.Worker
 	problem string // why the package has no tests to explore (packageDone's problem), if so
 	tests   []*testRun
 	elapsed time.Duration
@@ -54,7 +53,7 @@ type job struct {
 // under mu.
 type totalRun struct {
 	ctx   context.Context
-	opts  worker.Options
+	opts  wire.Options
 	f     Flags
 	rep   *reporter
 	lanes int
@@ -75,7 +74,7 @@ type totalRun struct {
 // can get more time; under -v, each test's output says how its time was given, and a line on
 // standard error sums it up, with built, the time the build took. The total counts from the
 // end of the build.
-func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Options, f Flags, filter testFilter, rep *reporter, gorace string, built time.Duration, lanes int) (bugs int, failed, interrupted bool) {
+func runTotal(ctx context.Context, work []any, spec budgetSpec, opts wire.Options, f Flags, filter testFilter, rep *reporter, gorace string, built time.Duration, lanes int) (bugs int, failed, interrupted bool) {
 	start := time.Now()
 	r := &totalRun{ctx: ctx, opts: opts, f: f, rep: rep, lanes: lanes,
 		alloc: newAllocator(spec.total, spec.time, lanes, func() time.Duration { return time.Since(start) })}
@@ -96,7 +95,7 @@ func runTotal(ctx context.Context, work []any, spec budgetSpec, opts worker.Opti
 		return r.bugs, r.failed, true
 	}
 	if f.verbose {
-		fmt.Fprintf(os.Stderr, "heddle: %s; the build took %v before it\n", r.alloc.summary(), built.Round(100*time.Millisecond))
+		fmt.Fprintf(f.stderr(), "heddle: %s; the build took %v before it\n", r.alloc.summary(), built.Round(100*time.Millisecond))
 	}
 	return r.bugs, r.failed, false
 }
@@ -117,7 +116,7 @@ func (r *totalRun) listTests(work []any, filter testFilter, gorace string) {
 		}
 		p.w = newWorker(bin, gorace)
 		listStart := time.Now()
-		names, err := remote.List(r.ctx, p.w)
+		names, err := driver.List(r.ctx, p.w)
 		p.elapsed += time.Since(listStart)
 		if err != nil {
 			p.problem = fmt.Sprintf("cannot list the tests: %v", err)
@@ -274,7 +273,7 @@ func (r *totalRun) explore(ctx context.Context, p *pkgRun, t *testRun, budget ti
 	began := time.Now()
 	if instrument.Runtime(t.a.pkg) {
 		lr.begin(t.a.pkg, t.a.test)
-		out = lr.verdict(t.a.pkg, t.a.test, &timeline.Stats{}, began, testOutcome{verdict: verdictUnexplorable, reason: runtimeReason(t.a.pkg)})
+		out = lr.verdict(t.a.pkg, t.a.test, &record.Stats{}, began, testOutcome{verdict: verdictUnexplorable, reason: runtimeReason(t.a.pkg)})
 	} else {
 		out = exploreTestLog(ctx, p.w, t.a.pkg, t.a.test, o, r.f, lr, &log)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // A bug report's interleaving table shows a long run in part: a run of thousands of steps and
@@ -26,7 +26,7 @@ type window struct {
 }
 
 // newWindow chooses the window of t's table. A short run with few goroutines is shown whole.
-func newWindow(t *timeline.Trace) window {
+func newWindow(t *record.Trace) window {
 	stepped := map[string]bool{}
 	for _, e := range t.Events {
 		stepped[e.G] = true
@@ -52,7 +52,7 @@ func newWindow(t *timeline.Trace) window {
 
 // windowGoroutines chooses the goroutines of a window among those that stepped: the bug's,
 // the root, and those that last operated on the objects the bug's goroutines wait on.
-func windowGoroutines(t *timeline.Trace, stepped map[string]bool) []string {
+func windowGoroutines(t *record.Trace, stepped map[string]bool) []string {
 	var chosen []string
 	pick := func(g string) {
 		if g != "" && stepped[g] && len(chosen) < windowColumns && !slices.Contains(chosen, g) {
@@ -90,7 +90,7 @@ func windowGoroutines(t *timeline.Trace, stepped map[string]bool) []string {
 
 // leftOut is the window's note: which steps it shows, of the chosen goroutines, and what it
 // leaves out of the stepped goroutines'.
-func (w window) leftOut(t *timeline.Trace, chosen []string, shown, stepped int) string {
+func (w window) leftOut(t *record.Trace, chosen []string, shown, stepped int) string {
 	total := 0
 	for _, e := range t.Events {
 		if w.goroutines[e.G] {
@@ -113,7 +113,7 @@ func (w window) leftOut(t *timeline.Trace, chosen []string, shown, stepped int) 
 }
 
 // shows reports whether the table has a row for event i.
-func (w window) shows(t *timeline.Trace, i int) bool {
+func (w window) shows(t *record.Trace, i int) bool {
 	return w.goroutines == nil || i >= w.first && w.goroutines[t.Events[i].G]
 }
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestBazelShards runs a kernel's search as a Bazel sh_test with shard_count = 3
@@ -69,7 +69,7 @@ func TestBazelShards(t *testing.T) {
 			merged := filepath.Join(out, strategy)
 			shards := filepath.Join(out, "shards-"+strategy)
 			for i := range 3 {
-				dir := timeline.ShardDir(out, i, 3)
+				dir := record.ShardDir(out, i, 3)
 				if _, err := os.Stat(dir); err != nil {
 					t.Fatalf("shard %d of 3 left no results: %v", i, err)
 				}
@@ -82,8 +82,8 @@ func TestBazelShards(t *testing.T) {
 				t.Fatalf("merge: exit %d, want %d\n%s\n%s", code, exitBug, stdout, stderr)
 			}
 			for _, test := range []string{"TestBug", "TestFixed"} {
-				want := readExploration(t, filepath.Join(timeline.TestDir(whole, path, test), timeline.ExplorationFile))
-				got := readExploration(t, filepath.Join(timeline.TestDir(merged, path, test), timeline.ExplorationFile))
+				want := readExploration(t, filepath.Join(record.TestDir(whole, path, test), record.ExplorationFile))
+				got := readExploration(t, filepath.Join(record.TestDir(merged, path, test), record.ExplorationFile))
 				if g, w := explorationKeys(got), explorationKeys(want); !slices.Equal(g, w) {
 					t.Errorf("%s: merged bugs %v, want the unsharded search's %v", test, g, w)
 				}

@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // TestBogorTable explores the readers/writers and replicated workers examples of Bogor's
@@ -47,12 +47,12 @@ func TestBogorTable(t *testing.T) {
 	for _, bin := range res.Binaries {
 		name := path.Base(bin.Package)
 		annotated := countAnnotated(t, filepath.Join(dir, name))
-		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+		w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true), Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}
 		for _, checker := range explorer.AtomicCheckers {
 			var flagged, definite []string
-			var checks []*timeline.AtomicityCheck
+			var checks []*record.AtomicityCheck
 			complete := false
-			err := remote.Explore(context.Background(), w, tests[name], worker.Options{MaxTime: 60 * time.Second, Atomicity: checker}, func(m *worker.Message) {
+			err := driver.Explore(context.Background(), w, tests[name], wire.Options{MaxTime: 60 * time.Second, Atomicity: checker}, func(m *wire.Message) {
 				switch m.Type {
 				case "bug":
 					if m.Bug.Kind != string(rt.VerdictAtomicity) {

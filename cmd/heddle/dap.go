@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/heddledbg/heddle/dap"
-	"github.com/heddledbg/heddle/worker"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // cmdDAP serves the Debug Adapter Protocol on stdin and stdout, as editors start adapters,
@@ -17,13 +17,13 @@ import (
 func cmdDAP(args []string) int {
 	fs := flag.NewFlagSet("heddle dap", flag.ContinueOnError)
 	listen := fs.String("listen", "", "serve on this loopback `address` (127.0.0.1:PORT) instead of stdin/stdout")
-	logFile := fs.String("log", "", "write every DAP message, and the adapter's errors, to this `file` (default $"+worker.EnvDAPLog+")")
+	logFile := fs.String("log", "", "write every DAP message, and the adapter's errors, to this `file` (default $"+wire.EnvDAPLog+")")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	var opts dap.Options
 	if *logFile == "" {
-		*logFile = os.Getenv(worker.EnvDAPLog)
+		*logFile = os.Getenv(wire.EnvDAPLog)
 	}
 	if *logFile != "" {
 		f, err := os.Create(*logFile)

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // The demo module is stored with .txt names so that the go command does not treat it as
@@ -25,7 +25,7 @@ func cmdDemo(args []string) int {
 		return exitUsage
 	}
 	// The example stays on disk, so that the replay commands printed below work.
-	dir := filepath.Join(wd, timeline.ResultDir, "demo", "src")
+	dir := filepath.Join(wd, record.ResultDir, "demo", "src")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
@@ -46,7 +46,7 @@ func cmdDemo(args []string) int {
 	}
 	src, _ := demoFS.ReadFile("demo/bank.go.txt")
 	fmt.Printf("heddle demo: exploring the tests of a small bank package (bank.go):\n\n%s\n", indent(string(src)))
-	out := filepath.Join(wd, timeline.ResultDir, "demo")
+	out := filepath.Join(wd, record.ResultDir, "demo")
 	code := cmdTestIn(dir, append([]string{"-v", "-out", out}, args...))
 	if code != exitBug {
 		return code

@@ -19,11 +19,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // The differential test runs every test function of the modules under testdata twice: with
@@ -74,7 +74,7 @@ func (o goOutcome) String() string {
 type heddleOutcome struct {
 	runs     int
 	complete bool
-	bugs     []*worker.Bug
+	bugs     []*wire.Bug
 	// unexplorable says why heddle did not explore the test.
 	unexplorable string
 }
@@ -90,7 +90,7 @@ func (o heddleOutcome) kinds() []string {
 	return ks
 }
 
-func (o heddleOutcome) race() *worker.Bug {
+func (o heddleOutcome) race() *wire.Bug {
 	for _, b := range o.bugs {
 		if b.Kind == "race" {
 			return b
@@ -180,7 +180,7 @@ type diffCase struct {
 	id     string // module directory, package path in the module, test: kernels/rarerace.TestBug
 	test   string
 	plain  string // the test binary that go test -race -c built
-	heddle *remote.Worker
+	heddle *driver.Worker
 	dir    string      // the package's directory
 	want   *kernelWant // the package's want.txt, if it has one
 }
@@ -308,7 +308,7 @@ func compare(t *testing.T, c *diffCase, g goOutcome, h heddleOutcome, reason, un
 
 // raceReport is heddle's report of a race: the accesses, the goroutines and the interleaving
 // that ordered them so.
-func raceReport(b *worker.Bug) string {
+func raceReport(b *wire.Bug) string {
 	var sb strings.Builder
 	sb.WriteString(goldenReport(b))
 	if b.Trace != nil && len(b.Trace.Events) > 0 {
@@ -415,16 +415,16 @@ func diffBuild(t *testing.T, dir string) []*diffCase {
 
 // exploreDiff explores c's test with heddle test's defaults and a budget of diffRuns runs.
 func exploreDiff(c *diffCase) heddleOutcome {
-	f, err := exploreWith(c.heddle, c.test, worker.Options{MaxRuns: diffRuns})
+	f, err := exploreWith(c.heddle, c.test, wire.Options{MaxRuns: diffRuns})
 	var o heddleOutcome
 	if f.stats != nil {
 		o.runs, o.complete = f.stats.Runs, f.stats.Complete
 	}
-	var we *remote.ExitError
+	var we *driver.ExitError
 	switch {
 	case errors.As(err, &we):
 		// The program took its worker down, a bug as heddle test reports it.
-		o.bugs = append(f.bugs, &worker.Bug{Kind: "exit", Message: we.Error()})
+		o.bugs = append(f.bugs, &wire.Bug{Kind: "exit", Message: we.Error()})
 		return o
 	case err != nil:
 		o.unexplorable = err.Error()

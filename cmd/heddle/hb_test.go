@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // The programs of testdata/hb, one package per primitive that rt replaces, and what each
@@ -93,8 +93,8 @@ func TestHappensBefore(t *testing.T) {
 	}
 	heddle := map[string]string{}
 	for _, bin := range res.Binaries {
-		w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
-			Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+		w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true),
+			Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}
 		for _, test := range []string{"TestBug", "TestFixed"} {
 			f := explore(t, w, test, rt.TimeQuantum)
 			var kinds []string

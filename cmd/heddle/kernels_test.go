@@ -15,12 +15,12 @@ import (
 
 	"github.com/heddledbg/heddle/internal/golden"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // buildKernels instruments and builds the test binaries of the bug-kernel corpus once, with
@@ -35,7 +35,7 @@ var buildKernels = sync.OnceValues(func() (*instrument.Result, error) {
 
 var kernelsBuilt atomic.Pointer[instrument.Result]
 
-func kernelWorker(bin instrument.Binary) *remote.Worker {
+func kernelWorker(bin instrument.Binary) *driver.Worker {
 	res, _ := buildKernels()
 	w, err := buildWorker(res, bin)
 	if err != nil {
@@ -46,25 +46,25 @@ func kernelWorker(bin instrument.Binary) *remote.Worker {
 
 // buildWorker returns a worker for bin, one of the binaries of res built with the race
 // detector, as heddle test starts it.
-func buildWorker(res *instrument.Result, bin instrument.Binary) (*remote.Worker, error) {
+func buildWorker(res *instrument.Result, bin instrument.Binary) (*driver.Worker, error) {
 	gorace, err := suite.RaceEnv(res.WorkDir)
 	if err != nil {
 		return nil, err
 	}
-	return &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
-		Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}, nil
+	return &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true),
+		Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}, nil
 }
 
 type found struct {
-	stats    *timeline.Stats
-	bugs     []*worker.Bug
-	warnings []*timeline.Warning
+	stats    *record.Stats
+	bugs     []*wire.Bug
+	warnings []*record.Warning
 	errors   []string // what the worker answered instead of an exploration
 }
 
-func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found {
+func explore(t *testing.T, w *driver.Worker, test string, tm rt.TimeModel) found {
 	t.Helper()
-	f, err := exploreWith(w, test, worker.Options{MaxTime: 60 * time.Second, Time: tm})
+	f, err := exploreWith(w, test, wire.Options{MaxTime: 60 * time.Second, Time: tm})
 	for _, e := range f.errors {
 		t.Errorf("worker: %s", e)
 	}
@@ -75,9 +75,9 @@ func explore(t *testing.T, w *remote.Worker, test string, tm rt.TimeModel) found
 }
 
 // exploreWith explores test in one worker process with opts.
-func exploreWith(w *remote.Worker, test string, opts worker.Options) (found, error) {
+func exploreWith(w *driver.Worker, test string, opts wire.Options) (found, error) {
 	var f found
-	err := remote.Explore(context.Background(), w, test, opts, func(m *worker.Message) {
+	err := driver.Explore(context.Background(), w, test, opts, func(m *wire.Message) {
 		switch m.Type {
 		case "bug":
 			f.bugs = append(f.bugs, m.Bug)
@@ -121,7 +121,7 @@ func TestKernels(t *testing.T) {
 			bug := explore(t, w, "TestBug", rt.TimeQuantum)
 			// The golden shows the main search's bug when it found one: the timeout search
 			// runs after it, under adversarial time.
-			var match *worker.Bug
+			var match *wire.Bug
 			for _, b := range bug.bugs {
 				if (b.Kind == kind || kind == "lockorder" && b.Kind == "deadlock") && (match == nil || match.Strategy == "timeout-search" || b.Strategy != "timeout-search") {
 					match = b
@@ -132,7 +132,7 @@ func TestKernels(t *testing.T) {
 				for _, b := range bug.bugs {
 					t.Errorf("TestBug: %s: %s", b.Kind, b.Message)
 				}
-				match = &worker.Bug{Kind: kind}
+				match = &wire.Bug{Kind: kind}
 			}
 			if match == nil {
 				var kinds []string
@@ -151,7 +151,7 @@ func TestKernels(t *testing.T) {
 				report = goldenReport(match)
 			}
 			for _, wk := range wt.warn {
-				if !slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Kind == wk }) {
+				if !slices.ContainsFunc(bug.warnings, func(w *record.Warning) bool { return w.Kind == wk }) {
 					t.Errorf("TestBug: no %s warning (%d runs)", wk, bug.stats.Runs)
 				}
 			}
@@ -163,13 +163,13 @@ func TestKernels(t *testing.T) {
 					}
 				}
 			}
-			if confirmed := slices.ContainsFunc(bug.warnings, func(w *timeline.Warning) bool { return w.Confirmed != "" }); confirmed != wt.confirmed {
+			if confirmed := slices.ContainsFunc(bug.warnings, func(w *record.Warning) bool { return w.Confirmed != "" }); confirmed != wt.confirmed {
 				t.Errorf("TestBug: a warning confirmed by the race window: %v, want %v", confirmed, wt.confirmed)
 			}
 			checkGolden(t, filepath.Join("../../testdata/kernels", name, "heddle.golden"), report)
 			for i := 0; i < replays && kind != "none"; i++ {
 				s := match.Trace.Schedule()
-				tr, err := remote.Replay(context.Background(), w, "TestBug", s, worker.Options{})
+				tr, err := driver.Replay(context.Background(), w, "TestBug", s, wire.Options{})
 				if err != nil {
 					t.Fatalf("replay %d: %v", i, err)
 				}
@@ -312,9 +312,9 @@ func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy stri
 	defer cancel()
 	start := time.Now()
 	var took time.Duration
-	remote.Explore(ctx, kernelWorker(bin), "TestBug", worker.Options{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *worker.Message) {
+	driver.Explore(ctx, kernelWorker(bin), "TestBug", wire.Options{Strategy: strategy, MaxTime: budget, Time: tm}, func(m *wire.Message) {
 		// A lock-order inversion is reported once the exploration ends, the others as found.
-		if (m.Type == worker.MsgFound || m.Type == worker.MsgBug) && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
+		if (m.Type == wire.MsgFound || m.Type == wire.MsgBug) && took == 0 && (m.Bug.Kind == kind || kind == "lockorder" && m.Bug.Kind == "deadlock") {
 			took = time.Since(start)
 			cancel()
 		}
@@ -327,7 +327,7 @@ func firstBug(bin instrument.Binary, kind string, tm rt.TimeModel, strategy stri
 
 // goldenReport is the part of a bug report that must not change: its kind, message, and each
 // goroutine involved with what it was doing and where.
-func goldenReport(b *worker.Bug) string {
+func goldenReport(b *wire.Bug) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "kind: %s\nmessage: %s\n", b.Kind, b.Message)
 	for _, g := range b.Trace.Verdict.Goroutines {
@@ -336,7 +336,7 @@ func goldenReport(b *worker.Bug) string {
 	for _, l := range b.Trace.Verdict.Timing {
 		fmt.Fprintf(&sb, "timing: %s\n", l)
 	}
-	sb.WriteString(timeline.DrawHistory(b.Trace.Verdict.History))
+	sb.WriteString(record.DrawHistory(b.Trace.Verdict.History))
 	return sb.String()
 }
 
@@ -359,11 +359,11 @@ func BenchmarkRace(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true),
-				Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+			w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true),
+				Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}
 			var runs int
 			b.ResetTimer()
-			err = remote.Explore(context.Background(), w, "TestFixed", worker.Options{Strategy: "random", MaxRuns: b.N}, func(m *worker.Message) {
+			err = driver.Explore(context.Background(), w, "TestFixed", wire.Options{Strategy: "random", MaxRuns: b.N}, func(m *wire.Message) {
 				switch m.Type {
 				case "done":
 					runs = m.Stats.Runs
@@ -399,9 +399,9 @@ func TestStollerKernel(t *testing.T) {
 		test string
 		want bool
 	}{{"TestBug", true}, {"TestFixed", false}} {
-		var mld []*timeline.Warning
-		err := remote.Explore(context.Background(), w, tc.test, worker.Options{Strategy: "stoller", MaxTime: 60 * time.Second}, func(m *worker.Message) {
-			if m.Type == worker.MsgDone {
+		var mld []*record.Warning
+		err := driver.Explore(context.Background(), w, tc.test, wire.Options{Strategy: "stoller", MaxTime: 60 * time.Second}, func(m *wire.Message) {
+			if m.Type == wire.MsgDone {
 				for _, w := range m.Warnings {
 					if w.Kind == "mld" {
 						mld = append(mld, w)
@@ -439,7 +439,7 @@ func TestInstrumentCachedModule(t *testing.T) {
 		t.Fatalf("built %d binaries, %d failed: %v", len(res.Binaries), len(res.Failed), res.Failed)
 	}
 	bin := res.Binaries[0]
-	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package}}
+	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true), Env: []string{wire.EnvPackage + "=" + bin.Package}}
 	if bug := explore(t, w, "TestBug", rt.TimeQuantum); len(bug.bugs) == 0 || bug.bugs[0].Kind != "leak" {
 		t.Errorf("TestBug: %d bugs, want a leak", len(bug.bugs))
 	}

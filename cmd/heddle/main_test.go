@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/record"
 )
 
 var heddleBin string
@@ -88,11 +88,11 @@ func TestDemoFindsBothBugs(t *testing.T) {
 	// bank.go that locks a mutex.
 	src, _ := os.ReadFile(filepath.Join(dir, "bank.go"))
 	lines := strings.Split(string(src), "\n")
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*"+timeline.TraceSuffix))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "bank", "TestTransfer", "deadlock-*"+record.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("deadlock traces: %v", traces)
 	}
-	tr, err := timeline.ReadTrace(traces[0])
+	tr, err := record.ReadTrace(traces[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestOwnPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores heddle's own tests")
 	}
-	// The engine's own packages (rt, explorer, timeline, locktree) are linked into every
+	// The engine's own packages (rt, explorer, record, locktree) are linked into every
 	// worker, so their internal tests cannot be instrumented against themselves.
 	out, errOut, code := heddle(t, "../..", "test", "-budget", "runs=20,time=20s", "./web", "./bidir")
 	if code != exitOK {
@@ -235,7 +235,7 @@ func BenchmarkSubprocessRuns(b *testing.B) {
 	defer os.RemoveAll(res.WorkDir)
 	w := kernelWorker(res.Binaries[0])
 	b.ResetTimer()
-	rep := remote.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
+	rep := driver.Isolated(context.Background(), w, "TestTransfer", explorer.Options{Strategy: "random", MaxRuns: b.N})
 	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "runs/s")
 }
 
@@ -249,7 +249,7 @@ func TestExplorationFilesLoad(t *testing.T) {
 			if _, errOut, code := heddle(t, dir, "test", "-strategy", s.String(), "-budget", "runs=300", "-out", out, "-run", "TestDeposit", "."); code == exitUsage {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			if _, err := timeline.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", timeline.ExplorationFile)); err != nil {
+			if _, err := record.ReadFile(filepath.Join(out, "example.com", "bank", "TestDeposit", record.ExplorationFile)); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 const mergeUsage = `usage: heddle merge [-out dir] [-v] [-json] DIR|FILE...
@@ -25,7 +25,7 @@ Flags:
 // cmdMerge combines the results of heddle test -shard i/n (suite.Merge).
 func cmdMerge(args []string) int {
 	fs := flag.NewFlagSet("heddle merge", flag.ContinueOnError)
-	out := fs.String("out", timeline.ResultDir, "results directory to write the merged explorations to")
+	out := fs.String("out", record.ResultDir, "results directory to write the merged explorations to")
 	verbose := fs.Bool("v", false, "print every merged test, with its statistics, as heddle test -v does")
 	jsonOut := fs.Bool("json", false, "print test2json's events, as heddle test -json does")
 	fs.Usage = func() {
@@ -42,7 +42,7 @@ func cmdMerge(args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	code, err := suite.Merge(os.Stdout, fs.Args(), *out, *verbose, *jsonOut)
+	code, err := suite.Merge(os.Stdout, os.Stderr, fs.Args(), *out, *verbose, *jsonOut)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle merge:", err)
 		return exitUsage

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // cmdReplay replays a schedule or trace file and prints its interleaving (suite.Replay).
@@ -42,7 +42,7 @@ func cmdReplay(args []string) int {
 		return exitUsage
 	}
 	path := fs.Arg(0)
-	s, err := timeline.ReadSchedule(path)
+	s, err := record.ReadSchedule(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
@@ -57,7 +57,7 @@ func cmdReplay(args []string) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	trs, err := suite.Replay(ctx, path, s, *dir, *race, *count)
+	trs, err := suite.Replay(ctx, os.Stderr, path, s, *dir, *race, *count)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
@@ -67,7 +67,7 @@ func cmdReplay(args []string) int {
 
 // reportReplay prints the first replay of schedule s, with its verdict, and how many of the
 // replays reproduced the schedule's verdict.
-func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
+func reportReplay(s *record.Schedule, trs []*record.Trace, out string) int {
 	tr := trs[0]
 	if len(trs) > 1 {
 		same := 0
@@ -92,7 +92,7 @@ func reportReplay(s *timeline.Schedule, trs []*timeline.Trace, out string) int {
 	suite.PrintInterleaving(os.Stdout, tr, "", true)
 	fmt.Println()
 	if out != "" {
-		if err := timeline.WriteFile(out, tr); err != nil {
+		if err := record.WriteFile(out, tr); err != nil {
 			fmt.Fprintln(os.Stderr, "heddle:", err)
 			return exitUsage
 		}

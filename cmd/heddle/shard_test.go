@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/instrument"
 	"github.com/heddledbg/heddle/internal/golden"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
-	"github.com/heddledbg/heddle/worker"
-	"github.com/heddledbg/heddle/worker/remote"
+	"github.com/heddledbg/heddle/wire"
 )
 
 // heddleEnv runs heddle in dir with extra environment variables.
@@ -51,7 +51,7 @@ func TestShardTranscripts(t *testing.T) {
 	dir := "testdata/mixed"
 	out := t.TempDir()
 	// An earlier version's plain exploration file, which merge reads as it reads compressed ones.
-	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", timeline.PlainExplorationFile)
+	corrupt := filepath.Join(t.TempDir(), "shard-0-of-2", "x", "TestX", record.PlainExplorationFile)
 	os.MkdirAll(filepath.Dir(corrupt), 0o755)
 	os.WriteFile(corrupt, []byte(`{"heddle": "exploration", "version": 1, "stats": {`), 0o644)
 	status := filepath.Join(t.TempDir(), "status")
@@ -69,20 +69,20 @@ func TestShardTranscripts(t *testing.T) {
 			if _, err := os.Stat(status); err != nil {
 				t.Errorf("Bazel's status file: %v", err)
 			}
-			if _, err := os.Stat(filepath.Join(timeline.ShardDir(out, 2, 3), "example.com/mixed/many/TestLeak", timeline.ExplorationFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(record.ShardDir(out, 2, 3), "example.com/mixed/many/TestLeak", record.ExplorationFile)); err != nil {
 				t.Errorf("shard 2/3 from Bazel's environment: %v", err)
 			}
 		}},
 		{"merge", nil, []string{"merge", "-out", out, out}, exitBug, nil},
 		{"merge-v", nil, []string{"merge", "-v", "-out", filepath.Join(out, "v"), out}, exitBug, nil},
 		{"merge-json", nil, []string{"merge", "-json", "-out", filepath.Join(out, "json"), out}, exitBug, nil},
-		{"merge-missing", nil, []string{"merge", "-out", filepath.Join(out, "partial"), timeline.ShardDir(out, 0, 3), timeline.ShardDir(out, 2, 3)}, exitBug, nil},
+		{"merge-missing", nil, []string{"merge", "-out", filepath.Join(out, "partial"), record.ShardDir(out, 0, 3), record.ShardDir(out, 2, 3)}, exitBug, nil},
 		{"merge-corrupt", nil, []string{"merge", "-out", filepath.Join(out, "corrupt"), corrupt}, exitUsage, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(out, "corrupt")); err == nil {
 				t.Errorf("merge of a corrupt file wrote results")
 			}
 		}},
-		{"merge-unsharded", nil, []string{"merge", filepath.Join(out, "example.com/mixed/many/TestLeak", timeline.ExplorationFile)}, exitUsage, nil},
+		{"merge-unsharded", nil, []string{"merge", filepath.Join(out, "example.com/mixed/many/TestLeak", record.ExplorationFile)}, exitUsage, nil},
 		{"bad-flag", nil, []string{"test", "-shard", "3/3", "./many"}, exitUsage, nil},
 		{"bad-bazel", []string{"TEST_TOTAL_SHARDS=3", "TEST_SHARD_INDEX=three"}, []string{"test", "./many"}, exitUsage, nil},
 		{"bad-job", []string{"JOB_COMPLETION_INDEX=4"}, []string{"test", "./many"}, exitUsage, nil},
@@ -149,8 +149,8 @@ func TestShardMerge(t *testing.T) {
 					t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 				}
 				for _, test := range strings.Split(tc.run, "|") {
-					want := readExploration(t, filepath.Join(timeline.TestDir(whole, path, test), timeline.ExplorationFile))
-					got := readExploration(t, filepath.Join(timeline.TestDir(out, path, test), timeline.ExplorationFile))
+					want := readExploration(t, filepath.Join(record.TestDir(whole, path, test), record.ExplorationFile))
+					got := readExploration(t, filepath.Join(record.TestDir(out, path, test), record.ExplorationFile))
 					if !got.Stats.Complete {
 						t.Errorf("%d shards, %s: merged search not complete", n, test)
 					}
@@ -168,7 +168,7 @@ func TestShardMerge(t *testing.T) {
 						t.Errorf("%d shards, %s: %d runs, want the unsharded exploration's %d", n, test, len(gl), len(wl))
 					}
 					for _, b := range got.Bugs {
-						replays(t, dir, pkg, test, filepath.Join(timeline.TestDir(out, path, test), b.Trace), b.Kind)
+						replays(t, dir, pkg, test, filepath.Join(record.TestDir(out, path, test), b.Trace), b.Kind)
 					}
 				}
 			}
@@ -180,11 +180,11 @@ func TestShardMerge(t *testing.T) {
 // instrumented binary, and checks that every replay ends in the bug.
 func replays(t *testing.T, dir, pkg, test, trace, kind string) {
 	t.Helper()
-	v, err := timeline.ReadFile(trace)
+	v, err := record.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, ok := v.(*timeline.Trace)
+	tr, ok := v.(*record.Trace)
 	if !ok {
 		t.Fatalf("%s is not a trace", trace)
 	}
@@ -199,10 +199,10 @@ func replays(t *testing.T, dir, pkg, test, trace, kind string) {
 		t.Fatal(err)
 	}
 	bin := res.Binaries[0]
-	w := &remote.Worker{Path: bin.Path, Dir: bin.Dir, Args: worker.TestArgs(true), Env: []string{worker.EnvPackage + "=" + bin.Package, gorace}}
+	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Args: wire.TestArgs(true), Env: []string{wire.EnvPackage + "=" + bin.Package, gorace}}
 	s := tr.Schedule()
 	for i := range 100 {
-		got, err := remote.Replay(context.Background(), w, test, s, worker.Options{})
+		got, err := driver.Replay(context.Background(), w, test, s, wire.Options{})
 		if err != nil {
 			t.Fatalf("%s: replay %d: %v", trace, i, err)
 		}
@@ -212,20 +212,20 @@ func replays(t *testing.T, dir, pkg, test, trace, kind string) {
 	}
 }
 
-func readExploration(t testing.TB, path string) *timeline.Exploration {
+func readExploration(t testing.TB, path string) *record.Exploration {
 	t.Helper()
-	v, err := timeline.ReadFile(path)
+	v, err := record.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := v.(*timeline.Exploration)
+	e, ok := v.(*record.Exploration)
 	if !ok {
 		t.Fatalf("%s is not an exploration", path)
 	}
 	return e
 }
 
-func explorationKeys(e *timeline.Exploration) []string {
+func explorationKeys(e *record.Exploration) []string {
 	var ks []string
 	for _, b := range e.Bugs {
 		ks = append(ks, b.Key)
@@ -236,8 +236,8 @@ func explorationKeys(e *timeline.Exploration) []string {
 
 // leafPaths returns the path of every leaf of an exploration's tree, sorted: the schedule of
 // each complete run, as the steps the run chose.
-func leafPaths(e *timeline.Exploration) []string {
-	byID := map[int]timeline.Node{}
+func leafPaths(e *record.Exploration) []string {
+	byID := map[int]record.Node{}
 	for _, n := range e.Tree {
 		byID[n.ID] = n
 	}
@@ -310,7 +310,7 @@ func BenchmarkShards(b *testing.B) {
 					merge += time.Since(start)
 					b.StartTimer()
 				}
-				e := readExploration(b, filepath.Join(timeline.TestDir(out, "example.com/mixed/many", "TestLostUpdate"), timeline.ExplorationFile))
+				e := readExploration(b, filepath.Join(record.TestDir(out, "example.com/mixed/many", "TestLostUpdate"), record.ExplorationFile))
 				if !e.Stats.Complete {
 					b.Fatalf("%d shards: merged search not complete", n)
 				}

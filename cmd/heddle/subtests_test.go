@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestUnexplorableSubtest checks that a subtest that heddle cannot explore (it fails on an
@@ -91,12 +91,12 @@ func TestUnexplorableSubtest(t *testing.T) {
 			if tc.deadlocked != "" && !strings.Contains(stdout, "\n    --- FAIL: "+tc.deadlocked+" (") {
 				t.Errorf("no FAIL line for %s\n%s", tc.deadlocked, stdout)
 			}
-			path := filepath.Join(timeline.TestDir(out, "example.com/subtests/"+tc.pkg, "TestSubtests"), timeline.ExplorationFile)
-			v, err := timeline.ReadFile(path)
+			path := filepath.Join(record.TestDir(out, "example.com/subtests/"+tc.pkg, "TestSubtests"), record.ExplorationFile)
+			v, err := record.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e, ok := v.(*timeline.Exploration)
+			e, ok := v.(*record.Exploration)
 			if !ok {
 				t.Fatalf("%s holds a %T", path, v)
 			}
@@ -127,11 +127,11 @@ func TestUnexplorableSubtest(t *testing.T) {
 			// skips the subtest again instead of ending in it.
 			for _, b := range e.Bugs {
 				trace := filepath.Join(filepath.Dir(path), b.Trace)
-				v, err := timeline.ReadFile(trace)
+				v, err := record.ReadFile(trace)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tr := v.(*timeline.Trace); !slices.Equal(tr.LeftOut, []string{tc.sub}) {
+				if tr := v.(*record.Trace); !slices.Equal(tr.LeftOut, []string{tc.sub}) {
 					t.Errorf("%s leaves out %q, want %s", b.Trace, tr.LeftOut, tc.sub)
 				}
 				stdout, stderr, code := heddle(t, dir, "replay", trace)

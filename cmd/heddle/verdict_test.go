@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/internal/golden"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/suite"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 // TestVerdicts runs heddle test (and heddle run) on packages of every kind and compares what
@@ -105,7 +105,7 @@ func TestOneReportPerBug(t *testing.T) {
 		if bugs[test] != 1 {
 			t.Errorf("%s: %d bug reports, want 1", test, bugs[test])
 		}
-		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*"+timeline.TraceSuffix))
+		traces, _ := filepath.Glob(filepath.Join(out, "example.com", "mixed", "many", test, "*"+record.TraceSuffix))
 		if len(traces) != 1 {
 			t.Errorf("%s: trace files %v, want one", test, traces)
 		}
@@ -445,11 +445,11 @@ func TestUnexplorableSaved(t *testing.T) {
 		t.Skip("builds and explores a test module")
 	}
 	out := t.TempDir()
-	path := filepath.Join(timeline.TestDir(out, "example.com/mixed/reexec", "TestChild"), timeline.ExplorationFile)
+	path := filepath.Join(record.TestDir(out, "example.com/mixed/reexec", "TestChild"), record.ExplorationFile)
 	// An earlier search's result, with a bug, which must not outlive the verdict.
-	stale := &timeline.Exploration{Heddle: "exploration", Version: timeline.Version, Program: timeline.Program{Package: "example.com/mixed/reexec", Test: "TestChild"},
-		Tree: []timeline.Node{}, Bugs: []timeline.Bug{{Kind: "deadlock"}}, Stats: timeline.Stats{Bugs: 1, Runs: 1}}
-	if err := timeline.WriteFile(path, stale); err != nil {
+	stale := &record.Exploration{Heddle: "exploration", Version: record.Version, Program: record.Program{Package: "example.com/mixed/reexec", Test: "TestChild"},
+		Tree: []record.Node{}, Bugs: []record.Bug{{Kind: "deadlock"}}, Stats: record.Stats{Bugs: 1, Runs: 1}}
+	if err := record.WriteFile(path, stale); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-out", out, "./reexec")
@@ -461,11 +461,11 @@ func TestUnexplorableSaved(t *testing.T) {
 		t.Fatalf("no cannot be explored line:\n%s", stdout)
 	}
 	reason, _, _ = strings.Cut(reason, "\n")
-	v, err := timeline.ReadFile(path)
+	v, err := record.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, ok := v.(*timeline.Exploration)
+	e, ok := v.(*record.Exploration)
 	if !ok {
 		t.Fatalf("%s holds a %T", path, v)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // counterTest is NoEraser: worker B increments without the lock when it read zero, and
@@ -83,11 +83,11 @@ func TestWarnings(t *testing.T) {
 	if code != 0 || warnings != 1 {
 		t.Errorf("-json: exit %d, %d warning events, want 0 and 1", code, warnings)
 	}
-	v, err := timeline.ReadFile(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", timeline.ExplorationFile))
+	v, err := record.ReadFile(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", record.ExplorationFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp := v.(*timeline.Exploration)
+	exp := v.(*record.Exploration)
 	if len(exp.Warnings) != 1 || exp.Warnings[0].Kind != "lockset" || exp.Warnings[0].Confirmed != "" {
 		t.Errorf("exploration file warnings %+v, want the lockset warning, not confirmed", exp.Warnings)
 	}
@@ -97,11 +97,11 @@ func TestWarnings(t *testing.T) {
 	if code != exitBug || !strings.Contains(out, "--- FAIL: TestCounter (") || !strings.Contains(out, "    BUG: race (") {
 		t.Fatalf("with -race: exit %d, want %d and the race\n%s\n%s", code, exitBug, out, errOut)
 	}
-	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*"+timeline.TraceSuffix))
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "w", "TestCounter", "race-*"+record.TraceSuffix))
 	if len(traces) != 1 {
 		t.Fatalf("race traces: %v", traces)
 	}
-	tr, err := timeline.ReadTrace(traces[0])
+	tr, err := record.ReadTrace(traces[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/heddledbg/heddle/dap"
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/server"
-	"github.com/heddledbg/heddle/timeline"
 )
 
 const module = "github.com/heddledbg/heddle"
@@ -26,12 +26,12 @@ var files = []file{{
 	path:  "web/src/wire.gen.ts",
 	about: "heddle's JSON formats (docs/formats.md) and the web server's answers",
 	roots: []reflect.Type{
-		reflect.TypeFor[timeline.Exploration](),
-		reflect.TypeFor[timeline.Trace](),
-		reflect.TypeFor[timeline.Start](),
-		reflect.TypeFor[timeline.Progress](),
-		reflect.TypeFor[timeline.Done](),
-		reflect.TypeFor[timeline.Checkpoint](),
+		reflect.TypeFor[record.Exploration](),
+		reflect.TypeFor[record.Trace](),
+		reflect.TypeFor[record.Start](),
+		reflect.TypeFor[record.Progress](),
+		reflect.TypeFor[record.Done](),
+		reflect.TypeFor[record.Checkpoint](),
 		reflect.TypeFor[server.Session](),
 		reflect.TypeFor[server.ExplorationSummary](),
 		reflect.TypeFor[server.BugSummary](),
@@ -54,8 +54,8 @@ var files = []file{{
 	},
 }}
 
-// statsExtra is what timeline.Stats.MarshalJSON writes besides the fields of Stats
-// (timeline's statsJSON); the test checks that the two agree.
+// statsExtra is what record.Stats.MarshalJSON writes besides the fields of Stats
+// (record's statsJSON); the test checks that the two agree.
 type statsExtra struct {
 	// The time the exploration took, as time.Duration's String writes it (1m2.5s).
 	Elapsed string `json:"elapsed,omitempty"`
@@ -65,7 +65,7 @@ type statsExtra struct {
 
 func generator(root string) (*Generator, error) {
 	docs, err := readDocs(root, module, []string{
-		module + "/timeline",
+		module + "/record",
 		module + "/locktree",
 		module + "/server",
 		module + "/dap",
@@ -82,7 +82,7 @@ func generator(root string) (*Generator, error) {
 	}
 	return &Generator{
 		Prefix:    map[string]string{module + "/locktree": "Lock"},
-		Marshaled: map[reflect.Type]reflect.Type{reflect.TypeFor[timeline.Stats](): reflect.TypeFor[statsExtra]()},
+		Marshaled: map[reflect.Type]reflect.Type{reflect.TypeFor[record.Stats](): reflect.TypeFor[statsExtra]()},
 		Docs:      docs,
 		// Every inversion has a path to its inner lock, a suppressed one at least one
 		// gate (locktree/compare.go), and a cycle at least two locks (locktree/graph.go).

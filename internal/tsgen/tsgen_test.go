@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/internal/golden"
-	"github.com/heddledbg/heddle/timeline"
+	"github.com/heddledbg/heddle/record"
 )
 
 // TestCommitted fails when a committed generated file is not what the Go types generate.
@@ -69,7 +69,7 @@ func TestMarshaled(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := map[reflect.Type]any{
-		reflect.TypeFor[timeline.Stats](): nonZero(reflect.TypeFor[timeline.Stats]()),
+		reflect.TypeFor[record.Stats](): nonZero(reflect.TypeFor[record.Stats]()),
 	}
 	for typ := range g.Marshaled {
 		v, ok := values[typ]
@@ -210,8 +210,8 @@ type embedding struct {
 }
 
 type clash struct {
-	L  leaf         `json:"l"`
-	TL timeline.Pos `json:"tl"`
+	L  leaf       `json:"l"`
+	TL record.Pos `json:"tl"`
 }
 
 type marshals struct{}
@@ -258,7 +258,7 @@ func TestMapping(t *testing.T) {
 	var b strings.Builder
 	for _, tt := range tests {
 		g := &Generator{
-			Prefix:  map[string]string{module + "/timeline": "T"},
+			Prefix:  map[string]string{module + "/record": "T"},
 			NonNull: map[string]bool{module + "/internal/tsgen.nullable.NN": true},
 			Docs:    docs,
 		}
@@ -297,6 +297,6 @@ func TestErrors(t *testing.T) {
 type Pos struct{}
 
 type clashing struct {
-	A Pos          `json:"a"`
-	B timeline.Pos `json:"b"`
+	A Pos        `json:"a"`
+	B record.Pos `json:"b"`
 }

@@ -11,7 +11,7 @@ const GAP = 12;
 // goroutine, a bar per operation from its call to its return, so that the
 // operations that overlapped in time overlap on the page. Columns follow the
 // order of calls and returns, each as wide as the labels that must fit in it
-// need (as timeline.DrawHistory does in text). Clicking a bar selects the
+// need (as record.DrawHistory does in text). Clicking a bar selects the
 // operation's call step; mark highlights the operations in progress at a step.
 export class HistoryView {
   readonly el: HTMLElement;

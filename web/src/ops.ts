@@ -34,7 +34,7 @@ export const categoryColor: Record<Category, string> = {
 export const acquires = new Set(["lock", "rlock", "trylock"]);
 export const releases = new Set(["unlock", "runlock"]);
 
-// How Go says each operation, as timeline.Call does in heddle: the code that
+// How Go says each operation, as record.Call does in heddle: the code that
 // makes it, with %s for the expression of its object, and its name without one
 // (the words of Go's goroutine traces where Go has no syntax for it).
 const goOps: Record<string, [code: string, name: string]> = {
@@ -111,7 +111,7 @@ export function opLabel(op: string): string {
   return shortLabels[op] ?? call(op);
 }
 
-// blocked says where a goroutine waits, as Go's goroutine traces do (timeline.Blocked):
+// blocked says where a goroutine waits, as Go's goroutine traces do (record.Blocked):
 // blocked in from.mu.Lock(), blocked in chan receive on s.done.
 export function blocked(op: string, x?: string): string {
   if (x && (op === "send" || op === "recv")) return `blocked in ${call(op)} on ${x}`;

@@ -1,0 +1,90 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heddledbg/heddle/wire"
+)
+
+// TestWorkerStuck runs a worker that reads its request and never answers, as one stuck in a
+// test's cleanup would: Do must stop it and say so, within the request's limits.
+func TestWorkerStuck(t *testing.T) {
+	if os.Getenv("HEDDLE_STUCK_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		time.Sleep(time.Hour)
+	}
+	defer func(g time.Duration) { answerGrace = g }(answerGrace)
+	answerGrace = 100 * time.Millisecond
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerStuck$"}, Env: []string{"HEDDLE_STUCK_WORKER=1"}}
+	start := time.Now()
+	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*wire.Message) {})
+	if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
+		t.Fatalf("Do = %v, want an error saying that the worker did not answer within 500ms", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Do returned after %v", d)
+	}
+}
+
+// TestKeepSpare runs workers that answer a list request with their process id: with a spare
+// kept, each request but the first is served by the process started during the one before,
+// and Close ends the spare.
+func TestKeepSpare(t *testing.T) {
+	if os.Getenv("HEDDLE_PID_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		json.NewEncoder(os.NewFile(4, "response")).Encode(wire.Message{Type: wire.MsgTests, Tests: []string{strconv.Itoa(os.Getpid())}})
+		os.Exit(0)
+	}
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestKeepSpare$"}, Env: []string{"HEDDLE_PID_WORKER=1"}}
+	pid := func() string {
+		names, err := List(context.Background(), w)
+		if err != nil || len(names) != 1 {
+			t.Fatalf("List = %v, %v", names, err)
+		}
+		return names[0]
+	}
+	spare := func() *process {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.spare
+	}
+	pid()
+	if spare() != nil {
+		t.Fatal("a spare process without KeepSpare")
+	}
+	w.KeepSpare(true)
+	pid()
+	for range 2 {
+		s := spare()
+		if s == nil {
+			t.Fatal("no spare process after a request with KeepSpare")
+		}
+		if got, want := pid(), strconv.Itoa(s.cmd.Process.Pid); got != want {
+			t.Errorf("the request was served by process %s, want the spare, %s", got, want)
+		}
+	}
+	w.KeepSpare(false)
+	last := spare()
+	if got, want := pid(), strconv.Itoa(last.cmd.Process.Pid); got != want || spare() != nil {
+		t.Errorf("after KeepSpare(false): served by %s, want the spare %s, and no new spare (%v)", got, want, spare())
+	}
+	w.KeepSpare(true)
+	pid()
+	w.Close()
+	if spare() != nil {
+		t.Error("Close kept the spare")
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.spares {
+		t.Error("Close left KeepSpare on")
+	}
+}

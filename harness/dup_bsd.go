@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package harness
-
-import "syscall"
-
-func dup2(oldfd, newfd int) error { return syscall.Dup2(oldfd, newfd) }

@@ -1,0 +1,63 @@
+package wire
+
+import "strings"
+
+// The environment variables through which heddle configures the processes it starts, and
+// through which heddle's own debugging output is switched on.
+const (
+	// EnvWorker, set to 1, makes an instrumented binary serve the worker protocol instead of
+	// running its tests or main.
+	EnvWorker = "HEDDLE_WORKER"
+	// EnvDebug is the path of the debug adapter's Unix socket: a worker with it set serves the
+	// debug protocol there.
+	EnvDebug = "HEDDLE_DEBUG"
+	// EnvPackage and EnvBinary are the import path of the package under test and the digest of
+	// its binary, which a worker writes into the traces it makes (record.Program).
+	EnvPackage = "HEDDLE_PACKAGE"
+	EnvBinary  = "HEDDLE_BINARY"
+	// EnvReexec names the test that a copy of a worker's test binary, started by the test
+	// itself, runs as go test would, out of heddle's control.
+	EnvReexec = "HEDDLE_REEXEC"
+	// EnvChildren names the file in which such a copy notes that it ran.
+	EnvChildren = "HEDDLE_CHILDREN"
+	// EnvDelveSocket makes the heddle binary a Delve DAP server on this Unix socket, for one
+	// of the debug adapter's incarnations.
+	EnvDelveSocket = "HEDDLE_DELVE_SOCKET"
+	// EnvDAPLog is the file to which heddle dap logs every DAP message (its -log flag).
+	EnvDAPLog = "HEDDLE_DAP_LOG"
+	// EnvDAPTrace, when set, makes the debug adapter trace the time its steps take.
+	EnvDAPTrace = "HEDDLE_DAP_TRACE"
+	// EnvDebugRuns is a file to which the explorer logs every run's events and decisions.
+	EnvDebugRuns = "HEDDLE_DEBUG_RUNS"
+	// EnvGroup, set to the member's name (P1, P2…), makes an instrumented program a member of
+	// a process group: it serves the group protocol of package rt/member on fd 3 and 4.
+	EnvGroup = "HEDDLE_GROUP"
+	// EnvGroupTest names the test that a test binary in a process group runs.
+	EnvGroupTest = "HEDDLE_GROUP_TEST"
+)
+
+// TestFunc is the test that the instrumenter adds to every test package: it serves the
+// protocols for the package's tests (worker.Serve).
+const TestFunc = "TestHeddleWorker"
+
+// TestArgs returns the command line on which an instrumented test binary runs TestFunc, and
+// only it, once, without go test's time limit. Verbose makes the testing package print a
+// test's log as it goes, which a worker needs to report a failed run's messages. The user's
+// flags for the test binary follow, except those that select tests (-test.run, -run).
+func TestArgs(verbose bool, user ...string) []string {
+	args := []string{"-test.run=^" + TestFunc + "$", "-test.count=1", "-test.timeout=0"}
+	if verbose {
+		args = append(args, "-test.v=true")
+	}
+	for i := 0; i < len(user); i++ {
+		a := strings.TrimLeft(user[i], "-")
+		switch {
+		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="):
+		case a == "test.run" || a == "run":
+			i++
+		default:
+			args = append(args, user[i])
+		}
+	}
+	return args
+}

@@ -1,0 +1,201 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/heddledbg/heddle/locktree"
+	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/rt"
+)
+
+// Version is the version of Request and Message, and of DebugStart. Version 2 names the
+// fields of a Guide in lower camel case, as every other message does.
+const Version = 2
+
+// Command is what a Request asks of a worker.
+type Command string
+
+// The commands of a Request.
+const (
+	// CmdList asks for the registered tests: a MsgTests message.
+	CmdList Command = "list"
+	// CmdExplore asks for an exploration of Request.Test in the worker: MsgProgress, MsgNode,
+	// MsgFound and MsgBug messages, then MsgDone (or MsgIsolate, from a process that can run
+	// one schedule only). A MsgRestart voids the nodes and bugs streamed before it.
+	CmdExplore Command = "explore"
+	// CmdReplay asks for one detailed run of Request.Schedule: a MsgTrace message.
+	CmdReplay Command = "replay"
+	// CmdRun asks for one run steered by Request.Guide, for controller-side explorations that
+	// isolate every run in its own process: a MsgResult message.
+	CmdRun Command = "run"
+)
+
+// MessageType is the kind of a Message.
+type MessageType string
+
+// The kinds of Message. Final reports which end an answer.
+const (
+	MsgTests    MessageType = "tests"    // the registered tests (Message.Tests)
+	MsgProgress MessageType = "progress" // the exploration's statistics so far
+	MsgNode     MessageType = "node"     // a node of the schedule tree
+	MsgFound    MessageType = "found"    // a new bug, before its trace
+	MsgBug      MessageType = "bug"      // a bug with its detailed trace
+	MsgDone     MessageType = "done"     // the exploration's end, with its statistics
+	MsgResult   MessageType = "result"   // the result of a run
+	MsgTrace    MessageType = "trace"    // the detailed trace of a replay
+	MsgIsolate  MessageType = "isolate"  // the process can run one schedule only (Message.Error says why)
+	MsgError    MessageType = "error"    // the request failed (Message.Error)
+	MsgRestart  MessageType = "restart"  // the exploration starts again without a subtest: what came before is void
+)
+
+// Request is what a controller asks of a worker.
+type Request struct {
+	V        int              `json:"v"`
+	Cmd      Command          `json:"cmd"`
+	Test     string           `json:"test,omitempty"`
+	Options  Options          `json:"options,omitempty"`
+	Schedule *record.Schedule `json:"schedule,omitempty"`
+	Guide    *Guide           `json:"guide,omitempty"`
+	Detail   bool             `json:"detail,omitempty"`
+	// LeftOut, in a "run" request, are the subtests that the run skips because heddle cannot
+	// explore them, each with why (as go test names them).
+	LeftOut map[string]string `json:"leftOut,omitempty"`
+}
+
+// Options are the serialisable options of an exploration (explorer.Options without its
+// callbacks).
+type Options struct {
+	Strategy  string        `json:"strategy,omitempty"`
+	MaxRuns   int           `json:"maxRuns,omitempty"`
+	MaxTime   time.Duration `json:"maxTime,omitempty"`
+	MaxSteps  int           `json:"maxSteps,omitempty"`
+	Seed      uint64        `json:"seed,omitempty"`
+	Depth     int           `json:"depth,omitempty"`
+	Bound     int           `json:"bound,omitempty"`
+	StopOnBug bool          `json:"stopOnBug,omitempty"`
+	Hang      time.Duration `json:"hang,omitempty"`
+	Tree      bool          `json:"tree,omitempty"`
+	Prefix    []rt.Decision `json:"prefix,omitempty"`
+	Shard     int           `json:"shard,omitempty"`
+	Shards    int           `json:"shards,omitempty"`
+	Part      int           `json:"part,omitempty"`
+	Parts     int           `json:"parts,omitempty"`
+	Time      rt.TimeModel  `json:"time,omitempty"`
+	Quantum   time.Duration `json:"quantum,omitempty"`
+	// Atomicity is the atomicity checker (explorer.Options.Atomicity).
+	Atomicity string `json:"atomicity,omitempty"`
+}
+
+// Message is one line a worker writes.
+type Message struct {
+	Type      MessageType      `json:"type"`
+	Tests     []string         `json:"tests,omitempty"`
+	Stats     *record.Stats    `json:"stats,omitempty"`
+	Node      *record.Node     `json:"node,omitempty"`
+	Bug       *Bug             `json:"bug,omitempty"`
+	LockTrees *locktree.Report `json:"lockTrees,omitempty"`
+	Trace     *record.Trace    `json:"trace,omitempty"`
+	// Result and Log answer a "run" request.
+	Result *rt.Result    `json:"result,omitempty"`
+	Log    []LoggedPoint `json:"log,omitempty"`
+	// Error says what went wrong in an "error" message; in an "isolate" message, which
+	// answers an "explore" request of a process that can run one schedule only (its package
+	// started goroutines during init, rt.InitGoroutines), it says why.
+	Error string `json:"error,omitempty"`
+	// Divergence, in a "done" message, is the exploration's first divergence
+	// (explorer.Report.Divergence).
+	Divergence string `json:"divergence,omitempty"`
+	// Isolated, in a "done" message, says why the test was explored with a fresh process per
+	// run although the controller did not ask for it (the "isolate" answer's Error).
+	Isolated string `json:"isolated,omitempty"`
+	// Warnings, in a "done" message, are the checks' findings that are not bugs.
+	Warnings []*record.Warning `json:"warnings,omitempty"`
+	// Atomicity, in a "done" message, is what the atomicity checkers found of each
+	// //heddle:atomic function (explorer.Report.Atomicity).
+	Atomicity []*record.AtomicityCheck `json:"atomicity,omitempty"`
+	// Skipped, in a "done" message, is the output of the first run in which the test skipped
+	// itself (t.Skip), its message last; nil if no run did. In a "result" message, it is the
+	// output of the run, if the test skipped itself in it.
+	Skipped *string `json:"skipped,omitempty"`
+	// Skips, in a "done" message, are the subtests that skipped themselves, each from the
+	// first run in which it did; in a "result" message, those of the run.
+	Skips []record.Skip `json:"skips,omitempty"`
+	// Subtests, in a "done" message, are the subtests that the exploration's runs started,
+	// in the order in which they first did; in a "result" message, those of the run.
+	Subtests []string `json:"subtests,omitempty"`
+}
+
+// Final reports whether m ends the worker's answer: nothing follows it.
+func (m *Message) Final() bool {
+	switch m.Type {
+	case MsgDone, MsgResult, MsgTrace, MsgTests, MsgIsolate, MsgError:
+		return true
+	}
+	return false
+}
+
+// Bug is a bug on the wire, with its detailed trace.
+type Bug struct {
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	Key         string `json:"key"`
+	Hits        int    `json:"hits"`
+	Preemptions int    `json:"preemptions"`
+	// Strategy found the bug first, in the exploration's run Run (explorer.Bug.Strategy and
+	// explorer.Bug.Run).
+	Strategy string        `json:"strategy,omitempty"`
+	Run      int           `json:"run,omitempty"`
+	Trace    *record.Trace `json:"trace,omitempty"`
+}
+
+// Guide is an explorer.Guide on the wire: how to steer one run. The fields mean what the
+// explorer.Guide fields of the same names do.
+type Guide struct {
+	Prefix []int32           `json:"prefix,omitempty"`
+	Kinds  []rt.DecisionKind `json:"kinds,omitempty"`
+	Names  []string          `json:"names,omitempty"`
+	Sleep  []Sleeper         `json:"sleep,omitempty"`
+	Policy uint8             `json:"policy,omitempty"`
+	Seed   uint64            `json:"seed,omitempty"`
+	Depth  int               `json:"depth,omitempty"`
+	Length int               `json:"length,omitempty"`
+	Bound  int               `json:"bound"`
+	Shard  int               `json:"shard,omitempty"`
+	Shards int               `json:"shards,omitempty"`
+	Plan   []PlanStep        `json:"plan,omitempty"`
+	// Part, Parts and SplitFrom are explorer.Guide's.
+	Part      int `json:"part,omitempty"`
+	Parts     int `json:"parts,omitempty"`
+	SplitFrom int `json:"splitFrom,omitempty"`
+	// Watch lists the positions of accesses whose order the run records (explorer.Guide.Watch).
+	Watch []string `json:"watch,omitempty"`
+	// Serial, Timeouts and Timeout are explorer.Guide's.
+	Serial   bool   `json:"serial,omitempty"`
+	Timeouts bool   `json:"timeouts,omitempty"`
+	Timeout  string `json:"timeout,omitempty"`
+}
+
+// Sleeper is a goroutine in a sleep set, with the operation it is stopped before.
+type Sleeper struct {
+	G    rt.GID     `json:"g"`
+	Op   rt.OpKind  `json:"op"`
+	Objs []rt.ObjID `json:"objs,omitempty"`
+	// Yields: the sleeper's step may be a poll that yields (rt.FairObj).
+	Yields bool `json:"yields,omitempty"`
+}
+
+// PlanStep is one step of a guide's plan.
+type PlanStep struct {
+	G    rt.GID  `json:"g"`
+	Data []int32 `json:"data,omitempty"`
+}
+
+// LoggedPoint is what a guide recorded at one decision after its prefix.
+type LoggedPoint struct {
+	Kind    rt.DecisionKind `json:"kind"`
+	Alts    []rt.Alt        `json:"alts"`
+	Pick    int             `json:"pick"`
+	Current int             `json:"current"`
+	Sleep   []Sleeper       `json:"sleep,omitempty"`
+	PlanAt  int             `json:"planAt"`
+}
