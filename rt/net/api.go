@@ -28,10 +28,6 @@ func DialIP(network string, laddr *IPAddr, raddr *IPAddr) (*IPConn, error) {
 	return net.DialIP(network, laddr, raddr)
 }
 
-func DialUnix(network string, laddr *UnixAddr, raddr *UnixAddr) (*UnixConn, error) {
-	return net.DialUnix(network, laddr, raddr)
-}
-
 var ErrClosed = net.ErrClosed
 
 var ErrWriteToConnected = net.ErrWriteToConnected
@@ -114,17 +110,7 @@ func JoinHostPort(host string, port string) string { return net.JoinHostPort(hos
 
 type KeepAliveConfig = net.KeepAliveConfig
 
-type ListenConfig = net.ListenConfig
-
 func ListenIP(network string, laddr *IPAddr) (*IPConn, error) { return net.ListenIP(network, laddr) }
-
-func ListenUnix(network string, laddr *UnixAddr) (*UnixListener, error) {
-	return net.ListenUnix(network, laddr)
-}
-
-func ListenUnixgram(network string, laddr *UnixAddr) (*UnixConn, error) {
-	return net.ListenUnixgram(network, laddr)
-}
 
 type Listener = net.Listener
 
@@ -199,9 +185,5 @@ type UDPAddr = net.UDPAddr
 func UDPAddrFromAddrPort(addr netip.AddrPort) *UDPAddr { return net.UDPAddrFromAddrPort(addr) }
 
 type UnixAddr = net.UnixAddr
-
-type UnixConn = net.UnixConn
-
-type UnixListener = net.UnixListener
 
 type UnknownNetworkError = net.UnknownNetworkError
