@@ -555,7 +555,8 @@ func (c *UnixConn) WriteToUnix(b []byte, addr *UnixAddr) (int, error) {
 }
 
 // WriteMsgUnix writes b as Write does. Out-of-band data (a descriptor passed with
-// SCM_RIGHTS, credentials) has no kernel to carry it: the write fails, and writes nothing.
+// SCM_RIGHTS, credentials) has no kernel to carry it, and failing the write would report a
+// bug of heddle's making: the run cannot be explored.
 //
 //go:norace
 func (c *UnixConn) WriteMsgUnix(b, oob []byte, addr *UnixAddr) (n, oobn int, err error) {
@@ -564,6 +565,7 @@ func (c *UnixConn) WriteMsgUnix(b, oob []byte, addr *UnixAddr) (n, oobn int, err
 	}
 	switch {
 	case len(oob) > 0:
+		rt.Fail(rt.VerdictUnsupported, "sends out-of-band data (descriptors or credentials, WriteMsgUnix) over a Unix socket of heddle's virtual network, which has no kernel to carry them", true)
 		return 0, 0, c.v.opError("write", errOOB)
 	case addr != nil:
 		return 0, 0, c.v.opError("write", os.NewSyscallError("sendmsg", syscall.EISCONN))

@@ -371,3 +371,21 @@ func TestUnixOutsideRun(t *testing.T) {
 		t.Errorf("ListenPacket of unixgram returned a %T", pc)
 	}
 }
+
+// TestUnixRights: passing a descriptor over a virtual Unix connection cannot be done, and the
+// run says so rather than failing the program's write.
+func TestUnixRights(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sock")
+	res := rt.Run(rt.Config{}, func() {
+		l, _ := rtnet.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+		rt.Go(func() {
+			c, _ := l.AcceptUnix()
+			c.ReadMsgUnix(make([]byte, 1), make([]byte, 64))
+		})
+		c, _ := rtnet.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+		c.WriteMsgUnix([]byte("x"), syscall.UnixRights(0), nil)
+	})
+	if res.Verdict.Kind != rt.VerdictUnsupported || !strings.Contains(res.Verdict.Message, "out-of-band") {
+		t.Errorf("verdict %s: %q, want unsupported, out-of-band data", res.Verdict.Kind, res.Verdict.Message)
+	}
+}
