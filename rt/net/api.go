@@ -5,7 +5,6 @@ package net
 import (
 	"net"
 	"net/netip"
-	"os"
 )
 
 type Addr = net.Addr
@@ -33,12 +32,6 @@ var ErrClosed = net.ErrClosed
 var ErrWriteToConnected = net.ErrWriteToConnected
 
 type Error = net.Error
-
-func FileConn(f *os.File) (c Conn, err error) { return net.FileConn(f) }
-
-func FileListener(f *os.File) (ln Listener, err error) { return net.FileListener(f) }
-
-func FilePacketConn(f *os.File) (c PacketConn, err error) { return net.FilePacketConn(f) }
 
 const FlagBroadcast = net.FlagBroadcast
 

@@ -389,3 +389,24 @@ func TestUnixRights(t *testing.T) {
 		t.Errorf("verdict %s: %q, want unsupported, out-of-band data", res.Verdict.Kind, res.Verdict.Message)
 	}
 }
+
+// TestFileConn: a socketpair's end made with FileConn is rt/net's UnixConn, as instrumented
+// code's assertion c.(*net.UnixConn) expects.
+func TestFileConn(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		f := os.NewFile(uintptr(fd), "socketpair")
+		c, err := rtnet.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, ok := c.(*rtnet.UnixConn); !ok {
+			t.Errorf("FileConn of a socketpair's end returned a %T", c)
+		}
+	}
+}
