@@ -5,7 +5,6 @@ package net
 import (
 	"net"
 	"net/netip"
-	"os"
 )
 
 type Addr = net.Addr
@@ -28,21 +27,11 @@ func DialIP(network string, laddr *IPAddr, raddr *IPAddr) (*IPConn, error) {
 	return net.DialIP(network, laddr, raddr)
 }
 
-func DialUnix(network string, laddr *UnixAddr, raddr *UnixAddr) (*UnixConn, error) {
-	return net.DialUnix(network, laddr, raddr)
-}
-
 var ErrClosed = net.ErrClosed
 
 var ErrWriteToConnected = net.ErrWriteToConnected
 
 type Error = net.Error
-
-func FileConn(f *os.File) (c Conn, err error) { return net.FileConn(f) }
-
-func FileListener(f *os.File) (ln Listener, err error) { return net.FileListener(f) }
-
-func FilePacketConn(f *os.File) (c PacketConn, err error) { return net.FilePacketConn(f) }
 
 const FlagBroadcast = net.FlagBroadcast
 
@@ -114,17 +103,7 @@ func JoinHostPort(host string, port string) string { return net.JoinHostPort(hos
 
 type KeepAliveConfig = net.KeepAliveConfig
 
-type ListenConfig = net.ListenConfig
-
 func ListenIP(network string, laddr *IPAddr) (*IPConn, error) { return net.ListenIP(network, laddr) }
-
-func ListenUnix(network string, laddr *UnixAddr) (*UnixListener, error) {
-	return net.ListenUnix(network, laddr)
-}
-
-func ListenUnixgram(network string, laddr *UnixAddr) (*UnixConn, error) {
-	return net.ListenUnixgram(network, laddr)
-}
 
 type Listener = net.Listener
 
@@ -199,9 +178,5 @@ type UDPAddr = net.UDPAddr
 func UDPAddrFromAddrPort(addr netip.AddrPort) *UDPAddr { return net.UDPAddrFromAddrPort(addr) }
 
 type UnixAddr = net.UnixAddr
-
-type UnixConn = net.UnixConn
-
-type UnixListener = net.UnixListener
 
 type UnknownNetworkError = net.UnknownNetworkError

@@ -32,11 +32,15 @@ type half struct {
 // conn is one end of a connection of the virtual network.
 type conn struct {
 	in, out       *half
-	local, remote *net.TCPAddr
-	rest          []byte        // the unread part of the last chunk read
-	done          chan struct{} // closed by Close: wakes this end's Read and Write
-	closed        bool
-	rdl, wdl      time.Time // deadlines, on the virtual clock
+	local, remote net.Addr
+	network       string // the OpErrors' Net: tcp, unix or unixpacket
+	// packet keeps a write's boundaries, as a unixpacket (SOCK_SEQPACKET) socket does: a Read
+	// takes one write's bytes and discards what does not fit.
+	packet   bool
+	rest     []byte        // the unread part of the last chunk read
+	done     chan struct{} // closed by Close: wakes this end's Read and Write
+	closed   bool
+	rdl, wdl time.Time // deadlines, on the virtual clock
 	// rwake is closed (and replaced) when the read deadline changes while a Read waits
 	// (rwaiting), so that the Read takes the new deadline.
 	rwake    chan struct{}
@@ -46,7 +50,7 @@ type conn struct {
 // pair returns the two ends of a new connection.
 //
 //go:norace
-func pair(serverAddr, clientAddr *net.TCPAddr) (client, server *conn) {
+func pair(serverAddr, clientAddr net.Addr) (client, server *conn) {
 	rt.Connected()
 	up := &half{data: rt.MakeChan[[]byte](chunks), eof: rt.MakeChan[struct{}](0), gone: rt.MakeChan[struct{}](0)}
 	down := &half{data: rt.MakeChan[[]byte](chunks), eof: rt.MakeChan[struct{}](0), gone: rt.MakeChan[struct{}](0)}
@@ -63,7 +67,11 @@ func (c *conn) RemoteAddr() net.Addr { return c.remote }
 
 //go:norace
 func (c *conn) opError(op string, err error) error {
-	return &net.OpError{Op: op, Net: "tcp", Source: c.local, Addr: c.remote, Err: err}
+	network := c.network
+	if network == "" {
+		network = "tcp"
+	}
+	return &net.OpError{Op: op, Net: network, Source: c.local, Addr: c.remote, Err: err}
 }
 
 // Read reads what the peer wrote, waiting for it until the peer closes its side (io.EOF),
@@ -119,7 +127,9 @@ func (c *conn) Read(b []byte) (int, error) {
 	}
 	chunk := rt.Recvd(c.in.data, v)
 	n := copy(b, chunk)
-	c.rest = chunk[n:]
+	if !c.packet {
+		c.rest = chunk[n:]
+	}
 	return n, nil
 }
 

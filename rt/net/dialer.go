@@ -10,8 +10,8 @@ import (
 	"github.com/heddledbg/heddle/rt"
 )
 
-// Dialer is net.Dialer whose Dial and DialContext of a stream network connect on the virtual
-// network in a run (http.Transport's and a websocket dialer's connections). Its other methods,
+// Dialer is net.Dialer whose Dial and DialContext of a stream network (tcp, unix, unixpacket)
+// or of udp connect on the virtual network in a run (http.Transport's and a websocket dialer's connections). Its other methods,
 // and everything outside a run, are net.Dialer's.
 type Dialer struct {
 	Timeout         time.Duration
@@ -53,8 +53,8 @@ func (d *Dialer) Dial(network, address string) (net.Conn, error) {
 //
 //go:norace
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	if !rt.Running() || !stream(network) && !datagramNet(network) {
-		return d.std().DialContext(ctx, network, address)
+	if !rt.Running() || !stream(network) && !datagramNet(network) && !unixStream(network) {
+		return wrapConn(d.std().DialContext(ctx, network, address))
 	}
 	return dial(ctx, network, address, d.Timeout)
 }
@@ -68,9 +68,4 @@ func (d *Dialer) SetMultipathTCP(use bool) { d.mptcp = &use }
 //go:norace
 func (d *Dialer) DialIP(ctx context.Context, network string, laddr netip.Addr, raddr netip.Addr) (*net.IPConn, error) {
 	return d.std().DialIP(ctx, network, laddr, raddr)
-}
-
-//go:norace
-func (d *Dialer) DialUnix(ctx context.Context, network string, laddr *net.UnixAddr, raddr *net.UnixAddr) (*net.UnixConn, error) {
-	return d.std().DialUnix(ctx, network, laddr, raddr)
 }

@@ -188,7 +188,7 @@ func listenPacket(network, address string) (net.PacketConn, error) {
 //go:norace
 func ListenPacket(network, address string) (net.PacketConn, error) {
 	if !rt.Running() || !datagramNet(network) {
-		return net.ListenPacket(network, address)
+		return wrapPacket(net.ListenPacket(network, address))
 	}
 	return listenPacket(network, address)
 }

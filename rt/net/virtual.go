@@ -41,7 +41,8 @@ var vnet struct {
 	listeners map[string]*listener
 	slot      int // listeners opened on port 0, numbering their reserved ports
 	udp       map[int]*udpSocket
-	udpSlot   int // UDP sockets bound to port 0
+	udpSlot   int                      // UDP sockets bound to port 0
+	unix      map[string]*UnixListener // by path, made absolute; a name space apart from ports
 }
 
 // listeners returns the run's listeners, discarding another run's.
@@ -51,12 +52,13 @@ func listeners() map[string]*listener {
 	if e := rt.RunEpoch(); vnet.epoch != e || vnet.listeners == nil {
 		vnet.epoch, vnet.listeners, vnet.slot = e, make(map[string]*listener), 0
 		vnet.udp, vnet.udpSlot = nil, 0
+		releaseUnix()
 	}
 	return vnet.listeners
 }
 
 // Listen announces on the virtual network of the run (outside a run, and for networks other
-// than tcp, tcp4 and tcp6, on the real one). Every
+// than tcp, tcp4, tcp6, unix and unixpacket, on the real one). Every
 // host is the process's own: a listener on ":0", "127.0.0.1:0" or "localhost:8080" is found
 // by a dial of any loopback name with its port. Port 0 takes a port reserved on the real
 // loopback interface, so that addresses are unique and an uninstrumented client that dials it
@@ -65,6 +67,13 @@ func listeners() map[string]*listener {
 //
 //go:norace
 func Listen(network, address string) (net.Listener, error) {
+	if unixStream(network) {
+		l, err := ListenUnix(network, &net.UnixAddr{Name: address, Net: network})
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
 	if !rt.Running() || !stream(network) {
 		return net.Listen(network, address)
 	}
@@ -120,7 +129,7 @@ func nextSlot() int {
 }
 
 // Dial connects to address on the virtual network of the run (outside a run, and for networks
-// other than tcp, tcp4 and tcp6, on the real one). Connecting is a scheduling point, and so is the listener's Accept: which of several
+// other than tcp, tcp4, tcp6, udp, udp4, udp6, unix and unixpacket, on the real one). Connecting is a scheduling point, and so is the listener's Accept: which of several
 // pending connections a server accepts first is a decision.
 //
 //go:norace
@@ -145,9 +154,9 @@ func DialContext(ctx context.Context, network, address string) (net.Conn, error)
 //go:norace
 func dial(ctx context.Context, network, address string, timeout time.Duration) (net.Conn, error) {
 	switch {
-	case !rt.Running() || !stream(network) && !datagramNet(network):
+	case !rt.Running() || !stream(network) && !datagramNet(network) && !unixStream(network):
 		d := net.Dialer{Timeout: timeout}
-		return d.DialContext(ctx, network, address)
+		return wrapConn(d.DialContext(ctx, network, address))
 	case datagramNet(network):
 		return dialUDP(network, address)
 	}
@@ -157,7 +166,11 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 	if trace != nil && trace.ConnectStart != nil {
 		trace.ConnectStart(network, address)
 	}
-	c, err := dialVirtual(ctx, network, address)
+	dialv := dialVirtual
+	if unixStream(network) {
+		dialv = dialUnixPath
+	}
+	c, err := dialv(ctx, network, address)
 	if trace != nil && trace.ConnectDone != nil {
 		trace.ConnectDone(network, address, err)
 	}
@@ -256,7 +269,8 @@ func tcpAddr(host string, port int) *net.TCPAddr {
 
 // A listener of the virtual network.
 type listener struct {
-	addr    *net.TCPAddr
+	addr    net.Addr
+	network string        // the OpErrors' Net; "" is tcp
 	pending chan *conn    // connections dialed and not yet accepted
 	done    chan struct{} // closed by Close
 	closed  bool
@@ -268,17 +282,25 @@ type listener struct {
 	waiting bool
 }
 
+//go:norace
+func (l *listener) netName() string {
+	if l.network == "" {
+		return "tcp"
+	}
+	return l.network
+}
+
 // accept waits for the next connection: a scheduling point.
 //
 //go:norace
 func (l *listener) accept() (*conn, error) {
 	for {
 		if l.closed {
-			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+			return nil, &net.OpError{Op: "accept", Net: l.netName(), Addr: l.addr, Err: net.ErrClosed}
 		}
 		t, expired := deadline(l.dl)
 		if expired {
-			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: os.ErrDeadlineExceeded}
+			return nil, &net.OpError{Op: "accept", Net: l.netName(), Addr: l.addr, Err: os.ErrDeadlineExceeded}
 		}
 		cases := []rt.Case{rt.RecvCase(l.pending), rt.RecvCase(l.done), rt.RecvCase(l.wake)}
 		if t != nil {
@@ -294,7 +316,7 @@ func (l *listener) accept() (*conn, error) {
 		case 0:
 			return rt.Recvd(l.pending, v), nil
 		case 3:
-			return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.addr, Err: os.ErrDeadlineExceeded}
+			return nil, &net.OpError{Op: "accept", Net: l.netName(), Addr: l.addr, Err: os.ErrDeadlineExceeded}
 		}
 	}
 }
@@ -316,7 +338,7 @@ func (l *listener) setDeadline(t time.Time) {
 //go:norace
 func (l *listener) close() error {
 	if l.closed {
-		return &net.OpError{Op: "close", Net: "tcp", Addr: l.addr, Err: net.ErrClosed}
+		return &net.OpError{Op: "close", Net: l.netName(), Addr: l.addr, Err: net.ErrClosed}
 	}
 	l.closed = true
 	rt.Close(l.done)
