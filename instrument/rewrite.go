@@ -218,6 +218,7 @@ func (r *rewriter) visit(n ast.Node) bool {
 		}
 		r.builtin(n)
 		r.testingCall(n)
+		r.fileDeadline(n)
 		r.httpMethodCall(n)
 	case *ast.SelectStmt:
 		r.add(n, func(w *writer) { r.selectStmt(w, n) })

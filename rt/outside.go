@@ -38,11 +38,16 @@ func goid() int64 {
 }
 
 // inRT reports whether function fn is part of heddle's runtime: rt and its shadow packages,
-// not the harness that runs tests, whose frames stand for the test's caller.
+// not the harness that runs tests, whose frames stand for the test's caller, nor their own
+// tests (package rt/net_test), whose frames are the programs they run.
 //
 //go:norace
 func inRT(fn string) bool {
-	return strings.HasPrefix(fn, rtPrefix+".") || strings.HasPrefix(fn, rtPrefix+"/")
+	if !strings.HasPrefix(fn, rtPrefix+".") && !strings.HasPrefix(fn, rtPrefix+"/") {
+		return false
+	}
+	pkg := fn[:strings.IndexByte(fn[len(rtPrefix):], '.')+len(rtPrefix)]
+	return !strings.HasSuffix(pkg, "_test")
 }
 
 // blockedOutside describes where the running goroutine waits, if it waits in uninstrumented
@@ -98,21 +103,22 @@ func (r *run) waitsOutside(mode waitMode) string {
 	}
 	for _, fn := range fns {
 		if inRT(fn) {
-			// The innermost frame of heddle's: waiting in an operation is waiting inside heddle.
-			if fn != rtPrefix+".(*run).body" && fn != rtPrefix+".Subtest" {
+			// The innermost frame of heddle's: waiting in an operation is waiting inside heddle,
+			// but for a real socket that rt/net wraps, whose wait is the network poller's.
+			if fn != rtPrefix+".(*run).body" && fn != rtPrefix+".Subtest" && state != "IO wait" {
 				return ""
 			}
 			break
 		}
 	}
 	// Where the program called into the code it waits in: the innermost frame outside Go's
-	// sources, the module cache (dependencies) and heddle's; else outside the first two.
+	// sources, the module cache (dependencies) and heddle's runtime; else outside the first two.
 	goroot := runtime.GOROOT() + "/src/"
 	k := frameOf(fns, files, func(fn, file string) bool {
-		return !strings.HasPrefix(file, goroot) && !strings.Contains(file, "/pkg/mod/")
+		return !strings.HasPrefix(file, goroot) && !strings.Contains(file, "/pkg/mod/") && !inRT(fn)
 	})
 	if k < 0 {
-		k = frameOf(fns, files, func(fn, file string) bool { return !strings.HasPrefix(file, goroot) })
+		k = frameOf(fns, files, func(fn, file string) bool { return !strings.HasPrefix(file, goroot) && !inRT(fn) })
 	}
 	if k >= 0 {
 		at := files[k]
@@ -130,7 +136,9 @@ func (r *run) waitsOutside(mode waitMode) string {
 			// Waiting on a channel or a lock of its own that heddle does not know of.
 			return fmt.Sprintf("goroutine %s has waited for over %s outside heddle's control (%s at %s)", r.gname(g), limit, state, at)
 		}
-		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)", r.gname(g), limit, fns[k-1], at, state)
+		// A wrapper of rt's stands for the standard function the program called.
+		called := strings.TrimPrefix(fns[k-1], rtPrefix+"/")
+		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)", r.gname(g), limit, called, at, state)
 	}
 	return ""
 }

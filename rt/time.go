@@ -548,6 +548,20 @@ func Instant() time.Time {
 	return time.Now()
 }
 
+// RealTime converts t, an instant of the virtual clock, into the real clock's instant as far
+// from now, for a deadline that goes to the operating system: an *os.File's, or a real
+// socket's that rt/net wraps. The virtual clock starts in 2025, so a deadline a second from
+// its now is long past for the kernel, and a read would time out at once, failing correct
+// code. The zero time (no deadline) stays zero; outside a run the two clocks are one.
+//
+//go:norace
+func RealTime(t time.Time) time.Time {
+	if t.IsZero() || active == nil {
+		return t
+	}
+	return time.Now().Add(t.Sub(Instant()))
+}
+
 // Since returns the virtual time elapsed since t.
 //
 //go:norace

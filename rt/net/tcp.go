@@ -159,7 +159,7 @@ func (l *TCPListener) Close() error {
 //go:norace
 func (l *TCPListener) SetDeadline(t time.Time) error {
 	if l.v == nil {
-		return l.real.SetDeadline(t)
+		return l.real.SetDeadline(rt.RealTime(t))
 	}
 	l.v.setDeadline(t)
 	return nil

@@ -513,7 +513,7 @@ func (c *UDPConn) WriteMsgUDPAddrPort(b, oob []byte, addr netip.AddrPort) (n, oo
 //go:norace
 func (c *UDPConn) SetDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetDeadline(t)
+		return c.real.SetDeadline(rt.RealTime(t))
 	}
 	c.SetReadDeadline(t)
 	c.v.wdl = t
@@ -526,7 +526,7 @@ func (c *UDPConn) SetDeadline(t time.Time) error {
 //go:norace
 func (c *UDPConn) SetReadDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetReadDeadline(t)
+		return c.real.SetReadDeadline(rt.RealTime(t))
 	}
 	c.v.rdl = t
 	if c.v.rwaiting {
@@ -539,7 +539,7 @@ func (c *UDPConn) SetReadDeadline(t time.Time) error {
 //go:norace
 func (c *UDPConn) SetWriteDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetWriteDeadline(t)
+		return c.real.SetWriteDeadline(rt.RealTime(t))
 	}
 	c.v.wdl = t
 	return nil

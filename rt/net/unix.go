@@ -312,7 +312,7 @@ func (l *UnixListener) Close() error {
 //go:norace
 func (l *UnixListener) SetDeadline(t time.Time) error {
 	if l.v == nil {
-		return l.real.SetDeadline(t)
+		return l.real.SetDeadline(rt.RealTime(t))
 	}
 	l.v.setDeadline(t)
 	return nil
@@ -449,7 +449,7 @@ func (c *UnixConn) RemoteAddr() net.Addr {
 //go:norace
 func (c *UnixConn) SetDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetDeadline(t)
+		return c.real.SetDeadline(rt.RealTime(t))
 	}
 	return c.v.SetDeadline(t)
 }
@@ -457,7 +457,7 @@ func (c *UnixConn) SetDeadline(t time.Time) error {
 //go:norace
 func (c *UnixConn) SetReadDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetReadDeadline(t)
+		return c.real.SetReadDeadline(rt.RealTime(t))
 	}
 	return c.v.SetReadDeadline(t)
 }
@@ -465,7 +465,7 @@ func (c *UnixConn) SetReadDeadline(t time.Time) error {
 //go:norace
 func (c *UnixConn) SetWriteDeadline(t time.Time) error {
 	if c.v == nil {
-		return c.real.SetWriteDeadline(t)
+		return c.real.SetWriteDeadline(rt.RealTime(t))
 	}
 	return c.v.SetWriteDeadline(t)
 }
