@@ -8,17 +8,24 @@ package spawn
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 )
 
 // Start starts cmd with files as its file descriptors 3, 4… (exec.Cmd's ExtraFiles), in a
-// process group of its own.
+// process group of its own. A command without a standard output gets a pipe whose output is
+// dropped, as go test gives a test binary a pipe: os/exec would give it /dev/null, a
+// character device, which a program that checks whether it writes to a terminal by the file's
+// mode (chi's middleware colours its output then) takes for one.
 func Start(cmd *exec.Cmd, files ...*os.File) error {
 	if len(files) > 0 && !extraFiles {
 		// The caller's error names the process.
 		return fmt.Errorf("heddle's protocol passes pipes to the process as file descriptors 3 and 4, which os/exec cannot do on %s", runtime.GOOS)
+	}
+	if cmd.Stdout == nil {
+		cmd.Stdout = io.Discard
 	}
 	cmd.ExtraFiles = files
 	setGroup(cmd)

@@ -11,14 +11,21 @@ import (
 )
 
 // The test binary, started again with this variable set, is the child: it echoes what it reads
-// on descriptor 3 to descriptor 4, then blocks until it is killed.
+// on descriptor 3 to descriptor 4 with what its standard output is, then blocks until it is
+// killed.
 const childEnv = "HEDDLE_SPAWN_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
 		in, out := os.NewFile(3, "in"), os.NewFile(4, "out")
 		line, _ := bufio.NewReader(in).ReadString('\n')
-		io.WriteString(out, "echo "+line)
+		stdout := "other"
+		if fi, err := os.Stdout.Stat(); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			stdout = "pipe"
+		} else if err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			stdout = "character device"
+		}
+		io.WriteString(out, "echo "+line+"stdout: "+stdout+"\n")
 		out.Close()
 		select {}
 	}
@@ -26,7 +33,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestStartAndKill starts a child with two pipes as its descriptors 3 and 4, talks to it over
-// them, and kills it.
+// them, and kills it. Its standard output, which the caller did not set, is a pipe, as go test
+// gives a test binary, not /dev/null, which programs take for a terminal.
 func TestStartAndKill(t *testing.T) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -56,8 +64,8 @@ func TestStartAndKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != "echo hello\n" {
-		t.Errorf("the child answered %q, want %q", got, "echo hello\n")
+	if want := "echo hello\nstdout: pipe\n"; string(got) != want {
+		t.Errorf("the child answered %q, want %q", got, want)
 	}
 	Kill(cmd)
 	err = cmd.Wait()
