@@ -1,12 +1,12 @@
 // Package outside has tests that heddle cannot control, because their goroutines wait for
-// each other inside the standard library's networking code.
+// each other inside the standard library's code or the operating system.
 package outside
 
 import (
-	"context"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 )
@@ -31,30 +31,23 @@ func TestHandler(t *testing.T) {
 	srv.Close()
 }
 
-// TestAccept's goroutine waits in Accept on a real socket (a ListenConfig's listener is not
-// one of heddle's virtual network) for a connection that only the test can make.
-func TestAccept(t *testing.T) {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+// TestPipe's goroutine waits in a read of a real pipe (the operating system's, outside heddle's
+// control) for bytes that only the test writes.
+func TestPipe(t *testing.T) {
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	accepted := make(chan bool)
+	defer r.Close()
+	defer w.Close()
+	read := make(chan bool)
 	go func() {
-		conn, err := ln.Accept()
-		if err == nil {
-			conn.Close()
-		}
-		accepted <- err == nil
+		_, err := r.Read(make([]byte, 1))
+		read <- err == nil
 	}()
 	var mu sync.Mutex
 	mu.Lock()
 	mu.Unlock()
-	conn, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
-	<-accepted
+	w.Write([]byte{1})
+	<-read
 }
