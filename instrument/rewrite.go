@@ -482,17 +482,22 @@ func testingSignature(name string, sig *types.Signature) bool {
 }
 
 // httpFuncs are net/http's functions that serve connections, and httpMethods the methods of
-// *http.Server that start or stop serving, with the names of the functions of rt/net/http that
-// replace them: net/http serves each connection on a goroutine it starts itself, which heddle
-// could not schedule, where rt/net/http serves them on controlled goroutines (docs/network.md).
+// its types that rt/net/http replaces, by type, with the names of the functions that replace
+// them: net/http serves each connection on a goroutine it starts itself, which heddle could
+// not schedule, where rt/net/http serves them on controlled goroutines; and its Client applies
+// its Timeout on the real clock, where rt/net/http applies it on the virtual one
+// (docs/network.md).
 var (
 	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true}
-	httpMethods = map[string]string{"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"}
+	httpMethods = map[string]map[string]string{
+		"Server": {"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"},
+		"Client": {"Do": "ClientDo", "Get": "ClientGet", "Head": "ClientHead", "Post": "ClientPost", "PostForm": "ClientPostForm"},
+	}
 )
 
 // httpMethodCall rewrites srv.Serve(l) into rt/net/http's ServerServe(srv, l), and so on for
-// httpMethods, for srv an http.Server or a pointer to one. Method values are left alone, and
-// so are the methods promoted from an embedded http.Server.
+// httpMethods, for srv an http.Server or a pointer to one, and alike for an http.Client.
+// Method values are left alone, and so are the methods promoted from an embedded one.
 func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
 	name, recv, isPtr := r.httpMethod(call)
 	if name == "" {
@@ -515,20 +520,23 @@ func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
 	})
 }
 
-// httpMethod returns, for a call of one of httpMethods on an http.Server, the rt/net/http
-// function that replaces it, the receiver, and whether the receiver is a pointer.
+// httpMethod returns, for a call of one of httpMethods on an http.Server or an http.Client,
+// the rt/net/http function that replaces it, the receiver, and whether the receiver is a
+// pointer.
 func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, isPtr bool) {
 	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return "", nil, false
 	}
 	sel := r.info.Selections[se]
-	name = httpMethods[se.Sel.Name]
-	if sel == nil || sel.Kind() != types.MethodVal || name == "" || len(sel.Index()) != 1 {
+	if sel == nil || sel.Kind() != types.MethodVal || len(sel.Index()) != 1 {
 		return "", nil, false
 	}
 	n, ok := deref(sel.Recv()).(*types.Named)
-	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" || n.Obj().Name() != "Server" {
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "net/http" {
+		return "", nil, false
+	}
+	if name = httpMethods[n.Obj().Name()][se.Sel.Name]; name == "" {
 		return "", nil, false
 	}
 	_, isPtr = sel.Recv().Underlying().(*types.Pointer)

@@ -258,6 +258,9 @@ type accesses struct {
 	vars     map[unsafe.Pointer]int32 // index in shadows
 	shadows  []shadow
 	warnings []Warning
+	// pooled are the clocks released with each item put into a sync.Pool, hb's and full's,
+	// by the item's data pointer (poolItem).
+	pooled map[unsafe.Pointer]*[2][]uint32
 	// tx is the storage of the transactional graph (velodrome.go), kept across runs.
 	tx txGraph
 }
@@ -293,6 +296,7 @@ func (a *accesses) reset() {
 	}
 	a.hb.reset()
 	a.full.reset()
+	clear(a.pooled)
 	a.warnings, a.partial = nil, false
 }
 
@@ -449,6 +453,51 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 	}
 	a.tick(e.G)
 }
+
+// accessPool orders g's Put of item x into a sync.Pool (put) before the Get that returns x (not
+// put), as Go's race detector orders them (sync.Pool's ReleaseMerge and Acquire on the item):
+// a pool hands its items from goroutine to goroutine without a lock, and the new owner of a
+// pooled buffer or context writes what the last one wrote.
+//
+//go:norace
+func (r *run) accessPool(g *goroutine, x any, put bool) {
+	item := poolItem(x)
+	if !accessesUsed.Load() || r.cfg.IgnoreAccesses || g == nil || g.id < 0 || item == nil {
+		return
+	}
+	a := r.accessState()
+	a.goroutine(g.id)
+	if !put {
+		if c := a.pooled[item]; c != nil {
+			a.hb.join(g.id, c[0])
+			a.full.join(g.id, c[1])
+		}
+		return
+	}
+	if a.pooled == nil {
+		a.pooled = make(map[unsafe.Pointer]*[2][]uint32)
+	}
+	c := a.pooled[item]
+	if c == nil {
+		c = new([2][]uint32)
+		a.pooled[item] = c
+	}
+	for i, vc := range [2][]uint32{a.hb.clock(g.id), a.full.clock(g.id)} {
+		if len(c[i]) < len(vc) {
+			c[i] = append(c[i], make([]uint32, len(vc)-len(c[i]))...)
+		}
+		for j, t := range vc {
+			c[i][j] = max(c[i][j], t)
+		}
+	}
+	a.tick(g.id)
+}
+
+// poolItem is the data pointer of the interface value x, by which the race detector knows a
+// pooled item (sync's poolRaceAddr); nil for nil.
+//
+//go:norace
+func poolItem(x any) unsafe.Pointer { return (*[2]unsafe.Pointer)(unsafe.Pointer(&x))[1] }
 
 // accessGo orders a go statement of parent before everything child does.
 //

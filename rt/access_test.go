@@ -209,6 +209,45 @@ func TestLockset(t *testing.T) {
 			}
 			wg.Wait()
 		}, nil},
+		{"pool-handoff", func() {
+			// Each goroutine takes a buffer from the pool, writes it, and puts it back: the
+			// second may get the first's, which the pool hands over without a lock.
+			type buf struct{ n int }
+			var pool rt.Pool
+			pool.New = func() any { return new(buf) }
+			var wg rt.WaitGroup
+			wg.Add(2)
+			for range 2 {
+				rt.Go(func() {
+					defer wg.Done()
+					b := pool.Get().(*buf)
+					rt.Store(&b.n, 1, "p:1")
+					pool.Put(b)
+				})
+			}
+			wg.Wait()
+		}, nil},
+		{"pool-use-after-put", func() {
+			// The first goroutine writes its buffer after putting it back, when the second
+			// may own it.
+			type buf struct{ n int }
+			var pool rt.Pool
+			pool.New = func() any { return new(buf) }
+			var wg rt.WaitGroup
+			wg.Add(2)
+			rt.Go(func() {
+				defer wg.Done()
+				b := pool.Get().(*buf)
+				pool.Put(b)
+				rt.Store(&b.n, 1, "p:1")
+			})
+			rt.Go(func() {
+				defer wg.Done()
+				b := pool.Get().(*buf)
+				rt.Store(&b.n, 2, "p:2")
+			})
+			wg.Wait()
+		}, []string{"p:1", "p:2"}},
 		{"write-under-read-lock", func() {
 			x := 0
 			var mu rt.RWMutex

@@ -242,6 +242,12 @@ func Cause(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
+// ControlledContext reports whether ctx, or a context it derives from, was made under control
+// (its cancellation is an operation of the run, its deadline on the virtual clock).
+//
+//go:norace
+func ControlledContext(ctx context.Context) bool { return parentCancelCtx(ctx) != nil }
+
 // ContextAfterFunc is context.AfterFunc under heddle's control: f runs in its own goroutine
 // once ctx is done.
 //

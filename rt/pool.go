@@ -24,12 +24,12 @@ type Pool struct {
 	New func() any
 }
 
-// pool returns the standard pool of the caller: p's own bytes outside any run, else the pool
-// of p in the run's side table, which starts empty in every run.
+// pool returns the standard pool of the caller, in run r (nil: none) on goroutine g: p's own
+// bytes outside any run, else the pool of p in the run's side table, which starts empty in
+// every run.
 //
 //go:norace
-func (p *Pool) pool() *sync.Pool {
-	r, g := current()
+func (p *Pool) pool(r *run, g *goroutine) *sync.Pool {
 	if r == nil {
 		return (*sync.Pool)(unsafe.Pointer(p))
 	}
@@ -42,7 +42,11 @@ func (p *Pool) pool() *sync.Pool {
 
 // Get selects an item from the pool, removes it, and returns it, as sync.Pool's Get does.
 func (p *Pool) Get() any {
-	if x := p.pool().Get(); x != nil {
+	r, g := current()
+	if x := p.pool(r, g).Get(); x != nil {
+		if r != nil {
+			r.accessPool(g, x, false)
+		}
 		return x
 	}
 	if p.New != nil {
@@ -52,4 +56,10 @@ func (p *Pool) Get() any {
 }
 
 // Put adds x to the pool.
-func (p *Pool) Put(x any) { p.pool().Put(x) }
+func (p *Pool) Put(x any) {
+	r, g := current()
+	if r != nil && x != nil {
+		r.accessPool(g, x, true)
+	}
+	p.pool(r, g).Put(x)
+}

@@ -349,3 +349,36 @@ func TestDialTrace(t *testing.T) {
 		t.Errorf("trace %q, want %q", events, want)
 	}
 }
+
+// TestListenAddr compares a virtual listener's address with a real one's, on this machine, for
+// the hosts programs listen on: code reads it (raft's transport refuses to advertise an
+// unspecified address, a server prints where it listens). The ports differ; the addresses
+// must not.
+func TestListenAddr(t *testing.T) {
+	for _, network := range []string{"tcp", "tcp4", "tcp6"} {
+		for _, address := range []string{":0", "0.0.0.0:0", "[::]:0", "localhost:0", "127.0.0.1:0"} {
+			real, err := net.Listen(network, address)
+			if err != nil {
+				continue // as Go: tcp6 on an IPv4 address
+			}
+			want := real.Addr().(*net.TCPAddr).IP.String()
+			real.Close()
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				l, err := rtnet.Listen(network, address)
+				if err != nil {
+					got = err.Error()
+					return
+				}
+				got = l.Addr().(*net.TCPAddr).IP.String()
+				l.Close()
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("%s %s: verdict %s: %s", network, address, res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("Listen(%q, %q).Addr() has IP %s, want %s as a real listener has", network, address, got, want)
+			}
+		}
+	}
+}

@@ -107,7 +107,8 @@ func listen(network, address string) (*TCPListener, error) {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: tcpAddr(host, port), Err: fmt.Errorf("bind: address already in use")}
 	}
 	l := &listener{
-		addr:    tcpAddr(host, port),
+		addr:    listenAddr(network, host, port),
+		local:   tcpAddr(host, port),
 		pending: rt.MakeChan[*conn](backlog),
 		done:    rt.MakeChan[struct{}](0),
 		wake:    rt.MakeChan[struct{}](0),
@@ -200,7 +201,7 @@ func dialVirtual(ctx context.Context, network, address string) (net.Conn, error)
 		// The port was the process's: nobody listens there any more.
 		return nil, &net.OpError{Op: "dial", Net: network, Addr: l.addr, Err: errRefused}
 	}
-	client, server := pair(l.addr, clientAddr(l))
+	client, server := pair(l.localAddr(), clientAddr(l))
 	// Queuing the connection is the dial's scheduling point; the listener's Accept takes it.
 	i, _, _ := rt.Select(false, rt.SendCase(l.pending, server), rt.RecvCase(l.done))
 	if i == 1 {
@@ -267,9 +268,38 @@ func tcpAddr(host string, port int) *net.TCPAddr {
 	return &net.TCPAddr{IP: ip, Port: port}
 }
 
+// listenAddr is the address that a real listener on host and port reports, as Go gives it: a
+// wildcard host (none, 0.0.0.0, ::) stays the wildcard, IPv6's for tcp on a machine with
+// IPv6 (Go listens on both families there) and IPv4's for tcp4, since code checks it (raft's
+// transport refuses to advertise an unspecified address); any other host is tcpAddr's.
+//
+//go:norace
+func listenAddr(network, host string, port int) *net.TCPAddr {
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return tcpAddr(host, port)
+	}
+	if network == "tcp4" || network != "tcp6" && !dualStack() {
+		return &net.TCPAddr{IP: net.IPv4zero, Port: port}
+	}
+	return &net.TCPAddr{IP: net.IPv6unspecified, Port: port}
+}
+
+// dualStack reports whether a real wildcard listener of "tcp" listens on IPv6 and IPv4 here,
+// as it does on a machine with IPv6: asked of the kernel once.
+var dualStack = sync.OnceValue(func() bool {
+	ln, err := net.Listen("tcp", ":0")
+	if err != nil {
+		return false
+	}
+	defer ln.Close()
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return ok && a.IP.To4() == nil
+})
+
 // A listener of the virtual network.
 type listener struct {
-	addr    net.Addr
+	addr    net.Addr // what Addr reports
+	local   net.Addr // the local address of the connections it accepts; nil: addr
 	network string        // the OpErrors' Net; "" is tcp
 	pending chan *conn    // connections dialed and not yet accepted
 	done    chan struct{} // closed by Close
@@ -280,6 +310,14 @@ type listener struct {
 	// (waiting), so that the Accept takes the new deadline.
 	wake    chan struct{}
 	waiting bool
+}
+
+//go:norace
+func (l *listener) localAddr() net.Addr {
+	if l.local == nil {
+		return l.addr
+	}
+	return l.local
 }
 
 //go:norace

@@ -3,10 +3,12 @@ package http_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	rtnet "github.com/heddledbg/heddle/rt/net"
@@ -271,5 +273,75 @@ func TestShutdownHijacked(t *testing.T) {
 	})
 	if res.Verdict.Kind != rt.VerdictOK {
 		t.Errorf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+}
+
+// TestTimeouts: a client's Timeout and a request's context end the exchange on the virtual
+// clock, as go test's run sees them end on the real one: a handler that sleeps five seconds
+// outlasts a three-second timeout.
+func TestTimeouts(t *testing.T) {
+	slow := func(w http.ResponseWriter, r *http.Request) {
+		rt.Sleep(5 * time.Second)
+		io.WriteString(w, "late")
+	}
+	slowBody := func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "early ")
+		w.(http.Flusher).Flush()
+		rt.Sleep(5 * time.Second)
+		io.WriteString(w, "late")
+	}
+	for _, tc := range []struct {
+		name    string
+		handler http.HandlerFunc
+		do      func(url string) (*http.Response, error)
+		want    string // in the error, of the request or of its body's read; "" for none
+	}{
+		{"client timeout", slow, func(url string) (*http.Response, error) {
+			return rthttp.ClientGet(&http.Client{Timeout: 3 * time.Second}, url)
+		}, "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"},
+		{"client timeout not reached", slow, func(url string) (*http.Response, error) {
+			return rthttp.ClientGet(&http.Client{Timeout: 10 * time.Second}, url)
+		}, ""},
+		{"client timeout while reading the body", slowBody, func(url string) (*http.Response, error) {
+			return rthttp.ClientGet(&http.Client{Timeout: 3 * time.Second}, url)
+		}, "context deadline exceeded"},
+		{"context deadline", slow, func(url string) (*http.Response, error) {
+			ctx, cancel := rt.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+			return rthttp.ClientDo(&http.Client{}, req)
+		}, "context deadline exceeded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			res := rt.Run(rt.Config{}, func() {
+				// The handler goes on after the client gave up: wait for it, so that the
+				// run does not end with it asleep.
+				handled := rt.MakeChan[struct{}](1)
+				h := func(w http.ResponseWriter, r *http.Request) {
+					defer rt.Send(handled, struct{}{})
+					tc.handler(w, r)
+				}
+				url, stop := serve(&http.Server{Handler: http.HandlerFunc(h)})
+				defer stop()
+				var resp *http.Response
+				if resp, err = tc.do(url); err == nil {
+					_, err = io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				rt.Recv(handled)
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one with %q", err, tc.want)
+			case tc.want != "" && !errors.Is(err, context.DeadlineExceeded):
+				t.Errorf("error %v is not context.DeadlineExceeded", err)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -80,20 +81,41 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cs := tc.ConnectionState()
 		c, state = tc, &cs
 	}
-	out := req.Clone(req.Context())
+	// As net/http's transport, give up the exchange when the request's context ends, its
+	// body's reading included: closing the connection ends a read or write that waits. Only
+	// a context made under control is watched: another's deadline is on the real clock.
+	ctx := req.Context()
+	stop := func() bool { return false }
+	if rt.ControlledContext(ctx) {
+		stop = rt.ContextAfterFunc(ctx, func() { c.Close() })
+	}
+	out := req.Clone(ctx)
 	out.Close = true
 	if err := out.Write(c); err != nil {
+		stop()
 		c.Close()
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), req)
 	if err != nil {
+		stop()
 		c.Close()
-		return nil, err
+		return nil, ctxErr(ctx, err)
 	}
 	resp.TLS = state
-	resp.Body = &body{ReadCloser: resp.Body, conn: c}
+	resp.Body = &body{ReadCloser: resp.Body, conn: c, ctx: ctx, stop: stop}
 	return resp, nil
+}
+
+// ctxErr is the context's error if it ended, which is why the connection failed, as
+// net/http's transport says; err otherwise.
+//
+//go:norace
+func ctxErr(ctx context.Context, err error) error {
+	if e := ctx.Err(); e != nil {
+		return e
+	}
+	return err
 }
 
 //go:norace
@@ -103,14 +125,27 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// body closes the connection with the response's body.
+// body closes the connection with the response's body, and stops watching the request's
+// context.
 type body struct {
 	io.ReadCloser
 	conn net.Conn
+	ctx  context.Context
+	stop func() bool
+}
+
+//go:norace
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = ctxErr(b.ctx, err)
+	}
+	return n, err
 }
 
 //go:norace
 func (b *body) Close() error {
+	b.stop()
 	err := b.ReadCloser.Close()
 	b.conn.Close()
 	return err

@@ -1,0 +1,108 @@
+package http
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/heddledbg/heddle/rt"
+)
+
+// net/http's Client applies its Timeout with a timer and a context of its own, on the real
+// clock, which a run does not follow: a handler that sleeps five virtual seconds answers long
+// before a real three-second timeout, where go test's client gives up. The instrumenter
+// rewrites the calls of Do, Get, Head, Post and PostForm on an *http.Client into these
+// functions, which apply the timeout with a context of the run, on the virtual clock.
+
+// ClientDo is c.Do(req).
+//
+//go:norace
+func ClientDo(c *http.Client, req *http.Request) (*http.Response, error) {
+	if c.Timeout <= 0 || !rt.Running() {
+		return c.Do(req)
+	}
+	parent := req.Context()
+	ctx, cancel := rt.WithTimeout(parent, c.Timeout)
+	cc := *c
+	cc.Timeout = 0
+	resp, err := cc.Do(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		var ue *url.Error
+		if parent.Err() == nil && ctx.Err() == context.DeadlineExceeded && errors.As(err, &ue) {
+			// As net/http says it.
+			ue.Err = &timeoutError{ue.Err.Error() + " (Client.Timeout exceeded while awaiting headers)"}
+		}
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// ClientGet is c.Get(u).
+//
+//go:norace
+func ClientGet(c *http.Client, u string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ClientDo(c, req)
+}
+
+// ClientHead is c.Head(u).
+//
+//go:norace
+func ClientHead(c *http.Client, u string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), "HEAD", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ClientDo(c, req)
+}
+
+// ClientPost is c.Post(u, contentType, body).
+//
+//go:norace
+func ClientPost(c *http.Client, u, contentType string, body io.Reader) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(context.Background(), "POST", u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	return ClientDo(c, req)
+}
+
+// ClientPostForm is c.PostForm(u, data).
+//
+//go:norace
+func ClientPostForm(c *http.Client, u string, data url.Values) (*http.Response, error) {
+	return ClientPost(c, u, "application/x-www-form-urlencoded", strings.NewReader(data.Encode()))
+}
+
+// timeoutError is net/http's error for a request that its client's Timeout ended.
+type timeoutError struct{ err string }
+
+func (e *timeoutError) Error() string   { return e.err }
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
+func (e *timeoutError) Is(err error) bool {
+	return err == context.DeadlineExceeded
+}
+
+// cancelBody ends the timeout's context once the body is closed: the timeout covers reading
+// the body too, as net/http's does.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+//go:norace
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
