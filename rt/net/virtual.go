@@ -298,8 +298,8 @@ var dualStack = sync.OnceValue(func() bool {
 
 // A listener of the virtual network.
 type listener struct {
-	addr    net.Addr // what Addr reports
-	local   net.Addr // the local address of the connections it accepts; nil: addr
+	addr    net.Addr      // what Addr reports
+	local   net.Addr      // the local address of the connections it accepts; nil: addr
 	network string        // the OpErrors' Net; "" is tcp
 	pending chan *conn    // connections dialed and not yet accepted
 	done    chan struct{} // closed by Close
