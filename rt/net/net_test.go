@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http/httptrace"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -255,40 +256,49 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// TestAcceptOrder: which of two pending connections a server accepts first is a decision.
+// TestAcceptOrder: which of two pending connections a server accepts first is a decision, on
+// TCP and on Unix sockets.
 func TestAcceptOrder(t *testing.T) {
-	seen := map[string]bool{}
-	for _, ch := range []rt.Chooser{first{}, last{}} {
-		var got string
-		res := rt.Run(rt.Config{Chooser: ch}, func() {
-			l, _ := rtnet.Listen("tcp", ":0")
-			done := rt.MakeChan[struct{}](2)
-			for _, name := range []string{"a", "b"} {
-				rt.Go(func() {
-					c, _ := rtnet.Dial("tcp", l.Addr().String())
-					io.WriteString(c, name)
-					c.Close()
-					rt.Send(done, struct{}{})
-				})
+	for _, network := range []string{"tcp", "unix"} {
+		t.Run(network, func(t *testing.T) {
+			address := ":0"
+			if network == "unix" {
+				address = filepath.Join(t.TempDir(), "s.sock")
 			}
-			c, _ := l.Accept()
-			b, _ := io.ReadAll(c)
-			got = string(b)
-			c.Close()
-			c, _ = l.Accept()
-			io.ReadAll(c)
-			c.Close()
-			rt.Recv(done)
-			rt.Recv(done)
-			l.Close()
+			seen := map[string]bool{}
+			for _, ch := range []rt.Chooser{first{}, last{}} {
+				var got string
+				res := rt.Run(rt.Config{Chooser: ch}, func() {
+					l, _ := rtnet.Listen(network, address)
+					done := rt.MakeChan[struct{}](2)
+					for _, name := range []string{"a", "b"} {
+						rt.Go(func() {
+							c, _ := rtnet.Dial(network, l.Addr().String())
+							io.WriteString(c, name)
+							c.Close()
+							rt.Send(done, struct{}{})
+						})
+					}
+					c, _ := l.Accept()
+					b, _ := io.ReadAll(c)
+					got = string(b)
+					c.Close()
+					c, _ = l.Accept()
+					io.ReadAll(c)
+					c.Close()
+					rt.Recv(done)
+					rt.Recv(done)
+					l.Close()
+				})
+				if res.Verdict.Kind != rt.VerdictOK {
+					t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+				}
+				seen[got] = true
+			}
+			if !seen["a"] || !seen["b"] {
+				t.Errorf("first accepted: %v, want both a and b under some schedule", seen)
+			}
 		})
-		if res.Verdict.Kind != rt.VerdictOK {
-			t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-		}
-		seen[got] = true
-	}
-	if !seen["a"] || !seen["b"] {
-		t.Errorf("first accepted: %v, want both a and b under some schedule", seen)
 	}
 }
 

@@ -283,45 +283,6 @@ func TestUnix(t *testing.T) {
 	}
 }
 
-// TestUnixAcceptOrder: which of two pending Unix connections a server accepts first is a
-// decision.
-func TestUnixAcceptOrder(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "s.sock")
-	seen := map[string]bool{}
-	for _, ch := range []rt.Chooser{first{}, last{}} {
-		var got string
-		res := rt.Run(rt.Config{Chooser: ch}, func() {
-			l, _ := rtnet.Listen("unix", path)
-			done := rt.MakeChan[struct{}](2)
-			for _, name := range []string{"a", "b"} {
-				rt.Go(func() {
-					c, _ := rtnet.Dial("unix", path)
-					io.WriteString(c, name)
-					c.Close()
-					rt.Send(done, struct{}{})
-				})
-			}
-			c, _ := l.Accept()
-			b, _ := io.ReadAll(c)
-			got = string(b)
-			c.Close()
-			c, _ = l.Accept()
-			io.ReadAll(c)
-			c.Close()
-			rt.Recv(done)
-			rt.Recv(done)
-			l.Close()
-		})
-		if res.Verdict.Kind != rt.VerdictOK {
-			t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-		}
-		seen[got] = true
-	}
-	if !seen["a"] || !seen["b"] {
-		t.Errorf("first accepted: %v, want both a and b under some schedule", seen)
-	}
-}
-
 // TestUnixLeftOpen: a run that leaves its listener open does not keep its path from the next
 // run, which listens on it again.
 func TestUnixLeftOpen(t *testing.T) {
