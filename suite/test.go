@@ -364,7 +364,7 @@ func explorePackage(ctx context.Context, bin *instrument.Binary, opts wire.Optio
 	start := time.Now()
 	pkgCtx, cancel := packageContext(ctx, f.goTest.timeout, f.goTest.timeout)
 	defer cancel()
-	w := newWorker(bin, gorace)
+	w := newWorker(bin, gorace, f.verbose)
 	names, err := driver.List(pkgCtx, w)
 	if err != nil {
 		if pkgCtx.Err() != nil {
@@ -430,10 +430,13 @@ func runtimeReason(pkg string) string {
 }
 
 // newWorker is the worker of a built package, whose test binary (or program) it runs.
-func newWorker(bin *instrument.Binary, gorace string) *driver.Worker {
+func newWorker(bin *instrument.Binary, gorace string, verbose bool) *driver.Worker {
 	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{wire.EnvPackage + "=" + bin.Package, wire.EnvBinary + "=" + digest(bin.Path), gorace}}
 	if bin.Test {
 		w.Args = wire.TestArgs(true)
+	}
+	if verbose {
+		w.Env = append(w.Env, wire.EnvVerbose+"=1")
 	}
 	return w
 }

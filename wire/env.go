@@ -34,6 +34,10 @@ const (
 	EnvGroup = "HEDDLE_GROUP"
 	// EnvGroupTest names the test that a test binary in a process group runs.
 	EnvGroupTest = "HEDDLE_GROUP_TEST"
+	// EnvVerbose is set to 1 when the user asked for -v. A worker's binary runs with
+	// -test.v, to read each test's log as it is written (TestArgs), but the tests see
+	// testing.Verbose() as go test would show it to them: true only with -v.
+	EnvVerbose = "HEDDLE_VERBOSE"
 )
 
 // TestFunc is the test that the instrumenter adds to every test package: it serves the

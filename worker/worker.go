@@ -16,6 +16,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
@@ -129,6 +130,13 @@ func Serve(t *testing.T) {
 			return
 		}
 		t.Skip("run by heddle test")
+	}
+	if os.Getenv(wire.EnvVerbose) == "" {
+		// The binary runs with -test.v so that testing prints each log line as it is
+		// written, which the worker reads; its printer for this test and the subtests it
+		// runs is set up already. The program's tests see what go test without -v shows
+		// them: raft's, for one, log through t.Log only when testing.Verbose() is false.
+		flag.Set("test.v", "false")
 	}
 	names := make([]string, 0, len(tests))
 	for n := range tests {

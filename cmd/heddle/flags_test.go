@@ -61,6 +61,11 @@ func TestGoTestFlags(t *testing.T) {
 			want: []string{"# ./nosuchpkg\n", "nosuchpkg: directory not found\n", "FAIL\t./nosuchpkg [setup failed]\nFAIL\n"}, notWant: []string{"heddle:", "instrument:"}},
 		{name: "no such module", args: []string{"example.com/nope"}, code: exitBug, asGo: true,
 			want: []string{"# example.com/nope\n", "no required module provides package example.com/nope", "FAIL\texample.com/nope [setup failed]\nFAIL\n"}, notWant: []string{"heddle:", "instrument:"}},
+		// testing.Verbose() is what go test shows the tests: true with -v only.
+		{name: "quiet", dir: "testdata/verbose", args: []string{"."}, code: exitOK, asGo: true,
+			want: []string{"ok  \texample.com/verbose\t"}},
+		{name: "verbose", dir: "testdata/verbose", args: []string{"-v", "."}, code: exitBug, asGo: true,
+			want: []string{"testing.Verbose() is true"}},
 		{name: "build failed", dir: "testdata/broken", args: []string{"."}, code: exitBug, asGo: true,
 			want: []string{"broken.go:4:17: undefined: c\n", "FAIL\texample.com/broken [build failed]\nFAIL\n"}, notWant: []string{"heddle:", "instrument:"}},
 		{name: "no such directory", args: []string{"-C", "nosuchdir", "./..."}, code: exitBug, asGo: true,

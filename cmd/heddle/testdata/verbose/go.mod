@@ -1,0 +1,3 @@
+module example.com/verbose
+
+go 1.24
