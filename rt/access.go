@@ -370,14 +370,20 @@ func (c *clocks) release(g GID, id ObjID) {
 	for int(id) >= len(c.objs) {
 		c.objs = append(c.objs, nil)
 	}
-	o := c.objs[id]
+	c.objs[id] = joined(c.objs[id], vc)
+}
+
+// joined returns o made at least vc, component by component, grown to vc's length.
+//
+//go:norace
+func joined(o, vc []uint32) []uint32 {
 	if len(o) < len(vc) {
 		o = append(o, make([]uint32, len(vc)-len(o))...)
 	}
 	for i, x := range vc {
 		o[i] = max(o[i], x)
 	}
-	c.objs[id] = o
+	return o
 }
 
 // acquire makes g's clock at least object id's.
@@ -482,14 +488,8 @@ func (r *run) accessPool(g *goroutine, x any, put bool) {
 		c = new([2][]uint32)
 		a.pooled[item] = c
 	}
-	for i, vc := range [2][]uint32{a.hb.clock(g.id), a.full.clock(g.id)} {
-		if len(c[i]) < len(vc) {
-			c[i] = append(c[i], make([]uint32, len(vc)-len(c[i]))...)
-		}
-		for j, t := range vc {
-			c[i][j] = max(c[i][j], t)
-		}
-	}
+	c[0] = joined(c[0], a.hb.clock(g.id))
+	c[1] = joined(c[1], a.full.clock(g.id))
 	a.tick(g.id)
 }
 
