@@ -351,16 +351,7 @@ func (c *clocks) clock(g GID) []uint32 {
 // join makes g's clock at least o.
 //
 //go:norace
-func (c *clocks) join(g GID, o []uint32) {
-	vc := c.clock(g)
-	if len(vc) < len(o) {
-		vc = append(vc, make([]uint32, len(o)-len(vc))...)
-		c.vc[g] = vc
-	}
-	for i, x := range o {
-		vc[i] = max(vc[i], x)
-	}
-}
+func (c *clocks) join(g GID, o []uint32) { c.vc[g] = joined(c.clock(g), o) }
 
 // release merges g's clock into object id's.
 //
