@@ -98,6 +98,10 @@ type process struct {
 	req    *os.File // the write end of the request pipe
 	resp   *os.File // the read end of the response pipe
 	stderr *tail
+	// children is the file in which copies of the test binary that the program starts note
+	// that they ran (wire.EnvChildren). The driver makes and removes it: the worker is
+	// killed once it has answered, before its own clean-up could run.
+	children string
 }
 
 func (w *Worker) start() (*process, error) {
@@ -138,10 +142,19 @@ func (w *Worker) spawn() (*process, error) {
 		reqW.Close()
 		return nil, err
 	}
+	f, err := os.CreateTemp("", "heddle-children-")
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		respR.Close()
+		respW.Close()
+		return nil, fmt.Errorf("starting worker %s: %w", w.Path, err)
+	}
+	f.Close()
 	cmd := exec.Command(w.Path, w.Args...)
 	cmd.Dir = w.Dir
 	// EnvDebug is cleared: a debug adapter in this process may have it set for a debuggee.
-	cmd.Env = append(append(os.Environ(), w.Env...), wire.EnvWorker+"=1", wire.EnvDebug+"=")
+	cmd.Env = append(append(os.Environ(), w.Env...), wire.EnvWorker+"=1", wire.EnvDebug+"=", wire.EnvChildren+"="+f.Name())
 	stderr := &tail{max: 16 << 10}
 	cmd.Stderr = stderr
 	if w.Output != nil {
@@ -154,9 +167,17 @@ func (w *Worker) spawn() (*process, error) {
 	if err != nil {
 		reqW.Close()
 		respR.Close()
+		os.Remove(f.Name())
 		return nil, fmt.Errorf("starting worker %s: %w", w.Path, err)
 	}
-	return &process{w: w, cmd: cmd, req: reqW, resp: respR, stderr: stderr}, nil
+	return &process{w: w, cmd: cmd, req: reqW, resp: respR, stderr: stderr, children: f.Name()}, nil
+}
+
+// wait reaps the process and removes its file.
+func (p *process) wait() error {
+	err := p.cmd.Wait()
+	os.Remove(p.children)
+	return err
 }
 
 // kill ends the process, and the processes the program started, and reaps it in the
@@ -165,7 +186,7 @@ func (p *process) kill() {
 	spawn.Kill(p.cmd)
 	p.req.Close()
 	p.resp.Close()
-	go p.cmd.Wait()
+	go p.wait()
 }
 
 func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Message)) error {
@@ -210,7 +231,7 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		p.kill()
 	} else {
 		p.resp.Close()
-		werr := p.cmd.Wait()
+		werr := p.wait()
 		spawn.Kill(p.cmd)
 		if late.Load() {
 			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup), or the exploration overran its budget", p.w.Path, limit, answerGrace)

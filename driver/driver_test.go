@@ -88,3 +88,30 @@ func TestKeepSpare(t *testing.T) {
 		t.Error("Close left KeepSpare on")
 	}
 }
+
+// TestChildrenFile: the file a worker's program notes its own re-runs in is made by the driver
+// and removed once the worker is gone, even though a worker that has answered is killed
+// before it could clean up.
+func TestChildrenFile(t *testing.T) {
+	if os.Getenv("HEDDLE_CHILDREN_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		json.NewEncoder(os.NewFile(4, "response")).Encode(wire.Message{Type: wire.MsgTests, Tests: []string{os.Getenv(wire.EnvChildren)}})
+		time.Sleep(time.Hour)
+	}
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestChildrenFile$"}, Env: []string{"HEDDLE_CHILDREN_WORKER=1"}}
+	names, err := List(context.Background(), w)
+	if err != nil || len(names) != 1 || names[0] == "" {
+		t.Fatalf("List = %q, %v; want the worker's %s", names, err, wire.EnvChildren)
+	}
+	path := names[0]
+	// The worker is killed and reaped in the background: wait for its file to go.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); os.IsNotExist(err) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s still exists a minute after the worker answered", path)
+		}
+	}
+}

@@ -590,11 +590,16 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	// The test's own process runs it as TestHeddleWorker/heddle: a copy it starts with that
 	// -test.run runs the test again, uncontrolled (see Worker).
 	os.Setenv(wire.EnvReexec, req.Test)
-	if f, err := os.CreateTemp("", "heddle-children-"); err == nil {
-		f.Close()
-		children.path = f.Name()
-		defer os.Remove(f.Name())
-		os.Setenv(wire.EnvChildren, f.Name())
+	// The driver makes the file (see driver's process.children); a worker started otherwise
+	// makes its own.
+	children.path = os.Getenv(wire.EnvChildren)
+	if children.path == "" {
+		if f, err := os.CreateTemp("", "heddle-children-"); err == nil {
+			f.Close()
+			children.path = f.Name()
+			defer os.Remove(f.Name())
+			os.Setenv(wire.EnvChildren, f.Name())
+		}
 	}
 	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: req.Test, Binary: os.Getenv(wire.EnvBinary)}
 	switch req.Cmd {
