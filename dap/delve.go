@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,6 +106,13 @@ type delve struct {
 	initialized chan struct{}
 	initOnce    sync.Once
 	done        chan struct{} // closed when Delve's connection ends
+	// ret is the temporary instruction breakpoint that a ReturnTo set, which the next stop
+	// removes: its goroutine and Delve's id of it.
+	ret struct {
+		set  bool
+		goid int64
+		id   int
+	}
 }
 
 // launchDelve starts a Delve and launches the debuggee under it (a debugger.Launcher).
@@ -170,6 +178,9 @@ func (d *delve) read() {
 				ch <- m
 			}
 		case "event":
+			if m.Event == "stopped" {
+				d.returned(m)
+			}
 			if ev, ok := d.event(m); ok {
 				d.events <- ev
 			}
@@ -392,6 +403,72 @@ func (d *delve) Resume(ctx context.Context, r debugger.Resume) error {
 	args := godap.NextArguments{ThreadId: int(r.Goid), Granularity: godap.SteppingGranularity(r.Granularity)}
 	_, err := d.call(ctx, r.Motion.String(), args)
 	return err
+}
+
+// ReturnTo sets a temporary instruction breakpoint at frame's return address, for its
+// goroutine and its activation only (Delve evaluates the condition itself, as its own step
+// out does, so no other goroutine's pass stops there), and continues.
+func (d *delve) ReturnTo(ctx context.Context, goid int64, frame debugger.Frame) error {
+	f, ok := frame.Native.(godap.StackFrame)
+	if !ok || f.InstructionPointerReference == "" {
+		return debugger.ErrNoReturn
+	}
+	var off godap.EvaluateResponseBody
+	if err := d.decodeBody(ctx, "evaluate", godap.EvaluateArguments{Expression: "runtime.frameoff", FrameId: frame.ID, Context: "watch"}, &off); err != nil {
+		return err
+	}
+	args := godap.SetInstructionBreakpointsArguments{Breakpoints: []godap.InstructionBreakpoint{}}
+	if raw := d.bps.instructions(); raw != nil {
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return fmt.Errorf("the client's instruction breakpoints: %v", err)
+		}
+	}
+	args.Breakpoints = append(args.Breakpoints, godap.InstructionBreakpoint{
+		InstructionReference: f.InstructionPointerReference,
+		Condition:            fmt.Sprintf("runtime.curg.goid == %d && runtime.frameoff == %s", goid, off.Result),
+	})
+	var b godap.SetInstructionBreakpointsResponseBody
+	err := d.decodeBody(ctx, "setInstructionBreakpoints", args, &b)
+	if err == nil && (len(b.Breakpoints) != len(args.Breakpoints) || !b.Breakpoints[len(b.Breakpoints)-1].Verified) {
+		err = debugger.ErrNoReturn
+	}
+	if err != nil {
+		d.clearReturn()
+		return err
+	}
+	d.mu.Lock()
+	d.ret.set, d.ret.goid, d.ret.id = true, goid, b.Breakpoints[len(b.Breakpoints)-1].Id
+	d.mu.Unlock()
+	return d.Resume(ctx, debugger.Resume{Motion: debugger.Continue, Goid: goid})
+}
+
+// clearReturn gives Delve back the client's instruction breakpoints alone. It does not wait
+// for the answer: Delve answers requests in order, so the next one sees them.
+func (d *delve) clearReturn() {
+	args := d.bps.instructions()
+	if args == nil {
+		args = body(godap.SetInstructionBreakpointsArguments{Breakpoints: []godap.InstructionBreakpoint{}})
+	}
+	d.send("setInstructionBreakpoints", args)
+}
+
+// returned removes the breakpoint of a ReturnTo at the stop that ends it, before the stop
+// is passed on, and names the stop a step if the goroutine reached the return.
+func (d *delve) returned(m *message) {
+	d.mu.Lock()
+	ret := d.ret
+	d.ret.set = false
+	d.mu.Unlock()
+	if !ret.set {
+		return
+	}
+	d.clearReturn()
+	var b godap.StoppedEventBody
+	if json.Unmarshal(m.Body, &b) != nil || int64(b.ThreadId) != ret.goid || !slices.Contains(b.HitBreakpointIds, ret.id) {
+		return
+	}
+	b.Reason = "step"
+	m.Body = body(b)
 }
 
 func (d *delve) Stack(ctx context.Context, goid int64, levels int) ([]debugger.Frame, error) {

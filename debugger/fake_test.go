@@ -388,6 +388,9 @@ func (t *fakeTarget) Stack(_ context.Context, goid int64, levels int) ([]Frame, 
 	return fs[:min(levels, len(fs))], nil
 }
 
+// ReturnTo is not the fake's: its stacks are one hidden frame deep at most.
+func (t *fakeTarget) ReturnTo(context.Context, int64, Frame) error { return ErrNoReturn }
+
 func (t *fakeTarget) Locals(context.Context, int) ([]Variable, error) {
 	return []Variable{{Name: "p", Value: "0xc000012345"}}, nil
 }

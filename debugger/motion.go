@@ -2,8 +2,10 @@ package debugger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -90,7 +92,12 @@ func (d *Debugger) awaitStep(ctx context.Context, in *incarnation, sink chan Eve
 					m = StepIn
 				}
 				into = into && m == StepIn
-				if err := in.resume(ctx, m, h.goid); err != nil {
+				if m == StepIn {
+					err = in.resume(ctx, m, h.goid)
+				} else {
+					err = d.stepOutHidden(ctx, in, h.goid)
+				}
+				if err != nil {
 					return halt{}, err
 				}
 				continue
@@ -467,7 +474,7 @@ func (d *Debugger) stopAtEnd(id int, in *incarnation) {
 // debuggee stopped for another reason on the way.
 func (d *Debugger) stepOutOfHeddle(ctx context.Context, in *incarnation, sink chan Event, goid int64) (*halt, error) {
 	for i := 0; i < maxEscape; i++ {
-		if err := in.resume(ctx, StepOut, goid); err != nil {
+		if err := d.stepOutHidden(ctx, in, goid); err != nil {
 			return nil, err
 		}
 		h, err := d.awaitRaw(ctx, in, sink)
@@ -486,6 +493,29 @@ func (d *Debugger) stepOutOfHeddle(ctx context.Context, in *incarnation, sink ch
 		}
 	}
 	return nil, fmt.Errorf("could not step out of heddle's runtime")
+}
+
+// hiddenDepth is how many frames stepOutHidden reads to find the user's frame beneath
+// heddle's: more than a call into rt stacks up.
+const hiddenDepth = 24
+
+// stepOutHidden resumes goroutine goid, stopped in heddle's frames or Go's, until it returns
+// to the first frame beneath them, the user's code that called them, in one move of the
+// debugger rather than a step out of each frame: at a checkpoint they are seven deep, and
+// each step out is a round trip and a continue of Delve's. When the stack shows no user's
+// frame within reach, or the target cannot, it steps out of the top frame alone.
+func (d *Debugger) stepOutHidden(ctx context.Context, in *incarnation, goid int64) error {
+	frames, err := d.stack(ctx, in, goid, hiddenDepth)
+	if err != nil {
+		return err
+	}
+	if k := slices.IndexFunc(frames, func(f Frame) bool { return !f.hidden() }); k >= 2 {
+		err := in.t.ReturnTo(ctx, goid, frames[k])
+		if !errors.Is(err, ErrNoReturn) {
+			return err
+		}
+	}
+	return in.resume(ctx, StepOut, goid)
 }
 
 // awaitRaw waits for the next stop without stepping out of anything.

@@ -1,6 +1,9 @@
 package debugger
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // A Target is one debuggee process under a source-level debugger (Delve, in heddle dap),
 // launched but not yet running: Begin lets it start. The debugger core drives it through
@@ -21,6 +24,11 @@ type Target interface {
 	Begin(ctx context.Context) error
 	// Resume moves the debuggee; the stop that ends the move arrives as an event.
 	Resume(ctx context.Context, r Resume) error
+	// ReturnTo resumes the debuggee until goroutine goid returns into frame, a frame of its
+	// stack as Stack gave it while the debuggee stood still: one move where a step out of
+	// each frame above it would be one move each. The stop arrives as an event, with reason
+	// "step" if it is that return. ErrNoReturn says the target cannot: step out instead.
+	ReturnTo(ctx context.Context, goid int64, frame Frame) error
 	// Stack returns the first levels frames of goroutine goid, innermost first.
 	Stack(ctx context.Context, goid int64, levels int) ([]Frame, error)
 	// Locals returns the local variables of a frame (Frame.ID) as the debugger renders them.
@@ -30,6 +38,9 @@ type Target interface {
 	// Close ends the debuggee and its debugger. It never blocks for long.
 	Close()
 }
+
+// ErrNoReturn is ReturnTo's error when the target cannot run to a frame's return.
+var ErrNoReturn = errors.New("the debugger cannot run to this frame's return")
 
 // Launcher starts a target: a debugger on spec's binary. id numbers the session's targets.
 type Launcher func(ctx context.Context, id int, spec Spec) (Target, error)
