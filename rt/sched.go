@@ -453,7 +453,7 @@ func (r *run) reset(cfg Config) {
 		done:          r.done,
 		idle:          r.idle,
 		startG:        NoG,
-		clock:         clock{timers: r.clock.timers[:0], shortest: -1},
+		clock:         clock{timers: r.clock.timers[:0], shortest: -1, mono: monoBase()},
 		early:         r.early[:0],
 		gcache:        r.gcache,
 		objNames:      r.objNames,

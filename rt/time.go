@@ -291,7 +291,9 @@ type timer struct {
 }
 
 type clock struct {
-	now int64
+	// mono is the monotonic reading of the run's start (monoBase).
+	mono int64
+	now  int64
 	// read is how far readings of the clock have moved it on (Now): it is added to what the
 	// program reads, not to the time timers fall due at, so timers set at one instant stay
 	// due together, and a timer still never fires before the reading it was set after plus
@@ -486,7 +488,7 @@ func (r *run) fireClock() {
 //
 //go:norace
 func (r *run) deliverTick(t *timer) {
-	now := clockBase.Add(time.Duration(r.clock.now + r.clock.read))
+	now := r.clock.instant()
 	if g := t.creator; g != nil && g.bubble != nil {
 		// A bubble's timer sends the bubble's time, which its goroutines compare with their
 		// readings of time.Now.
@@ -543,9 +545,9 @@ func Instant() time.Time {
 		if b := r.cur.bubble; b != nil {
 			return synctestBase.Add(time.Duration(r.clock.now - b.start))
 		}
-		return clockBase.Add(time.Duration(r.clock.now + r.clock.read))
+		return r.clock.instant()
 	}
-	return time.Now()
+	return outside(time.Now())
 }
 
 // RealTime converts t, an instant of the virtual clock, into the real clock's instant as far
