@@ -20,6 +20,8 @@ import (
 //   - acquireModel and releaseModel (the last release of each object), accesses.check and
 //     clocks (the lockset check's shadow and vector clocks), takeResumed (the resume queue),
 //     the explorer's Guide: TestHappensBefore (cmd/heddle);
+//   - joined (a vector clock grown to another's length, for clocks and for sync.Pool's
+//     hand-offs): cmd/heddle's TestSkips, whose runs' clocks grew across runs;
 //   - MakeChan, stateOf and unregisterChan (the registry of channels, whose lock is hidden
 //     since it would order the goroutines that make channels): the timerdrain and
 //     snapshotresult kernels (TestKernels).
@@ -32,6 +34,7 @@ race:github.com/heddledbg/heddle/rt.(*run).releaseModel
 race:github.com/heddledbg/heddle/rt.(*run).takeResumed
 race:github.com/heddledbg/heddle/rt.(*accesses).
 race:github.com/heddledbg/heddle/rt.(*clocks).
+race:github.com/heddledbg/heddle/rt.joined
 race:github.com/heddledbg/heddle/explorer.
 `
 
