@@ -515,7 +515,7 @@ func ExploreIsolated(ctx context.Context, w *Worker, test string, opts wire.Opti
 	if r.Err != nil {
 		return r.Err
 	}
-	prog := record.Program{Package: w.env(wire.EnvPackage), Test: test}
+	prog := record.Program{Package: w.env(wire.EnvPackage), Test: test, Run: w.env(wire.EnvRun), Skip: w.env(wire.EnvSkip)}
 	for _, b := range r.Bugs {
 		wb := explorer.WireBugTrace(b, prog, opts.Strategy)
 		if wb.Trace != nil {

@@ -355,8 +355,16 @@ func (b *builder) load() ([]root, error) {
 		}
 		seen[p.ID] = true
 		b.noteLang(p)
-		if _, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
-			return true // loaded again below with the package it tests
+		if testOf, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
+			// The package under test and its external tests are loaded again below with it.
+			// Another package compiled for the tests, because it imports the package under
+			// test (coder/websocket's wstest), is in the graph only so when the pattern names
+			// the package alone: it is rewritten as itself.
+			if isTest && p.PkgPath != testOf && p.PkgPath != testOf+"_test" && !listed[p.PkgPath] && b.instrumented(p) {
+				listed[p.PkgPath] = true
+				paths = append(paths, p.PkgPath)
+			}
+			return true
 		}
 		// A root of heddle's own runtime is loaded for its test functions, not rewritten.
 		if !listed[p.PkgPath] && (b.instrumented(p) || b.cfg.Test && rootPaths[p.PkgPath]) {

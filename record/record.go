@@ -20,6 +20,10 @@ const Version = 4
 type Program struct {
 	Package string `json:"package,omitempty"`
 	Test    string `json:"test,omitempty"`
+	// Run and Skip are go test's -run and -skip patterns that selected the test's subtests
+	// (package testmatch); a replay runs the same subtests.
+	Run  string `json:"run,omitempty"`
+	Skip string `json:"skip,omitempty"`
 	// Binary is a digest of the instrumented binary, to tell a stale schedule from a divergent
 	// program.
 	Binary string `json:"binary,omitempty"`

@@ -17,7 +17,7 @@ const ModulePath = "github.com/heddledbg/heddle"
 // path under ModulePath: "" is the module's root package, and "rt/..." is rt and the packages
 // under it. They are the source that runtime_embed.go embeds (its test checks that), they are
 // never instrumented, and their frames are never the program's.
-var RuntimePackages = []string{"", "rt/...", "worker", "explorer", "wire", "record", "locktree", "lin"}
+var RuntimePackages = []string{"", "rt/...", "worker", "explorer", "wire", "record", "locktree", "lin", "internal/testmatch"}
 
 // RuntimePackage reports whether the package of import path pkg is one of RuntimePackages.
 func RuntimePackage(pkg string) bool {

@@ -22,6 +22,8 @@ import (
 //     the explorer's Guide: TestHappensBefore (cmd/heddle);
 //   - joined (a vector clock grown to another's length, for clocks and for sync.Pool's
 //     hand-offs): cmd/heddle's TestSkips, whose runs' clocks grew across runs;
+//   - accessPool (which goroutine put each item of a sync.Pool): internal/racetest's "pool"
+//     program, and coder/websocket's TestConn, whose buffer pool it failed with no message;
 //   - MakeChan, stateOf and unregisterChan (the registry of channels, whose lock is hidden
 //     since it would order the goroutines that make channels): the timerdrain and
 //     snapshotresult kernels (TestKernels).
@@ -35,6 +37,7 @@ race:github.com/heddledbg/heddle/rt.(*run).takeResumed
 race:github.com/heddledbg/heddle/rt.(*accesses).
 race:github.com/heddledbg/heddle/rt.(*clocks).
 race:github.com/heddledbg/heddle/rt.joined
+race:github.com/heddledbg/heddle/rt.(*run).accessPool
 race:github.com/heddledbg/heddle/explorer.
 `
 

@@ -29,6 +29,10 @@ fi
 echo "== go test"
 go test -count=1 -timeout 80m ./...
 
+# The race detector's view of heddle's runtime: its programs build only with -race.
+echo "== go test -race, the race detector's programs"
+go test -race -count=1 ./internal/racetest
+
 echo "== web view"
 bash web/test/run.sh
 

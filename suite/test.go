@@ -20,6 +20,7 @@ import (
 	"github.com/heddledbg/heddle/driver"
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/instrument"
+	"github.com/heddledbg/heddle/internal/testmatch"
 	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
@@ -197,16 +198,8 @@ func (f *Flags) Check(name string) error {
 	if _, err := explorer.ParseStrategy(f.strategy); err != nil {
 		return fmt.Errorf("heddle: -strategy: %v", err)
 	}
-	for _, x := range []struct {
-		name, expr string
-		re         **regexp.Regexp
-	}{{"run", f.run, &f.filter.run}, {"skip", f.skip, &f.filter.skip}} {
-		if x.expr == "" {
-			continue
-		}
-		if *x.re, err = regexp.Compile(x.expr); err != nil {
-			return fmt.Errorf("%s: -%s: %v", name, x.name, err)
-		}
+	if f.filter.Filter, err = testmatch.New(f.run, f.skip); err != nil {
+		return fmt.Errorf("%s: %v", name, err)
 	}
 	return nil
 }
@@ -364,7 +357,7 @@ func explorePackage(ctx context.Context, bin *instrument.Binary, opts wire.Optio
 	start := time.Now()
 	pkgCtx, cancel := packageContext(ctx, f.goTest.timeout, f.goTest.timeout)
 	defer cancel()
-	w := newWorker(bin, gorace, f.verbose)
+	w := newWorker(bin, gorace, f)
 	names, err := driver.List(pkgCtx, w)
 	if err != nil {
 		if pkgCtx.Err() != nil {
@@ -429,16 +422,31 @@ func runtimeReason(pkg string) string {
 	return fmt.Sprintf("%s is part of heddle's runtime, which instrumented code calls, so heddle does not instrument it: its tests would run outside heddle's control", pkg)
 }
 
-// newWorker is the worker of a built package, whose test binary (or program) it runs.
-func newWorker(bin *instrument.Binary, gorace string, verbose bool) *driver.Worker {
+// newWorker is the worker of a built package, whose test binary (or program) it runs as f
+// says: -v, and -run and -skip, which select subtests too.
+func newWorker(bin *instrument.Binary, gorace string, f Flags) *driver.Worker {
 	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: []string{wire.EnvPackage + "=" + bin.Package, wire.EnvBinary + "=" + digest(bin.Path), gorace}}
 	if bin.Test {
 		w.Args = wire.TestArgs(true)
 	}
-	if verbose {
+	if f.verbose {
 		w.Env = append(w.Env, wire.EnvVerbose+"=1")
 	}
+	w.Env = append(w.Env, selecting(f.run, f.skip)...)
 	return w
+}
+
+// selecting is the environment by which a worker runs the subtests that go test's -run and
+// -skip select.
+func selecting(run, skip string) []string {
+	var env []string
+	if run != "" {
+		env = append(env, wire.EnvRun+"="+run)
+	}
+	if skip != "" {
+		env = append(env, wire.EnvSkip+"="+skip)
+	}
+	return env
 }
 
 // finishRun ends a run that was not interrupted: it bounds -out (-keep-out-bytes), and with
@@ -462,13 +470,11 @@ func finishRun(ctx context.Context, rep *reporter, f Flags, failed bool) int {
 	return code
 }
 
-// testFilter is -run and -skip: a test is explored if run, when set, matches its name, and
-// skip, when set, does not.
-type testFilter struct{ run, skip *regexp.Regexp }
+// testFilter is -run and -skip, as go test applies them (package testmatch): a test is explored
+// if they select its name, and its workers run the subtests they select.
+type testFilter struct{ *testmatch.Filter }
 
-func (t testFilter) match(name string) bool {
-	return (t.run == nil || t.run.MatchString(name)) && (t.skip == nil || !t.skip.MatchString(name))
-}
+func (t testFilter) match(name string) bool { return t.Filter.Match(name) }
 
 // workPackage is the import path of a built binary or of a package that did not build.
 func workPackage(item any) string {

@@ -114,7 +114,7 @@ func (r *totalRun) listTests(work []any, filter testFilter, gorace string) {
 			p.problem = pkgNoTestFiles
 			continue
 		}
-		p.w = newWorker(bin, gorace, r.f.verbose)
+		p.w = newWorker(bin, gorace, r.f)
 		listStart := time.Now()
 		names, err := driver.List(r.ctx, p.w)
 		p.elapsed += time.Since(listStart)

@@ -38,6 +38,11 @@ const (
 	// -test.v, to read each test's log as it is written (TestArgs), but the tests see
 	// testing.Verbose() as go test would show it to them: true only with -v.
 	EnvVerbose = "HEDDLE_VERBOSE"
+	// EnvRun and EnvSkip are go test's -run and -skip: a worker runs only the subtests they
+	// select (package testmatch), and writes them into its traces (record.Program), by which
+	// a replay runs the same.
+	EnvRun  = "HEDDLE_RUN"
+	EnvSkip = "HEDDLE_SKIP"
 )
 
 // TestFunc is the test that the instrumenter adds to every test package: it serves the

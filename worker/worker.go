@@ -28,6 +28,7 @@ import (
 	"testing"
 
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/testmatch"
 	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/rt/member"
@@ -177,6 +178,10 @@ var current struct {
 	cap  *capture
 }
 
+// selected is go test's -run and -skip (wire.EnvRun, wire.EnvSkip): Run runs only the subtests
+// it selects, as go test does.
+var selected *testmatch.Filter
+
 // skipped is the output of the first run of the current exploration in which the test
 // skipped itself (t.Skip, t.Skipf, t.SkipNow), with the skip's message last; nil if none did.
 // go test reports such a test as skipped, and so does heddle test, unless a run fails.
@@ -297,11 +302,18 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 	var sub *testing.T
 	returned, own := false, failedUnknown
 	torn := false // the run was torn down while the subtest ran: it did not skip itself
+	unselected := false
 	ok := t.Run(name, func(st *testing.T) {
 		sub = st
 		defer func() { returned, own = true, failedOnItsOwn(st) }()
 		if current.t != nil {
 			full := fullName(st)
+			if !selected.Match(full) {
+				// go test would not run it; the testing package, which runs every subtest of the
+				// worker's own test, runs it and finds it passed.
+				unselected = true
+				return
+			}
 			if !seen[full] {
 				if seen == nil {
 					seen = map[string]bool{}
@@ -324,7 +336,7 @@ func Run(t *testing.T, name string, f func(*testing.T)) bool {
 			st.SkipNow()
 		})
 	})
-	if current.t == nil || sub == nil {
+	if current.t == nil || sub == nil || unselected {
 		return ok
 	}
 	full := fullName(sub)
@@ -601,7 +613,14 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 			os.Setenv(wire.EnvChildren, f.Name())
 		}
 	}
-	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: req.Test, Binary: os.Getenv(wire.EnvBinary)}
+	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: req.Test, Binary: os.Getenv(wire.EnvBinary),
+		Run: os.Getenv(wire.EnvRun), Skip: os.Getenv(wire.EnvSkip)}
+	sel, err := testmatch.New(prog.Run, prog.Skip)
+	if err != nil {
+		send(&wire.Message{Type: wire.MsgError, Error: "heddle worker: " + err.Error()})
+		return 2
+	}
+	selected = sel
 	switch req.Cmd {
 	case wire.CmdExplore:
 		if n, where := rt.InitGoroutines(); n > 0 {

@@ -70,6 +70,13 @@ func TestGoTestFlags(t *testing.T) {
 			want: []string{"broken.go:4:17: undefined: c\n", "FAIL\texample.com/broken [build failed]\nFAIL\n"}, notWant: []string{"heddle:", "instrument:"}},
 		{name: "no such directory", args: []string{"-C", "nosuchdir", "./..."}, code: exitBug, asGo: true,
 			want: []string{"chdir nosuchdir"}},
+		// -run and -skip select subtests, level by level, as go test's do.
+		{name: "run a subtest", dir: "testdata/selected", args: []string{"-v", "-run", "TestSub/passes", "."}, code: exitOK, asGo: true,
+			want: []string{"=== RUN   TestSub/passes", "--- PASS: TestSub ("}, notWant: []string{"fails"}},
+		{name: "skip a subtest", dir: "testdata/selected", args: []string{"-v", "-skip", "TestSub/fails", "."}, code: exitOK, asGo: true,
+			want: []string{"=== RUN   TestSub/passes", "--- PASS: TestSub ("}, notWant: []string{"fails"}},
+		{name: "every subtest", dir: "testdata/selected", args: []string{"-run", "^TestSub$", "."}, code: exitBug, asGo: true,
+			want: []string{"this subtest always fails"}},
 		// Usage errors: one line that says why, before anything is built.
 		{name: "count=3", args: []string{"-count", "3", "./..."}, code: exitUsage,
 			want: []string{"heddle test: -count 3: heddle explores each test once, with as many runs as -budget allows (-budget runs=N); only -count=1 is accepted\n"}},
@@ -82,7 +89,7 @@ func TestGoTestFlags(t *testing.T) {
 		{name: "cpu", args: []string{"-cpu", "0", "./..."}, code: exitUsage,
 			want: []string{"-cpu \"0\": want a comma-separated list"}},
 		{name: "skip regexp", args: []string{"-skip", "(", "./..."}, code: exitUsage,
-			want: []string{"heddle test: -skip: error parsing regexp"}},
+			want: []string{"heddle test: -skip: element 0 of the pattern (\"(\"): error parsing regexp"}},
 		{name: "workers 0", args: []string{"-workers", "0", "./..."}, code: exitUsage,
 			want: []string{"heddle: -workers 0: want 1 or more"}},
 	} {

@@ -184,6 +184,27 @@ var raceCases = []struct {
 		AfterFunc(time.Second, func() { *x = 2; Send(done, true) })
 		Recv(done)
 	}},
+	{"pool", false, func() {
+		// Goroutines that put and get items of one pool: the pool's record of who put each
+		// item (rt's accessPool) is heddle's own state, not a race of the program's.
+		var p Pool
+		done := MakeChan[bool](2)
+		for range 2 {
+			Go(func() {
+				x, ok := p.Get().(*int)
+				if !ok {
+					x = new(int)
+				}
+				// As the instrumenter rewrites *x = 1: the lockset check, which follows
+				// the pool's hand-offs, is on.
+				*x = Store(x, 1, "pool:1")
+				p.Put(x)
+				Send(done, true)
+			})
+		}
+		Recv(done)
+		Recv(done)
+	}},
 	{"cond", false, func() {
 		x := new(int)
 		var mu Mutex

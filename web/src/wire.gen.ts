@@ -150,6 +150,10 @@ export interface SourceSnippet {
 export interface Program {
   package?: string;
   test?: string;
+  // Run and Skip are go test's -run and -skip patterns that selected the test's subtests
+  // (package testmatch); a replay runs the same subtests.
+  run?: string;
+  skip?: string;
   // Binary is a digest of the instrumented binary, to tell a stale schedule from a divergent
   // program.
   binary?: string;

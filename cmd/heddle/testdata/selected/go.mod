@@ -1,0 +1,3 @@
+module example.com/selected
+
+go 1.24

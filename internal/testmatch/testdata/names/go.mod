@@ -1,0 +1,3 @@
+module example.com/names
+
+go 1.26
