@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -193,7 +194,9 @@ func lockNames(lname func(ObjID) string, locks []ObjID) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += lname(l)
+		// A lock that the result describing the warning does not name (made in another run
+		// than the one whose result it is) is still a lock held.
+		s += cmp.Or(lname(l), "a lock")
 	}
 	return s
 }
