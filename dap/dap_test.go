@@ -708,3 +708,20 @@ func (c *client) entryOfTestBug(dir string) {
 	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
 	c.stopped(time.Minute)
 }
+
+// TestLaunchSubtest launches a test with a -test.run that names one of its subtests, as VS
+// Code's Go extension does for a subtest's code lens: heddle debugs the test, runs that
+// subtest alone, as go test would, and stops at its breakpoint, not at its sibling's.
+func TestLaunchSubtest(t *testing.T) {
+	c := newClient(t)
+	initialize(c)
+	dir, _ := filepath.Abs("testdata/subtests")
+	c.response(c.custom("launch", map[string]any{"mode": "test", "program": dir, "args": []string{"-test.run", "^TestTwo$/^second$"}}), buildTimeout)
+	c.event("initialized", 30*time.Second)
+	setBreakpoints(c, filepath.Join(dir, "subtests_test.go"), godap.SourceBreakpoint{Line: 7}, godap.SourceBreakpoint{Line: 10})
+	c.response(c.send(&godap.ConfigurationDoneRequest{Request: godap.Request{Command: "configurationDone"}}), time.Minute)
+	st := c.stopped(time.Minute)
+	if f := c.stack(st.ThreadID)[0]; f.Line != 10 {
+		t.Fatalf("stopped at subtests_test.go:%d, want 10, in the subtest that -test.run selects", f.Line)
+	}
+}

@@ -2,6 +2,7 @@ package debugger
 
 import (
 	"fmt"
+	"maps"
 	"os"
 
 	"github.com/heddledbg/heddle/bidir"
@@ -93,6 +94,7 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 		spec.Env[k] = v
 	}
 	spec.Env[wire.EnvPackage] = p.pkg
+	maps.Copy(spec.Env, p.selecting())
 	if _, ok := spec.Env["TMPDIR"]; !ok {
 		// The program's temporary directory is the user's, not the one the debugger runs with.
 		spec.Env["TMPDIR"] = os.TempDir()

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"github.com/heddledbg/heddle/explorer"
+	"github.com/heddledbg/heddle/internal/testmatch"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -24,6 +24,7 @@ type program struct {
 	dir         string // the package's directory
 	pkg         string // its import path
 	test        string // the test function, or "main"
+	run, skip   string // -test.run and -test.skip: they select the test's subtests too
 	binary      string
 	schedule    *record.Schedule
 	strategy    string
@@ -82,6 +83,7 @@ func build(ctx context.Context, a *LaunchConfig, out string) (*program, error) {
 		}
 		p.schedule = s
 		p.test = s.Program.Test
+		p.run, p.skip = s.Program.Run, s.Program.Skip
 		p.time, p.quantum = s.Time, s.Quantum
 		if dir == "" {
 			dir = s.Program.Dir
@@ -135,33 +137,40 @@ func build(ctx context.Context, a *LaunchConfig, out string) (*program, error) {
 	return p, nil
 }
 
-// pickTest finds the one test that -test.run selects among the package's tests.
+// pickTest finds the one test that -test.run and -test.skip select among the package's tests,
+// and keeps the patterns, which select its subtests too, as go test's do.
 func pickTest(ctx context.Context, p *program, args []string) (string, error) {
-	pattern := ""
 	for i := 0; i < len(args); i++ {
 		a := strings.TrimLeft(args[i], "-")
-		switch {
-		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="):
-			pattern = a[strings.IndexByte(a, '=')+1:]
-		case (a == "test.run" || a == "run") && i+1 < len(args):
-			pattern = args[i+1]
+		name, value, hasValue := strings.Cut(a, "=")
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		switch name {
+		case "test.run", "run":
+			p.run = value
+		case "test.skip", "skip":
+			p.skip = value
+		default:
+			continue
+		}
+		if !hasValue {
 			i++
 		}
+	}
+	pattern := p.run
+	filter, err := testmatch.New(p.run, p.skip)
+	if err != nil {
+		return "", err
 	}
 	w := p.worker()
 	names, err := driver.List(ctx, w)
 	if err != nil {
 		return "", fmt.Errorf("listing the tests of %s: %v", p.pkg, err)
 	}
-	var re *regexp.Regexp
-	if pattern != "" {
-		if re, err = regexp.Compile(pattern); err != nil {
-			return "", fmt.Errorf("-test.run %q: %v", pattern, err)
-		}
-	}
 	var match []string
 	for _, n := range names {
-		if re == nil || re.MatchString(n) {
+		if filter.Match(n) {
 			match = append(match, n)
 		}
 	}
@@ -180,6 +189,9 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 // worker is the program's binary as an exploration worker.
 func (p *program) worker() *driver.Worker {
 	w := &driver.Worker{Path: p.binary, Dir: p.dir, Env: []string{wire.EnvPackage + "=" + p.pkg}}
+	for k, v := range p.selecting() {
+		w.Env = append(w.Env, k+"="+v)
+	}
 	if p.mode == "test" {
 		// Verbose, as heddle test's workers: a failed run's messages are the test's log.
 		w.Args = wire.TestArgs(true)
@@ -187,8 +199,21 @@ func (p *program) worker() *driver.Worker {
 	return w
 }
 
+// selecting is the environment by which the program's worker or debuggee runs the subtests
+// that -test.run and -test.skip select.
+func (p *program) selecting() map[string]string {
+	env := map[string]string{}
+	if p.run != "" {
+		env[wire.EnvRun] = p.run
+	}
+	if p.skip != "" {
+		env[wire.EnvSkip] = p.skip
+	}
+	return env
+}
+
 // newSchedule returns an empty schedule file of the program.
 func (p *program) newSchedule(strategy string) *record.Schedule {
 	return &record.Schedule{Heddle: "schedule", Version: record.Version, Strategy: strategy, Time: p.time, Quantum: p.quantum,
-		Program: record.Program{Package: p.pkg, Test: p.test, Dir: p.dir}}
+		Program: record.Program{Package: p.pkg, Test: p.test, Dir: p.dir, Run: p.run, Skip: p.skip}}
 }

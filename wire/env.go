@@ -52,7 +52,8 @@ const TestFunc = "TestHeddleWorker"
 // TestArgs returns the command line on which an instrumented test binary runs TestFunc, and
 // only it, once, without go test's time limit. Verbose makes the testing package print a
 // test's log as it goes, which a worker needs to report a failed run's messages. The user's
-// flags for the test binary follow, except those that select tests (-test.run, -run).
+// flags for the test binary follow, except those that select tests (-test.run, -test.skip),
+// which heddle applies itself (package testmatch).
 func TestArgs(verbose bool, user ...string) []string {
 	args := []string{"-test.run=^" + TestFunc + "$", "-test.count=1", "-test.timeout=0"}
 	if verbose {
@@ -61,8 +62,9 @@ func TestArgs(verbose bool, user ...string) []string {
 	for i := 0; i < len(user); i++ {
 		a := strings.TrimLeft(user[i], "-")
 		switch {
-		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="):
-		case a == "test.run" || a == "run":
+		case strings.HasPrefix(a, "test.run=") || strings.HasPrefix(a, "run="),
+			strings.HasPrefix(a, "test.skip=") || strings.HasPrefix(a, "skip="):
+		case a == "test.run" || a == "run" || a == "test.skip" || a == "skip":
 			i++
 		default:
 			args = append(args, user[i])

@@ -17,6 +17,8 @@ func TestTestArgs(t *testing.T) {
 		// The user's flags follow, except those that would select other tests.
 		{false, []string{"-test.run=TestX", "-test.short", "-run", "TestY", "--run=Z", "-test.run", "W", "-v"},
 			append(slices.Clip(base), "-test.short", "-v")},
+		{false, []string{"-test.skip=TestX/a", "-skip", "b", "-test.count=1"},
+			append(slices.Clip(base), "-test.count=1")},
 	} {
 		if got := TestArgs(c.verbose, c.user...); !slices.Equal(got, c.want) {
 			t.Errorf("TestArgs(%v, %q) = %q, want %q", c.verbose, c.user, got, c.want)
