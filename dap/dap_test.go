@@ -725,3 +725,26 @@ func TestLaunchSubtest(t *testing.T) {
 		t.Fatalf("stopped at subtests_test.go:%d, want 10, in the subtest that -test.run selects", f.Line)
 	}
 }
+
+// TestNoFIFOsLeft: Delve makes a FIFO for each of its debuggee's outputs, and leaves them when
+// it is killed, as a step back kills the incarnations it replaces. They go in the session's
+// directory, which the session removes, never in the user's TMPDIR.
+func TestNoFIFOsLeft(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	c, _ := launchBank(t, 17, nil)
+	st := c.stopped(time.Minute)
+	for range 2 {
+		st, _ = c.stepBack(st.ThreadID)
+	}
+	c.close()
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Type()&os.ModeNamedPipe != 0 {
+			t.Errorf("the session left the named pipe %s in TMPDIR", e.Name())
+		}
+	}
+}

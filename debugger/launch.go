@@ -1,6 +1,7 @@
 package debugger
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -95,10 +96,10 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 	}
 	spec.Env[wire.EnvPackage] = p.pkg
 	maps.Copy(spec.Env, p.selecting())
-	if _, ok := spec.Env["TMPDIR"]; !ok {
-		// The program's temporary directory is the user's, not the one the debugger runs with.
-		spec.Env["TMPDIR"] = os.TempDir()
-	}
+	// The program's temporary directory is the user's, not the one the debugger runs with
+	// (wire.EnvTmpdir says why it goes by another name).
+	spec.Env[wire.EnvTmpdir] = cmp.Or(spec.Env["TMPDIR"], os.TempDir())
+	delete(spec.Env, "TMPDIR")
 	d.mu.Lock()
 	d.prog, d.spec = p, spec
 	if p.schedule != nil {

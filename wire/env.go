@@ -43,6 +43,11 @@ const (
 	// a replay runs the same.
 	EnvRun  = "HEDDLE_RUN"
 	EnvSkip = "HEDDLE_SKIP"
+	// EnvTmpdir is the TMPDIR that a debuggee takes as its own when it starts. The debug
+	// adapter cannot give it TMPDIR itself: Delve sets the environment of a launch in its own
+	// process, and then makes the FIFOs for the debuggee's output in its TMPDIR, which would
+	// be the user's, where a Delve that is killed leaves them.
+	EnvTmpdir = "HEDDLE_TMPDIR"
 )
 
 // TestFunc is the test that the instrumenter adds to every test package: it serves the

@@ -51,6 +51,10 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	if addr == "" {
 		return false, 0
 	}
+	if dir := os.Getenv(wire.EnvTmpdir); dir != "" {
+		os.Setenv("TMPDIR", dir)
+		os.Unsetenv(wire.EnvTmpdir)
+	}
 	conn, err := dialAdapter(addr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "heddle debuggee: connecting to the debug adapter at %s: %v\n", addr, err)
