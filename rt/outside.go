@@ -138,7 +138,7 @@ func (r *run) waitsOutside(mode waitMode) string {
 		}
 		// A wrapper of rt's stands for the standard function the program called.
 		called := strings.TrimPrefix(fns[k-1], rtPrefix+"/")
-		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)", r.gname(g), limit, called, at, state)
+		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)%s", r.gname(g), limit, called, at, state, instrumentHint(fns[:k], files[:k]))
 	}
 	return ""
 }
@@ -341,4 +341,20 @@ func createdBy(stack []byte) (fn, pkg string) {
 		return fn, "" // the standard library
 	}
 	return fn, strings.TrimSuffix(pkg, "_test")
+}
+
+// instrumentHint names, for a wait in uninstrumented frames fns (innermost first) with their
+// files, the dependency that the program called into, when one of them is a module's rather
+// than Go's: instrumenting it puts its locks and channels under heddle's control, and its
+// wait becomes one heddle schedules.
+//
+//go:norace
+func instrumentHint(fns, files []string) string {
+	for j := len(fns) - 1; j >= 0; j-- {
+		if strings.Contains(files[j], "/pkg/mod/") && !inRT(fns[j]) {
+			pkg := FuncPackage(fns[j])
+			return fmt.Sprintf("; %s is a dependency heddle does not instrument: -instrument %s puts its locks and channels under heddle's control", pkg, pkg)
+		}
+	}
+	return ""
 }
