@@ -3,8 +3,8 @@ package debugger
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"os"
+	"strings"
 
 	"github.com/heddledbg/heddle/bidir"
 	"github.com/heddledbg/heddle/explorer"
@@ -95,7 +95,10 @@ func (d *Debugger) Launch(cfg LaunchConfig) error {
 		spec.Env[k] = v
 	}
 	spec.Env[wire.EnvPackage] = p.pkg
-	maps.Copy(spec.Env, p.selecting())
+	for _, kv := range wire.Selecting(p.run, p.skip) {
+		k, v, _ := strings.Cut(kv, "=")
+		spec.Env[k] = v
+	}
 	// The program's temporary directory is the user's, not the one the debugger runs with
 	// (wire.EnvTmpdir says why it goes by another name).
 	spec.Env[wire.EnvTmpdir] = cmp.Or(spec.Env["TMPDIR"], os.TempDir())

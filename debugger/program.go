@@ -189,27 +189,12 @@ func pickTest(ctx context.Context, p *program, args []string) (string, error) {
 // worker is the program's binary as an exploration worker.
 func (p *program) worker() *driver.Worker {
 	w := &driver.Worker{Path: p.binary, Dir: p.dir, Env: []string{wire.EnvPackage + "=" + p.pkg}}
-	for k, v := range p.selecting() {
-		w.Env = append(w.Env, k+"="+v)
-	}
+	w.Env = append(w.Env, wire.Selecting(p.run, p.skip)...)
 	if p.mode == "test" {
 		// Verbose, as heddle test's workers: a failed run's messages are the test's log.
 		w.Args = wire.TestArgs(true)
 	}
 	return w
-}
-
-// selecting is the environment by which the program's worker or debuggee runs the subtests
-// that -test.run and -test.skip select.
-func (p *program) selecting() map[string]string {
-	env := map[string]string{}
-	if p.run != "" {
-		env[wire.EnvRun] = p.run
-	}
-	if p.skip != "" {
-		env[wire.EnvSkip] = p.skip
-	}
-	return env
 }
 
 // newSchedule returns an empty schedule file of the program.

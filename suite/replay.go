@@ -39,7 +39,7 @@ func Replay(ctx context.Context, notes io.Writer, path string, s *record.Schedul
 	if err != nil {
 		return nil, err
 	}
-	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: append([]string{wire.EnvPackage + "=" + bin.Package, gorace}, selecting(s.Program.Run, s.Program.Skip)...)}
+	w := &driver.Worker{Path: bin.Path, Dir: bin.Dir, Env: append([]string{wire.EnvPackage + "=" + bin.Package, gorace}, wire.Selecting(s.Program.Run, s.Program.Skip)...)}
 	if bin.Test {
 		w.Args = wire.TestArgs(true)
 	}

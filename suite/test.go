@@ -432,21 +432,8 @@ func newWorker(bin *instrument.Binary, gorace string, f Flags) *driver.Worker {
 	if f.verbose {
 		w.Env = append(w.Env, wire.EnvVerbose+"=1")
 	}
-	w.Env = append(w.Env, selecting(f.run, f.skip)...)
+	w.Env = append(w.Env, wire.Selecting(f.run, f.skip)...)
 	return w
-}
-
-// selecting is the environment by which a worker runs the subtests that go test's -run and
-// -skip select.
-func selecting(run, skip string) []string {
-	var env []string
-	if run != "" {
-		env = append(env, wire.EnvRun+"="+run)
-	}
-	if skip != "" {
-		env = append(env, wire.EnvSkip+"="+skip)
-	}
-	return env
 }
 
 // finishRun ends a run that was not interrupted: it bounds -out (-keep-out-bytes), and with

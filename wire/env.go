@@ -77,3 +77,16 @@ func TestArgs(verbose bool, user ...string) []string {
 	}
 	return args
 }
+
+// Selecting is the environment, as KEY=value, by which a worker or a debuggee runs the
+// subtests that go test's -run and -skip select (EnvRun, EnvSkip).
+func Selecting(run, skip string) []string {
+	var env []string
+	if run != "" {
+		env = append(env, EnvRun+"="+run)
+	}
+	if skip != "" {
+		env = append(env, EnvSkip+"="+skip)
+	}
+	return env
+}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
-	"github.com/heddledbg/heddle/internal/testmatch"
 	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/wire"
@@ -70,14 +69,11 @@ func debug(harnessFor func(name string) (explorer.Harness, error), rootFunc func
 	}
 	s.root = rootFunc(start.Test)
 	leaveOut(start.LeftOut)
-	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: start.Test, Binary: os.Getenv(wire.EnvBinary),
-		Run: os.Getenv(wire.EnvRun), Skip: os.Getenv(wire.EnvSkip)}
-	sel, err := testmatch.New(prog.Run, prog.Skip)
+	prog, err := programOf(start.Test)
 	if err != nil {
 		s.send(&wire.DebugEvent{Type: wire.EventEnd, Error: err.Error()})
 		return true, 2
 	}
-	selected = sel
 	s.start, s.auto = start, start.BreakAt >= 0
 	h, err := harnessFor(start.Test)
 	if err != nil {

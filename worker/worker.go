@@ -178,6 +178,16 @@ var current struct {
 	cap  *capture
 }
 
+// programOf is the program that test is of, as the traces the process makes name it, and
+// sets selected from its -run and -skip.
+func programOf(test string) (record.Program, error) {
+	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: test, Binary: os.Getenv(wire.EnvBinary),
+		Run: os.Getenv(wire.EnvRun), Skip: os.Getenv(wire.EnvSkip)}
+	sel, err := testmatch.New(prog.Run, prog.Skip)
+	selected = sel
+	return prog, err
+}
+
 // selected is go test's -run and -skip (wire.EnvRun, wire.EnvSkip): Run runs only the subtests
 // it selects, as go test does.
 var selected *testmatch.Filter
@@ -613,14 +623,11 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 			os.Setenv(wire.EnvChildren, f.Name())
 		}
 	}
-	prog := record.Program{Package: os.Getenv(wire.EnvPackage), Test: req.Test, Binary: os.Getenv(wire.EnvBinary),
-		Run: os.Getenv(wire.EnvRun), Skip: os.Getenv(wire.EnvSkip)}
-	sel, err := testmatch.New(prog.Run, prog.Skip)
+	prog, err := programOf(req.Test)
 	if err != nil {
 		send(&wire.Message{Type: wire.MsgError, Error: "heddle worker: " + err.Error()})
 		return 2
 	}
-	selected = sel
 	switch req.Cmd {
 	case wire.CmdExplore:
 		if n, where := rt.InitGoroutines(); n > 0 {

@@ -24,16 +24,15 @@ type Filter struct {
 // names the flag and the element that does not compile.
 func New(run, skip string) (*Filter, error) {
 	f := &Filter{Run: run, Skip: skip}
+	var err error
 	if run != "" {
-		f.run = splitRegexp(run)
-		if err := f.run.verify("-run"); err != nil {
-			return nil, err
+		if f.run, err = splitRegexp(run); err != nil {
+			return nil, fmt.Errorf("-run: %v", err)
 		}
 	}
 	if skip != "" {
-		f.skip = splitRegexp(skip)
-		if err := f.skip.verify("-skip"); err != nil {
-			return nil, err
+		if f.skip, err = splitRegexp(skip); err != nil {
+			return nil, fmt.Errorf("-skip: %v", err)
 		}
 	}
 	return f, nil
@@ -64,7 +63,6 @@ type filterMatch interface {
 	// matches reports whether the name's levels match the pattern's, and partial whether
 	// the name has fewer levels than the pattern.
 	matches(name []string) (ok, partial bool)
-	verify(flag string) error
 }
 
 // simpleMatch is one regular expression per level of a name.
@@ -85,8 +83,6 @@ func (m simpleMatch) matches(name []string) (ok, partial bool) {
 	return true, len(name) < len(m)
 }
 
-func (m simpleMatch) verify(string) error { return nil }
-
 func (m alternationMatch) matches(name []string) (ok, partial bool) {
 	for _, m := range m {
 		if ok, partial = m.matches(name); ok {
@@ -96,19 +92,9 @@ func (m alternationMatch) matches(name []string) (ok, partial bool) {
 	return false, false
 }
 
-func (m alternationMatch) verify(flag string) error {
-	for _, m := range m {
-		if err := m.verify(flag); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // splitRegexp splits s at its unbracketed slashes into levels, and at its top-level bars into
-// alternatives, as testing's splitRegexp does. A level that does not compile is kept as an
-// error that verify returns.
-func splitRegexp(s string) filterMatch {
+// alternatives, as testing's splitRegexp does, and compiles each level.
+func splitRegexp(s string) (filterMatch, error) {
 	var (
 		a  []string
 		b  [][]string
@@ -158,34 +144,25 @@ func splitRegexp(s string) filterMatch {
 	}
 	alts := make(alternationMatch, 0, len(b)+1)
 	for _, x := range append(b, a) {
-		alts = append(alts, compileLevels(x))
+		m, err := compileLevels(x)
+		if err != nil {
+			return nil, err
+		}
+		alts = append(alts, m)
 	}
-	return alts
+	return alts, nil
 }
 
-// badLevels is a pattern with a level that does not compile.
-type badLevels struct {
-	i    int
-	expr string
-	err  error
-}
-
-func (b badLevels) matches([]string) (bool, bool) { return false, false }
-
-func (b badLevels) verify(flag string) error {
-	return fmt.Errorf("%s: element %d of the pattern (%q): %v", flag, b.i, b.expr, b.err)
-}
-
-func compileLevels(levels []string) filterMatch {
+func compileLevels(levels []string) (simpleMatch, error) {
 	m := make(simpleMatch, len(levels))
 	for i, s := range levels {
 		re, err := regexp.Compile(rewrite(s))
 		if err != nil {
-			return badLevels{i: i, expr: s, err: err}
+			return nil, fmt.Errorf("element %d of the pattern (%q): %v", i, s, err)
 		}
 		m[i] = re
 	}
-	return m
+	return m, nil
 }
 
 // rewrite gives a level of a pattern only printable characters and no white space, as go test
