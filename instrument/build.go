@@ -357,10 +357,13 @@ func (b *builder) load() ([]root, error) {
 		b.noteLang(p)
 		if testOf, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			// The package under test and its external tests are loaded again below with it.
-			// Another package compiled for the tests, because it imports the package under
-			// test (coder/websocket's wstest), is in the graph only so when the pattern names
-			// the package alone: it is rewritten as itself.
-			if isTest && p.PkgPath != testOf && p.PkgPath != testOf+"_test" && !listed[p.PkgPath] && b.instrumented(p) {
+			// Another package of the main module compiled for the tests, because it imports
+			// the package under test (coder/websocket's wstest), is in the graph only so when
+			// the pattern names the package alone: it is rewritten as itself. A dependency's
+			// (x/sync's errgroup, compiled again for heddle's own tests) goes through the copy
+			// of its module that the listing of its own variant arranges.
+			if isTest && p.PkgPath != testOf && p.PkgPath != testOf+"_test" && !listed[p.PkgPath] &&
+				p.Module != nil && p.Module.Path == b.mainModule && b.instrumented(p) {
 				listed[p.PkgPath] = true
 				paths = append(paths, p.PkgPath)
 			}
