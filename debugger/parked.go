@@ -80,9 +80,7 @@ func (d *Debugger) takeParked(ctx context.Context, p planned, k, steps int) *nav
 			if !usable(e.target, k, steps) {
 				continue
 			}
-			// The latest place, and of two at the same place, one that is there already.
-			if best < 0 || later(e.target, d.parked[best].target) ||
-				!later(d.parked[best].target, e.target) && e.isReady() && !d.parked[best].isReady() {
+			if best < 0 || better(e, d.parked[best]) {
 				best = i
 			}
 		}
@@ -109,6 +107,20 @@ func (d *Debugger) takeParked(ctx context.Context, p planned, k, steps int) *nav
 		}
 		return n
 	}
+}
+
+// better reports whether a move back should take parked incarnation a rather than b: the
+// latest place; of two at the same place, one that is there already; of two there, the one a
+// move left where the user stood, so that going back and forth between two lines uses the
+// same two incarnations whichever placed one got there first.
+func better(a, b *parked) bool {
+	if later(a.target, b.target) || later(b.target, a.target) {
+		return later(a.target, b.target)
+	}
+	if a.isReady() != b.isReady() {
+		return a.isReady()
+	}
+	return a.kept && !b.kept
 }
 
 // follows reports whether the parked incarnation n is on plan p's execution, and if so makes
@@ -181,7 +193,9 @@ func (d *Debugger) keep(in *incarnation, at bidir.Stop, hit int) bool {
 	}
 	d.parked = append(d.parked, e)
 	d.mu.Unlock()
-	d.trimParked()
+	// The stop shown still is the one the move leaves, where e stands: e is what a move back
+	// there takes (redo, undo), useful whatever the shown stop's neighbours are.
+	d.trimParked(e)
 	return true
 }
 
@@ -262,7 +276,7 @@ func (d *Debugger) reposition() {
 		go d.place(ctx, e, from[i])
 	}
 	d.mu.Unlock()
-	d.trimParked()
+	d.trimParked(nil)
 }
 
 // parkedAt returns the index of a parked incarnation at (or on its way to) place t that is not
@@ -323,17 +337,25 @@ func (d *Debugger) place(ctx context.Context, e *parked, n *navInc) {
 
 // trimParked ends parked incarnations beyond maxParked, oldest first: first those that
 // neither stand where a step back from the current stop needs one (shadows) nor where a
-// next or a continue from it goes (redo), then others. One on its way gives up.
-func (d *Debugger) trimParked() {
+// next or a continue from it goes (redo), nor is the one just kept, then others. One on its
+// way gives up.
+func (d *Debugger) trimParked(kept *parked) {
 	d.mu.Lock()
 	useful := make([]bool, len(d.parked))
+	for i, e := range d.parked {
+		useful[i] = e == kept
+	}
 	if cur := d.cur; cur != nil {
 		for _, t := range d.shadows(*cur) {
+			// A kept incarnation first: a move back takes it before a placed one (better).
+			j := -1
 			for i, e := range d.parked {
-				if !useful[i] && e.target.Checkpoint == t.Checkpoint && e.target.Steps == t.Steps {
-					useful[i] = true
-					break
+				if !useful[i] && e.target.Checkpoint == t.Checkpoint && e.target.Steps == t.Steps && (j < 0 || e.kept && !d.parked[j].kept) {
+					j = i
 				}
+			}
+			if j >= 0 {
+				useful[j] = true
 			}
 		}
 		for i, e := range d.parked {
@@ -473,9 +495,12 @@ func (d *Debugger) undo(nav *bidir.Navigator) *navInc {
 // already and on plan p's execution, or nil.
 func (d *Debugger) parkedExactly(p planned, k, steps int) *navInc {
 	d.mu.Lock()
-	i := slices.IndexFunc(d.parked, func(e *parked) bool {
-		return e.isReady() && e.n != nil && e.n.at.Checkpoint == k && e.n.at.Steps == steps
-	})
+	i := -1
+	for j, e := range d.parked {
+		if e.isReady() && e.n != nil && e.n.at.Checkpoint == k && e.n.at.Steps == steps && (i < 0 || better(e, d.parked[i])) {
+			i = j
+		}
+	}
 	var n *navInc
 	if i >= 0 {
 		n = d.parked[i].n

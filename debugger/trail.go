@@ -142,5 +142,5 @@ func (d *Debugger) releaseTrailers(ts []*trailer, leader *incarnation, ended boo
 		d.sparesLater = true
 		d.mu.Unlock()
 	}
-	d.trimParked()
+	d.trimParked(nil)
 }

@@ -776,7 +776,7 @@ func (b *builder) writeOverlay() error {
 	if err := os.WriteFile(filepath.Join(b.work, "overlay.json"), data, 0o666); err != nil {
 		return err
 	}
-	if b.mainModule == modulePath {
+	if !b.ownModfile() {
 		return nil
 	}
 	gomod, err := os.ReadFile(b.gomod)
@@ -787,11 +787,13 @@ func (b *builder) writeOverlay() error {
 	if err != nil {
 		return fmt.Errorf("instrument: %w", err)
 	}
-	if err := mf.AddRequire(modulePath, "v0.0.0"); err != nil {
-		return err
-	}
-	if err := mf.AddReplace(modulePath, "", b.runtime, ""); err != nil {
-		return err
+	if b.mainModule != modulePath {
+		if err := mf.AddRequire(modulePath, "v0.0.0"); err != nil {
+			return err
+		}
+		if err := mf.AddReplace(modulePath, "", b.runtime, ""); err != nil {
+			return err
+		}
 	}
 	for path, dir := range copies {
 		if err := mf.AddReplace(path, "", dir, ""); err != nil {
@@ -841,7 +843,7 @@ func cachedDir(m *packages.Module) string {
 // moves the overlay's entries for its files onto the copy, and returns the copies' directories
 // by module path, for go.mod's replace directives.
 func (b *builder) copyCached() (map[string]string, error) {
-	if len(b.cached) == 0 || b.mainModule == modulePath {
+	if len(b.cached) == 0 {
 		return nil, nil
 	}
 	copies := make(map[string]string)
@@ -984,10 +986,17 @@ func (b *builder) buildAll(roots []root) ([]Binary, error) {
 	return bins, nil
 }
 
+// ownModfile reports whether the build uses a go.mod of its own: one that requires heddle's
+// runtime, or, in heddle's own module, that replaces the dependencies it instruments with their
+// copies out of the module cache (the go command refuses an overlay of files beneath it).
+func (b *builder) ownModfile() bool {
+	return b.mainModule != modulePath || len(b.cached) > 0
+}
+
 // overlayFlags returns the go command's flags for building the instrumented packages.
 func (b *builder) overlayFlags() []string {
 	args := []string{"-overlay", filepath.Join(b.work, "overlay.json")}
-	if b.mainModule != modulePath {
+	if b.ownModfile() {
 		args = append(args, "-modfile", filepath.Join(b.work, "go.mod"))
 	}
 	return append(args, b.buildFlags()...)

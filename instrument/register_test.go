@@ -67,3 +67,28 @@ func TestBuildRuntimePackage(t *testing.T) {
 		t.Errorf("the registration does not register locktree's internal test TestFigure5:\n%s", src)
 	}
 }
+
+// TestBuildOwnDependency builds a package of heddle's own module that depends on a module it
+// always instruments (x/tools' go/packages imports x/sync's errgroup): the rewritten files of
+// that module are read from a copy, since the go command refuses an overlay of files beneath
+// GOMODCACHE, and heddle's module needs a go.mod of its own that points there.
+func TestBuildOwnDependency(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with the go command")
+	}
+	res, err := Build(context.Background(), Config{Dir: "..", Packages: []string{"./instrument"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(res.WorkDir)
+	if len(res.Failed) != 0 {
+		t.Fatalf("failed: %v", res.Failed)
+	}
+	gomod, err := os.ReadFile(filepath.Join(res.WorkDir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(gomod), "golang.org/x/sync =>") {
+		t.Errorf("the build's go.mod does not replace x/sync with its instrumented copy:\n%s", gomod)
+	}
+}
