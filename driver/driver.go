@@ -200,6 +200,11 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 	limit := answerLimit(req)
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
+	// A worker whose runs make progress says so (wire.Heartbeat): the limit then counts from
+	// its last sign of progress, so that a long run on a loaded machine is not taken for a
+	// stuck process.
+	deadline := time.Now().Add(limit)
+	alive := hangOf(req) + answerGrace
 	var late atomic.Bool
 	go func() {
 		select {
@@ -222,6 +227,13 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 			decodeErr = fmt.Errorf("worker %s sent a malformed message: %v", p.w.Path, err)
 			continue
 		}
+		if m.Type == wire.MsgAlive {
+			if d := time.Now().Add(alive); d.After(deadline) {
+				deadline = d
+				timer.Reset(time.Until(d))
+			}
+			continue
+		}
 		final = m.Final()
 		recv(&m)
 	}
@@ -234,7 +246,7 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		werr := p.wait()
 		spawn.Kill(p.cmd)
 		if late.Load() {
-			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), and was stopped: the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup), or the exploration overran its budget", p.w.Path, limit, answerGrace)
+			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), nor did its runs make progress in the last %v, and was stopped (heddle's limit): the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)", p.w.Path, limit, answerGrace, alive)
 		}
 		if ctx.Err() == nil && decodeErr == nil {
 			status := "exited without answering"
@@ -257,10 +269,7 @@ var answerGrace = time.Minute
 // answerLimit is how long a worker may take to answer req: the exploration's time budget, the
 // hang limit of its last run, and answerGrace. An exploration bounded by runs only has none.
 func answerLimit(req wire.Request) time.Duration {
-	hang := req.Options.Hang
-	if hang <= 0 {
-		hang = rt.DefaultHang
-	}
+	hang := hangOf(req)
 	switch {
 	case req.Cmd != "explore" && req.Cmd != "run":
 		return hang + answerGrace
@@ -270,6 +279,14 @@ func answerLimit(req wire.Request) time.Duration {
 		return hang + answerGrace
 	}
 	return math.MaxInt64
+}
+
+// hangOf is the hang limit of req's runs.
+func hangOf(req wire.Request) time.Duration {
+	if req.Options.Hang > 0 {
+		return req.Options.Hang
+	}
+	return rt.DefaultHang
 }
 
 // tail keeps the last max bytes written to it.

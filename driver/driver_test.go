@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/wire"
 )
 
@@ -30,6 +32,36 @@ func TestWorkerStuck(t *testing.T) {
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Do returned after %v", d)
+	}
+}
+
+// TestWorkerAlive runs a worker that takes three times its answer limit to answer, saying
+// all along that its runs make progress (wire.MsgAlive), as one in a long run on a loaded
+// machine does: Do waits for its answer, and does not pass the heartbeats on.
+func TestWorkerAlive(t *testing.T) {
+	limit := 2400 * time.Millisecond // the budget, the hang limit and answerGrace, below
+	if os.Getenv("HEDDLE_ALIVE_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		enc := json.NewEncoder(os.NewFile(4, "response"))
+		for start := time.Now(); time.Since(start) < 3*limit; time.Sleep(50 * time.Millisecond) {
+			enc.Encode(wire.Message{Type: wire.MsgAlive})
+		}
+		enc.Encode(wire.Message{Type: wire.MsgDone, Stats: &record.Stats{Runs: 1}})
+		os.Exit(0)
+	}
+	defer func(g time.Duration) { answerGrace = g }(answerGrace)
+	answerGrace = 2 * time.Second
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerAlive$"}, Env: []string{"HEDDLE_ALIVE_WORKER=1"}}
+	var got []wire.MessageType
+	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(m *wire.Message) {
+		got = append(got, m.Type)
+	})
+	if err != nil {
+		t.Fatalf("Do = %v, want the worker's answer", err)
+	}
+	if !slices.Equal(got, []wire.MessageType{wire.MsgDone}) {
+		t.Errorf("received %v, want the answer alone", got)
 	}
 }
 

@@ -113,3 +113,16 @@ func TestClosedOutside(t *testing.T) {
 		}
 	}
 }
+
+// TestActivity: a run changes the process's activity (the workers' heartbeat), and waiting
+// outside any run does not.
+func TestActivity(t *testing.T) {
+	a := rt.Activity()
+	if b := rt.Activity(); b != a {
+		t.Fatalf("activity %d, then %d with no run", a, b)
+	}
+	rt.Run(rt.Config{}, func() {})
+	if rt.Activity() == a {
+		t.Error("a run left the activity as it was")
+	}
+}

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,6 +32,7 @@ func (r *run) await(ch chan struct{}) (hung bool, outside string) {
 	}
 	watch.r, watch.ch, watch.hung, watch.outside = r, ch, false, ""
 	watch.mu.Unlock()
+	awaited.Add(1)
 	<-ch
 	watch.mu.Lock()
 	hung, outside = watch.hung, watch.outside
@@ -104,3 +106,40 @@ func watchdog() {
 // computeLimit is how many hang limits a goroutine may execute instrumented code without
 // reaching a scheduling point.
 const computeLimit = 10
+
+// awaited counts the waits of runs' drivers: a new run, or a run's next phase, is progress.
+var awaited atomic.Uint64
+
+// Activity returns a number that changes while the process's runs make progress: a step, a
+// memory access the watchdog heard of, a new run. It is the same while a run hangs, and
+// while the process waits outside any run.
+//
+//go:norace
+func Activity() uint64 {
+	watch.mu.Lock()
+	defer watch.mu.Unlock()
+	a := awaited.Load() << 40
+	if r := watch.r; r != nil {
+		a += uint64(r.progress.Load()) + r.activity.Load()
+	}
+	return a
+}
+
+// Heartbeat calls beat every period, from a goroutine that sleeps in the operating system as
+// the watchdog does, whenever Activity changed since the last call: a worker tells its
+// controller so that a run that takes long, but makes progress, is not taken for a stuck
+// process.
+//
+//go:norace
+func Heartbeat(period time.Duration, beat func()) {
+	go func() {
+		last := Activity()
+		for {
+			sleepOS(period)
+			if a := Activity(); a != last {
+				last = a
+				beat()
+			}
+		}
+	}()
+}

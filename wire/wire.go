@@ -46,7 +46,12 @@ const (
 	MsgIsolate  MessageType = "isolate"  // the process can run one schedule only (Message.Error says why)
 	MsgError    MessageType = "error"    // the request failed (Message.Error)
 	MsgRestart  MessageType = "restart"  // the exploration starts again without a subtest: what came before is void
+	MsgAlive    MessageType = "alive"    // the process's runs made progress since its last heartbeat (any request)
 )
+
+// Heartbeat is how often a worker whose runs make progress says so (MsgAlive): its controller
+// then waits for its answer as long as that goes on.
+const Heartbeat = 10 * time.Second
 
 // Request is what a controller asks of a worker.
 type Request struct {

@@ -582,7 +582,10 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 	}
 	w := bufio.NewWriter(out)
 	enc := json.NewEncoder(w)
+	var sending sync.Mutex
 	send := func(m *wire.Message) {
+		sending.Lock()
+		defer sending.Unlock()
 		enc.Encode(m)
 		w.Flush()
 	}
@@ -628,6 +631,7 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		send(&wire.Message{Type: wire.MsgError, Error: "heddle worker: " + err.Error()})
 		return 2
 	}
+	rt.Heartbeat(wire.Heartbeat, func() { send(&wire.Message{Type: wire.MsgAlive}) })
 	switch req.Cmd {
 	case wire.CmdExplore:
 		if n, where := rt.InitGoroutines(); n > 0 {
