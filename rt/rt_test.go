@@ -126,3 +126,41 @@ func TestActivity(t *testing.T) {
 		t.Error("a run left the activity as it was")
 	}
 }
+
+// TestOnceAcrossRuns: a Once done in a run starts the next run afresh, as in a fresh process,
+// so that a replay makes the steps of the run it replays whichever run of its process that
+// was; OnceValue's function too, with its steps. A Once done outside any run (package init)
+// stays done in every run, as it is in every process.
+func TestOnceAcrossRuns(t *testing.T) {
+	var mu rt.Mutex
+	calls := 0
+	value := rt.OnceValue(func() int {
+		mu.Lock()
+		calls++
+		mu.Unlock()
+		return 7
+	})
+	var steps []int
+	for range 2 {
+		res := rt.Run(rt.Config{}, func() {
+			if v := value(); v != 7 {
+				panic(v)
+			}
+		})
+		if res.Verdict.Kind != rt.VerdictOK {
+			t.Fatalf("verdict %+v", res.Verdict)
+		}
+		steps = append(steps, res.Steps)
+	}
+	if calls != 2 || steps[0] != steps[1] {
+		t.Errorf("OnceValue's function called %d times in two runs, steps %v; want once in each, the same steps", calls, steps)
+	}
+
+	var once rt.Once
+	done := 0
+	once.Do(func() { done++ }) // outside any run, as in package init
+	res := rt.Run(rt.Config{}, func() { once.Do(func() { done++ }) })
+	if res.Verdict.Kind != rt.VerdictOK || done != 1 {
+		t.Errorf("a Once done outside the run ran its function again in it (%d calls, %+v)", done, res.Verdict)
+	}
+}

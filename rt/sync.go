@@ -519,6 +519,11 @@ func (o *Once) Do(f func()) {
 		return
 	}
 	s := r.syncOf(unsafe.Pointer(o), ObjOnce, g)
+	if !s.done && !s.running && atomic.LoadUint32(&o.done) != 0 {
+		// Done outside any run (package init, TestMain), as in every process: runs write the
+		// words only under a debugger, and restore them at their end (mirror.go).
+		s.done = true
+	}
 	id := s.id
 	g.op = op{kind: OpOnce, obj: id, so: s}
 	r.yield(g)
@@ -540,6 +545,11 @@ func (o *Once) Do(f func()) {
 
 // OnceFunc returns a function that invokes f only once; see sync.OnceFunc.
 //
+// Unlike sync's, the function keeps f: a Once starts each run as a zero value (syncOf), so a
+// function made outside a run, at package level, calls f again in each run that calls it, as
+// the run's first call in a fresh process does. A replay in a fresh process then makes the same
+// steps as the run it replays, whichever run of its process that was.
+//
 //go:norace
 func OnceFunc(f func()) func() {
 	var (
@@ -548,6 +558,7 @@ func OnceFunc(f func()) func() {
 		p     any
 	)
 	g := func() {
+		valid = false
 		defer func() {
 			p = recover()
 			if !valid {
@@ -555,7 +566,6 @@ func OnceFunc(f func()) func() {
 			}
 		}()
 		f()
-		f = nil
 		valid = true
 	}
 	return func() {
@@ -567,7 +577,7 @@ func OnceFunc(f func()) func() {
 }
 
 // OnceValue returns a function that invokes f only once and returns its value; see
-// sync.OnceValue.
+// sync.OnceValue. It keeps f, as OnceFunc does.
 //
 //go:norace
 func OnceValue[T any](f func() T) func() T {
@@ -578,6 +588,7 @@ func OnceValue[T any](f func() T) func() T {
 		result T
 	)
 	g := func() {
+		valid = false
 		defer func() {
 			p = recover()
 			if !valid {
@@ -585,7 +596,6 @@ func OnceValue[T any](f func() T) func() T {
 			}
 		}()
 		result = f()
-		f = nil
 		valid = true
 	}
 	return func() T {
@@ -598,7 +608,7 @@ func OnceValue[T any](f func() T) func() T {
 }
 
 // OnceValues returns a function that invokes f only once and returns its values; see
-// sync.OnceValues.
+// sync.OnceValues. It keeps f, as OnceFunc does.
 //
 //go:norace
 func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
@@ -610,6 +620,7 @@ func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
 		r2    T2
 	)
 	g := func() {
+		valid = false
 		defer func() {
 			p = recover()
 			if !valid {
@@ -617,7 +628,6 @@ func OnceValues[T1, T2 any](f func() (T1, T2)) func() (T1, T2) {
 			}
 		}()
 		r1, r2 = f()
-		f = nil
 		valid = true
 	}
 	return func() (T1, T2) {
