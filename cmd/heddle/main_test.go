@@ -196,7 +196,7 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestOwnPackages runs heddle on heddle's own engine packages: nothing false may be reported.
+// TestOwnPackages runs heddle on heddle's own packages: nothing false may be reported.
 func TestOwnPackages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("explores heddle's own tests")
@@ -216,6 +216,16 @@ func TestOwnPackages(t *testing.T) {
 		!strings.Contains(out, "--- PASS: TestPublishExplorerOutput (") || !strings.Contains(out, "--- SKIP: TestPublishExplorerOutput/portfolio (") ||
 		!strings.Contains(out, "--- PASS: TestAPI (") || !strings.Contains(out, "--- PASS: TestWebSocketReplayAndBroadcast (") {
 		t.Fatalf("heddle test ./server: exit %d, want %d, every test clean but TestPublishExplorerOutput\n%s\n%s", code, exitOK, out, errOut)
+	}
+	// The debugger's tests drive it with a fake debuggee over a Unix socket: every one is
+	// explored and clean (a search of 10 s once found a step back taking another incarnation
+	// than the one the test expects, in its second run). procgroup's TestHang waits for a
+	// child process on a real pipe, which the goroutine's state shows.
+	out, errOut, code = heddle(t, "../..", "test", "-v", "-budget", "runs=200,time=20s", "./debugger", "./procgroup")
+	if code != exitOK || strings.Contains(out+errOut, "BUG") || strings.Count(out, "cannot be explored") != 1 ||
+		!strings.Contains(out, "--- SKIP: TestHang (") || !strings.Contains(out, "procgroup/proc.go:84; IO wait)") ||
+		!strings.Contains(out, "--- PASS: TestBackAndForth (") || !strings.Contains(out, "ok  \tgithub.com/heddledbg/heddle/debugger") {
+		t.Fatalf("heddle test ./debugger ./procgroup: exit %d, want %d, every test clean but procgroup's TestHang\n%s\n%s", code, exitOK, out, errOut)
 	}
 }
 
