@@ -193,25 +193,16 @@ func (n *navInc) step(ctx context.Context) (bidir.Stop, error) {
 		return bidir.Stop{Ended: true}, nil
 	}
 	goid := n.last.goid
-	hidden, err := n.d.inHeddle(ctx, n.in, goid)
-	if err != nil {
+	h, reached, after, err := n.d.leaveHeddle(ctx, n.in, n.sink, goid)
+	switch {
+	case err != nil:
 		return bidir.Stop{}, err
-	}
-	if hidden {
-		before := n.d.position(ctx, n.in, n.last)
-		h, err := n.d.stepOutOfHeddle(ctx, n.in, n.sink, goid)
-		if err != nil {
-			return bidir.Stop{}, err
-		}
-		if h != nil {
-			n.last = *h
-			return n.d.position(ctx, n.in, *h), nil
-		}
-		n.last = halt{goid: goid, reason: "step"}
-		if after := n.d.position(ctx, n.in, n.last); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
-			// Returning from the operation's call already reached the next line.
-			return after, nil
-		}
+	case reached:
+		n.last = *h
+		return after, nil
+	case h != nil:
+		n.last = *h
+		return n.d.position(ctx, n.in, *h), nil
 	}
 	if err := n.in.resume(ctx, Next, goid); err != nil {
 		return bidir.Stop{}, err

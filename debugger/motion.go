@@ -95,7 +95,7 @@ func (d *Debugger) awaitStep(ctx context.Context, in *incarnation, sink chan Eve
 				if m == StepIn {
 					err = in.resume(ctx, m, h.goid)
 				} else {
-					err = d.stepOutHidden(ctx, in, h.goid)
+					err = d.stepOutHidden(ctx, in, h.goid, nil)
 				}
 				if err != nil {
 					return halt{}, err
@@ -159,15 +159,6 @@ func (d *Debugger) enter(ctx context.Context, in *incarnation, sink chan Event, 
 	return h, err
 }
 
-// inHeddle reports whether goroutine goid's top frame is in heddle's runtime or Go's.
-func (d *Debugger) inHeddle(ctx context.Context, in *incarnation, goid int64) (bool, error) {
-	frames, err := d.stack(ctx, in, goid, 1)
-	if err != nil {
-		return false, err
-	}
-	return len(frames) > 0 && frames[0].hidden(), nil
-}
-
 // stack returns the first levels frames of goroutine goid of in. A debugger answers within
 // seconds; a minute means it is stuck, and nothing may wait for it forever.
 func (d *Debugger) stack(ctx context.Context, in *incarnation, goid int64, levels int) ([]Frame, error) {
@@ -178,6 +169,15 @@ func (d *Debugger) stack(ctx context.Context, in *incarnation, goid int64, level
 
 // position reads where goroutine goid of in stands, for bidir.
 func (d *Debugger) position(ctx context.Context, in *incarnation, h halt) bidir.Stop {
+	var all []Frame
+	if !h.ended {
+		all, _ = d.stack(ctx, in, h.goid, maxDepth)
+	}
+	return d.positionIn(in, h, all)
+}
+
+// positionIn is position for a goroutine whose stack, read to maxDepth, is all.
+func (d *Debugger) positionIn(in *incarnation, h halt, all []Frame) bidir.Stop {
 	st := bidir.Stop{Steps: -1, Ended: h.ended}
 	in.ctrl.mu.Lock()
 	st.Checkpoint = len(in.ctrl.checkpoints) - 1
@@ -186,8 +186,8 @@ func (d *Debugger) position(ctx context.Context, in *incarnation, h halt) bidir.
 		return st
 	}
 	_, st.Goroutine = d.threads.client(in, h.goid)
-	frames, err := d.frames(ctx, in, h.goid)
-	if err != nil || len(frames) == 0 {
+	frames := visible(all)
+	if len(frames) == 0 {
 		return st
 	}
 	top := frames[0]
@@ -346,42 +346,25 @@ func (d *Debugger) Move(m Motion, thread int, granularity string, done func(erro
 		if stepping {
 			// At a checkpoint the goroutine stands inside heddle's runtime, before its
 			// operation: step out to the user's line first, which performs the operation.
-			hidden, err := d.inHeddle(ctx, in, goid)
+			h, reached, after, err := d.leaveHeddle(ctx, in, sink, goid)
 			if err != nil {
 				done(err)
 				return
 			}
-			if hidden {
-				before := d.position(ctx, in, halt{goid: goid})
-				h, err := d.stepOutOfHeddle(ctx, in, sink, goid)
-				if err != nil {
-					done(err)
+			if h != nil {
+				done(nil)
+				if h.ended {
+					in.release(sink)
+					d.stopAtEnd(id, in)
 					return
 				}
-				if h != nil {
-					// Something else stopped the debuggee first, or its run ended.
-					done(nil)
-					if h.ended {
-						in.release(sink)
-						d.stopAtEnd(id, in)
-						return
-					}
-					d.settle(id, in, sink)
-					d.present(in, *h, -1)
-					return
+				steps := -1
+				if reached && prev != nil && prev.Steps >= 0 && after.Checkpoint == prev.Checkpoint {
+					steps = prev.Steps + 1
 				}
-				here := halt{goid: goid, reason: "step"}
-				if after := d.position(ctx, in, here); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
-					// Returning from the operation's call already reached the next line.
-					done(nil)
-					steps := -1
-					if prev != nil && prev.Steps >= 0 && after.Checkpoint == prev.Checkpoint {
-						steps = prev.Steps + 1
-					}
-					d.settle(id, in, sink)
-					d.present(in, here, steps)
-					return
-				}
+				d.settle(id, in, sink)
+				d.present(in, *h, steps)
+				return
 			}
 		}
 		var start bidir.Stop
@@ -470,29 +453,44 @@ func (d *Debugger) stopAtEnd(id int, in *incarnation) {
 	d.adopt(id, n, st, "end", nil)
 }
 
-// stepOutOfHeddle steps goroutine goid out of heddle's frames. It returns a halt if the
-// debuggee stopped for another reason on the way.
-func (d *Debugger) stepOutOfHeddle(ctx context.Context, in *incarnation, sink chan Event, goid int64) (*halt, error) {
-	for i := 0; i < maxEscape; i++ {
-		if err := d.stepOutHidden(ctx, in, goid); err != nil {
-			return nil, err
+// leaveHeddle begins a line step of goroutine goid. Stopped at a checkpoint, a goroutine
+// stands inside heddle's runtime, before its operation: it steps out to the user's line first,
+// which performs the operation. leaveHeddle returns the halt that ended the step already, if
+// one did: another stop on the way (the run's end, a bug, another goroutine's breakpoint), or
+// the return reaching the next line (reached, with the stop's place); nil if the step goes on
+// with a Next. It reads the goroutine's stack once before the move and once after each stop,
+// for what it decides and for the places it compares.
+func (d *Debugger) leaveHeddle(ctx context.Context, in *incarnation, sink chan Event, goid int64) (h *halt, reached bool, at bidir.Stop, err error) {
+	all, err := d.stack(ctx, in, goid, maxDepth)
+	if err != nil || len(all) == 0 || !all[0].hidden() {
+		return nil, false, bidir.Stop{}, err
+	}
+	before := d.positionIn(in, halt{goid: goid}, all)
+	for range maxEscape {
+		if err := d.stepOutHidden(ctx, in, goid, all); err != nil {
+			return nil, false, bidir.Stop{}, err
 		}
 		h, err := d.awaitRaw(ctx, in, sink)
 		if err != nil {
-			return nil, err
+			return nil, false, bidir.Stop{}, err
 		}
 		if h.ended || h.bug != nil || h.cp != nil || h.goid != goid || h.reason != "step" {
-			return &h, nil
+			return &h, false, bidir.Stop{}, nil
 		}
-		hidden, err := d.inHeddle(ctx, in, goid)
-		if err != nil {
-			return nil, err
+		if all, err = d.stack(ctx, in, goid, maxDepth); err != nil {
+			return nil, false, bidir.Stop{}, err
 		}
-		if !hidden {
-			return nil, nil
+		if len(all) > 0 && all[0].hidden() {
+			continue
 		}
+		here := halt{goid: goid, reason: "step"}
+		if after := d.positionIn(in, here, all); after.Line != before.Line || after.Depth != before.Depth || after.File != before.File {
+			// Returning from the operation's call already reached the next line.
+			return &here, true, after, nil
+		}
+		return nil, false, bidir.Stop{}, nil
 	}
-	return nil, fmt.Errorf("could not step out of heddle's runtime")
+	return nil, false, bidir.Stop{}, fmt.Errorf("could not step out of heddle's runtime")
 }
 
 // hiddenDepth is how many frames stepOutHidden reads to find the user's frame beneath
@@ -503,15 +501,20 @@ const hiddenDepth = 24
 // to the first frame beneath them, the user's code that called them, in one move of the
 // debugger rather than a step out of each frame: at a checkpoint they are seven deep, and
 // each step out is a round trip and a continue of Delve's. When the stack shows no user's
-// frame within reach, or the target cannot, it steps out of the top frame alone.
-func (d *Debugger) stepOutHidden(ctx context.Context, in *incarnation, goid int64) error {
-	frames, err := d.stack(ctx, in, goid, hiddenDepth)
-	if err != nil {
-		return err
+// frame within reach, or the target cannot, it steps out of the top frame alone. frames is the
+// goroutine's stack if the caller read it, or nil.
+func (d *Debugger) stepOutHidden(ctx context.Context, in *incarnation, goid int64, frames []Frame) error {
+	if frames == nil {
+		var err error
+		if frames, err = d.stack(ctx, in, goid, hiddenDepth); err != nil {
+			return err
+		}
 	}
-	if k := slices.IndexFunc(frames, func(f Frame) bool { return !f.hidden() }); k >= 2 {
-		err := in.t.ReturnTo(ctx, goid, frames[k])
-		if !errors.Is(err, ErrNoReturn) {
+	// The return into the user's frame may have a breakpoint of the user's already (one on
+	// the line after the call), where Delve sets no other: the return into the last of
+	// heddle's frames then, and a step out of it.
+	for k := slices.IndexFunc(frames, func(f Frame) bool { return !f.hidden() }); k >= 2; k-- {
+		if err := in.t.ReturnTo(ctx, goid, frames[k]); !errors.Is(err, ErrNoReturn) {
 			return err
 		}
 	}

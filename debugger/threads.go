@@ -310,15 +310,23 @@ func (d *Debugger) state(ctx context.Context, in *incarnation, goid int64) (stri
 
 // frames returns the visible frames of goroutine goid.
 func (d *Debugger) frames(ctx context.Context, in *incarnation, goid int64) ([]Frame, error) {
-	all, err := d.stack(ctx, in, goid, 200)
+	all, err := d.stack(ctx, in, goid, maxDepth)
 	if err != nil {
 		return nil, err
 	}
+	return visible(all), nil
+}
+
+// maxDepth is how many frames of a goroutine's stack the debugger reads to show it.
+const maxDepth = 200
+
+// visible returns the frames of all that the user sees: not heddle's runtime, nor Go's.
+func visible(all []Frame) []Frame {
 	out := []Frame{}
 	for _, f := range all {
 		if !f.hidden() {
 			out = append(out, f)
 		}
 	}
-	return out, nil
+	return out
 }
