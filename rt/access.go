@@ -566,7 +566,19 @@ func (r *run) accessResume(w *goroutine) {
 //
 //go:norace
 func (r *run) access(addr unsafe.Pointer, write bool, pos string) {
-	if r.busy++; r.busy%activityEvery == 0 {
+	// Small enough to be inlined into Load and Store: a goroutine that computes alone (a
+	// byte loop over a buffer) pays an increment and two tests per access.
+	if r.busy++; r.busy%activityEvery != 0 && r.unseen {
+		return
+	}
+	r.accessSlow(addr, write, pos)
+}
+
+// accessSlow is access past its inline part.
+//
+//go:norace
+func (r *run) accessSlow(addr unsafe.Pointer, write bool, pos string) {
+	if r.busy%activityEvery == 0 {
 		r.activity.Store(r.busy)
 	}
 	g := r.cur
@@ -611,6 +623,11 @@ const activityEvery = 1 << 10
 func (r *run) solo() bool {
 	return len(r.gs) == 1 && !r.cfg.StepAccesses && r.tx == nil && len(r.cfg.Watch) == 0 && r.gs[0].atomicDepth == 0 && r.gs[0].bound == nil
 }
+
+// noteSolo sets unseen again after a change to what solo reads.
+//
+//go:norace
+func (r *run) noteSolo() { r.unseen = r.cfg.IgnoreAccesses || r.solo() }
 
 // A VarAccess is one plain access of a run, as a strategy sees it: Event is the number of
 // events recorded before it, so it belongs to the step of event Event-1; Var numbers the

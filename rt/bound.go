@@ -94,6 +94,7 @@ func Declare(b Bound) {
 		return
 	}
 	g.bound = &b
+	r.noteSolo()
 	if !accessesUsed.Load() {
 		// Checking the bound's unlocks needs the locks held, which the lockset check follows
 		// from the next run on; this run's clocks missed what came before, as on a first

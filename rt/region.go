@@ -68,6 +68,7 @@ func AtomicEnter(fn, decl string) {
 		return
 	}
 	g.atomicDepth++
+	r.noteSolo()
 	if g.atomicDepth > 1 {
 		return
 	}
@@ -93,6 +94,7 @@ func AtomicExit() {
 		return
 	}
 	g.atomicDepth--
+	r.noteSolo()
 	if g.atomicDepth == 0 && !r.ended {
 		r.regions[g.region].Exit = int32(len(r.events))
 		if r.tx != nil {

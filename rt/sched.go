@@ -250,6 +250,9 @@ type run struct {
 	// that a goroutine that computes is not taken for one that hangs.
 	busy     uint64
 	activity atomic.Uint64
+	// unseen is set while the lockset check has nothing to record of an access (IgnoreAccesses,
+	// solo): access then only counts it, inline. noteSolo keeps it.
+	unseen bool
 	// computed is set, by the watchdog, when it gave up on a goroutine that kept executing
 	// instrumented code: how long it did.
 	computed time.Duration
@@ -607,6 +610,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		ng.fn = funcPC(f)
 	}
 	r.gs = append(r.gs, ng)
+	r.noteSolo()
 	raceHide()
 	r.live.Add(1)
 	raceShow()

@@ -372,6 +372,7 @@ func (r *run) txStart(g *goroutine, reg int32) {
 		}
 		r.tx = &r.accessState().tx
 		r.tx.reset()
+		r.noteSolo()
 	}
 	r.tx.enter(g.id, reg)
 }
