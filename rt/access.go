@@ -201,6 +201,9 @@ func lockNames(lname func(ObjID) string, locks []ObjID) string {
 	return s
 }
 
+// maxVars bounds the variables the lockset check follows in one run.
+const maxVars = 1 << 20
+
 // Eraser's states of a variable (§4.2 of the JPF paper, after Savage et al.): virgin (no
 // shadow yet), exclusive to one goroutine, shared by readers, shared and modified.
 const (
@@ -256,7 +259,9 @@ type accesses struct {
 	hb, full clocks
 	// partial is set for a run whose clocks started late (the process's first access came
 	// during it): its warnings are left out.
-	partial  bool
+	partial bool
+	// overflow is set once the run touched maxVars variables: the check stops there.
+	overflow bool
 	held     [][]heldLock
 	vars     map[unsafe.Pointer]int32 // index in shadows
 	shadows  []shadow
@@ -300,7 +305,7 @@ func (a *accesses) reset() {
 	a.hb.reset()
 	a.full.reset()
 	clear(a.pooled)
-	a.warnings, a.partial = nil, false
+	a.warnings, a.partial, a.overflow = nil, false, false
 }
 
 // accessesUsed is set once instrumented code has reported an access in this process, or
@@ -589,6 +594,9 @@ func (r *run) accessSlow(addr unsafe.Pointer, write bool, pos string) {
 		r.watched = append(r.watched, pos)
 	}
 	a := r.accessState()
+	if a.overflow {
+		return
+	}
 	if !accessesUsed.Load() {
 		// The first access of the process: this run's clocks missed what came before.
 		accessesUsed.Store(true)
@@ -598,6 +606,9 @@ func (r *run) accessSlow(addr unsafe.Pointer, write bool, pos string) {
 		r.checkBoundAccess(g, addr, write)
 	}
 	v := a.check(g.id, addr, write, pos)
+	if v < 0 {
+		return
+	}
 	if r.cfg.StepAccesses {
 		r.stepAccs = append(r.stepAccs, VarAccess{Event: int32(len(r.events)), Var: v, Write: write, Locked: len(a.held[g.id]) > 0})
 	}
@@ -647,7 +658,7 @@ type VarAccess struct {
 // after WaitGroup.Wait is not shared. Accesses that nothing but, at most, a lock orders make
 // it shared, and from then on its candidate lockset is refined at every access (§4.2); a
 // shared-modified variable whose candidate lockset is empty is reported, once per run.
-// It returns the variable's index in the run.
+// It returns the variable's index in the run, or -1 for a variable past maxVars.
 //
 //go:norace
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
@@ -657,6 +668,13 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 	acc := Access{G: g, Write: write, Pos: pos}
 	k, ok := a.vars[addr]
 	if !ok {
+		if len(a.shadows) >= maxVars {
+			// A run that touches more variables than that (a loop that fills a buffer of
+			// hundreds of megabytes) would spend gigabytes and minutes on their shadows: the
+			// rest of the run is left to the race detector.
+			a.overflow = true
+			return -1
+		}
 		k = int32(len(a.shadows))
 		a.vars[addr] = k
 		if len(a.shadows) < cap(a.shadows) {

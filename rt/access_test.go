@@ -318,3 +318,37 @@ func TestLocksetOthers(t *testing.T) {
 		t.Fatalf("no warning on x: %+v", res.Warnings)
 	}
 }
+
+// TestLocksetBound: a run that touches more variables than the check follows (a goroutine
+// filling a buffer of millions of bytes beside another) keeps the warnings found before the
+// bound, and leaves the rest of the run to the race detector (y's), where the shadows of every
+// byte cost gigabytes and minutes (yamux's TestSendData_Large, 250 MB, was reported as a hang).
+func TestLocksetBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("touches millions of variables")
+	}
+	x, y := 0, 0
+	buf := make([]byte, 3<<20)
+	got := lockset(t, func() {
+		var wg rt.WaitGroup
+		wg.Add(2)
+		for range 2 {
+			rt.Go(func() { defer wg.Done(); rt.Update(&x, 1, "x:1") })
+		}
+		wg.Wait()
+		done := rt.MakeChan[int](0)
+		rt.Go(func() { rt.Recv(done) })
+		for i := range buf {
+			buf[i] = rt.Store(&buf[i], byte(i), "b:1")
+		}
+		rt.Close(done)
+		wg.Add(2)
+		for range 2 {
+			rt.Go(func() { defer wg.Done(); rt.Update(&y, 1, "y:1") })
+		}
+		wg.Wait()
+	})
+	if !slices.Equal(got, []string{"lockset x:1"}) {
+		t.Fatalf("warnings %q, want the counter's alone", got)
+	}
+}
