@@ -464,8 +464,11 @@ func TestStepInVariablesPause(t *testing.T) {
 	p.response(p.send(&godap.PauseRequest{Request: godap.Request{Command: "pause"}, Arguments: godap.PauseArguments{ThreadId: 1}}), 30*time.Second)
 	st = p.stopped(time.Minute)
 	fs = p.stack(st.ThreadID)
-	if st.Reason != "pause" || len(fs) == 0 || !strings.Contains(fs[0].Name, "TestForever") {
-		t.Errorf("pause stopped (%s) in %+v, want TestForever on top", st.Reason, fs)
+	// The test prints before spinning returns: a pause may land in spinning, the user's code
+	// too, on a machine that runs the debuggee late.
+	if st.Reason != "pause" || len(fs) == 0 || !strings.Contains(fs[0].Name, "TestForever") &&
+		!(strings.Contains(fs[0].Name, "spinning") && len(fs) > 1 && strings.Contains(fs[1].Name, "TestForever")) {
+		t.Errorf("pause stopped (%s) in %+v, want TestForever on top, or spinning called by it", st.Reason, fs)
 	}
 }
 
