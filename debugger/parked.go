@@ -347,10 +347,10 @@ func (d *Debugger) trimParked(kept *parked) {
 	}
 	if cur := d.cur; cur != nil {
 		for _, t := range d.shadows(*cur) {
-			// A kept incarnation first: a move back takes it before a placed one (better).
+			// The one a move back there would take.
 			j := -1
 			for i, e := range d.parked {
-				if !useful[i] && e.target.Checkpoint == t.Checkpoint && e.target.Steps == t.Steps && (j < 0 || e.kept && !d.parked[j].kept) {
+				if !useful[i] && e.target.Checkpoint == t.Checkpoint && e.target.Steps == t.Steps && (j < 0 || better(e, d.parked[j])) {
 					j = i
 				}
 			}

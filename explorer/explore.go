@@ -521,8 +521,10 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		key := signature(res)
 		if !e.canReplay() || res.Verdict.Kind == rt.VerdictUnsupported {
 			// The run left the process unable to run another (a goroutine that never came
-			// back), or it showed that heddle cannot explore the test: the report shows the run
-			// itself, without positions.
+			// back), or it showed that heddle cannot explore the test (its message says where,
+			// and a replay would run again what heddle cannot control: a copy of the test
+			// binary, a wait outside heddle): the report shows the run itself, without
+			// positions.
 			detail = res
 			if key == "" {
 				key = shape(res)
@@ -672,11 +674,6 @@ func signature(res *rt.Result) string {
 	switch res.Verdict.Kind {
 	case rt.VerdictLivelock, rt.VerdictHang:
 		// Where the step bound or the watchdog caught a goroutine is an accident of timing.
-		return string(res.Verdict.Kind)
-	case rt.VerdictUnsupported:
-		// The exploration ends at the first: its message says where, and a replay in detail
-		// mode would run again what heddle cannot control (a copy of the test binary that the
-		// test starts, a wait outside heddle).
 		return string(res.Verdict.Kind)
 	}
 	for _, g := range res.Verdict.Goroutines {

@@ -587,7 +587,7 @@ func (r *run) accessSlow(addr unsafe.Pointer, write bool, pos string) {
 		r.activity.Store(r.busy)
 	}
 	g := r.cur
-	if r.cfg.IgnoreAccesses || g == nil || g.id < 0 || r.ended || r.solo() || r.foreignCaller(g) {
+	if r.unseen || g == nil || g.id < 0 || r.ended || r.foreignCaller(g) {
 		return
 	}
 	if len(r.cfg.Watch) > 0 && slices.Contains(r.cfg.Watch, pos) && !slices.Contains(r.watched, pos) {
@@ -635,7 +635,8 @@ func (r *run) solo() bool {
 	return len(r.gs) == 1 && !r.cfg.StepAccesses && r.tx == nil && len(r.cfg.Watch) == 0 && r.gs[0].atomicDepth == 0 && r.gs[0].bound == nil
 }
 
-// noteSolo sets unseen again after a change to what solo reads.
+// noteSolo sets unseen again after a change to what solo reads: the run's goroutines, an
+// atomic region, a bound, the transactional graph. Every access tests unseen alone.
 //
 //go:norace
 func (r *run) noteSolo() { r.unseen = r.cfg.IgnoreAccesses || r.solo() }

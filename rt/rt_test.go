@@ -2,7 +2,9 @@ package rt_test
 
 import (
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 )
@@ -124,6 +126,24 @@ func TestActivity(t *testing.T) {
 	rt.Run(rt.Config{}, func() {})
 	if rt.Activity() == a {
 		t.Error("a run left the activity as it was")
+	}
+}
+
+// TestHeartbeat: a run that keeps making steps makes the heartbeat beat, the worker's sign of
+// progress to its controller, however long the run takes.
+func TestHeartbeat(t *testing.T) {
+	var beats atomic.Int32
+	rt.Heartbeat(10*time.Millisecond, func() { beats.Add(1) })
+	deadline := time.Now().Add(time.Minute) // a guard: the run ends on the beats
+	res := rt.Run(rt.Config{}, func() {
+		var mu rt.Mutex
+		for beats.Load() < 3 && time.Now().Before(deadline) {
+			mu.Lock()
+			mu.Unlock()
+		}
+	})
+	if res.Verdict.Kind != rt.VerdictOK || beats.Load() < 3 {
+		t.Errorf("%d beats during a run of %d steps (%+v), want 3", beats.Load(), res.Steps, res.Verdict)
 	}
 }
 
