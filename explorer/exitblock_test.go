@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/locktree"
 	"github.com/heddledbg/heddle/rt"
 )
 
@@ -440,5 +441,61 @@ func TestExitBlockRWDelays(t *testing.T) {
 		if rw.Stats.Runs >= eb.Stats.Runs && eb.Stats.Runs > 1 {
 			t.Errorf("Performance(%d,%d): exitblock-rw %d runs, not fewer than exitblock %d", c.k, c.n, rw.Stats.Runs, eb.Stats.Runs)
 		}
+	}
+}
+
+// TestLockTreesHappensBefore checks that the lock trees' inversions leave out the nestings
+// that happens-before without locks orders (a channel, a go statement), and only those: two
+// atomic loads of a variable nobody stores order nothing, and neither does a lock. (The first
+// run of dfs runs the last goroutine started first, so that its nesting comes
+// before the other's load or lock; a random first run may deadlock instead.)
+func TestLockTreesHappensBefore(t *testing.T) {
+	loadsThenABBA := func() {
+		var a, b rt.Mutex
+		var x rt.Int32
+		twoThreads(
+			func() { x.Load(); b.Lock(); a.Lock(); a.Unlock(); b.Unlock() },
+			func() { a.Lock(); b.Lock(); b.Unlock(); a.Unlock(); x.Load() },
+		)
+	}
+	lockThenABBA := func() {
+		var a, b, c rt.Mutex
+		twoThreads(
+			func() {
+				c.Lock()
+				c.Unlock()
+				b.Lock()
+				a.Lock()
+				a.Unlock()
+				b.Unlock()
+			},
+			func() {
+				a.Lock()
+				b.Lock()
+				b.Unlock()
+				a.Unlock()
+				c.Lock()
+				c.Unlock()
+			},
+		)
+	}
+	cases := []struct {
+		name          string
+		body          func()
+		warn, ordered bool
+	}{
+		{"OrderedByChan", orderedByChan, false, true},
+		{"OrderedByGo", orderedByGo, false, true},
+		{"LoadsOrderNothing", loadsThenABBA, true, false},
+		{"LocksOrderNothing", lockThenABBA, true, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			lt := Explore(c.body, Options{Strategy: "dfs", MaxRuns: 20}).LockTrees
+			ordered := slices.ContainsFunc(lt.Suppressed, func(sp locktree.Suppressed) bool { return sp.Ordered })
+			if got := len(lt.Warnings) > 0; got != c.warn || ordered != c.ordered {
+				t.Errorf("warnings %v, suppressed %v; want a warning %v, ordered %v", lt.Warnings, lt.Suppressed, c.warn, c.ordered)
+			}
+		})
 	}
 }

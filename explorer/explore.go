@@ -841,19 +841,31 @@ var lockOps = map[rt.OpKind]locktree.Op{rt.OpLock: locktree.Acquire, rt.OpUnlock
 	rt.OpRLock: locktree.RAcquire, rt.OpRUnlock: locktree.RRelease}
 
 // lockTrees analyses the lock acquisitions and releases of a detailed run, and names each
-// lock by the program's expression at its first operation.
+// lock by the program's expression at its first operation. Acquisitions carry their place in
+// happens-before without locks, up to maxStamped clock entries in all: past them the run's
+// later inversions are judged without it, as unordered.
 func lockTrees(res *rt.Result) *locktree.Report {
 	var evs []locktree.Event
 	names := map[string]string{}
 	namer := record.NewNamer()
-	for _, e := range res.Events {
+	stamps := map[int]*locktree.Stamp{}
+	if slices.ContainsFunc(res.Events, func(e rt.Event) bool { return e.Op == rt.OpLock || e.Op == rt.OpRLock }) {
+		budget := maxStamped
+		mutexFreeClocks(res, func(j, slot int, vc []int32) {
+			if op := res.Events[j].Op; (op == rt.OpLock || op == rt.OpRLock) && budget >= len(vc) {
+				budget -= len(vc)
+				stamps[j] = &locktree.Stamp{Slot: slot, Clock: slices.Clone(vc)}
+			}
+		})
+	}
+	for j, e := range res.Events {
 		op, ok := lockOps[e.Op]
 		if !ok {
 			continue
 		}
 		file, line, _ := rt.Position(e.PC)
 		lock := res.ObjName(e.Obj)
-		evs = append(evs, locktree.Event{G: res.Name(e.G), Lock: lock, Op: op, Pos: locktree.Pos{File: file, Line: line}})
+		evs = append(evs, locktree.Event{G: res.Name(e.G), Lock: lock, Op: op, Pos: locktree.Pos{File: file, Line: line}, HB: stamps[j]})
 		if names[lock] == "" && file != "" {
 			if x := namer.Expr(record.Pos{File: file, Line: line}, e.Op.String()); x != "" {
 				names[lock] = x
@@ -864,6 +876,9 @@ func lockTrees(res *rt.Result) *locktree.Report {
 	lt.Names = names
 	return lt
 }
+
+// maxStamped bounds the clock entries lockTrees keeps: 16 MB.
+const maxStamped = 1 << 22
 
 // TraceLockEvents extracts the lock acquisitions and releases of a trace's steps before step
 // upTo.

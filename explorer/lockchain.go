@@ -160,26 +160,41 @@ func (h *lockHistory) slot(g rt.GID) int {
 	return int(g)
 }
 
-// clocks computes happens-before without mutex edges: program order, go statements,
-// rendezvous partners (both ways), and a total order of the operations on every other object.
+// clocks computes happens-before without mutex edges for every event of the run.
 func (h *lockHistory) clocks() {
-	res := h.res
-	h.nslot = len(res.Goroutines) + 1
-	cur := make([][]int32, h.nslot)
+	h.nslot = len(h.res.Goroutines) + 1
+	h.vc = make([][]int32, len(h.res.Events))
+	mutexFreeClocks(h.res, func(j, _ int, vc []int32) { h.vc[j] = slices.Clone(vc) })
+}
+
+// mutexFreeClocks computes happens-before without mutex edges: program order, go statements,
+// rendezvous partners (both ways), and on every other object the order of its operations,
+// each after the previous one that changed it (an atomic load or a len orders nothing after
+// it). It calls at with each event's index, its goroutine's slot (the clock's is the last)
+// and its clock, which counts the goroutine's events, that one included; at must copy the
+// clock to keep it.
+func mutexFreeClocks(res *rt.Result, at func(j, slot int, vc []int32)) {
+	nslot := len(res.Goroutines) + 1
+	slot := func(g rt.GID) int {
+		if g == rt.ClockID {
+			return nslot - 1
+		}
+		return int(g)
+	}
+	cur := make([][]int32, nslot)
 	for i := range cur {
-		cur[i] = make([]int32, h.nslot)
+		cur[i] = make([]int32, nslot)
 	}
 	last := map[rt.ObjID][]int32{}
-	h.vc = make([][]int32, len(res.Events))
 	for j := range res.Events {
 		e := &res.Events[j]
-		p := h.slot(e.G)
+		p := slot(e.G)
 		c := cur[p]
 		objs := eventObjs(e)
 		if e.With != rt.NoG {
 			// A rendezvous: the partner had reached its operation, so its earlier steps
 			// come first (and its later ones after, below).
-			join(c, cur[h.slot(e.With)])
+			join(c, cur[slot(e.With)])
 		}
 		for _, o := range objs {
 			if !isLockObj(res, o) {
@@ -187,17 +202,19 @@ func (h *lockHistory) clocks() {
 			}
 		}
 		c[p]++
-		h.vc[j] = append([]int32(nil), c...)
-		for _, o := range objs {
-			if !isLockObj(res, o) {
-				last[o] = append(last[o][:0], c...)
+		at(j, p, c)
+		if !e.Op.ReadOnly() {
+			for _, o := range objs {
+				if !isLockObj(res, o) {
+					last[o] = append(last[o][:0], c...)
+				}
 			}
 		}
 		if e.With != rt.NoG {
-			join(cur[h.slot(e.With)], c)
+			join(cur[slot(e.With)], c)
 		}
 		if e.Child != rt.NoG {
-			copy(cur[h.slot(e.Child)], c)
+			copy(cur[slot(e.Child)], c)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package locktree
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -52,7 +53,10 @@ func index(g *goroutine) indexedTree {
 // There is one warning per pair of locks, from the first pair of goroutines in natural order
 // that shows an unprotected inversion, and one suppressed entry per pair of locks and set of
 // gates.
-func compare(gs []*goroutine, writers map[string]map[string]bool) ([]Warning, []Suppressed) {
+//
+// An inversion whose nestings are ordered (recorder.ordered) is suppressed as well.
+func (r *recorder) compare(gs []*goroutine) ([]Warning, []Suppressed) {
+	writers := r.writers
 	trees := make([]indexedTree, len(gs))
 	for i, g := range gs {
 		trees[i] = index(g)
@@ -74,6 +78,13 @@ func compare(gs []*goroutine, writers map[string]map[string]bool) ([]Warning, []
 						continue
 					}
 					gates := gates(n1.outer, n2.outer)
+					if len(gates) == 0 && r.ordered(nestKey{t1.g, a, b}, nestKey{t2.g, b, a}) {
+						k := pair[0] + "\x00" + pair[1] + "\x00ordered"
+						if _, ok := suppressed[k]; !ok {
+							suppressed[k] = Suppressed{Locks: pair, Gates: []string{}, Ordered: true}
+						}
+						continue
+					}
 					if len(gates) == 0 {
 						warned[pair] = Warning{
 							Locks:  pair,
@@ -106,7 +117,10 @@ func compare(gs []*goroutine, writers map[string]map[string]bool) ([]Warning, []
 		if c := comparePairs(x.Locks, y.Locks); c != 0 {
 			return c
 		}
-		return slices.CompareFunc(x.Gates, y.Gates, compareIDs)
+		if c := slices.CompareFunc(x.Gates, y.Gates, compareIDs); c != 0 {
+			return c
+		}
+		return cmp.Compare(b2i(x.Ordered), b2i(y.Ordered))
 	})
 	return warnings, sup
 }
@@ -146,4 +160,11 @@ func gates(o1, o2 *node) []string {
 	}
 	sortIDs(gs)
 	return gs
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -43,6 +43,21 @@
 // sets of locks they held must be disjoint). [Report.Predicted] lists the cycles that pass these
 // tests, with the goroutines and source positions that form each.
 //
+// # Happens-before
+//
+// Two nestings of an inversion or a cycle can deadlock only if their goroutines can be inside
+// them at once. When events carry a [Stamp], the vector clock of the happens-before that
+// synchronization other than locks gives, an inversion is harmless when, for every pair of
+// occurrences, one goroutine's acquisition of its inner lock happens before the other's
+// acquisition of its outer lock: a receive loop that nests A→B and closes a channel as it
+// ends, and a Close that waits for that channel before nesting B→A (yamux's Session). Such
+// inversions are [Report.Suppressed] with Ordered set, and a cycle search never pairs two
+// ordered nestings. Lock edges are left out of the clocks: that a lock ordered two critical
+// sections in this run is what the analysis must not trust, since another schedule reorders
+// them (Havelund's Goodlock uses only start and join for the same reason). An event without a
+// stamp orders nothing, and a nesting seen more than a thousand times in a goroutine is
+// taken to overlap anything, so that the check stays quadratic in a bounded number.
+//
 // # Read locks
 //
 // For a sync.RWMutex, two read acquisitions do not exclude each other, so an inversion or cycle

@@ -259,11 +259,13 @@ func components(adj [][]int) []int {
 
 // deadlock decides whether a cycle of the lock-order graph can deadlock, following Goodlock:
 // it looks for one acquisition per edge such that the goroutines are distinct (a goroutine
-// cannot wait in two places), no two of them held a common gate lock (they could not be at
-// those acquisitions at the same time), and each goroutine's wait conflicts with the next
-// one's hold (read locks; see doc.go).
+// cannot wait in two places), no two of them held a common gate lock or took their edges in
+// an order that happens-before fixes (they could not be at those acquisitions at the same
+// time), and each goroutine's wait conflicts with the next one's hold (read locks; see
+// doc.go).
 func (r *recorder) deadlock(cycle []string) (Deadlock, bool) {
 	s := search{
+		r:       r,
 		cycle:   cycle,
 		writers: r.writers,
 		options: make([][]*acquisition, len(cycle)),
@@ -332,6 +334,7 @@ func distinctGoroutines(gs [][]string) bool {
 
 // search is a backtracking search for the acquisitions that form a deadlock.
 type search struct {
+	r       *recorder
 	cycle   []string
 	writers map[string]map[string]bool
 	options [][]*acquisition // the acquisitions of each edge of the cycle
@@ -359,12 +362,17 @@ func (s *search) try(i int) bool {
 }
 
 func (s *search) compatible(a *acquisition, i int) bool {
-	for _, p := range s.picked[:i] {
-		if p.g == a.g || gated(p.held, a.held) {
+	for j, p := range s.picked[:i] {
+		if p.g == a.g || gated(p.held, a.held) || s.r.ordered(s.nestKey(p, j), s.nestKey(a, i)) {
 			return false
 		}
 	}
 	return true
+}
+
+// nestKey names the nestings of acquisition a as the cycle's i-th edge.
+func (s *search) nestKey(a *acquisition, i int) nestKey {
+	return nestKey{a.g, s.cycle[i], a.lock}
 }
 
 // gated reports whether two held sets share a lock that keeps their goroutines apart.

@@ -34,6 +34,24 @@ type Event struct {
 	Lock string // lock object id, e.g. "G1#3"
 	Op   Op
 	Pos  Pos
+	// HB places an acquisition in the run's happens-before without the edges of locks; nil
+	// when it is not known, and then nothing is taken to order it.
+	HB *Stamp
+}
+
+// Stamp is an event's vector clock over goroutine slots, of the happens-before that
+// synchronization other than locks gives (program order, go statements, channels, wait
+// groups, atomics, …). Clock[Slot] counts the events of the event's own goroutine, itself
+// included.
+type Stamp struct {
+	Slot  int
+	Clock []int32
+}
+
+// Before reports whether x happens before y. Unknown stamps order nothing.
+func (x *Stamp) Before(y *Stamp) bool {
+	return x != nil && y != nil && x.Slot < len(y.Clock) && x.Slot < len(x.Clock) &&
+		y.Clock[x.Slot] >= x.Clock[x.Slot]
 }
 
 // Report is the result of Analyze. It marshals to the "lockTrees" JSON of docs/formats.md.
@@ -89,11 +107,16 @@ type Side struct {
 	Path []string `json:"path"`
 }
 
-// Suppressed is a lock-order inversion that gate locks protect. There is one for each distinct
-// set of gates; a pair of locks that also has an unprotected inversion is a Warning instead.
+// Suppressed is a lock-order inversion that gate locks protect, or whose two nestings are
+// ordered. There is one for each distinct set of gates, and one for the ordered ones; a pair
+// of locks that also has an unprotected inversion is a Warning instead.
 type Suppressed struct {
 	Locks [2]string `json:"locks"`
 	Gates []string  `json:"gates"`
+	// Ordered reports an inversion without gates whose nestings never overlap: each time one
+	// goroutine took the pair in one order happens, through synchronization other than locks,
+	// before or after each time the other took it in the other order (see doc.go).
+	Ordered bool `json:"ordered,omitempty"`
 }
 
 // Graph is the lock-order graph: an edge From→To says that some goroutine acquired To while
@@ -151,7 +174,7 @@ func Analyze(events []Event) *Report {
 		r.record(i, e)
 	}
 	trees := r.sortedTrees()
-	warnings, suppressed := compare(trees, r.writers)
+	warnings, suppressed := r.compare(trees)
 	graph, predicted := r.graph()
 	return &Report{
 		Trees:      exportTrees(trees),

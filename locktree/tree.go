@@ -51,8 +51,9 @@ func (n *node) export() Node {
 type hold struct {
 	lock string
 	read bool
-	n    int // acquisitions not yet released: more than one after a reentry
-	pos  Pos // where it was acquired
+	n    int    // acquisitions not yet released: more than one after a reentry
+	pos  Pos    // where it was acquired
+	hb   *Stamp // when it was acquired
 }
 
 // goroutine is the lock state and lock tree of one goroutine.
@@ -118,6 +119,21 @@ type recorder struct {
 	acquisitions map[string]*acquisition
 	reentries    []Reentry
 	seen         map[Reentry]bool
+	nestings     map[nestKey]*nesting
+}
+
+// nestKey names the nestings of one goroutine that acquired inner while holding outer.
+type nestKey struct{ g, outer, inner string }
+
+// maxNestings bounds the occurrences kept of one nestKey. Past it the nesting is taken to
+// overlap anything: ordered compares every pair of occurrences.
+const maxNestings = 1024
+
+// nesting lists the occurrences of one nestKey: for each, when the goroutine acquired outer
+// (hold) and when it acquired inner (wait: where it would wait if inner were taken).
+type nesting struct {
+	hold, wait []*Stamp
+	overflow   bool
 }
 
 func newRecorder() *recorder {
@@ -130,13 +146,14 @@ func newRecorder() *recorder {
 		acquisitions: make(map[string]*acquisition),
 		reentries:    []Reentry{},
 		seen:         make(map[Reentry]bool),
+		nestings:     make(map[nestKey]*nesting),
 	}
 }
 
 func (r *recorder) record(i int, e Event) {
 	switch e.Op {
 	case Acquire, RAcquire:
-		r.acquire(e.G, e.Lock, e.Op == RAcquire, e.Pos)
+		r.acquire(e.G, e.Lock, e.Op == RAcquire, e.Pos, e.HB)
 	case Release, RRelease:
 		r.release(e.G, e.Lock, e.Op == RRelease)
 	default:
@@ -145,7 +162,7 @@ func (r *recorder) record(i int, e Event) {
 	}
 }
 
-func (r *recorder) acquire(gid, lock string, read bool, pos Pos) {
+func (r *recorder) acquire(gid, lock string, read bool, pos Pos, hb *Stamp) {
 	g := r.goroutines[gid]
 	if g == nil {
 		g = &goroutine{id: gid, root: &node{}}
@@ -176,7 +193,10 @@ func (r *recorder) acquire(gid, lock string, read bool, pos Pos) {
 			r.addEdge(h.lock, lock, gid, pos, a)
 		}
 	}
-	g.held = append(g.held, hold{lock: lock, read: read, n: 1, pos: pos})
+	for _, h := range g.held {
+		r.nest(nestKey{gid, h.lock, lock}, h.hb, hb)
+	}
+	g.held = append(g.held, hold{lock: lock, read: read, n: 1, pos: pos, hb: hb})
 	g.path = append(g.path, cur.child(lock, read, pos))
 	r.holders[lock] = append(r.holders[lock], gid)
 }
@@ -216,6 +236,42 @@ func (r *recorder) addEdge(from, to, g string, pos Pos, a *acquisition) {
 		e.gs = append(e.gs, g)
 	}
 	e.acqs = append(e.acqs, a)
+}
+
+// nest records an occurrence of a nesting.
+func (r *recorder) nest(k nestKey, hold, wait *Stamp) {
+	n := r.nestings[k]
+	if n == nil {
+		n = &nesting{}
+		r.nestings[k] = n
+	}
+	switch {
+	case n.overflow:
+	case hold == nil || wait == nil || len(n.hold) == maxNestings:
+		n.overflow, n.hold, n.wait = true, nil, nil
+	default:
+		n.hold = append(n.hold, hold)
+		n.wait = append(n.wait, wait)
+	}
+}
+
+// ordered reports whether no occurrence of nesting k1 can overlap one of k2: for every pair,
+// one goroutine acquires its inner lock before (in happens-before without locks) the other
+// acquires its outer lock. Two such nestings cannot be held at once, so they cannot deadlock
+// with each other, whatever order their locks are in.
+func (r *recorder) ordered(k1, k2 nestKey) bool {
+	n1, n2 := r.nestings[k1], r.nestings[k2]
+	if n1 == nil || n2 == nil || n1.overflow || n2.overflow {
+		return false
+	}
+	for i := range n1.hold {
+		for j := range n2.hold {
+			if !n1.wait[i].Before(n2.hold[j]) && !n2.wait[j].Before(n1.hold[i]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // release undoes one acquisition of lock. A Go mutex belongs to no goroutine, so if gid does

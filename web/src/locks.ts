@@ -77,13 +77,15 @@ export class LockView {
     });
     const supList = h("ul", { class: "suppressed", "data-testid": "lock-suppressed" },
       ...suppressed.map((sp) => h("li", { "data-testid": "lock-suppressed-item" },
-        `${sp.locks.map(label).join(" ↔ ")}: suppressed by gate lock${sp.gates.length > 1 ? "s" : ""} `, h("b", {}, sp.gates.map(label).join(", ")))));
+        ...(sp.ordered
+          ? [`${sp.locks.map(label).join(" ↔ ")}: suppressed, the two nestings are `, h("b", {}, "ordered"), " by happens-before"]
+          : [`${sp.locks.map(label).join(" ↔ ")}: suppressed by gate lock${sp.gates.length > 1 ? "s" : ""} `, h("b", {}, sp.gates.map(label).join(", "))]))));
 
     this.body.append(
       h("div", { class: "panel" },
         h("h3", {}, "Lock-order warnings ", h("span", { class: "count", "data-testid": "lock-warning-count" }, warnings.length)),
         warnings.length ? warnList : h("p", { class: "muted" }, "No lock-order inversions."),
-        h("h4", {}, "Suppressed by gate locks"),
+        h("h4", {}, "Suppressed"),
         suppressed.length ? supList : h("p", { class: "muted" }, "None.")),
       this.renderTrees(trees),
       this.renderGraph(trees),

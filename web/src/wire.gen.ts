@@ -433,11 +433,16 @@ export interface LockWarning {
   second: LockSide;
 }
 
-// Suppressed is a lock-order inversion that gate locks protect. There is one for each distinct
-// set of gates; a pair of locks that also has an unprotected inversion is a Warning instead.
+// Suppressed is a lock-order inversion that gate locks protect, or whose two nestings are
+// ordered. There is one for each distinct set of gates, and one for the ordered ones; a pair
+// of locks that also has an unprotected inversion is a Warning instead.
 export interface LockSuppressed {
   locks: [string, string];
   gates: string[];
+  // Ordered reports an inversion without gates whose nestings never overlap: each time one
+  // goroutine took the pair in one order happens, through synchronization other than locks,
+  // before or after each time the other took it in the other order (see doc.go).
+  ordered?: boolean;
 }
 
 // Graph is the lock-order graph: an edge From→To says that some goroutine acquired To while

@@ -162,6 +162,30 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
   await page.close();
 });
 
+test("an inversion whose nestings happens-before orders is shown as suppressed, not warned", async () => {
+  const mod = join(tmp, "closewait");
+  mkdirSync(mod);
+  writeFileSync(join(mod, "go.mod"), "module example.com/closewait\n\ngo 1.26\n");
+  copyFileSync(join(repoDir, "testdata", "kernels", "closewait", "closewait_test.go"), join(mod, "closewait_test.go"));
+  const out = join(tmp, "out-closewait");
+  const events = explore(mod, out).filter((e) => e.Test === "TestFixed");
+  assert.ok(events.some((e) => e.Action === "pass"), "TestFixed passed");
+
+  const file = join(out, "example.com", "closewait", "TestFixed", "exploration.json.gz");
+  const exploration = readExploration(file);
+  assert.equal(exploration.lockTrees.warnings.length, 0);
+  assert.deepEqual(exploration.lockTrees.suppressed.map((sp) => sp.ordered), [true]);
+
+  const page = await open(file);
+  await page.getByTestId("tab-locks").click();
+  await page.getByTestId("view-locks").waitFor();
+  assert.equal(await page.getByTestId("lock-warning").count(), 0);
+  assert.match(await page.getByTestId("lock-suppressed-item").innerText(),
+    /^(s\.streamLock ↔ st\.stateLock|st\.stateLock ↔ s\.streamLock): suppressed, the two nestings are ordered by happens-before$/);
+  await page.screenshot({ path: join(screenshotDir, "real-locks-ordered.png") });
+  await page.close();
+});
+
 test("the pages raised no errors", () => {
   assert.deepEqual(pageErrors.map((e) => e.message), []);
 });
