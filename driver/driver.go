@@ -158,8 +158,10 @@ func (w *Worker) spawn() (*process, error) {
 	stderr := &tail{max: 16 << 10}
 	cmd.Stderr = stderr
 	if w.Output != nil {
-		cmd.Stdout = w.Output
-		cmd.Stderr = io.MultiWriter(w.Output, stderr)
+		// Two goroutines of os/exec copy the two streams.
+		out := &lockedWriter{w: w.Output}
+		cmd.Stdout = out
+		cmd.Stderr = io.MultiWriter(out, stderr)
 	}
 	err = spawn.Start(cmd, reqR, respW)
 	reqR.Close()
@@ -237,10 +239,16 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		final = m.Final()
 		recv(&m)
 	}
-	if final {
+	if final && p.w.Output == nil {
 		// The answer is complete: what the worker does on its way out cannot change it, so
 		// the process is not waited for.
 		p.kill()
+	} else if final {
+		// Output has what the program printed once the process is reaped, and not before.
+		spawn.Kill(p.cmd)
+		p.req.Close()
+		p.resp.Close()
+		p.wait()
 	} else {
 		p.resp.Close()
 		werr := p.wait()
@@ -290,6 +298,18 @@ func hangOf(req wire.Request) time.Duration {
 }
 
 // tail keeps the last max bytes written to it.
+// lockedWriter serializes the writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 type tail struct {
 	mu  sync.Mutex
 	max int

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -307,5 +308,51 @@ func TestNetwork(t *testing.T) {
 	}
 	if real := time.Since(start); real >= time.Minute {
 		t.Errorf("heddle took %v, as long as the deadline", real)
+	}
+}
+
+// TestReplayShowsOutput checks that heddle replay shows what the program printed on its
+// standard error in the replayed run, without the worker's own test lines, and that what it
+// printed on its standard output is in the verdict, as in the test's log.
+func TestReplayShowsOutput(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"go.mod", "printing_test.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "printing", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, errOut, code := heddle(t, dir, "test", "-budget", "runs=200", "."); code != exitBug {
+		t.Fatalf("heddle test: exit %d, want the lost update\n%s\n%s", code, out, errOut)
+	}
+	traces, _ := filepath.Glob(filepath.Join(dir, ".heddle", "example.com", "printing", "TestLostUpdate", "fatal-*"+record.TraceSuffix))
+	if len(traces) != 1 {
+		t.Fatalf("fatal traces: %v", traces)
+	}
+	out, errOut, code := heddle(t, dir, "replay", traces[0])
+	if code != exitBug {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+	section, verdict, ok := strings.Cut(out, "\nverdict: ")
+	_, section, _ = strings.Cut(section, "output of the program:\n")
+	if !ok {
+		t.Fatalf("no verdict:\n%s", out)
+	}
+	for i := range 2 {
+		if want := fmt.Sprintf("    worker %d done\n", i); !strings.Contains(section, want) {
+			t.Errorf("the program's output lacks %q:\n%s", want, section)
+		}
+		if want := fmt.Sprintf(" worker %d wrote 1\n", i); !strings.Contains(section, want) {
+			t.Errorf("the program's output lacks log's %q:\n%s", want, section)
+		}
+		if want := fmt.Sprintf("worker %d read 0", i); !strings.Contains(verdict, want) {
+			t.Errorf("the verdict lacks the test's output %q:\n%s", want, verdict)
+		}
+	}
+	if strings.Contains(section, "TestHeddleWorker") || strings.Contains(section, "PASS") || strings.Contains(section, "read 0") {
+		t.Errorf("the program's output has the worker's test lines or the test's log:\n%s", section)
 	}
 }

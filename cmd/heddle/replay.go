@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/heddledbg/heddle/record"
 	"github.com/heddledbg/heddle/suite"
@@ -57,17 +59,18 @@ func cmdReplay(args []string) int {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
-	trs, err := suite.Replay(ctx, os.Stderr, path, s, *dir, *race, *count)
+	var output bytes.Buffer
+	trs, err := suite.Replay(ctx, os.Stderr, &output, path, s, *dir, *race, *count)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "heddle:", err)
 		return exitUsage
 	}
-	return reportReplay(s, trs, *out)
+	return reportReplay(s, trs, output.String(), *out)
 }
 
-// reportReplay prints the first replay of schedule s, with its verdict, and how many of the
-// replays reproduced the schedule's verdict.
-func reportReplay(s *record.Schedule, trs []*record.Trace, out string) int {
+// reportReplay prints the first replay of schedule s, what the program printed in it, its
+// verdict, and how many of the replays reproduced the schedule's verdict.
+func reportReplay(s *record.Schedule, trs []*record.Trace, output, out string) int {
 	tr := trs[0]
 	if len(trs) > 1 {
 		same := 0
@@ -91,6 +94,13 @@ func reportReplay(s *record.Schedule, trs []*record.Trace, out string) int {
 	fmt.Printf("replaying %s %s (%d decisions)\n\n", s.Program.Package, s.Program.Test, len(s.Decisions))
 	suite.PrintInterleaving(os.Stdout, tr, "", true)
 	fmt.Println()
+	if output != "" {
+		fmt.Println("output of the program:")
+		for _, l := range strings.Split(strings.TrimSuffix(output, "\n"), "\n") {
+			fmt.Println("    " + l)
+		}
+		fmt.Println()
+	}
 	if out != "" {
 		if err := record.WriteFile(out, tr); err != nil {
 			fmt.Fprintln(os.Stderr, "heddle:", err)

@@ -1,0 +1,3 @@
+module example.com/printing
+
+go 1.26
