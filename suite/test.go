@@ -610,13 +610,48 @@ type testSearch struct {
 }
 
 // explore runs the search, in one process per run with -isolate, and collects what its
-// workers stream.
+// workers stream. A search whose bugs come from state that earlier runs left in the process
+// (leftBehind) is done again with a fresh process per run.
 func (s *testSearch) explore(ctx context.Context) error {
 	if s.f.isolate {
-		s.trees = s.trees[:1]
-		return driver.ExploreIsolated(ctx, s.w, s.test, s.opts, "", func(m *wire.Message) { s.receive(0, m) })
+		return s.exploreIsolated(ctx, "")
 	}
-	return driver.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
+	err := driver.Parallel(ctx, s.w, s.test, s.opts, s.f.workers, s.receive)
+	if err != nil {
+		return err
+	}
+	if why := s.leftBehind(ctx); why != "" {
+		s.bugs, s.order, s.failures, s.divergence, s.warnings, s.lockTrees = map[string]*wire.Bug{}, nil, nil, "", nil, nil
+		s.stats = make([]*record.Stats, 1)
+		s.rep.restart(s.pkg, s.test)
+		return s.exploreIsolated(ctx, why)
+	}
+	return nil
+}
+
+func (s *testSearch) exploreIsolated(ctx context.Context, why string) error {
+	s.trees = []collectTree{{}}
+	return driver.ExploreIsolated(ctx, s.w, s.test, s.opts, why, func(m *wire.Message) { s.receive(0, m) })
+}
+
+// leftBehind replays, each in a fresh process, the schedules of the bugs found after a
+// process's first run, and says why the test must be explored with a fresh process per run
+// if one of them does not happen there: the test left state behind in the process (a
+// registration in a package variable, a file), which the next run tripped over, as go test
+// -count=2 would. Such a bug is not the program's; a replay that diverges decides nothing.
+func (s *testSearch) leftBehind(ctx context.Context) string {
+	for _, k := range s.order {
+		b := s.bugs[k]
+		if b.Run < 2 || b.Trace == nil {
+			continue
+		}
+		tr, err := driver.Replay(ctx, s.w, s.test, b.Trace.Schedule(), wire.Options{})
+		if err != nil || tr.Verdict.Kind == string(rt.VerdictDiverged) || tr.Verdict.Kind == b.Kind {
+			continue
+		}
+		return fmt.Sprintf("a %s found in run %d of a process did not happen when its schedule was replayed in a fresh process (verdict %s): the test leaves state behind for the next run in the same process, as go test -count=2 would show", b.Kind, b.Run, tr.Verdict.Kind)
+	}
+	return ""
 }
 
 // receive takes in a message of worker i, and shows the search's progress.

@@ -356,3 +356,38 @@ func TestReplayShowsOutput(t *testing.T) {
 		t.Errorf("the program's output has the worker's test lines or the test's log:\n%s", section)
 	}
 }
+
+// TestLeftBehind checks that a test that leaves state behind in its process (go test -count=2
+// fails, go test passes) is explored with a fresh process per run instead of being reported
+// for what an earlier run left, and that a bug found in a later run of a process that a fresh
+// process reproduces is still reported.
+func TestLeftBehind(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"go.mod", "leftbehind_test.go"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "leftbehind", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := heddle(t, dir, "test", "-v", "-budget", "runs=200", ".")
+	if code != exitBug {
+		t.Fatalf("exit %d, want the lost update\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"--- PASS: TestRegistry (",
+		"heddle: explored with a fresh process per run: a panic found in run ",
+		"the test leaves state behind for the next run in the same process",
+		"--- FAIL: TestLostUpdate (",
+		"BUG: fatal (",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "duplicate registration") {
+		t.Errorf("the registry's panic is reported:\n%s", out)
+	}
+}

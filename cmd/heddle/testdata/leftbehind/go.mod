@@ -1,0 +1,3 @@
+module example.com/leftbehind
+
+go 1.26
