@@ -62,45 +62,74 @@ func giveUp(outside string) {
 //
 //go:norace
 func watchdog() {
-	var (
-		last             *run
-		steps            int64
-		busy             uint64
-		since, stepSince time.Time
-	)
+	var w watcher
 	period := time.Second
 	for {
 		sleepOS(period)
 		watch.mu.Lock()
 		r := watch.r
-		period = time.Second
-		switch {
-		case r == nil:
-			last = nil
-		case r != last || r.progress.Load() != steps:
-			last, steps, busy = r, r.progress.Load(), r.activity.Load()
-			since, stepSince = time.Now(), time.Now()
-		case time.Since(stepSince) >= computeLimit*r.cfg.Hang:
+		switch w.check(r, time.Now()) {
+		case giveUpHang:
+			giveUp(r.atLimit())
+		case giveUpCompute:
 			r.computed = computeLimit * r.cfg.Hang
 			giveUp(r.atLimit())
-			last = nil
-		case r.activity.Load() != busy:
-			busy, since = r.activity.Load(), time.Now()
-		case time.Since(since) >= r.cfg.Hang:
-			giveUp(r.atLimit())
-			last = nil
-		case watch.ch == r.done && time.Since(since) >= r.outsideLimit():
+		case giveUpOutside:
 			// Read while the run may go on: a stale answer only delays the verdict.
 			if where := r.blockedOutside(); where != "" {
 				giveUp(where)
-				last = nil
+				w.last = nil
 			}
 		}
+		period = time.Second
 		if r != nil {
 			period = max(min(period, r.cfg.Hang/4), 10*time.Millisecond)
 		}
 		watch.mu.Unlock()
 	}
+}
+
+// A watcher is what the watchdog knows of the run it watches: what it saw at its last look,
+// and since when nothing changed.
+type watcher struct {
+	last             *run
+	steps            int64
+	busy, waits      uint64
+	since, stepSince time.Time
+}
+
+// The watchdog's findings, from watcher.check.
+const (
+	giveUpNot     = iota
+	giveUpHang    // no step and no instrumented code for the hang limit
+	giveUpCompute // instrumented code without a step for computeLimit hang limits
+	giveUpOutside // no step for the outside limit: look for a wait outside heddle
+)
+
+// check looks at run r (nil between runs) at now. A run is new to it when it is another run,
+// or the same storage reused (Run keeps a spare) since the driver waited again (awaited): a
+// run that made as many steps as the last one seen must not inherit its time.
+//
+//go:norace
+func (w *watcher) check(r *run, now time.Time) int {
+	switch {
+	case r == nil:
+		w.last = nil
+	case r != w.last || r.progress.Load() != w.steps || awaited.Load() != w.waits:
+		w.last, w.steps, w.busy, w.waits = r, r.progress.Load(), r.activity.Load(), awaited.Load()
+		w.since, w.stepSince = now, now
+	case now.Sub(w.stepSince) >= computeLimit*r.cfg.Hang:
+		w.last = nil
+		return giveUpCompute
+	case r.activity.Load() != w.busy:
+		w.busy, w.since = r.activity.Load(), now
+	case now.Sub(w.since) >= r.cfg.Hang:
+		w.last = nil
+		return giveUpHang
+	case watch.ch == r.done && now.Sub(w.since) >= r.outsideLimit():
+		return giveUpOutside
+	}
+	return giveUpNot
 }
 
 // computeLimit is how many hang limits a goroutine may execute instrumented code without
