@@ -8,7 +8,7 @@ import "sync"
 // goroutine would grow its stack to fit it again in every run. A goroutine that exits
 // (runtime.Goexit, or teardown of a goroutine the run left blocked) takes its carrier with it.
 type carrier struct {
-	wake chan struct{}
+	wake parker
 	// Its runtime descriptor (getg) and id in stack traces, for the goroutines it carries.
 	gp   uintptr
 	goid int64
@@ -53,7 +53,8 @@ func takeCarrier() *carrier {
 //
 //go:norace
 func newCarrier() *carrier {
-	c := &carrier{wake: make(chan struct{}, 1)}
+	c := new(carrier)
+	c.wake.init()
 	go c.loop()
 	return c
 }
@@ -73,7 +74,7 @@ func (c *carrier) loop() {
 //go:norace
 func (c *carrier) carry() bool {
 	raceHide()
-	<-c.wake
+	c.wake.park()
 	raceShow()
 	r, g, f := c.r, c.g, c.f
 	c.r, c.g, c.f = nil, nil, nil

@@ -175,7 +175,8 @@ func blockingWait(state string) bool {
 	switch strings.TrimSuffix(state, " (durable)") {
 	case "chan receive", "chan send", "chan receive (nil chan)", "chan send (nil chan)",
 		"select", "select (no cases)", "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock",
-		"sync.Cond.Wait", "sync.WaitGroup.Wait", "semacquire", "IO wait":
+		"sync.Cond.Wait", "sync.WaitGroup.Wait", "semacquire", "IO wait",
+		"waiting": // a carrier parked by heddle's scheduler (parker)
 		return true
 	}
 	return false

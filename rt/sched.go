@@ -160,9 +160,9 @@ type goroutine struct {
 	nchild  int32
 	nobj    int32 // objects first touched by this goroutine
 	state   gstate
-	wake    chan struct{} // its carrier's
-	gp      uintptr       // its carrier's runtime descriptor (getg), to tell callers apart
-	goid    int64         // its carrier's id in the runtime's stack traces
+	wake    *parker // its carrier's
+	gp      uintptr // its carrier's runtime descriptor (getg), to tell callers apart
+	goid    int64   // its carrier's id in the runtime's stack traces
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
@@ -549,7 +549,7 @@ func (r *run) teardown() {
 	r.tearing.Store(true)
 	for _, g := range r.gs {
 		if atomic.CompareAndSwapUint32(&g.asleep, 1, 0) {
-			g.wake <- struct{}{}
+			g.wake.unpark()
 		}
 	}
 	select {
@@ -582,7 +582,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 	*ng = goroutine{
 		id:           GID(id),
 		parent:       parent,
-		wake:         c.wake,
+		wake:         &c.wake,
 		created:      -1,
 		exited:       -1,
 		state:        gReady,
@@ -816,13 +816,14 @@ func (r *run) takeResumed() *goroutine {
 	return n
 }
 
-// wake hands control to n, and sleep waits for g's turn. The hand-off is hidden from the race
-// detector, which is told of heddle's modelled synchronization instead (race.go).
+// wake hands control to n, and sleep waits for g's turn, on the parker of n's and g's carriers
+// (park.go). The hand-off is hidden from the race detector, which is told of heddle's modelled
+// synchronization instead (race.go).
 //
 // A goroutine is woken once per sleep: g.asleep goes from 1 to 0 for the one that wakes it,
 // the scheduler or teardown. Teardown runs while the goroutine that ended the run may still be
 // running (finishing the operation whose step ended it); a wake that it sent to that goroutine
-// too would stay in the channel and start its carrier again, with no goroutine, once it
+// too would stay pending in the parker and start its carrier again, with no goroutine, once it
 // is back in the pool.
 //
 //go:norace
@@ -832,7 +833,7 @@ func wake(n *goroutine) {
 	if !atomic.CompareAndSwapUint32(&n.asleep, 1, 0) {
 		return // teardown took it
 	}
-	n.wake <- struct{}{}
+	n.wake.unpark()
 }
 
 // switchTo hands control from g to n (nil: to nobody, as the run has ended) and waits for g's
@@ -860,7 +861,7 @@ func sleep(r *run, g *goroutine) {
 		raceShow()
 		return
 	}
-	<-g.wake
+	g.wake.park()
 	raceShow()
 	raceWoken(g)
 }
