@@ -692,18 +692,19 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 	// write if there is one.
 	var conflict *Access
 	unordered := false
+	init := v.state == exclusive
 	for i := range v.since {
 		s := &v.since[i]
 		if s.last.G == g {
 			continue
 		}
-		if !a.ordered(s.at, s.last, g) {
+		if !a.ordered(s.at, s.last, g, init) {
 			unordered = true
 			if conflict == nil || !conflict.Write {
 				conflict = &s.last
 			}
 		}
-		if s.wrote && !a.ordered(s.atW, s.lastW, g) {
+		if s.wrote && !a.ordered(s.atW, s.lastW, g, init) {
 			unordered = true
 			conflict = &s.lastW
 		}
@@ -816,16 +817,20 @@ func record(locks []ObjID, acc Access, held []heldLock) Access {
 }
 
 // ordered reports whether access acc, made at e, happens before g's present: by Go's
-// hand-offs, or, for an access made holding a lock, by any order, locks included. The second
-// case is a variable that a goroutine writes under a lock and another reads after taking that
-// lock (x/sync's singleflight reads call.dups so, once it took g.mu to remove the call): the
-// order is the lock's, and the schedules in which the lock goes the other way are explored
-// too, where the accesses are not ordered. An access made without a lock is never passed on
-// by a lock's order: Eraser's predictive warning.
+// hand-offs, or, for an access made holding a lock or to a variable still exclusive to its
+// goroutine (init), by any order, locks included. The second case is a variable that a
+// goroutine writes under a lock and another reads after taking that lock (x/sync's
+// singleflight reads call.dups so, once it took g.mu to remove the call): the order is the
+// lock's, and the schedules in which the lock goes the other way are explored too, where the
+// accesses are not ordered. The third is Eraser's initialisation (§2.2): a goroutine fills a
+// value without a lock, then publishes it under one (a struct stored in a map or a field under
+// its mutex), and whoever takes the lock after it may read the value; heddle's own debugger
+// got a warning for each halt it showed. Once a variable is shared, an access made without a
+// lock is never passed on by a lock's order: Eraser's predictive warning.
 //
 //go:norace
-func (a *accesses) ordered(e stamp, acc Access, g GID) bool {
-	return a.hb.before(e, g) || len(acc.Locks) > 0 && a.full.before(e, g)
+func (a *accesses) ordered(e stamp, acc Access, g GID, init bool) bool {
+	return a.hb.before(e, g) || (init || len(acc.Locks) > 0) && a.full.before(e, g)
 }
 
 // lockSet returns the locks of an access as held for writing: an access records no mode.

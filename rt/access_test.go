@@ -110,6 +110,29 @@ func TestLockset(t *testing.T) {
 			}
 			wg.Wait()
 		}, nil},
+		{"publish-under-lock", func() {
+			// Eraser's initialisation: filled without a lock, then published under one; the
+			// reader reaches it only through the lock (heddle's debugger shows its halts so).
+			type halt struct{ steps int }
+			var cur *halt
+			var mu rt.Mutex
+			var wg rt.WaitGroup
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				h := new(halt)
+				rt.Store(&h.steps, 3, "a:1")
+				mu.Lock()
+				cur = rt.Store(&cur, h, "a:2")
+				mu.Unlock()
+			})
+			mu.Lock()
+			if h := *rt.Load(&cur, "b:1"); h != nil {
+				rt.Load(&h.steps, "b:2")
+			}
+			mu.Unlock()
+			wg.Wait()
+		}, nil},
 		{"channel-handoff", func() {
 			x := 0
 			ch := rt.MakeChan[int](0)
