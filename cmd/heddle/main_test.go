@@ -315,16 +315,7 @@ func TestNetwork(t *testing.T) {
 // standard error in the replayed run, without the worker's own test lines, and that what it
 // printed on its standard output is in the verdict, as in the test's log.
 func TestReplayShowsOutput(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"go.mod", "printing_test.go"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "printing", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := copyModule(t, "printing")
 	if out, errOut, code := heddle(t, dir, "test", "-budget", "runs=200", "."); code != exitBug {
 		t.Fatalf("heddle test: exit %d, want the lost update\n%s\n%s", code, out, errOut)
 	}
@@ -362,16 +353,7 @@ func TestReplayShowsOutput(t *testing.T) {
 // for what an earlier run left, and that a bug found in a later run of a process that a fresh
 // process reproduces is still reported.
 func TestLeftBehind(t *testing.T) {
-	dir := t.TempDir()
-	for _, f := range []string{"go.mod", "leftbehind_test.go"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "leftbehind", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := copyModule(t, "leftbehind")
 	out, errOut, code := heddle(t, dir, "test", "-v", "-budget", "runs=200", ".")
 	if code != exitBug {
 		t.Fatalf("exit %d, want the lost update\n%s\n%s", code, out, errOut)
@@ -390,4 +372,25 @@ func TestLeftBehind(t *testing.T) {
 	if strings.Contains(out, "duplicate registration") {
 		t.Errorf("the registry's panic is reported:\n%s", out)
 	}
+}
+
+// copyModule copies the module testdata/name, whose files are all at its root, into a
+// temporary directory, where heddle writes its results, and returns the directory.
+func copyModule(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := os.ReadDir(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join("testdata", name, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
