@@ -297,7 +297,6 @@ func hangOf(req wire.Request) time.Duration {
 	return rt.DefaultHang
 }
 
-// tail keeps the last max bytes written to it.
 // lockedWriter serializes the writes to w.
 type lockedWriter struct {
 	mu sync.Mutex
@@ -310,6 +309,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// tail keeps the last max bytes written to it.
 type tail struct {
 	mu  sync.Mutex
 	max int
