@@ -20,7 +20,7 @@ type stream struct {
 type session struct {
 	streamLock sync.Mutex
 	streams    map[int]*stream
-	open       int // streams not yet closed by the remote end
+	open       int      // streams not yet closed by the remote end
 	frames     chan int // the connection: each frame closes a stream
 	recvDone   chan struct{}
 }
