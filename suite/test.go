@@ -607,6 +607,8 @@ type testSearch struct {
 	skipped    *string           // the output of a run that skipped the test (t.Skip)
 	skips      []record.Skip     // the subtests that skipped themselves
 	subtests   []string          // the subtests the runs started, in order
+	// isolated is why the workers explored with a fresh process per run, if they did.
+	isolated string
 }
 
 // explore runs the search, in one process per run with -isolate, and collects what its
@@ -640,6 +642,9 @@ func (s *testSearch) exploreIsolated(ctx context.Context, why string) error {
 // registration in a package variable, a file), which the next run tripped over, as go test
 // -count=2 would. Such a bug is not the program's; a replay that diverges decides nothing.
 func (s *testSearch) leftBehind(ctx context.Context) string {
+	if s.isolated != "" {
+		return "" // every run had a process of its own
+	}
 	for _, k := range s.order {
 		b := s.bugs[k]
 		if b.Run < 2 || b.Trace == nil {
@@ -649,7 +654,7 @@ func (s *testSearch) leftBehind(ctx context.Context) string {
 		if err != nil || tr.Verdict.Kind == string(rt.VerdictDiverged) || tr.Verdict.Kind == b.Kind {
 			continue
 		}
-		return fmt.Sprintf("a %s found in run %d of a process did not happen when its schedule was replayed in a fresh process (verdict %s): the test leaves state behind for the next run in the same process, as go test -count=2 would show", b.Kind, b.Run, tr.Verdict.Kind)
+		return fmt.Sprintf("the %s found in run %d of a process did not happen when its schedule was replayed in a fresh process (verdict %s): the test leaves state behind for the next run in the same process, as go test -count=2 would show", b.Kind, b.Run, tr.Verdict.Kind)
 	}
 	return ""
 }
@@ -711,6 +716,9 @@ func (s *testSearch) done(i int, m *wire.Message) {
 	}
 	s.skips = record.AddSkips(s.skips, m.Skips)
 	s.subtests = record.AddSubtests(s.subtests, m.Subtests)
+	if m.Isolated != "" {
+		s.isolated = m.Isolated
+	}
 	if m.Isolated != "" && s.f.verbose && i == 0 {
 		s.rep.note(s.pkg, s.test, "explored with a fresh process per run: "+m.Isolated)
 	}

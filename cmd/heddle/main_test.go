@@ -360,7 +360,7 @@ func TestLeftBehind(t *testing.T) {
 	}
 	for _, want := range []string{
 		"--- PASS: TestRegistry (",
-		"heddle: explored with a fresh process per run: a panic found in run ",
+		"heddle: explored with a fresh process per run: the panic found in run ",
 		"the test leaves state behind for the next run in the same process",
 		"--- FAIL: TestLostUpdate (",
 		"BUG: fatal (",
