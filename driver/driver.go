@@ -207,22 +207,24 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 	// stuck process.
 	deadline := time.Now().Add(limit)
 	alive := hangOf(req) + answerGrace
+	// So are the bytes of an answer coming in: a run's result can be tens of megabytes, which
+	// a loaded machine takes tens of seconds to pass through the pipe.
+	in := &reading{r: p.resp}
+	in.last.Store(time.Now().UnixNano())
 	var late atomic.Bool
 	go func() {
-		select {
-		case <-ctx.Done():
-		case <-timer.C:
-			late.Store(true)
-		case <-stop:
+		l, kill := waitLimit(ctx, timer, stop, in, alive)
+		if !kill {
 			return
 		}
+		late.Store(l)
 		// Kill the whole process group: the program may have started processes of its own.
 		spawn.Kill(p.cmd)
 	}()
 	final := false
 	var decodeErr error
-	sc := bufio.NewScanner(p.resp)
-	sc.Buffer(make([]byte, 64<<10), 256<<20)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, min(64<<10, maxAnswer)), maxAnswer)
 	for !final && sc.Scan() {
 		var m wire.Message
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
@@ -251,6 +253,12 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		p.wait()
 	} else {
 		p.resp.Close()
+		if err := sc.Err(); err != nil {
+			// Heddle's limit, not the program's exit: the worker is killed with its answer.
+			spawn.Kill(p.cmd)
+			p.wait()
+			return fmt.Errorf("worker %s: reading its answer: %v (heddle's limit: an answer of up to %d MB)", p.w.Path, err, maxAnswer>>20)
+		}
 		werr := p.wait()
 		spawn.Kill(p.cmd)
 		if late.Load() {
@@ -295,6 +303,44 @@ func hangOf(req wire.Request) time.Duration {
 		return req.Options.Hang
 	}
 	return rt.DefaultHang
+}
+
+// maxAnswer bounds a message of a worker: an isolated run's result carries the run's steps
+// for the controller's search, 1.3 KB a step in one of ants' runs.
+var maxAnswer = 256 << 20
+
+// waitLimit waits out a worker's answer limit. It reports kill once the process must be
+// stopped: ctx is done, or the timer fired with nothing read from the worker for alive, which
+// is late. Once stop is closed, the answer complete, it returns without kill.
+func waitLimit(ctx context.Context, timer *time.Timer, stop chan struct{}, in *reading, alive time.Duration) (late, kill bool) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, true
+		case <-stop:
+			return false, false
+		case <-timer.C:
+			if idle := time.Since(time.Unix(0, in.last.Load())); idle < alive {
+				timer.Reset(alive - idle)
+				continue
+			}
+			return true, true
+		}
+	}
+}
+
+// reading is the worker's response pipe, noting when it last gave bytes.
+type reading struct {
+	r    io.Reader
+	last atomic.Int64 // UnixNano
+}
+
+func (r *reading) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if n > 0 {
+		r.last.Store(time.Now().UnixNano())
+	}
+	return n, err
 }
 
 // lockedWriter serializes the writes to w.

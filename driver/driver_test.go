@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"slices"
 	"strconv"
@@ -62,6 +63,57 @@ func TestWorkerAlive(t *testing.T) {
 	}
 	if !slices.Equal(got, []wire.MessageType{wire.MsgDone}) {
 		t.Errorf("received %v, want the answer alone", got)
+	}
+}
+
+// TestWorkerAnswering runs a worker whose answer takes three times its limit to come
+// through the pipe, as a run's result of tens of megabytes does on a loaded machine: Do waits
+// for the whole answer.
+func TestWorkerAnswering(t *testing.T) {
+	limit := 2400 * time.Millisecond // the budget, the hang limit and answerGrace, below
+	if os.Getenv("HEDDLE_SLOW_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		out := os.NewFile(4, "response")
+		out.WriteString(`{"type":"done","stats":{"runs":1},"error":"`)
+		for start := time.Now(); time.Since(start) < 3*limit; time.Sleep(50 * time.Millisecond) {
+			out.WriteString(strings.Repeat("x", 1<<10))
+		}
+		out.WriteString("\"}\n")
+		os.Exit(0)
+	}
+	defer func(g time.Duration) { answerGrace = g }(answerGrace)
+	answerGrace = 2 * time.Second
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerAnswering$"}, Env: []string{"HEDDLE_SLOW_WORKER=1"}}
+	var got []wire.MessageType
+	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(m *wire.Message) {
+		got = append(got, m.Type)
+	})
+	if err != nil {
+		t.Fatalf("Do = %v, want the worker's answer", err)
+	}
+	if !slices.Equal(got, []wire.MessageType{wire.MsgDone}) {
+		t.Errorf("received %v, want the answer", got)
+	}
+}
+
+// TestWorkerAnswerTooLong runs a worker whose answer is longer than heddle reads: Do says
+// that the limit is heddle's, where it said that the program exited without answering.
+func TestWorkerAnswerTooLong(t *testing.T) {
+	if os.Getenv("HEDDLE_LONG_WORKER") == "1" {
+		buf := make([]byte, 1<<10)
+		os.NewFile(3, "request").Read(buf)
+		out := os.NewFile(4, "response")
+		out.WriteString(`{"type":"done","error":"` + strings.Repeat("x", 8<<10) + "\"}\n")
+		os.Exit(0)
+	}
+	defer func(m int) { maxAnswer = m }(maxAnswer)
+	maxAnswer = 4 << 10
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerAnswerTooLong$"}, Env: []string{"HEDDLE_LONG_WORKER=1"}}
+	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX"}, func(*wire.Message) {})
+	var we *ExitError
+	if err == nil || errors.As(err, &we) || !strings.Contains(err.Error(), "heddle's limit: an answer of up to") {
+		t.Fatalf("Do = %v, want an error that names heddle's limit", err)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/internal/testmatch"
@@ -580,14 +581,43 @@ func serve(harnessFor func(name string) (explorer.Harness, error), names []strin
 		fmt.Fprintln(os.Stderr, "heddle worker: file descriptors 3 and 4 are not open")
 		return 2
 	}
-	w := bufio.NewWriter(out)
-	enc := json.NewEncoder(w)
 	var sending sync.Mutex
-	send := func(m *wire.Message) {
+	write := func(b []byte) {
 		sending.Lock()
 		defer sending.Unlock()
+		out.Write(b)
+	}
+	send := func(m *wire.Message) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		switch m.Type {
+		case wire.MsgNode, wire.MsgProgress, wire.MsgAlive:
+			enc.Encode(m)
+			write(buf.Bytes())
+			return
+		}
+		// A run's result, a bug's trace or an exploration's end can take seconds to encode, and
+		// tens under the race detector on a loaded machine, while nothing runs: it is encoded
+		// outside the lock, and the controller, whose answer limit counts from the worker's
+		// last sign of life, hears meanwhile that the worker is alive.
+		done := make(chan struct{})
+		go func() {
+			t := time.NewTicker(wire.Heartbeat)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					var alive bytes.Buffer
+					json.NewEncoder(&alive).Encode(&wire.Message{Type: wire.MsgAlive})
+					write(alive.Bytes())
+				}
+			}
+		}()
 		enc.Encode(m)
-		w.Flush()
+		close(done)
+		write(buf.Bytes())
 	}
 	// A test may run its own binary again (os/exec on os.Args[0]): that process is the
 	// program's, not a worker, and must not inherit the protocol's descriptors.
