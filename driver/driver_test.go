@@ -51,19 +51,7 @@ func TestWorkerAlive(t *testing.T) {
 		enc.Encode(wire.Message{Type: wire.MsgDone, Stats: &record.Stats{Runs: 1}})
 		os.Exit(0)
 	}
-	defer func(g time.Duration) { answerGrace = g }(answerGrace)
-	answerGrace = 2 * time.Second
-	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerAlive$"}, Env: []string{"HEDDLE_ALIVE_WORKER=1"}}
-	var got []wire.MessageType
-	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(m *wire.Message) {
-		got = append(got, m.Type)
-	})
-	if err != nil {
-		t.Fatalf("Do = %v, want the worker's answer", err)
-	}
-	if !slices.Equal(got, []wire.MessageType{wire.MsgDone}) {
-		t.Errorf("received %v, want the answer alone", got)
-	}
+	answeredAlone(t, "TestWorkerAlive", "HEDDLE_ALIVE_WORKER=1")
 }
 
 // TestWorkerAnswering runs a worker whose answer takes three times its limit to come
@@ -82,9 +70,16 @@ func TestWorkerAnswering(t *testing.T) {
 		out.WriteString("\"}\n")
 		os.Exit(0)
 	}
+	answeredAlone(t, "TestWorkerAnswering", "HEDDLE_SLOW_WORKER=1")
+}
+
+// answeredAlone runs test's fake worker, selected by env, on an exploration whose answer
+// limit is 2.4 s, and checks that Do passes on its answer and nothing else.
+func answeredAlone(t *testing.T, test, env string) {
+	t.Helper()
 	defer func(g time.Duration) { answerGrace = g }(answerGrace)
 	answerGrace = 2 * time.Second
-	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestWorkerAnswering$"}, Env: []string{"HEDDLE_SLOW_WORKER=1"}}
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^" + test + "$"}, Env: []string{env}}
 	var got []wire.MessageType
 	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(m *wire.Message) {
 		got = append(got, m.Type)
@@ -93,7 +88,7 @@ func TestWorkerAnswering(t *testing.T) {
 		t.Fatalf("Do = %v, want the worker's answer", err)
 	}
 	if !slices.Equal(got, []wire.MessageType{wire.MsgDone}) {
-		t.Errorf("received %v, want the answer", got)
+		t.Errorf("received %v, want the answer alone", got)
 	}
 }
 
