@@ -35,6 +35,17 @@ function explore(dir, out) {
   return r.stdout.split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 }
 
+// exploreKernel explores a kernel of testdata/kernels as module example.com/<name>, and
+// returns the directory of its results and the events of its tests.
+function exploreKernel(kernel, name) {
+  const mod = join(tmp, name);
+  mkdirSync(mod);
+  writeFileSync(join(mod, "go.mod"), `module example.com/${name}\n\ngo 1.26\n`);
+  copyFileSync(join(repoDir, "testdata", "kernels", kernel, `${kernel}_test.go`), join(mod, `${name}_test.go`));
+  const out = join(tmp, `out-${name}`);
+  return { out, events: explore(mod, out) };
+}
+
 // open starts a server on the exploration and opens the page on it.
 async function open(file) {
   const server = await startServer([file]);
@@ -123,14 +134,10 @@ test("a real exploration of the bank demo: tree, bug timeline and stepping", asy
 });
 
 test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () => {
-  const mod = join(tmp, "figure5");
-  mkdirSync(mod);
   // The kernel of the corpus, with its locks named L1 to L4 as in the paper; its TestBug has
   // the unprotected L3/L4 inversion.
-  writeFileSync(join(mod, "go.mod"), "module example.com/figure5\n\ngo 1.26\n");
-  copyFileSync(join(repoDir, "testdata", "kernels", "jpffigure5", "jpffigure5_test.go"), join(mod, "figure5_test.go"));
-  const out = join(tmp, "out-figure5");
-  const events = explore(mod, out).filter((e) => e.Test === "TestBug");
+  const { out, events: all } = exploreKernel("jpffigure5", "figure5");
+  const events = all.filter((e) => e.Test === "TestBug");
   assert.ok(events.some((e) => e.Action === "fail" || e.Action === "pass"), "TestBug finished");
 
   const file = join(out, "example.com", "figure5", "TestBug", "exploration.json.gz");
@@ -163,12 +170,8 @@ test("a real exploration of JPF Figure 5 shows one lock-tree warning", async () 
 });
 
 test("an inversion whose nestings happens-before orders is shown as suppressed, not warned", async () => {
-  const mod = join(tmp, "closewait");
-  mkdirSync(mod);
-  writeFileSync(join(mod, "go.mod"), "module example.com/closewait\n\ngo 1.26\n");
-  copyFileSync(join(repoDir, "testdata", "kernels", "closewait", "closewait_test.go"), join(mod, "closewait_test.go"));
-  const out = join(tmp, "out-closewait");
-  const events = explore(mod, out).filter((e) => e.Test === "TestFixed");
+  const { out, events: all } = exploreKernel("closewait", "closewait");
+  const events = all.filter((e) => e.Test === "TestFixed");
   assert.ok(events.some((e) => e.Action === "pass"), "TestFixed passed");
 
   const file = join(out, "example.com", "closewait", "TestFixed", "exploration.json.gz");
