@@ -504,11 +504,12 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	}
 	var res *rt.Result
 	var log []wire.LoggedPoint
+	var kept []wire.Kept
 	var diverged, failed string
 	err := p.do(r.ctx, req, func(m *wire.Message) {
 		switch m.Type {
 		case wire.MsgResult:
-			res, log, diverged = m.Result, m.Log, m.Error
+			res, log, kept, diverged = m.Result, m.Log, m.DecisionsKept, m.Error
 			if r.skipped == nil {
 				r.skipped = m.Skipped
 			}
@@ -524,7 +525,13 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	case res == nil:
 		return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: failed}}
 	}
-	gd.SetLog(log, diverged)
+	err = gd.SetLog(log, diverged)
+	if err == nil {
+		err = wire.UndeltaDecisions(res.Decisions, kept)
+	}
+	if err != nil {
+		return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: fmt.Sprintf("worker %s: its answer: %v", r.w.Path, err)}}
+	}
 	if diverged != "" {
 		res.Verdict = rt.Verdict{Kind: rt.VerdictDiverged, Message: diverged}
 	}

@@ -60,16 +60,21 @@ func (gd *Guide) Log() []wire.LoggedPoint {
 	for i, l := range gd.log {
 		out[i] = wire.LoggedPoint{Kind: l.kind, Alts: l.alts, Pick: l.pick, Current: l.current, Sleep: wireSleep(l.sleep), PlanAt: l.planAt}
 	}
+	wire.Delta(out)
 	return out
 }
 
-// SetLog restores a log received from a worker, and the divergence of its run.
-func (gd *Guide) SetLog(ls []wire.LoggedPoint, diverged string) {
+// SetLog restores a log received from a worker, and the divergence of its run. It changes ls.
+func (gd *Guide) SetLog(ls []wire.LoggedPoint, diverged string) error {
+	if err := wire.Undelta(ls); err != nil {
+		return err
+	}
 	gd.log = gd.log[:0]
 	for _, l := range ls {
 		gd.log = append(gd.log, logged{kind: l.Kind, alts: l.Alts, pick: l.Pick, current: l.Current, sleep: sleepOf(l.Sleep), planAt: l.PlanAt})
 	}
 	gd.diverged = diverged
+	return nil
 }
 
 // Diverged returns the divergence message of the guide's last run, if any.

@@ -48,11 +48,22 @@ func TestGuideWire(t *testing.T) {
 	gd.log = []logged{
 		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Op: rt.OpUnlock, Obj: 7}}, pick: 1, current: 0, sleep: []Sleeper{{G: 3, Op: rt.OpLock, Objs: []rt.ObjID{7}}}, planAt: 2},
 		{kind: rt.DecideSelect, alts: []rt.Alt{{G: 2, Case: 0}, {G: 2, Case: 1}}, pick: 0, current: 0, planAt: -1},
+		// Points that share the previous one's alternatives or sleepers at one end, both or
+		// neither: they go as changes.
+		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 2, Case: 0}, {G: 3, Op: rt.OpSelect, Objs: []rt.ObjID{4, 5}}}, pick: 1, current: 1, sleep: []Sleeper{{G: 3, Op: rt.OpLock, Objs: []rt.ObjID{7}}}, planAt: -1},
+		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Case: 0}, {G: 3, Op: rt.OpSelect, Objs: []rt.ObjID{4, 5}}}, pick: 0, current: -1, sleep: []Sleeper{{G: 3, Op: rt.OpLock, Objs: []rt.ObjID{7}}, {G: 4, Op: rt.OpSend}}, planAt: -1},
+		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Op: rt.OpRecv}, {G: 3, Op: rt.OpSelect, Objs: []rt.ObjID{4, 6}}}, pick: 0, current: 0, planAt: -1},
+		{kind: rt.DecideGoroutine, alts: []rt.Alt{{G: 1, Op: rt.OpLock, Obj: 7}, {G: 2, Op: rt.OpRecv}, {G: 3, Op: rt.OpSelect, Objs: []rt.ObjID{4, 6}}}, pick: 2, current: 0, planAt: -1},
 	}
 	var log []wire.LoggedPoint
 	roundTrip(t, gd.Log(), &log)
+	if len(log[5].Alts) != 0 || log[5].AltsKept != (wire.Kept{Head: 3}) || len(log[4].Alts) != 2 || log[4].AltsKept != (wire.Kept{Head: 1}) {
+		t.Errorf("the log's last points are not sent as changes: %+v, %+v", log[4], log[5])
+	}
 	back := &Guide{}
-	back.SetLog(log, "diverged at decision 3")
+	if err := back.SetLog(log, "diverged at decision 3"); err != nil {
+		t.Fatal(err)
+	}
 	if !reflect.DeepEqual(back.log, gd.log) {
 		t.Errorf("log after the wire:\n%+v\nwant\n%+v", back.log, gd.log)
 	}

@@ -184,12 +184,12 @@ type Alt struct {
 	// object a multi-object operation (select, clock) may touch; nil otherwise.
 	Op   OpKind
 	Obj  ObjID
-	Objs []ObjID
+	Objs []ObjID `json:",omitempty"`
 	// Case is the select case index (select decisions) or the value (choose decisions).
-	Case int
+	Case int `json:",omitempty"`
 	// Yields tells that the step may be a poll that yields (FairObj): the goroutine polled
 	// before, and its operation polls.
-	Yields bool
+	Yields bool `json:",omitempty"`
 }
 
 // Objects returns the objects the alternative's operation may touch: Objs, or Obj alone.
@@ -304,30 +304,31 @@ func Dependent(aOp OpKind, aObjs []ObjID, bOp OpKind, bObjs []ObjID) bool {
 	return false
 }
 
-// Event is one step of a run.
+// Event is one step of a run. Its zero fields are left out of JSON: a worker that runs each
+// schedule in its own process sends every step of the run.
 type Event struct {
 	Step  int32
 	G     GID
 	Op    OpKind
-	Obj   ObjID
-	Objs  []ObjID // for a clock step: the objects of the timers it fired
-	With  GID     // partner of a rendezvous, goroutine woken by Signal, or NoG
-	Child GID     // goroutine created by a go step, or NoG
-	PC    uintptr // detail mode: the user's call site
-	After []int32 // detail mode: steps this one happens after through its object
+	Obj   ObjID   `json:",omitempty"`
+	Objs  []ObjID `json:",omitempty"` // for a clock step: the objects of the timers it fired
+	With  GID     `json:",omitempty"` // partner of a rendezvous, goroutine woken by Signal, or NoG
+	Child GID     `json:",omitempty"` // goroutine created by a go step, or NoG
+	PC    uintptr `json:",omitempty"` // detail mode: the user's call site
+	After []int32 `json:",omitempty"` // detail mode: steps this one happens after through its object
 	// Partners are the blocked operations of other goroutines that this step completed (the
 	// receiver of a send, the waiters a Close or Signal wakes, the sleepers the clock wakes).
-	Partners []Partner
+	Partners []Partner `json:",omitempty"`
 	// Start marks the first event of a scheduled step: the operation the goroutine was stopped
 	// before when it was picked. Decision is the index of the decision that picked it, or -1
 	// when it was the only alternative. Events without Start continue the previous step of
 	// their goroutine (a folded release, or a goroutine resumed by a partner).
-	Start bool
+	Start bool `json:",omitempty"`
 	// Yields marks a poll that yields (FairObj).
-	Yields bool
+	Yields bool `json:",omitempty"`
 	// Waits is, for a park, the operation that waits: OpSend, OpRecv or OpSelect. It sits
 	// beside Start, in what would be padding.
-	Waits    OpKind
+	Waits    OpKind `json:",omitempty"`
 	Decision int32
 }
 

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/heddledbg/heddle/locktree"
@@ -9,8 +11,9 @@ import (
 )
 
 // Version is the version of Request and Message, and of DebugStart. Version 2 names the
-// fields of a Guide in lower camel case, as every other message does.
-const Version = 2
+// fields of a Guide in lower camel case, as every other message does; version 3 sends a
+// run's log of decisions as changes from point to point (LoggedPoint).
+const Version = 3
 
 // Command is what a Request asks of a worker.
 type Command string
@@ -103,6 +106,9 @@ type Message struct {
 	// Result and Log answer a "run" request.
 	Result *rt.Result    `json:"result,omitempty"`
 	Log    []LoggedPoint `json:"log,omitempty"`
+	// DecisionsKept says, for each of Result's decisions, how much of the previous
+	// decision's alternatives come before and after its own (DeltaDecisions).
+	DecisionsKept []Kept `json:"decisionsKept,omitempty"`
 	// Error says what went wrong in an "error" message; in an "isolate" message, which
 	// answers an "explore" request of a process that can run one schedule only (its package
 	// started goroutines during init, rt.InitGoroutines), it says why.
@@ -196,6 +202,10 @@ type PlanStep struct {
 }
 
 // LoggedPoint is what a guide recorded at one decision after its prefix.
+//
+// In a message, a point's alternatives and sleep set are given as a change from the point
+// before it (Delta): consecutive points of a run mostly differ by the goroutine that just
+// moved, and a run of a thousand goroutines would otherwise repeat them all at every step.
 type LoggedPoint struct {
 	Kind    rt.DecisionKind `json:"kind"`
 	Alts    []rt.Alt        `json:"alts"`
@@ -203,4 +213,106 @@ type LoggedPoint struct {
 	Current int             `json:"current"`
 	Sleep   []Sleeper       `json:"sleep,omitempty"`
 	PlanAt  int             `json:"planAt"`
+	// AltsKept and SleepKept, in a message, are how many of the previous point's
+	// alternatives and sleepers come before Alts and Sleep, and after them.
+	AltsKept  Kept `json:"altsKept,omitzero"`
+	SleepKept Kept `json:"sleepKept,omitzero"`
+}
+
+// Kept is how much of the previous point's list a point's list shares: the first Head
+// elements and the last Tail, with the point's own elements between them.
+type Kept struct {
+	Head int `json:"head,omitempty"`
+	Tail int `json:"tail,omitempty"`
+}
+
+// Delta rewrites a log as it is sent: each point's lists as a change from the previous
+// point's. It changes ls in place.
+func Delta(ls []LoggedPoint) {
+	for i := len(ls) - 1; i > 0; i-- {
+		ls[i].AltsKept, ls[i].Alts = keep(ls[i-1].Alts, ls[i].Alts, altEqual)
+		ls[i].SleepKept, ls[i].Sleep = keep(ls[i-1].Sleep, ls[i].Sleep, sleeperEqual)
+	}
+}
+
+// Undelta restores the log that Delta rewrote, in place. A point that keeps more of the
+// previous point's list than it has is an error: the message is corrupt.
+func Undelta(ls []LoggedPoint) error {
+	for i := 1; i < len(ls); i++ {
+		var err error
+		if ls[i].Alts, err = unkeep(ls[i-1].Alts, ls[i].Alts, ls[i].AltsKept); err != nil {
+			return fmt.Errorf("log point %d: alternatives: %w", i, err)
+		}
+		if ls[i].Sleep, err = unkeep(ls[i-1].Sleep, ls[i].Sleep, ls[i].SleepKept); err != nil {
+			return fmt.Errorf("log point %d: sleep set: %w", i, err)
+		}
+		ls[i].AltsKept, ls[i].SleepKept = Kept{}, Kept{}
+	}
+	if len(ls) > 0 && (ls[0].AltsKept != Kept{} || ls[0].SleepKept != Kept{}) {
+		return fmt.Errorf("log point 0 keeps elements of no previous point")
+	}
+	return nil
+}
+
+// DeltaDecisions returns a copy of ds in which each decision's alternatives are a change
+// from the previous decision's, and what each decision keeps of them, as Delta does for a log.
+func DeltaDecisions(ds []rt.Decision) ([]rt.Decision, []Kept) {
+	out := slices.Clone(ds)
+	ks := make([]Kept, len(ds))
+	for i := 1; i < len(ds); i++ {
+		ks[i], out[i].Alts = keep(ds[i-1].Alts, ds[i].Alts, func(a, b *int32) bool { return *a == *b })
+	}
+	return out, ks
+}
+
+// UndeltaDecisions restores, in place, the decisions that DeltaDecisions rewrote.
+func UndeltaDecisions(ds []rt.Decision, ks []Kept) error {
+	if len(ks) == 0 {
+		return nil
+	}
+	if len(ks) != len(ds) {
+		return fmt.Errorf("%d decisions and %d changes", len(ds), len(ks))
+	}
+	if ks[0] != (Kept{}) {
+		return fmt.Errorf("decision 0 keeps alternatives of no previous decision")
+	}
+	for i := 1; i < len(ds); i++ {
+		var err error
+		if ds[i].Alts, err = unkeep(ds[i-1].Alts, ds[i].Alts, ks[i]); err != nil {
+			return fmt.Errorf("decision %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// keep returns how much of prev cur shares at its start and at its end, and the rest of cur.
+func keep[T any](prev, cur []T, eq func(a, b *T) bool) (Kept, []T) {
+	var k Kept
+	for k.Head < len(prev) && k.Head < len(cur) && eq(&prev[k.Head], &cur[k.Head]) {
+		k.Head++
+	}
+	for k.Tail < len(prev)-k.Head && k.Tail < len(cur)-k.Head && eq(&prev[len(prev)-1-k.Tail], &cur[len(cur)-1-k.Tail]) {
+		k.Tail++
+	}
+	return k, cur[k.Head : len(cur)-k.Tail]
+}
+
+func unkeep[T any](prev, own []T, k Kept) ([]T, error) {
+	if k.Head < 0 || k.Tail < 0 || k.Head > len(prev) || k.Tail > len(prev)-k.Head {
+		return nil, fmt.Errorf("keeps %d and %d of %d", k.Head, k.Tail, len(prev))
+	}
+	if k == (Kept{}) {
+		return own, nil
+	}
+	out := make([]T, 0, k.Head+len(own)+k.Tail)
+	out = append(append(append(out, prev[:k.Head]...), own...), prev[len(prev)-k.Tail:]...)
+	return out, nil
+}
+
+func altEqual(a, b *rt.Alt) bool {
+	return a.G == b.G && a.Op == b.Op && a.Obj == b.Obj && a.Case == b.Case && a.Yields == b.Yields && slices.Equal(a.Objs, b.Objs)
+}
+
+func sleeperEqual(a, b *Sleeper) bool {
+	return a.G == b.G && a.Op == b.Op && a.Yields == b.Yields && slices.Equal(a.Objs, b.Objs)
 }

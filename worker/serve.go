@@ -179,5 +179,8 @@ func serveRun(h explorer.Harness, req wire.Request) *wire.Message {
 	leftOut = req.LeftOut
 	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
-	return &wire.Message{Type: wire.MsgResult, Result: res, Log: gd.Log(), Error: gd.Diverged(), Skipped: skipped, Skips: skips, Subtests: started}
+	sent := *res
+	var kept []wire.Kept
+	sent.Decisions, kept = wire.DeltaDecisions(res.Decisions)
+	return &wire.Message{Type: wire.MsgResult, Result: &sent, Log: gd.Log(), DecisionsKept: kept, Error: gd.Diverged(), Skipped: skipped, Skips: skips, Subtests: started}
 }
