@@ -44,3 +44,28 @@ func TestAllocsPerRun(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffers: after heddle gave the program something other than Go would, a failure of the
+// program's checks is unsupported, naming the difference, where the program met it, and the
+// failure; a run whose checks pass, or that ends in a bug of another kind, keeps its verdict.
+func TestDiffers(t *testing.T) {
+	differ := func() { rt.Differs("negotiated HTTP/2", "which heddle carries as HTTP/1.1") }
+	for _, tc := range []struct {
+		name string
+		body func()
+		want rt.VerdictKind
+		msg  string
+	}{
+		{"failed", func() { differ(); rt.Fail(rt.VerdictFatal, "want HTTP/2", false) }, rt.VerdictUnsupported,
+			"the test failed after it negotiated HTTP/2 at allocs_test.go:52, which heddle carries as HTTP/1.1 (the failure: want HTTP/2)"},
+		{"panicked", func() { differ(); panic("no HTTP/2") }, rt.VerdictUnsupported, "(the failure: no HTTP/2)"},
+		{"passed", differ, rt.VerdictOK, ""},
+		{"deadlocked", func() { differ(); rt.Recv(rt.MakeChan[int](0)) }, rt.VerdictDeadlock, ""},
+		{"failed without it", func() { rt.Fail(rt.VerdictFatal, "want HTTP/2", false) }, rt.VerdictFatal, "want HTTP/2"},
+	} {
+		res := rt.Run(rt.Config{}, tc.body)
+		if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.msg) {
+			t.Errorf("%s: verdict %s (%s), want %s (%s)", tc.name, res.Verdict.Kind, res.Verdict.Message, tc.want, tc.msg)
+		}
+	}
+}

@@ -259,19 +259,20 @@ type run struct {
 	// foreign is set, by the goroutine itself, when a goroutine heddle does not control
 	// called instrumented code during the run: the run ends as unsupported.
 	foreign atomic.Pointer[string]
-	// allocsAt is where the program measured allocations, with allocsWith (AllocsPerRun,
-	// ReadMemStats), whose count holds heddle's with its own; "" if it did not.
-	allocsAt, allocsWith string
-	ended                bool
-	aborted              bool
-	tearing              atomic.Bool // teardown has begun (aborted is set): see sleep
-	verdict              Verdict
-	done                 chan struct{} // receives when the run ends
-	live                 atomic.Int32  // goroutines whose carrier has not finished with them
-	idle                 chan struct{} // receives once when live drops to zero
-	chans                []chanKey
-	acc                  *accesses // the lockset check's state, from the first synchronization or access
-	watched              []string  // the positions of Config.Watch reached, in order
+	// differs says how heddle gave the program something other than Go would have (Differs):
+	// a failure of the program's checks after it is not the program's bug.
+	differs      string
+	differsSited bool
+	ended        bool
+	aborted      bool
+	tearing      atomic.Bool // teardown has begun (aborted is set): see sleep
+	verdict      Verdict
+	done         chan struct{} // receives when the run ends
+	live         atomic.Int32  // goroutines whose carrier has not finished with them
+	idle         chan struct{} // receives once when live drops to zero
+	chans        []chanKey
+	acc          *accesses // the lockset check's state, from the first synchronization or access
+	watched      []string  // the positions of Config.Watch reached, in order
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
@@ -1349,9 +1350,7 @@ func (r *run) finish() {
 		// Whatever happened next, the run was not under heddle's control.
 		r.verdict = Verdict{Kind: VerdictUnsupported, Message: *msg}
 	}
-	if r.allocsAt != "" && r.verdict.Kind == VerdictFatal {
-		r.verdict = Verdict{Kind: VerdictUnsupported, Message: fmt.Sprintf("the test failed after it measured allocations with %s at %s, whose count under heddle holds heddle's own (each operation's scheduling and record) with the program's: heddle cannot check an allocation count (the failure: %s)", r.allocsWith, filepath.Base(r.allocsAt), r.verdict.Message)}
-	}
+	r.differed()
 	if r.verdict.Kind.Bug() && Ending != nil {
 		Ending(&r.verdict)
 	}

@@ -44,6 +44,7 @@ func TestVerdicts(t *testing.T) {
 		{"many", "testdata/mixed", "", []string{"./many"}, exitBug},
 		{"broken", "testdata/mixed", "", []string{"./broken", "./ok"}, exitBug},
 		{"outside", "testdata/outside", "", []string{"-run", "TestHandler", "."}, exitOK},
+		{"http2", "testdata/http2", "", []string{"-budget", "runs=200", "."}, exitBug},
 		{"reexec", "testdata/mixed", "", []string{"./reexec"}, exitOK},
 		{"exit", "testdata/exits", "", []string{"."}, exitBug},
 		{"hang", "testdata/loops", "", []string{"-hang", "1s", "."}, exitBug},

@@ -35,6 +35,9 @@ import (
 	rtnet "github.com/heddledbg/heddle/rt/net"
 )
 
+// http2Differs is what heddle does when a connection negotiates HTTP/2 (rt.Differs).
+const http2Differs = "which heddle's network carries as HTTP/1.1 (docs/network.md): heddle cannot check what depends on the protocol"
+
 // served is what the run knows of a server it serves: its listeners and connections, which
 // Close and Shutdown end.
 type served struct {
@@ -236,6 +239,9 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		}
 		cs := tc.ConnectionState()
 		tlsState = &cs
+		if cs.NegotiatedProtocol == "h2" {
+			rt.Differs("served a connection that negotiated HTTP/2", http2Differs)
+		}
 	}
 	br := bufio.NewReader(c)
 	for {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 
 	"github.com/heddledbg/heddle/rt"
 	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
@@ -25,6 +26,10 @@ type Transport struct {
 	// TLSClientConfig is the configuration of https requests' TLS clients (nil: the
 	// default), as http.Transport's.
 	TLSClientConfig *tls.Config
+	// ForceAttemptHTTP2, as http.Transport's, offers HTTP/2 in the TLS handshake. A server
+	// that accepts it would speak HTTP/2 with net/http's transport; this one still speaks
+	// HTTP/1.1, and says so to the run (rt.Differs).
+	ForceAttemptHTTP2 bool
 }
 
 //go:norace
@@ -32,7 +37,7 @@ func init() {
 	// http.DefaultClient, http.Get and every client without a Transport of its own use
 	// http.DefaultTransport, whose connections net/http serves on goroutines heddle does not
 	// control.
-	http.DefaultTransport = &Transport{Fallback: http.DefaultTransport}
+	http.DefaultTransport = &Transport{Fallback: http.DefaultTransport, ForceAttemptHTTP2: true}
 }
 
 // RoundTrip performs one HTTP/1.1 exchange.
@@ -72,6 +77,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			cfg = cfg.Clone()
 			cfg.ServerName = req.URL.Hostname()
 		}
+		if t.ForceAttemptHTTP2 {
+			// As net/http's transport offers it.
+			cfg = cfg.Clone()
+			if !slices.Contains(cfg.NextProtos, "h2") {
+				cfg.NextProtos = append([]string{"h2"}, cfg.NextProtos...)
+			}
+			if !slices.Contains(cfg.NextProtos, "http/1.1") {
+				cfg.NextProtos = append(cfg.NextProtos, "http/1.1")
+			}
+		}
 		tc := rttls.Client(c, cfg)
 		if err := tc.HandshakeContext(req.Context()); err != nil {
 			c.Close()
@@ -79,6 +94,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		cs := tc.ConnectionState()
+		if cs.NegotiatedProtocol == "h2" {
+			rt.Differs("negotiated HTTP/2 with a server of the test", http2Differs)
+		}
 		c, state = tc, &cs
 	}
 	// As net/http's transport, give up the exchange when the request's context ends, its

@@ -27,7 +27,7 @@ import (
 type Server struct {
 	URL      string // base URL of form http://ipaddr:port with no trailing slash
 	Listener net.Listener
-	// EnableHTTP2 is kept for the API: the server speaks HTTP/1.1 only.
+	// EnableHTTP2 has the server and its Client negotiate HTTP/2 (StartTLS).
 	EnableHTTP2 bool
 	// TLS is the optional TLS configuration, populated with a new config after TLS is
 	// started.
@@ -85,8 +85,9 @@ func (s *Server) start(scheme string) {
 }
 
 // StartTLS starts the server with TLS: crypto/tls's own server (under rt/crypto/tls) over the
-// virtual network, with a certificate for 127.0.0.1, ::1 and example.com, as httptest's. The
-// server speaks HTTP/1.1 whatever EnableHTTP2 says.
+// virtual network, with a certificate for 127.0.0.1, ::1 and example.com, as httptest's. With
+// EnableHTTP2, the server and its Client negotiate HTTP/2 as httptest's do, and then speak
+// HTTP/1.1: a run whose test fails after it is unsupported (rt.Differs).
 func (s *Server) StartTLS() {
 	if s.URL != "" {
 		panic("Server already started")
@@ -98,6 +99,9 @@ func (s *Server) StartTLS() {
 	}
 	if s.TLS.NextProtos == nil {
 		s.TLS.NextProtos = []string{"http/1.1"}
+		if s.EnableHTTP2 {
+			s.TLS.NextProtos = []string{"h2"}
+		}
 	}
 	if len(s.TLS.Certificates) == 0 {
 		cert, err := localhostCert()
@@ -113,9 +117,15 @@ func (s *Server) StartTLS() {
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(s.certificate)
-	s.client = &http.Client{Transport: &rthttp.Transport{TLSClientConfig: &tls.Config{RootCAs: pool},
-		Fallback: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}}
-	s.Listener = rttls.NewListener(s.Listener, s.TLS)
+	s.client = &http.Client{Transport: &rthttp.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: s.EnableHTTP2,
+		Fallback: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: s.EnableHTTP2}}}
+	if rt.Running() {
+		s.Listener = rttls.NewListener(s.Listener, s.TLS)
+	} else {
+		// net/http serves it: with crypto/tls's own connections, it speaks HTTP/2 when the
+		// handshake negotiates it.
+		s.Listener = tls.NewListener(s.Listener, s.TLS)
+	}
 	s.start("https://")
 }
 

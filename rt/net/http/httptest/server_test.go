@@ -69,3 +69,42 @@ func boolString(b bool) string {
 	}
 	return "false"
 }
+
+// TestNegotiatesHTTP2: a server with EnableHTTP2 and its client negotiate the protocol that
+// net/http/httptest's negotiate, outside a run (net/http's own) and in one; in a run the
+// exchange is HTTP/1.1, and a test that checks for HTTP/2 is unsupported, not a bug.
+func TestNegotiatesHTTP2(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		exchange := func() (negotiated, proto string) {
+			s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+			s.EnableHTTP2 = h2
+			s.StartTLS()
+			defer s.Close()
+			resp, err := s.Client().Get(s.URL)
+			if err != nil {
+				t.Error(err)
+				return "", ""
+			}
+			resp.Body.Close()
+			return resp.TLS.NegotiatedProtocol, resp.Proto
+		}
+		goNegotiated, goProto := exchange()
+		var negotiated, proto string
+		res := rt.Run(rt.Config{}, func() {
+			negotiated, proto = exchange()
+			if proto != goProto {
+				rt.Fail(rt.VerdictFatal, "proto "+proto+", want "+goProto, false)
+			}
+		})
+		if negotiated != goNegotiated {
+			t.Errorf("EnableHTTP2=%v: negotiated %q in a run, %q by net/http", h2, negotiated, goNegotiated)
+		}
+		want, wantProto := rt.VerdictOK, "HTTP/1.1"
+		if h2 {
+			want, wantProto = rt.VerdictUnsupported, "HTTP/2.0"
+		}
+		if res.Verdict.Kind != want || proto != "HTTP/1.1" || goProto != wantProto {
+			t.Errorf("EnableHTTP2=%v: %s in a run (%s), %s by net/http; want %s and HTTP/1.1 in a run, %s by net/http", h2, proto, res.Verdict.Kind, goProto, want, wantProto)
+		}
+	}
+}

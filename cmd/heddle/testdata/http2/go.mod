@@ -1,0 +1,3 @@
+module example.com/http2
+
+go 1.26
