@@ -485,6 +485,7 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	case res.Verdict.Kind == rt.VerdictStopped:
 		// The budget ran out during the run: the search ends with it, incomplete.
 		e.stopped, e.timedOut = true, true
+		s.Stopped++
 	case res.Verdict.Kind == rt.VerdictDiverged:
 		s.Diverged++
 		if e.rep.Divergence == "" {

@@ -112,6 +112,7 @@ type Stats struct {
 	Aborted          int `json:"aborted,omitempty"`     // runs abandoned because every enabled goroutine was asleep
 	Elsewhere        int `json:"elsewhere,omitempty"`   // runs of a sharded search that belong to another shard (explorer/shard.go)
 	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
+	Stopped          int `json:"stopped,omitempty"`     // runs stopped at the end of the time budget
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
 	Steps            int `json:"steps,omitempty"`       // steps taken over all runs
@@ -138,6 +139,7 @@ func (s *Stats) Add(o *Stats) {
 	s.Aborted += o.Aborted
 	s.Elsewhere += o.Elsewhere
 	s.Cut += o.Cut
+	s.Stopped += o.Stopped
 	s.BuggyRuns += o.BuggyRuns
 	s.Steps += o.Steps
 	s.TimeoutRuns += o.TimeoutRuns

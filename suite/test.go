@@ -776,6 +776,9 @@ func (s *testSearch) unexplorable(total *record.Stats) string {
 			return strings.Join(s.failures, "; ")
 		case total.Runs == 0:
 			return "the worker completed no run of the test"
+		case total.Stopped == total.Runs:
+			// Calling it clean would say more than heddle saw.
+			return fmt.Sprintf("no run of the test ended within the time budget (%s stopped at its end, after %d steps): heddle has no verdict on it; a larger -budget gives it one", plural(total.Runs, "run"), total.Steps)
 		}
 	}
 	return ""

@@ -172,6 +172,28 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// TestBudgetEndsFirstRun: a correct test whose first run is longer than the budget has no
+// verdict, where heddle called it clean having seen none of its runs end (smux's
+// TestParallel, a thousand streams, which leaks goroutines, as goleak shows).
+func TestBudgetEndsFirstRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and explores a test module")
+	}
+	stdout, stderr, code := heddle(t, "testdata/mixed", "test", "-json", "-out", t.TempDir(), "-budget", "1s", "./long")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var verdicts []string
+	for _, e := range events(t, stdout) {
+		if e.Test != "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") {
+			verdicts = append(verdicts, e.Action+" "+e.Verdict)
+		}
+	}
+	if !slices.Equal(verdicts, []string{"skip unexplorable"}) || !strings.Contains(stdout, "no run of the test ended within the time budget (1 run stopped at its end") {
+		t.Errorf("verdicts %q, want the test unexplorable: no run ended within the budget\n%s\n%s", verdicts, stdout, stderr)
+	}
+}
+
 // TestInterrupted checks that Ctrl-C during an exploration still gives the test a verdict,
 // with the statistics so far (those the worker reported before it was interrupted, maybe
 // none), and the package its FAIL. The test under heddle says through a named pipe when its
