@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -235,6 +236,22 @@ func TestConn(t *testing.T) {
 			rtnet.Dial("tcp", "192.0.2.1:80")
 			return "Dial of an address outside the process returned"
 		}, rt.VerdictUnsupported, "dials 192.0.2.1:80 outside the process"},
+		{"real client of port 0", func() string {
+			l, err := rtnet.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err.Error()
+			}
+			return realClient(l.Addr().(*net.TCPAddr).Port)
+		}, rt.VerdictUnsupported, "connected to 127.0.0.1:"},
+		// retryablehttp's TestClient_Do: a dependency's http.Transport dials the port the
+		// test's server listens on.
+		{"real client of a given port", func() string {
+			port := freePort(t)
+			if _, err := rtnet.Listen("tcp", ":"+strconv.Itoa(port)); err != nil {
+				return err.Error()
+			}
+			return realClient(port)
+		}, rt.VerdictUnsupported, "connected to 127.0.0.1:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var wrong string
@@ -391,4 +408,26 @@ func TestListenAddr(t *testing.T) {
 			}
 		}
 	}
+}
+
+// realClient connects to the loopback port over a real socket, as code heddle does not
+// instrument does, and waits for the connection to end.
+func realClient(port int) string {
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return "a real client's dial of a listener of the run: " + err.Error()
+	}
+	defer c.Close()
+	io.ReadAll(c)
+	return ""
+}
+
+// freePort returns a loopback port that nothing listens on.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }

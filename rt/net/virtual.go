@@ -101,6 +101,8 @@ func listen(network, address string) (*TCPListener, error) {
 			return nil, &net.OpError{Op: "listen", Net: network, Err: err}
 		}
 		port = p
+	} else {
+		reserveFixed(port)
 	}
 	key := strconv.Itoa(port)
 	if old := ls[key]; old != nil && !old.closed {
@@ -433,6 +435,37 @@ func reserve(slot int) (int, error) {
 	return reserved.ports[slot], nil
 }
 
+// fixed lists the ports of the virtual listeners on a given port (":28934") that have a real
+// loopback listener of their own, as reserved ones do. Without it an uninstrumented client's
+// dial of such a port (a dependency's http.Transport, retrying until the test's server is up)
+// was refused by the operating system for the whole run, and the test failed under heddle
+// only, where it should be found outside heddle's control.
+var fixed struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// reserveFixed listens on the real loopback port, once per process, if nothing else does.
+//
+//go:norace
+func reserveFixed(port int) {
+	fixed.Lock()
+	defer fixed.Unlock()
+	if fixed.ports[port] {
+		return
+	}
+	if fixed.ports == nil {
+		fixed.ports = make(map[int]bool)
+	}
+	fixed.ports[port] = true
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		// Another program has it: a real dial reaches that program, as under go test.
+		return
+	}
+	go refuse(ln, port)
+}
+
 //go:norace
 func refuse(ln net.Listener, port int) {
 	for {
@@ -440,7 +473,8 @@ func refuse(ln net.Listener, port int) {
 		if err != nil {
 			return
 		}
-		c.Close()
+		// Told before the client sees the connection end, so that the run it waits in knows.
 		rt.Unsupported(fmt.Sprintf("code that heddle does not instrument connected to 127.0.0.1:%d, a listener of the test, over a real socket (a client of a dependency, such as a websocket dialer; instrument it with -instrument)", port))
+		c.Close()
 	}
 }
