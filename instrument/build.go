@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/version"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -175,6 +176,10 @@ type builder struct {
 	// langs are the Go files of the build's packages that are in modules, with their modules'
 	// language (keepLanguage).
 	langs map[string]fileLang
+	// modules are the versions of the modules whose packages the build loads, but the main
+	// module's, by path: a go.mod whose go version is raised past 1.17 must require them all
+	// (requireLoaded).
+	modules map[string]string
 
 	cache     cache
 	goEnv     []byte          // go env's report of the variables that change every package
@@ -355,6 +360,12 @@ func (b *builder) load() ([]root, error) {
 		}
 		seen[p.ID] = true
 		b.noteLang(p)
+		if m := p.Module; m != nil && !m.Main && m.Version != "" {
+			if b.modules == nil {
+				b.modules = make(map[string]string)
+			}
+			b.modules[m.Path] = m.Version
+		}
 		if testOf, isTest := testVariant(p); isTest || strings.HasSuffix(p.ID, ".test") {
 			// The package under test and its external tests are loaded again below with it.
 			// Another package of the main module compiled for the tests, because it imports
@@ -807,6 +818,9 @@ func (b *builder) writeOverlay() error {
 			old = mf.Go.Version
 		}
 		b.warnings = append(b.warnings, fmt.Sprintf("%s: go version %s raised to %s, the runtime's, for the instrumented build; its files keep their language by build constraints", b.gomod, old, runtimeGo))
+		if mf.Go == nil || version.Compare("go"+mf.Go.Version, "go1.17") < 0 {
+			b.requireLoaded(mf)
+		}
 		if err := mf.AddGoStmt(runtimeGo); err != nil {
 			return err
 		}
@@ -822,6 +836,24 @@ func (b *builder) writeOverlay() error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(b.work, "go.sum"), sum, 0o666)
+}
+
+// requireLoaded adds to mf, as indirect requirements, the modules of the loaded packages that
+// it does not require. From go 1.17 on, a go.mod lists every module that provides a package
+// of the build (the graph is pruned to them); one of an earlier version (soheilhy/cmux's, go
+// 1.11) lists its direct requirements only, and the go command refuses it once its go version
+// is raised: "updates to go.mod needed". The versions are those the go command selected from
+// the whole graph, so the selection stays the same.
+func (b *builder) requireLoaded(mf *modfile.File) {
+	required := make(map[string]bool)
+	for _, r := range mf.Require {
+		required[r.Mod.Path] = true
+	}
+	for _, path := range slices.Sorted(maps.Keys(b.modules)) {
+		if !required[path] && path != modulePath {
+			mf.AddNewRequire(path, b.modules[path], true)
+		}
+	}
 }
 
 // cachedDir returns the directory of module m in the module cache, or "" if m is not read from

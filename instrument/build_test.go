@@ -247,6 +247,22 @@ func TestBuildErrors(t *testing.T) {
 }
 
 // TestBuildVendor builds a module with a vendor directory.
+// TestBuildOldGo builds a module whose go.mod is older than module graph pruning (go 1.17),
+// and so lists only its direct requirements: raised to the runtime's version for the
+// instrumented build, it must require the others too, or the go command refuses it ("updates
+// to go.mod needed", soheilhy/cmux's go 1.11).
+func TestBuildOldGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds with the go command")
+	}
+	dir := filepath.Join("testdata", "mod", "oldgo")
+	want := run(t, dir, "go", "run", ".")
+	res := build(t, Config{Dir: "oldgo", Packages: []string{"."}})
+	if got := run(t, dir, res.Binaries[0].Path); got != want {
+		t.Errorf("instrumented program printed %q, want %q", got, want)
+	}
+}
+
 func TestBuildVendor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")
