@@ -15,13 +15,23 @@ import (
 // clock, which a run does not follow: a handler that sleeps five virtual seconds answers long
 // before a real three-second timeout, where go test's client gives up. The instrumenter
 // rewrites the calls of Do, Get, Head, Post and PostForm on an *http.Client into these
-// functions, which apply the timeout with a context of the run, on the virtual clock.
+// functions, which apply the timeout with a context of the run, on the virtual clock. A client
+// whose Transport is net/http's own (&http.Transport{TLSClientConfig: …}, common in tests)
+// has its requests carried by StandIn's, with the same settings.
 
 // ClientDo is c.Do(req).
 //
 //go:norace
 func ClientDo(c *http.Client, req *http.Request) (*http.Response, error) {
-	if c.Timeout <= 0 || !rt.Running() {
+	if !rt.Running() {
+		return c.Do(req)
+	}
+	if t, ok := c.Transport.(*http.Transport); ok {
+		cc := *c
+		cc.Transport = StandIn(t)
+		c = &cc
+	}
+	if c.Timeout <= 0 {
 		return c.Do(req)
 	}
 	parent := req.Context()

@@ -71,6 +71,26 @@ func stateOf(srv *http.Server) *served {
 	return s
 }
 
+// watchesConns reports whether a server of the run listening on port has a ConnState hook:
+// the hook sees a connection close after each exchange with heddle's client (Transport), where
+// net/http's transport keeps it alive for the next request.
+//
+//go:norace
+func watchesConns(port string) bool {
+	e := rt.RunEpoch()
+	for srv, s := range servers {
+		if s.epoch != e || srv.ConnState == nil {
+			continue
+		}
+		for _, l := range s.listeners {
+			if _, p, err := net.SplitHostPort(l.Addr().String()); err == nil && p == port {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Serve is http.Serve.
 //
 //go:norace

@@ -2,10 +2,15 @@ package http_test
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	stdhttptest "net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +18,7 @@ import (
 	"github.com/heddledbg/heddle/rt"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 	rthttp "github.com/heddledbg/heddle/rt/net/http"
+	"github.com/heddledbg/heddle/rt/net/http/httptest"
 )
 
 // serve starts srv on a listener of the virtual network and returns its base URL and a
@@ -343,5 +349,105 @@ func TestTimeouts(t *testing.T) {
 				t.Errorf("error %v is not context.DeadlineExceeded", err)
 			}
 		})
+	}
+}
+
+// TestRealTransport: a client whose Transport is net/http's own has its requests carried in a
+// run as net/http carries them outside one: TLS with its configuration, gzip asked for and
+// decompressed unless DisableCompression. Each exchange runs with net/http and net/http/httptest
+// outside a run, and under heddle in one, and what the handler and the client saw must match.
+func TestRealTransport(t *testing.T) {
+	gzipped := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := "accept=" + r.Header.Get("Accept-Encoding")
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			io.WriteString(w, seen)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		io.WriteString(zw, seen)
+		zw.Close()
+	})
+	for _, tc := range []struct {
+		name      string
+		tls       bool
+		transport *http.Transport
+	}{
+		{"tls", true, &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}},
+		{"gzip", false, &http.Transport{}},
+		{"no compression", false, &http.Transport{DisableCompression: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exchange := func(start func(http.Handler) string, get func(*http.Client, string) (*http.Response, error)) string {
+				url := start(gzipped)
+				resp, err := get(&http.Client{Transport: tc.transport}, url)
+				if err != nil {
+					return "error: " + err.Error()
+				}
+				defer resp.Body.Close()
+				b, err := io.ReadAll(resp.Body)
+				return fmt.Sprintf("%s %q (err %v), uncompressed %v, encoding %q, length %d, tls %v",
+					resp.Status, b, err, resp.Uncompressed, resp.Header.Get("Content-Encoding"), resp.ContentLength, resp.TLS != nil)
+			}
+			want := exchange(func(h http.Handler) string {
+				s := stdhttptest.NewUnstartedServer(h)
+				if tc.tls {
+					s.StartTLS()
+				} else {
+					s.Start()
+				}
+				t.Cleanup(s.Close)
+				return s.URL
+			}, (*http.Client).Get)
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				got = exchange(func(h http.Handler) string {
+					s := httptest.NewUnstartedServer(h)
+					if tc.tls {
+						s.StartTLS()
+					} else {
+						s.Start()
+					}
+					return s.URL
+				}, rthttp.ClientGet)
+			})
+			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestConnStateDiffers: heddle's client closes its connection after each exchange, where
+// net/http's keeps it alive; a server whose ConnState hook sees it close sees what it would not
+// under go test, so a test that fails after that is unsupported, not the program's bug
+// (soheilhy/cmux's tests close the connections their hook recorded, and fail on the error of
+// one closed already). Without a hook the failure stays the program's.
+func TestConnStateDiffers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		hook  func(net.Conn, http.ConnState)
+		want  rt.VerdictKind
+		where string
+	}{
+		{"hook", func(net.Conn, http.ConnState) {}, rt.VerdictUnsupported, "had its server see a connection close after one exchange at "},
+		{"no hook", nil, rt.VerdictFatal, "the test's check"},
+	} {
+		res := rt.Run(rt.Config{}, func() {
+			url, stop := serve(&http.Server{Handler: http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), ConnState: tc.hook})
+			defer stop()
+			resp, err := rthttp.ClientGet(&http.Client{}, url)
+			if err != nil {
+				panic(err)
+			}
+			resp.Body.Close()
+			rt.Fail(rt.VerdictFatal, "the test's check", false)
+		})
+		if res.Verdict.Kind != tc.want || !strings.Contains(res.Verdict.Message, tc.where) {
+			t.Errorf("%s: verdict %s (%s), want %s (%s)", tc.name, res.Verdict.Kind, res.Verdict.Message, tc.want, tc.where)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/heddledbg/heddle/rt"
 	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
@@ -30,6 +32,24 @@ type Transport struct {
 	// that accepts it would speak HTTP/2 with net/http's transport; this one still speaks
 	// HTTP/1.1, and says so to the run (rt.Differs).
 	ForceAttemptHTTP2 bool
+	// DialContext, if not nil, dials the connections, as http.Transport's; else the virtual
+	// network does.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// DisableCompression, as http.Transport's, does not ask for gzip: else a request that
+	// does not say which encodings it accepts asks for gzip, and a gzipped answer is
+	// decompressed as it is read.
+	DisableCompression bool
+}
+
+// StandIn returns the Transport that carries t's requests in a run: t's TLS configuration,
+// dialer and compression, and HTTP/2 offered when net/http would offer it. net/http's own
+// would run each connection on goroutines of its own, which heddle does not control.
+//
+//go:norace
+func StandIn(t *http.Transport) *Transport {
+	custom := t.TLSClientConfig != nil || t.DialContext != nil || t.Dial != nil || t.DialTLS != nil || t.DialTLSContext != nil
+	return &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext,
+		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom)}
 }
 
 //go:norace
@@ -62,10 +82,17 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), port)
 	}
-	c, err := rtnet.DialContext(req.Context(), "tcp", addr)
+	dial := rtnet.DialContext
+	if t.DialContext != nil {
+		dial = t.DialContext
+	}
+	c, err := dial(req.Context(), "tcp", addr)
 	if err != nil {
 		closeBody(req)
 		return nil, err
+	}
+	if _, port, _ := net.SplitHostPort(addr); !req.Close && watchesConns(port) {
+		rt.Differs("had its server see a connection close after one exchange", "where net/http's transport keeps it alive for the next request: heddle's client does not reuse connections (docs/network.md)")
 	}
 	var state *tls.ConnectionState
 	if req.URL.Scheme == "https" {
@@ -109,6 +136,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	out := req.Clone(ctx)
 	out.Close = true
+	gzipped := false
+	if !t.DisableCompression && req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" && req.Method != "HEAD" {
+		// As net/http's transport: it asks for gzip, and decompresses what it gets.
+		out.Header.Set("Accept-Encoding", "gzip")
+		gzipped = true
+	}
 	if err := out.Write(c); err != nil {
 		stop()
 		c.Close()
@@ -122,8 +155,36 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.TLS = state
 	resp.Body = &body{ReadCloser: resp.Body, conn: c, ctx: ctx, stop: stop}
+	if gzipped && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		resp.Header.Del("Content-Encoding")
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Uncompressed = true
+		resp.Body = &gzipBody{body: resp.Body}
+	}
 	return resp, nil
 }
+
+// gzipBody decompresses a body as net/http's transport does: lazily, at the first Read.
+type gzipBody struct {
+	body io.ReadCloser
+	zr   *gzip.Reader
+	err  error
+}
+
+//go:norace
+func (g *gzipBody) Read(p []byte) (int, error) {
+	if g.zr == nil && g.err == nil {
+		g.zr, g.err = gzip.NewReader(g.body)
+	}
+	if g.err != nil {
+		return 0, g.err
+	}
+	return g.zr.Read(p)
+}
+
+//go:norace
+func (g *gzipBody) Close() error { return g.body.Close() }
 
 // ctxErr is the context's error if it ended, which is why the connection failed, as
 // net/http's transport says; err otherwise.
