@@ -518,6 +518,9 @@ type testOutcome struct {
 	search string
 	// subtests are the test's subtests, each reported under the test as go test reports it.
 	subtests []subtestResult
+	// unfinished says that the test is unexplorable because no run of it ended within its
+	// budget: more time may give it a verdict.
+	unfinished bool
 }
 
 // searched is the outcome of a search that found bugs distinct bugs and cut runs cut at the
@@ -754,7 +757,9 @@ func (s *testSearch) ended(ctx context.Context, err error, total *record.Stats) 
 		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, err.Error()), true
 	}
 	if reason := s.unexplorable(total); reason != "" {
-		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason), true
+		o := s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason)
+		o.unfinished = len(s.order) == 0 && total.Runs > 0 && total.Stopped == total.Runs
+		return nil, o, true
 	}
 	return we, testOutcome{}, false
 }

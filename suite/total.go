@@ -277,7 +277,7 @@ func (r *totalRun) explore(ctx context.Context, p *pkgRun, t *testRun, budget ti
 	} else {
 		out = exploreTestLog(ctx, p.w, t.a.pkg, t.a.test, o, r.f, lr, &log)
 	}
-	final := out.verdict != verdictClean && out.verdict != verdictCut || out.ended != ""
+	final := out.verdict != verdictClean && out.verdict != verdictCut && !out.unfinished || out.ended != ""
 	return pass{wall: time.Since(began), searched: log.searched, runs: log.runs, complete: log.complete, final: final, samples: log.samples}, out, lr.held
 }
 
