@@ -39,6 +39,9 @@ var shadows = map[string]string{
 	"net/http/httptest": rtPath + "/net/http/httptest",
 	// crypto/tls's own Conn, its locks taken first as the run's (docs/network.md).
 	"crypto/tls": rtPath + "/crypto/tls",
+	// std's own code, instrumented (TestShadowAPI generates it).
+	"net/rpc":         rtPath + "/net/rpc",
+	"net/rpc/jsonrpc": rtPath + "/net/rpc/jsonrpc",
 	// Not a standard package: goleak lists every goroutine of the process, heddle's included,
 	// and heddle checks for leaks itself. Hand-written, with goleak v1.3.0's API.
 	"go.uber.org/goleak": rtPath + "/goleak",
