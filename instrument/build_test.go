@@ -246,31 +246,25 @@ func TestBuildErrors(t *testing.T) {
 	}
 }
 
-// TestBuildVendor builds a module with a vendor directory.
-// TestBuildOldGo builds a module whose go.mod is older than module graph pruning (go 1.17),
-// and so lists only its direct requirements: raised to the runtime's version for the
-// instrumented build, it must require the others too, or the go command refuses it ("updates
-// to go.mod needed", soheilhy/cmux's go 1.11).
-func TestBuildOldGo(t *testing.T) {
+// TestBuildModules builds modules whose go.mod the instrumented build must handle, and runs
+// each program built with and without instrumentation:
+//   - vendored: a module with a vendor directory;
+//   - oldgo: a go.mod older than module graph pruning (go 1.17), which lists only its direct
+//     requirements: raised to the runtime's version for the instrumented build, it must
+//     require the others too, or the go command refuses it ("updates to go.mod needed",
+//     soheilhy/cmux's go 1.11).
+func TestBuildModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds with the go command")
 	}
-	dir := filepath.Join("testdata", "mod", "oldgo")
-	want := run(t, dir, "go", "run", ".")
-	res := build(t, Config{Dir: "oldgo", Packages: []string{"."}})
-	if got := run(t, dir, res.Binaries[0].Path); got != want {
-		t.Errorf("instrumented program printed %q, want %q", got, want)
-	}
-}
-
-func TestBuildVendor(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds with the go command")
-	}
-	dir := filepath.Join("testdata", "mod", "vendored")
-	want := run(t, dir, "go", "run", ".")
-	res := build(t, Config{Dir: "vendored", Packages: []string{"."}})
-	if got := run(t, dir, res.Binaries[0].Path); got != want {
-		t.Errorf("instrumented program printed %q, want %q", got, want)
+	for _, mod := range []string{"vendored", "oldgo"} {
+		t.Run(mod, func(t *testing.T) {
+			dir := filepath.Join("testdata", "mod", mod)
+			want := run(t, dir, "go", "run", ".")
+			res := build(t, Config{Dir: mod, Packages: []string{"."}})
+			if got := run(t, dir, res.Binaries[0].Path); got != want {
+				t.Errorf("instrumented program printed %q, want %q", got, want)
+			}
+		})
 	}
 }
