@@ -116,3 +116,41 @@ func (b *cancelBody) Close() error {
 	b.cancel()
 	return err
 }
+
+// ClientCloseIdleConnections is c.CloseIdleConnections(): in a run, it closes the connections
+// that c's transport kept alive on the virtual network.
+//
+//go:norace
+func ClientCloseIdleConnections(c *http.Client) {
+	t := c.Transport
+	if t == nil {
+		t = http.DefaultTransport
+	}
+	if ht, ok := t.(*http.Transport); ok && rt.Running() {
+		TransportCloseIdleConnections(ht)
+		return
+	}
+	c.CloseIdleConnections()
+}
+
+// TransportCloseIdleConnections is t.CloseIdleConnections(): in a run, it closes the
+// connections that t's stand-in kept alive (StandIn).
+//
+//go:norace
+func TransportCloseIdleConnections(t *http.Transport) {
+	if !rt.Running() {
+		t.CloseIdleConnections()
+		return
+	}
+	closeIdle(t)
+}
+
+// TransportRoundTrip is t.RoundTrip(req): in a run, t's stand-in carries it (StandIn).
+//
+//go:norace
+func TransportRoundTrip(t *http.Transport, req *http.Request) (*http.Response, error) {
+	if !rt.Running() {
+		return t.RoundTrip(req)
+	}
+	return StandIn(t).RoundTrip(req)
+}

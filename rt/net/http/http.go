@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,12 +45,29 @@ type served struct {
 	epoch     uint64
 	listeners []net.Listener
 	conns     map[net.Conn]*connState
+	accepted  int // connections accepted, numbering them
 	closed    bool
 	// idle receives when a connection's request ends or a connection goes, for Shutdown.
 	changed chan struct{}
 }
 
-type connState struct{ active bool }
+type connState struct {
+	active bool
+	seq    int // the order in which the server accepted it
+}
+
+// ordered returns the server's connections in the order it accepted them: closing them in the
+// order of a map's iteration, which Go randomizes, would make the runs of one schedule differ.
+//
+//go:norace
+func (s *served) ordered() []net.Conn {
+	cs := make([]net.Conn, 0, len(s.conns))
+	for c := range s.conns {
+		cs = append(cs, c)
+	}
+	slices.SortFunc(cs, func(a, b net.Conn) int { return s.conns[a].seq - s.conns[b].seq })
+	return cs
+}
 
 // servers maps each *http.Server of the run to its state; only the running goroutine
 // touches it.
@@ -69,26 +87,6 @@ func stateOf(srv *http.Server) *served {
 		servers[srv] = s
 	}
 	return s
-}
-
-// watchesConns reports whether a server of the run listening on port has a ConnState hook:
-// the hook sees a connection close after each exchange with heddle's client (Transport), where
-// net/http's transport keeps it alive for the next request.
-//
-//go:norace
-func watchesConns(port string) bool {
-	e := rt.RunEpoch()
-	for srv, s := range servers {
-		if s.epoch != e || srv.ConnState == nil {
-			continue
-		}
-		for _, l := range s.listeners {
-			if _, p, err := net.SplitHostPort(l.Addr().String()); err == nil && p == port {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // Serve is http.Serve.
@@ -156,7 +154,8 @@ func ServerServe(srv *http.Server, l net.Listener) error {
 		if srv.ConnContext != nil {
 			ctx = srv.ConnContext(ctx, c)
 		}
-		st := &connState{}
+		s.accepted++
+		st := &connState{seq: s.accepted}
 		s.conns[c] = st
 		hook(srv, c, http.StateNew)
 		rt.Go(func() { serveConn(srv, s, st, c, ctx) })
@@ -180,7 +179,7 @@ func ServerClose(srv *http.Server) error {
 	s := stateOf(srv)
 	s.closed = true
 	err := s.closeListeners()
-	for c := range s.conns {
+	for _, c := range s.ordered() {
 		c.Close()
 		delete(s.conns, c)
 	}
@@ -211,8 +210,10 @@ func ServerShutdown(srv *http.Server, ctx context.Context) error {
 	s.closed = true
 	err := s.closeListeners()
 	for {
-		for c, st := range s.conns {
-			if !st.active {
+		for _, c := range s.ordered() {
+			// Closing is a step of the run: a connection's goroutine may end, and leave
+			// s.conns, before the loop reaches it.
+			if st, ok := s.conns[c]; ok && !st.active {
 				c.Close()
 				delete(s.conns, c)
 			}
@@ -473,7 +474,7 @@ func (w *response) finish() bool {
 	if w.aborted {
 		return false
 	}
-	keep := !w.req.Close && w.req.ProtoAtLeast(1, 1)
+	keep := !w.req.Close && w.req.ProtoAtLeast(1, 1) && w.discardBody()
 	if w.chunked != nil {
 		w.chunked.Close()
 		w.bw.WriteString("\r\n")
@@ -503,12 +504,28 @@ func (w *response) finish() bool {
 	return w.bw.Flush() == nil && keep
 }
 
+// maxPostHandlerReadBytes is net/http's: how much of a request's body that its handler left
+// unread the server reads and drops to keep the connection for the next request.
+const maxPostHandlerReadBytes = 256 << 10
+
+// discardBody reads what the handler left of the request's body, as net/http's server does, and
+// reports whether the connection can carry another request: the next one starts after it.
+//
+//go:norace
+func (w *response) discardBody() bool {
+	if w.req.Body == nil || w.req.Body == http.NoBody {
+		return true
+	}
+	_, err := io.CopyN(io.Discard, w.req.Body, maxPostHandlerReadBytes+1)
+	return err == io.EOF
+}
+
 // CloseConns closes the connections of srv, as httptest.Server.CloseClientConnections.
 //
 //go:norace
 func CloseConns(srv *http.Server) {
 	s := stateOf(srv)
-	for c := range s.conns {
+	for _, c := range s.ordered() {
 		c.Close()
 		delete(s.conns, c)
 	}

@@ -18,10 +18,13 @@ import (
 	rtnet "github.com/heddledbg/heddle/rt/net"
 )
 
-// Transport is an http.RoundTripper over the virtual network: each request dials a connection
-// of its own (with TLS, crypto/tls's own client under rt/crypto/tls, for https), writes the request and reads the response on the calling goroutine, and asks the
-// server to close the connection after it (Connection: close), so that no goroutine of either
-// side outlives the exchange. Outside a run it is Fallback.
+// Transport is an http.RoundTripper over the virtual network: each request dials a connection,
+// or takes one that an earlier exchange left alive, as net/http's transport does (with TLS,
+// crypto/tls's own client under rt/crypto/tls, for https), and writes the request and reads the
+// response on the calling goroutine. A connection goes back to the idle ones, for the next
+// request to the same address, when its response's body has been read to its end; one that
+// the server closed meanwhile is found when it is used, and the request, if it can be sent
+// again, goes on a new one, as net/http's does. Outside a run it is Fallback.
 type Transport struct {
 	// Fallback carries the requests made outside a run.
 	Fallback http.RoundTripper
@@ -39,17 +42,27 @@ type Transport struct {
 	// does not say which encodings it accepts asks for gzip, and a gzipped answer is
 	// decompressed as it is read.
 	DisableCompression bool
+	// DisableKeepAlives and MaxIdleConnsPerHost are http.Transport's: no connection is used
+	// for more than one request, and at most that many are kept idle for an address
+	// (http.DefaultMaxIdleConnsPerHost if zero).
+	DisableKeepAlives   bool
+	MaxIdleConnsPerHost int
+	// owner is what the idle connections are kept for: the net/http transport a StandIn
+	// stands for, whose stand-ins come and go with the requests, else the Transport.
+	owner any
 }
 
 // StandIn returns the Transport that carries t's requests in a run: t's TLS configuration,
-// dialer and compression, and HTTP/2 offered when net/http would offer it. net/http's own
-// would run each connection on goroutines of its own, which heddle does not control.
+// dialer, compression and connection reuse, and HTTP/2 offered when net/http would offer it.
+// net/http's own would run each connection on goroutines of its own, which heddle does not
+// control.
 //
 //go:norace
 func StandIn(t *http.Transport) *Transport {
 	custom := t.TLSClientConfig != nil || t.DialContext != nil || t.Dial != nil || t.DialTLS != nil || t.DialTLSContext != nil
 	return &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext,
-		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom)}
+		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom),
+		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, owner: t}
 }
 
 //go:norace
@@ -58,6 +71,120 @@ func init() {
 	// http.DefaultTransport, whose connections net/http serves on goroutines heddle does not
 	// control.
 	http.DefaultTransport = &Transport{Fallback: http.DefaultTransport, ForceAttemptHTTP2: true}
+}
+
+// persistConn is a connection of a Transport, with the reader of its responses.
+type persistConn struct {
+	c     net.Conn
+	br    *bufio.Reader
+	state *tls.ConnectionState
+}
+
+// idleKey says which connections may carry a request: those of the same owner to the same
+// scheme and address.
+type idleKey struct {
+	owner any
+	dest  string
+}
+
+// idle holds the connections that the run's exchanges left alive, in the order they were
+// kept: a map's, which Go randomizes, would close them in another order in each run of a
+// schedule. Only the running goroutine touches it; a run starts with none.
+var idle struct {
+	epoch uint64
+	conns []idleConn
+}
+
+type idleConn struct {
+	key idleKey
+	pc  *persistConn
+}
+
+// idleConns returns the run's idle connections.
+//
+//go:norace
+func idleConns() *[]idleConn {
+	if e := rt.RunEpoch(); idle.epoch != e {
+		idle.epoch, idle.conns = e, nil
+	}
+	return &idle.conns
+}
+
+//go:norace
+func (t *Transport) ownerKey() any {
+	if t.owner != nil {
+		return t.owner
+	}
+	return t
+}
+
+// takeIdle returns the connection to reuse for key, the most recently kept, or nil.
+//
+//go:norace
+func takeIdle(key idleKey) *persistConn {
+	l := idleConns()
+	for i := len(*l) - 1; i >= 0; i-- {
+		if (*l)[i].key == key {
+			pc := (*l)[i].pc
+			*l = slices.Delete(*l, i, i+1)
+			return pc
+		}
+	}
+	return nil
+}
+
+// putIdle keeps pc for the next request to key, or closes it if as many are kept already.
+//
+//go:norace
+func (t *Transport) putIdle(key idleKey, pc *persistConn) {
+	limit := t.MaxIdleConnsPerHost
+	if limit == 0 {
+		limit = http.DefaultMaxIdleConnsPerHost
+	}
+	l := idleConns()
+	n := 0
+	for _, ic := range *l {
+		if ic.key == key {
+			n++
+		}
+	}
+	if n >= limit {
+		pc.c.Close()
+		return
+	}
+	*l = append(*l, idleConn{key, pc})
+}
+
+// CloseIdleConnections closes the connections that earlier exchanges left alive.
+//
+//go:norace
+func (t *Transport) CloseIdleConnections() {
+	if !rt.Running() {
+		if ci, ok := t.Fallback.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
+		}
+		return
+	}
+	closeIdle(t.ownerKey())
+}
+
+// closeIdle closes the idle connections kept for owner.
+//
+//go:norace
+func closeIdle(owner any) {
+	l := idleConns()
+	var closing []*persistConn
+	*l = slices.DeleteFunc(*l, func(ic idleConn) bool {
+		if ic.key.owner == owner {
+			closing = append(closing, ic.pc)
+			return true
+		}
+		return false
+	})
+	// Closing is a step of the run, after which another goroutine may keep or take one.
+	for _, pc := range closing {
+		pc.c.Close()
+	}
 }
 
 // RoundTrip performs one HTTP/1.1 exchange.
@@ -82,17 +209,50 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), port)
 	}
+	key := idleKey{t.ownerKey(), req.URL.Scheme + "://" + addr}
+	for {
+		pc := takeIdle(key)
+		reused := pc != nil
+		if !reused {
+			var err error
+			if pc, err = t.dial(req, addr); err != nil {
+				closeBody(req)
+				return nil, err
+			}
+		}
+		resp, err := t.exchange(req, pc, key)
+		if err != nil && reused && req.Context().Err() == nil {
+			// The server closed the idle connection: as net/http's transport, send the
+			// request again on a new one, if its body can be sent again.
+			if req.Body == nil || req.Body == http.NoBody {
+				continue
+			}
+			if req.GetBody != nil {
+				if body, gerr := req.GetBody(); gerr == nil {
+					req = req.Clone(req.Context())
+					req.Body = body
+					continue
+				}
+			}
+		}
+		if err != nil {
+			closeBody(req)
+		}
+		return resp, err
+	}
+}
+
+// dial connects to addr for req, with TLS for https.
+//
+//go:norace
+func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
 	dial := rtnet.DialContext
 	if t.DialContext != nil {
 		dial = t.DialContext
 	}
 	c, err := dial(req.Context(), "tcp", addr)
 	if err != nil {
-		closeBody(req)
 		return nil, err
-	}
-	if _, port, _ := net.SplitHostPort(addr); !req.Close && watchesConns(port) {
-		rt.Differs("had its server see a connection close after one exchange", "where net/http's transport keeps it alive for the next request: heddle's client does not reuse connections (docs/network.md)")
 	}
 	var state *tls.ConnectionState
 	if req.URL.Scheme == "https" {
@@ -117,7 +277,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		tc := rttls.Client(c, cfg)
 		if err := tc.HandshakeContext(req.Context()); err != nil {
 			c.Close()
-			closeBody(req)
 			return nil, err
 		}
 		cs := tc.ConnectionState()
@@ -126,35 +285,57 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		c, state = tc, &cs
 	}
+	return &persistConn{c: c, br: bufio.NewReader(c), state: state}, nil
+}
+
+// exchange writes req on pc and reads its response. The connection goes back to the idle ones
+// once the response's body is read to its end (at once if it has none), unless the request or
+// the response asked to close it.
+//
+//go:norace
+func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*http.Response, error) {
 	// As net/http's transport, give up the exchange when the request's context ends, its
 	// body's reading included: closing the connection ends a read or write that waits. Only
 	// a context made under control is watched: another's deadline is on the real clock.
 	ctx := req.Context()
 	stop := func() bool { return false }
 	if rt.ControlledContext(ctx) {
-		stop = rt.ContextAfterFunc(ctx, func() { c.Close() })
+		stop = rt.ContextAfterFunc(ctx, func() { pc.c.Close() })
 	}
 	out := req.Clone(ctx)
-	out.Close = true
+	out.Close = req.Close || t.DisableKeepAlives
 	gzipped := false
 	if !t.DisableCompression && req.Header.Get("Accept-Encoding") == "" && req.Header.Get("Range") == "" && req.Method != "HEAD" {
 		// As net/http's transport: it asks for gzip, and decompresses what it gets.
 		out.Header.Set("Accept-Encoding", "gzip")
 		gzipped = true
 	}
-	if err := out.Write(c); err != nil {
+	if err := out.Write(pc.c); err != nil {
 		stop()
-		c.Close()
+		pc.c.Close()
 		return nil, ctxErr(ctx, err)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(c), req)
+	resp, err := http.ReadResponse(pc.br, req)
 	if err != nil {
 		stop()
-		c.Close()
+		pc.c.Close()
 		return nil, ctxErr(ctx, err)
 	}
-	resp.TLS = state
-	resp.Body = &body{ReadCloser: resp.Body, conn: c, ctx: ctx, stop: stop}
+	resp.TLS = pc.state
+	keep := !out.Close && !resp.Close
+	release := func(reuse bool) {
+		stop()
+		if reuse && keep {
+			t.putIdle(key, pc)
+		} else {
+			pc.c.Close()
+		}
+	}
+	if resp.Body == http.NoBody {
+		release(true)
+	} else {
+		resp.Body = &body{ReadCloser: resp.Body, ctx: ctx, release: release}
+	}
 	if gzipped && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
@@ -204,18 +385,22 @@ func closeBody(req *http.Request) {
 	}
 }
 
-// body closes the connection with the response's body, and stops watching the request's
-// context.
+// body gives its connection back when the response has been read to its end, or closes it
+// when the body is closed before, and stops watching the request's context.
 type body struct {
 	io.ReadCloser
-	conn net.Conn
-	ctx  context.Context
-	stop func() bool
+	ctx      context.Context
+	release  func(reuse bool)
+	released bool
 }
 
 //go:norace
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.released {
+		b.released = true
+		b.release(true)
+	}
 	if err != nil && err != io.EOF {
 		err = ctxErr(b.ctx, err)
 	}
@@ -224,8 +409,10 @@ func (b *body) Read(p []byte) (int, error) {
 
 //go:norace
 func (b *body) Close() error {
-	b.stop()
 	err := b.ReadCloser.Close()
-	b.conn.Close()
+	if !b.released {
+		b.released = true
+		b.release(false)
+	}
 	return err
 }

@@ -180,6 +180,16 @@ func (s *Server) Close() {
 	}
 	rthttp.ServerShutdown(s.Config, context.Background())
 	rt.Recv(s.served)
+	// As httptest's: the clients' idle connections to it go too.
+	type idleCloser interface{ CloseIdleConnections() }
+	if t, ok := http.DefaultTransport.(idleCloser); ok {
+		t.CloseIdleConnections()
+	}
+	if s.client != nil {
+		if t, ok := s.client.Transport.(idleCloser); ok {
+			t.CloseIdleConnections()
+		}
+	}
 }
 
 // CloseClientConnections closes the connections to the server.
