@@ -487,14 +487,17 @@ func testingSignature(name string, sig *types.Signature) bool {
 // httpFuncs are net/http's functions that serve connections, and httpMethods the methods of
 // its types that rt/net/http replaces, by type, with the names of the functions that replace
 // them: net/http serves each connection on a goroutine it starts itself, which heddle could
-// not schedule, where rt/net/http serves them on controlled goroutines; and its Client applies
-// its Timeout on the real clock, where rt/net/http applies it on the virtual one
-// (docs/network.md).
+// not schedule, where rt/net/http serves them on controlled goroutines; its Client applies
+// its Timeout on the real clock, where rt/net/http applies it on the virtual one; and its
+// Transport runs each connection on goroutines of its own, where rt/net/http's stand-in keeps
+// them on the calling one (docs/network.md).
 var (
 	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true}
 	httpMethods = map[string]map[string]string{
 		"Server": {"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"},
-		"Client": {"Do": "ClientDo", "Get": "ClientGet", "Head": "ClientHead", "Post": "ClientPost", "PostForm": "ClientPostForm"},
+		"Client": {"Do": "ClientDo", "Get": "ClientGet", "Head": "ClientHead", "Post": "ClientPost", "PostForm": "ClientPostForm",
+			"CloseIdleConnections": "ClientCloseIdleConnections"},
+		"Transport": {"RoundTrip": "TransportRoundTrip", "CloseIdleConnections": "TransportCloseIdleConnections"},
 	}
 )
 

@@ -18,6 +18,9 @@ func fetch(u string) {
 	c.PostForm(u, url.Values{})
 	http.Get(u)     // http.DefaultClient, without a timeout: left alone
 	get := c.Get    // a method value: left alone
-	c.CloseIdleConnections()
+	c.CloseIdleConnections() // the stand-in's connections kept alive
+	tr := &http.Transport{}
+	tr.RoundTrip(req) // carried by the transport's stand-in in a run
+	tr.CloseIdleConnections()
 	_ = get
 }
