@@ -500,7 +500,11 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	req := wire.Request{Cmd: wire.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail, LeftOut: r.leftOut,
 		Options: wire.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	if r.opts.MaxTime > 0 && !detail {
-		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
+		budget := r.opts.MaxTime
+		if r.runs == 0 {
+			budget = explorer.FirstRunLimit(budget)
+		}
+		req.Options.MaxTime = max(budget-time.Since(r.start), time.Millisecond)
 	}
 	var res *rt.Result
 	var log []wire.LoggedPoint

@@ -415,6 +415,15 @@ func (e *explorer) searchEnd() time.Time {
 // detail mode when the exploration ends.
 const reportShare = 10
 
+// FirstRunLimit is how long the first run of a search with a time budget may go on: past the
+// budget, up to ten times it and at most two minutes. A test none of whose runs ended has no
+// verdict, where go test would have run it to its end; under load, or in a process per run,
+// a test's one run can take longer than a budget of seconds (ants' pools: nine of 58 tests at
+// 5 s, on a machine running two other jobs).
+func FirstRunLimit(budget time.Duration) time.Duration {
+	return max(budget, min(10*budget, 2*time.Minute))
+}
+
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
 	if debugRuns != nil {
@@ -427,6 +436,11 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	first := e.rep.Stats.Runs == 0 && local
 	if first {
 		p.lockPositions = true
+		if e.opts.MaxTime > 0 {
+			deadline := p.deadline
+			p.deadline = e.start.Add(FirstRunLimit(e.opts.MaxTime))
+			defer func() { p.deadline = deadline }()
+		}
 	}
 	res := e.r.Run(gd, false)
 	if first {
