@@ -532,3 +532,48 @@ func TestUnreadBody(t *testing.T) {
 		t.Errorf("verdict %s (%s), status codes %v, want 403, 200, 403, 200", res.Verdict.Kind, res.Verdict.Message, codes)
 	}
 }
+
+// TestTransportErrors: a request net/http's transport refuses, it refuses with net/http's error,
+// before dialing, where go-retryablehttp's tests expect the error.
+func TestTransportErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  func(url string) *http.Request
+	}{
+		{"header name", func(url string) *http.Request {
+			r, _ := http.NewRequest("GET", url, nil)
+			r.Header.Set("Header-Name-\033", "v")
+			return r
+		}},
+		{"header value", func(url string) *http.Request {
+			r, _ := http.NewRequest("GET", url, nil)
+			r.Header.Set("Name", "value\033")
+			return r
+		}},
+		{"scheme", func(url string) *http.Request {
+			r, _ := http.NewRequest("GET", "ftp"+strings.TrimPrefix(url, "http"), nil)
+			return r
+		}},
+		{"no header", func(url string) *http.Request {
+			r, _ := http.NewRequest("GET", url, nil)
+			r.Header = nil
+			return r
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+			s := stdhttptest.NewServer(h)
+			defer s.Close()
+			_, want := (&http.Transport{}).RoundTrip(tc.req(s.URL))
+			var got error
+			res := rt.Run(rt.Config{}, func() {
+				url, stop := serve(&http.Server{Handler: h})
+				defer stop()
+				_, got = http.DefaultTransport.RoundTrip(tc.req(url))
+			})
+			if res.Verdict.Kind != rt.VerdictOK || want == nil || got == nil || got.Error() != want.Error() {
+				t.Errorf("verdict %s (%s); error %v in a run, %v by net/http", res.Verdict.Kind, res.Verdict.Message, got, want)
+			}
+		})
+	}
+}

@@ -198,12 +198,27 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return fb.RoundTrip(req)
 	}
+	// net/http's transport's checks, with its errors.
+	switch {
+	case req.URL == nil:
+		closeBody(req)
+		return nil, errors.New("http: nil Request.URL")
+	case req.Header == nil:
+		closeBody(req)
+		return nil, errors.New("http: nil Request.Header")
+	}
 	port := map[string]string{"http": "80", "https": "443"}[req.URL.Scheme]
 	if port == "" {
 		closeBody(req)
-		msg := fmt.Sprintf("requests %s, but heddle's virtual network carries HTTP and HTTPS only", req.URL.Redacted())
-		rt.Fail(rt.VerdictUnsupported, msg, true)
-		return nil, errors.New(msg)
+		return nil, fmt.Errorf("unsupported protocol scheme %q", req.URL.Scheme)
+	}
+	if err := validateHeaders(req.Header); err != "" {
+		closeBody(req)
+		return nil, fmt.Errorf("net/http: invalid header %s", err)
+	}
+	if err := validateHeaders(req.Trailer); err != "" {
+		closeBody(req)
+		return nil, fmt.Errorf("net/http: invalid trailer %s", err)
 	}
 	addr := req.URL.Host
 	if req.URL.Port() == "" {
@@ -415,4 +430,29 @@ func (b *body) Close() error {
 		b.release(false)
 	}
 	return err
+}
+
+// validateHeaders is net/http's: the first field whose name or value may not be sent, or "".
+//
+//go:norace
+func validateHeaders(h http.Header) string {
+	for k, vv := range h {
+		if k == "" || strings.IndexFunc(k, func(r rune) bool { return !tokenChar(r) }) >= 0 {
+			return fmt.Sprintf("field name %q", k)
+		}
+		for _, v := range vv {
+			for i := 0; i < len(v); i++ {
+				// A control byte other than a tab: net/http's httpguts.ValidHeaderFieldValue.
+				if b := v[i]; b < ' ' && b != '\t' || b == 0x7f {
+					return fmt.Sprintf("field value for %q", k)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// tokenChar reports whether r may be in a header field's name (RFC 7230's tchar).
+func tokenChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)
 }
