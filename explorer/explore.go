@@ -415,11 +415,11 @@ func (e *explorer) searchEnd() time.Time {
 // detail mode when the exploration ends.
 const reportShare = 10
 
-// FirstRunLimit is how long the first run of a search with a time budget may go on: past the
-// budget, up to ten times it and at most two minutes. A test none of whose runs ended has no
-// verdict, where go test would have run it to its end; under load, or in a process per run,
-// a test's one run can take longer than a budget of seconds (ants' pools: nine of 58 tests at
-// 5 s, on a machine running two other jobs).
+// FirstRunLimit is how long the first run of a search in one process with a time budget may
+// go on: past the budget, up to ten times it and at most two minutes. A test none of whose runs
+// ended has no verdict, where go test would have run it to its end; under load a test's one
+// run can take longer than a budget of seconds. A search that runs each schedule in a process
+// of its own keeps to its budget (driver).
 func FirstRunLimit(budget time.Duration) time.Duration {
 	return max(budget, min(10*budget, 2*time.Minute))
 }
