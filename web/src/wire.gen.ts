@@ -192,6 +192,8 @@ export interface Stats {
   elsewhere?: number;
   // runs stopped at the step bound while making progress
   cut?: number;
+  // runs stopped at the end of the time budget
+  stopped?: number;
   // distinct bugs
   bugs: number;
   // runs that ended in a bug
