@@ -305,9 +305,8 @@ func hangOf(req wire.Request) time.Duration {
 	return rt.DefaultHang
 }
 
-// maxAnswer bounds a message of a worker: an isolated run's result carries the run's steps
-// for the controller's search, 1.3 KB a step in one of ants' runs.
-var maxAnswer = 256 << 20
+// maxAnswer bounds a message of a worker (wire.MaxMessage; tests lower it).
+var maxAnswer = wire.MaxMessage
 
 // waitLimit waits out a worker's answer limit. It reports kill once the process must be
 // stopped: ctx is done, or the timer fired with nothing read from the worker for alive, which

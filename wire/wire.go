@@ -201,6 +201,14 @@ type PlanStep struct {
 	Data []int32 `json:"data,omitempty"`
 }
 
+// MaxMessage bounds a message of a worker, which the controller reads as one line: an
+// isolated run's result carries every step of the run for the controller's search.
+const MaxMessage = 256 << 20
+
+// StepBytes is about what a step of a run adds to a "result" message: 294 bytes a step in one
+// of ants' runs of 201,207 steps, with its decisions and log sent as changes (Delta).
+const StepBytes = 300
+
 // LoggedPoint is what a guide recorded at one decision after its prefix.
 //
 // In a message, a point's alternatives and sleep set are given as a change from the point

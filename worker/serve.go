@@ -169,6 +169,10 @@ const maxTreeNodes = 200_000
 // the controller (JSON encoding and writing), measured on a tree of 40,000 nodes.
 const nodeWriteCost = 10 * time.Microsecond
 
+// limitSteps is the longest run whose answer a worker sends: three quarters of the largest
+// message, at wire.StepBytes a step.
+var limitSteps = wire.MaxMessage * 3 / 4 / wire.StepBytes
+
 // serveRun answers a "run" request: one run steered by the request's guide.
 func serveRun(h explorer.Harness, req wire.Request) *wire.Message {
 	if req.Guide == nil {
@@ -179,6 +183,11 @@ func serveRun(h explorer.Harness, req wire.Request) *wire.Message {
 	leftOut = req.LeftOut
 	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
+	if res.Steps > limitSteps {
+		// Said at once: encoding an answer of hundreds of megabytes for the controller to
+		// refuse took ants' TestAntsPoolWaitToGetWorker 8 minutes under the race detector.
+		return &wire.Message{Type: wire.MsgError, Error: fmt.Sprintf("a run of %d steps in a process of its own: its answer, which carries every step, would be over heddle's limit of %d MB (a smaller -budget or -steps keeps its runs shorter)", res.Steps, wire.MaxMessage>>20)}
+	}
 	sent := *res
 	var kept []wire.Kept
 	sent.Decisions, kept = wire.DeltaDecisions(res.Decisions)

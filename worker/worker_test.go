@@ -111,3 +111,26 @@ func TestBreakFunc(t *testing.T) {
 		t.Errorf("the debuggee calls %s; worker.BreakFunc names %s", got, wire.BreakFunc)
 	}
 }
+
+// TestRunTooLong: a run whose answer would be over heddle's limit is refused at once, saying
+// so, where the worker used to encode hundreds of megabytes for the controller to refuse; a
+// shorter one is answered.
+func TestRunTooLong(t *testing.T) {
+	defer func(n int) { limitSteps = n }(limitSteps)
+	limitSteps = 1000
+	for _, tc := range []struct {
+		sends int
+		want  wire.MessageType
+	}{{100, wire.MsgResult}, {2000, wire.MsgError}} {
+		m := serveRun(explorer.Body(func() {
+			ch := rt.MakeChan[int](1)
+			for i := range tc.sends {
+				rt.Send(ch, i)
+				rt.Recv(ch)
+			}
+		}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
+		if m.Type != tc.want || tc.want == wire.MsgError && !strings.Contains(m.Error, "over heddle's limit of 256 MB") {
+			t.Errorf("%d sends: %s message (%s), want %s", tc.sends, m.Type, m.Error, tc.want)
+		}
+	}
+}
