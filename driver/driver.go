@@ -499,9 +499,6 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	req := wire.Request{Cmd: wire.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail, LeftOut: r.leftOut,
 		Options: wire.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	if r.opts.MaxTime > 0 && !detail {
-		// Not explorer.FirstRunLimit: a run in a process of its own sends all its steps
-		// back, and a run let go on ten times the budget sent more than heddle reads
-		// (ants' TestAntsPoolWaitToGetWorker took 9.5 minutes to fail so).
 		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
 	}
 	var res *rt.Result

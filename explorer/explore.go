@@ -415,15 +415,6 @@ func (e *explorer) searchEnd() time.Time {
 // detail mode when the exploration ends.
 const reportShare = 10
 
-// FirstRunLimit is how long the first run of a search in one process with a time budget may
-// go on: past the budget, up to ten times it and at most two minutes. A test none of whose runs
-// ended has no verdict, where go test would have run it to its end; under load a test's one
-// run can take longer than a budget of seconds. A search that runs each schedule in a process
-// of its own keeps to its budget (driver).
-func FirstRunLimit(budget time.Duration) time.Duration {
-	return max(budget, min(10*budget, 2*time.Minute))
-}
-
 // once executes one run and records its outcome.
 func (e *explorer) once(gd *Guide) *rt.Result {
 	if debugRuns != nil {
@@ -436,11 +427,6 @@ func (e *explorer) once(gd *Guide) *rt.Result {
 	first := e.rep.Stats.Runs == 0 && local
 	if first {
 		p.lockPositions = true
-		if e.opts.MaxTime > 0 {
-			deadline := p.deadline
-			p.deadline = e.start.Add(FirstRunLimit(e.opts.MaxTime))
-			defer func() { p.deadline = deadline }()
-		}
 	}
 	res := e.r.Run(gd, false)
 	if first {
@@ -534,12 +520,14 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 		res = res.Clone()
 		var detail *rt.Result
 		key := signature(res)
-		if !e.canReplay() || res.Verdict.Kind == rt.VerdictUnsupported {
+		if !e.canReplay() || res.Verdict.Kind == rt.VerdictUnsupported || res.Verdict.Kind == rt.VerdictInternal {
 			// The run left the process unable to run another (a goroutine that never came
 			// back), or it showed that heddle cannot explore the test (its message says where,
 			// and a replay would run again what heddle cannot control: a copy of the test
-			// binary, a wait outside heddle): the report shows the run itself, without
-			// positions.
+			// binary, a wait outside heddle), or heddle failed in it (a run in a process of its
+			// own too long to answer, which a replay would make again: ants'
+			// TestAntsPoolWaitToGetWorker spent 3 minutes so): the report shows the run
+			// itself, without positions.
 			detail = res
 			if key == "" {
 				key = shape(res)

@@ -172,11 +172,10 @@ func TestBudget(t *testing.T) {
 	}
 }
 
-// TestBudgetEndsFirstRun: a correct test whose first run is longer than it may go on past the
-// budget (explorer.FirstRunLimit, 10 s for a budget of 1 s) has no verdict, where heddle
-// called it clean having seen none of its runs end (smux's TestParallel, a thousand streams,
-// which leaks goroutines, as goleak shows). The step bound is raised so that a fast machine
-// does not cut the run instead.
+// TestBudgetEndsFirstRun: a correct test whose first run is longer than the budget has no
+// verdict, where heddle called it clean having seen none of its runs end (smux's
+// TestParallel, a thousand streams, which leaks goroutines, as goleak shows). The step bound
+// is raised so that a fast machine does not cut the run instead.
 func TestBudgetEndsFirstRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and explores a test module")
