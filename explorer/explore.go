@@ -525,9 +525,8 @@ func (e *explorer) addBug(res *rt.Result) *rt.Result {
 			// back), or it showed that heddle cannot explore the test (its message says where,
 			// and a replay would run again what heddle cannot control: a copy of the test
 			// binary, a wait outside heddle), or heddle failed in it (a run in a process of its
-			// own too long to answer, which a replay would make again: ants'
-			// TestAntsPoolWaitToGetWorker spent 3 minutes so): the report shows the run
-			// itself, without positions.
+			// own too long to answer, which a replay would make again): the report shows the
+			// run itself, without positions.
 			detail = res
 			if key == "" {
 				key = shape(res)

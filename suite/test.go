@@ -758,7 +758,7 @@ func (s *testSearch) ended(ctx context.Context, err error, total *record.Stats) 
 	}
 	if reason := s.unexplorable(total); reason != "" {
 		o := s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason)
-		o.unfinished = len(s.order) == 0 && total.Runs > 0 && total.Stopped == total.Runs
+		o.unfinished = s.unfinished(total)
 		return nil, o, true
 	}
 	return we, testOutcome{}, false
@@ -781,12 +781,18 @@ func (s *testSearch) unexplorable(total *record.Stats) string {
 			return strings.Join(s.failures, "; ")
 		case total.Runs == 0:
 			return "the worker completed no run of the test"
-		case total.Stopped == total.Runs:
+		case s.unfinished(total):
 			// Calling it clean would say more than heddle saw.
 			return fmt.Sprintf("no run of the test ended within the time budget (%s stopped at its end, after %d steps): heddle has no verdict on it; a larger -budget gives it one", plural(total.Runs, "run"), total.Steps)
 		}
 	}
 	return ""
+}
+
+// unfinished reports whether the search found nothing and none of its runs ended: every one
+// was stopped at the end of the time budget.
+func (s *testSearch) unfinished(total *record.Stats) bool {
+	return len(s.order) == 0 && total.Runs > 0 && total.Stopped == total.Runs
 }
 
 // save writes the test's results: its bugs' traces, its warnings' schedules and its
