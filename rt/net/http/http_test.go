@@ -577,3 +577,38 @@ func TestTransportErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseIdle: a request carried through a net/http transport's RoundTrip leaves its
+// connection alive, and the client's CloseIdleConnections closes it, as net/http's do: the
+// server sees it close while it still serves.
+func TestCloseIdle(t *testing.T) {
+	var states []http.ConnState
+	res := rt.Run(rt.Config{}, func() {
+		closed := rt.MakeChan[struct{}](1)
+		url, stop := serve(&http.Server{
+			Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }),
+			ConnState: func(_ net.Conn, s http.ConnState) {
+				states = append(states, s)
+				if s == http.StateClosed {
+					rt.Send(closed, struct{}{})
+				}
+			},
+		})
+		defer stop()
+		tr := &http.Transport{}
+		req, _ := http.NewRequest("GET", url, nil)
+		resp, err := rthttp.TransportRoundTrip(tr, req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+		rthttp.ClientCloseIdleConnections(&http.Client{Transport: tr})
+		rt.Recv(closed)
+	})
+	want := []http.ConnState{http.StateNew, http.StateActive, http.StateIdle, http.StateClosed}
+	if res.Verdict.Kind != rt.VerdictOK || !slices.Equal(states, want) {
+		t.Errorf("verdict %s (%s), states %v, want %v", res.Verdict.Kind, res.Verdict.Message, states, want)
+	}
+}
