@@ -451,8 +451,10 @@ type isolated struct {
 	test string
 	opts explorer.Options
 	// start is when the exploration began: a run still going at the end of its time budget
-	// is stopped by its worker, as a run in a worker's own exploration is.
-	start time.Time
+	// is stopped by its worker, as a run in a worker's own exploration is. A replay in
+	// detail mode is stopped at detailDeadline, if set (explorer.DetailLimiter).
+	start          time.Time
+	detailDeadline time.Time
 	// spare is the process of the next run, started while the current one runs: a process's
 	// start-up costs more than its run, and it overlaps the run on another core.
 	spare *process
@@ -471,6 +473,8 @@ type isolated struct {
 	first               func()
 	unexplorableIn, why string
 }
+
+func (r *isolated) LimitDetail(deadline time.Time) { r.detailDeadline = deadline }
 
 func (r *isolated) Run(gd *explorer.Guide, detail bool) *rt.Result {
 	res := r.run(gd, detail)
@@ -498,8 +502,11 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 	}
 	req := wire.Request{Cmd: wire.CmdRun, Test: r.test, Guide: gd.Wire(), Detail: detail, LeftOut: r.leftOut,
 		Options: wire.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
-	if r.opts.MaxTime > 0 && !detail {
+	switch {
+	case r.opts.MaxTime > 0 && !detail:
 		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
+	case detail && !r.detailDeadline.IsZero():
+		req.Options.MaxTime = max(time.Until(r.detailDeadline), time.Millisecond)
 	}
 	var res *rt.Result
 	var log []wire.LoggedPoint

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/record"
+	"github.com/heddledbg/heddle/rt"
 	"github.com/heddledbg/heddle/wire"
 )
 
@@ -192,5 +194,43 @@ func TestChildrenFile(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s still exists a minute after the worker answered", path)
 		}
+	}
+}
+
+// TestIsolatedDetailLimit runs isolated runs in workers that answer each run request with the
+// time limit it carried: a replay in detail mode is held to the deadline an exploration gives
+// it (explorer.DetailLimiter), as the replay of a first run for its lock trees is, and has no
+// limit otherwise, as the replay of a bug has none.
+func TestIsolatedDetailLimit(t *testing.T) {
+	if os.Getenv("HEDDLE_LIMIT_WORKER") == "1" {
+		var req wire.Request
+		json.NewDecoder(os.NewFile(3, "request")).Decode(&req)
+		json.NewEncoder(os.NewFile(4, "response")).Encode(wire.Message{Type: wire.MsgResult,
+			Result: &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictOK, Message: req.Options.MaxTime.String()}}})
+		os.Exit(0)
+	}
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestIsolatedDetailLimit$"}, Env: []string{"HEDDLE_LIMIT_WORKER=1"}}
+	r := &isolated{ctx: context.Background(), w: w, test: "TestX", start: time.Now()}
+	defer r.close()
+	limit := func(detail bool) time.Duration {
+		t.Helper()
+		res := r.Run(&explorer.Guide{Bound: -1}, detail)
+		d, err := time.ParseDuration(res.Verdict.Message)
+		if err != nil {
+			t.Fatalf("run (detail %v): %v %q", detail, res.Verdict.Kind, res.Verdict.Message)
+		}
+		return d
+	}
+	if d := limit(true); d != 0 {
+		t.Errorf("a replay in detail mode without a deadline was limited to %v", d)
+	}
+	var _ explorer.DetailLimiter = r
+	r.LimitDetail(time.Now().Add(time.Hour))
+	if d := limit(true); d <= 0 || d > time.Hour {
+		t.Errorf("a replay in detail mode held to a deadline in an hour was limited to %v", d)
+	}
+	r.LimitDetail(time.Now().Add(-time.Second))
+	if d := limit(true); d != time.Millisecond {
+		t.Errorf("a replay in detail mode past its deadline was limited to %v, want the least limit, 1ms", d)
 	}
 }

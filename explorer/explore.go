@@ -144,6 +144,14 @@ type Runner interface {
 	Run(gd *Guide, detail bool) *rt.Result
 }
 
+// A DetailLimiter is a Runner whose replays in detail mode can be held to a deadline. The
+// replay of the first run for its lock trees is held to the end of the time budget: past it,
+// the trees are those of the run's beginning. The replays that report bugs are not held.
+type DetailLimiter interface {
+	Runner
+	LimitDetail(deadline time.Time)
+}
+
 // A Harness performs one run: it calls run exactly once with the run's root function, from the
 // goroutine that should drive the run. A test harness uses it to give every run a fresh
 // *testing.T.
@@ -170,6 +178,8 @@ type inProcess struct {
 	// positions (rt.Config.LockPositions): the first run's, for its lock trees.
 	lockPositions bool
 }
+
+func (p *inProcess) LimitDetail(deadline time.Time) { p.detailDeadline = deadline }
 
 func (p *inProcess) Run(gd *Guide, detail bool) *rt.Result {
 	gd.start()
@@ -805,8 +815,8 @@ func (e *explorer) finish() {
 		// in detail, so past the budget the trees are those of its beginning. A run in this
 		// process recorded the positions the trees need, and is replayed only for the trace
 		// of a lock-order inversion (Report.First).
-		if p, ok := e.r.(*inProcess); ok && e.opts.MaxTime > 0 {
-			p.detailDeadline = e.start.Add(e.opts.MaxTime)
+		if l, ok := e.r.(DetailLimiter); ok && e.opts.MaxTime > 0 {
+			l.LimitDetail(e.start.Add(e.opts.MaxTime))
 		}
 		e.rep.LockTrees = e.firstTrees
 		if e.firstTrees == nil || len(e.firstTrees.Warnings) > 0 {
