@@ -131,6 +131,24 @@ func lockLoops(g, n int) func() {
 	}
 }
 
+// sleepLoops is g goroutines that each sleep n times: most of them are asleep at any time, so a
+// decision offers few of them.
+func sleepLoops(g, n int) func() {
+	return func() {
+		var wg rt.WaitGroup
+		for range g {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				for range n {
+					rt.Sleep(time.Millisecond)
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
 // BenchmarkDPORScaling measures the time per step of the lock loop as its length grows, for
 // DPOR and for random scheduling, interleaved within each iteration so that both see the same
 // machine. Each exploration makes three runs; the time is measured from the end of the first
@@ -225,23 +243,31 @@ func BenchmarkAccesses(b *testing.B) {
 }
 
 // BenchmarkRunCost measures how the cost of a run grows with its steps (two goroutines, 1,000
-// to 1,000,000 steps) and with its goroutines (2 to 1,000, about 20,000 steps in all), for
+// to 1,000,000 steps) and with its goroutines (2 to 1,000 that contend for one mutex, about
+// 20,000 steps in all; and 10 to 10,000 that sleep, most of them asleep at any time), for
 // random scheduling and the default portfolio. Each exploration makes three runs; the time is
 // taken from the end of the first run to the end of the third, as in BenchmarkDPORScaling.
 func BenchmarkRunCost(b *testing.B) {
 	for _, s := range []explorer.Strategy{explorer.Portfolio, explorer.Random} {
 		explorer.Explore(lockLoop(1000), explorer.Options{Strategy: s, MaxRuns: 3})
 	}
-	type size struct{ g, n int }
+	type size struct {
+		g, n  int
+		body  func(g, n int) func()
+		label string
+	}
 	var sizes []size
 	for _, n := range []int{500, 5_000, 50_000, 500_000} {
-		sizes = append(sizes, size{2, n})
+		sizes = append(sizes, size{2, n, lockLoops, "goroutines"})
 	}
 	for _, g := range []int{10, 100, 1_000} {
-		sizes = append(sizes, size{g, 20_000 / g})
+		sizes = append(sizes, size{g, 20_000 / g, lockLoops, "goroutines"})
+	}
+	for _, g := range []int{10, 100, 1_000, 10_000} {
+		sizes = append(sizes, size{g, max(1, 10_000/g), sleepLoops, "sleepers"})
 	}
 	for _, sz := range sizes {
-		b.Run(fmt.Sprintf("goroutines=%d/steps=%d", sz.g, sz.g*sz.n), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s=%d/steps=%d", sz.label, sz.g, sz.g*sz.n), func(b *testing.B) {
 			strategies := []explorer.Strategy{explorer.Portfolio, explorer.Random}
 			cpu := make([]time.Duration, len(strategies))
 			runs := 0
@@ -249,7 +275,7 @@ func BenchmarkRunCost(b *testing.B) {
 				for i, s := range strategies {
 					var c0, c1 time.Duration
 					seen := 0
-					explorer.Explore(lockLoops(sz.g, sz.n), explorer.Options{
+					explorer.Explore(sz.body(sz.g, sz.n), explorer.Options{
 						Strategy: s, MaxRuns: 3, MaxSteps: 10 * sz.g * sz.n,
 						Progress: func(st *record.Stats) {
 							if st.Runs == seen {

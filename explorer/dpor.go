@@ -23,7 +23,7 @@ func (dpor) afterRun(t *tree, res *rt.Result) {
 		forEachStarved(t, res, func(n *node, i int) { n.back[i] = true })
 	}
 	rf := raceFinder{deadline: t.deadline}
-	defer func() { t.late = t.late || rf.late }()
+	defer t.absorbFinder(&rf)
 	decision := stepDecisions(res.Events)
 	rf.forEachRace(res, func(r race) {
 		at, g := int(decision[r.early])-t.base, r.g

@@ -211,7 +211,7 @@ func (o *optimal) afterRun(t *tree, res *rt.Result) {
 	rs := newRunSteps(res)
 	timed := res.TimerReach
 	rf := raceFinder{immediate: true, deadline: t.deadline}
-	defer func() { t.late = t.late || rf.late }()
+	defer t.absorbFinder(&rf)
 	rf.forEachRace(res, func(r race) {
 		first := &res.Events[rs.first[rs.of[r.early]]]
 		at := int(first.Decision) - t.base

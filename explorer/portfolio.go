@@ -73,6 +73,10 @@ func (e *explorer) portfolio() {
 		e.member = m.name
 		res := m.step()
 		m.used += int64(res.Steps) + 1
+		if m == dp {
+			m.used += ex.analysis
+			ex.analysis = 0
+		}
 		if m != dp {
 			sampled++
 		}
@@ -109,17 +113,28 @@ type exhaustive struct {
 	s        *search
 	complete bool
 	retired  bool
+	// analysis is the race analysis's work since the portfolio last charged it, in steps
+	// (analysisPerStep): DPOR's share counts it, or the analysis of runs of thousands of
+	// goroutines, which grows faster than their steps, would leave the samplers no time.
+	analysis int64
 }
+
+// analysisPerStep is the race analysis's work (raceFinder.work) that costs about as much time
+// as one step of a run. A count of work, not a time, keeps the exploration a function of its
+// seed alone.
+const analysisPerStep = 256
 
 func (x *exhaustive) step() *rt.Result {
 	res := x.s.step()
+	x.analysis += int64(x.s.t.work / analysisPerStep)
+	x.s.t.work = 0
 	if !x.s.ended {
 		return res
 	}
 	deeper := x.e.rep.Stats.PrunedDepth > x.s.prunedDepth
 	switch {
 	case !x.s.complete:
-		x.retired = true // the program diverged
+		x.retired = true // the program diverged, or a run was too large for the race analysis
 	case !deeper && x.s.cuts == 0:
 		x.complete = true
 	case !deeper:
@@ -208,6 +223,13 @@ func (s *search) step() *rt.Result {
 	}
 	if e.opts.OnNode != nil && res.Verdict.Kind != rt.VerdictPruned {
 		e.emitLeaf(t, res)
+	}
+	if t.tooLarge {
+		// The run's races were not found, so the tree does not know which orders to try
+		// next: the search ends incomplete, and the portfolio's samplers go on.
+		s.ended = true
+		e.rep.Stats.TooLarge++
+		return res
 	}
 	if p, ok := s.br.(predictor); ok {
 		// Predicted bugs are replayed at once, and the replay reuses the run's storage.

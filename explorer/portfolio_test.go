@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle"
 	"github.com/heddledbg/heddle/explorer"
@@ -196,3 +197,24 @@ func TestPortfolioPrefixShards(t *testing.T) {
 
 // picks renders a schedule's decisions.
 func picks(ds []rt.Decision) string { return fmt.Sprint(ds) }
+
+// TestPortfolioTooLarge: when a run has too many unordered goroutines for DPOR's race
+// analysis, the exploration is not complete, DPOR says why and retires after that run, and the
+// samplers make the other runs of the budget.
+func TestPortfolioTooLarge(t *testing.T) {
+	body := func() {
+		var wg rt.WaitGroup
+		for range 1500 {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				rt.Sleep(time.Millisecond)
+			})
+		}
+		wg.Wait()
+	}
+	rep := explorer.Explore(body, explorer.Options{MaxRuns: 20})
+	if s := rep.Stats; s.TooLarge != 1 || s.Complete || s.Runs != 20 {
+		t.Errorf("tooLarge %d, complete %v, runs %d: want one run too large, an incomplete search, and 20 runs", s.TooLarge, s.Complete, s.Runs)
+	}
+}

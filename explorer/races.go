@@ -52,9 +52,52 @@ type raceFinder struct {
 	candSlot  []int
 	one       [1]rt.ObjID // an event's object as a slice, without allocating
 	// deadline, if not zero, stops forEachRace at that time, with late set: the races of a
-	// run of hundreds of thousands of steps take longer to find than the run took.
+	// run of hundreds of thousands of steps take longer to find than the run took. work
+	// counts the clock entries and candidates looked at since the time was last read: one
+	// access of a run of thousands of goroutines can cost more than a thousand steps of a
+	// small run, so the time is read by the work done, not by steps.
 	deadline time.Time
 	late     bool
+	work     int
+	// total is the work of the whole analysis, which the portfolio charges to DPOR's share.
+	total int
+	// tooLarge is set, and the analysis stopped, for a run whose goroutines and objects are
+	// too many for the finder's clocks (maxRaceCells), or whose analysis takes more work than
+	// limit.
+	tooLarge bool
+	limit    int
+}
+
+// maxRaceCells bounds a run's goroutines times its objects: the finder keeps, for each
+// object, an access and a clock per goroutine. A run of ants' tests, with a hundred thousand
+// goroutines each with a timer of its own, would need terabytes.
+const maxRaceCells = 1 << 22
+
+// maxWorkPerStep bounds the analysis's work by the run's steps. A step's cost grows with the
+// goroutines that touched the same objects without order between them: two thousand
+// goroutines that each sleep once took seconds per run.
+const maxWorkPerStep = 1 << 16
+
+// lateEvery is the work between two readings of the time (raceFinder.work): about a
+// millisecond.
+const lateEvery = 1 << 20
+
+// over reports whether the deadline has passed, reading the time once lateEvery work was done.
+func (rf *raceFinder) over() bool {
+	if rf.late || rf.tooLarge {
+		return true
+	}
+	if rf.work < lateEvery {
+		return false
+	}
+	rf.total += rf.work
+	rf.work = 0
+	if rf.limit > 0 && rf.total > rf.limit {
+		rf.tooLarge = true
+		return true
+	}
+	rf.late = !rf.deadline.IsZero() && time.Now().After(rf.deadline)
+	return rf.late
 }
 
 func (rf *raceFinder) slot(g rt.GID) int {
@@ -75,6 +118,15 @@ func (rf *raceFinder) gid(slot int) rt.GID {
 func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	evs := res.Events
 	rf.n = len(res.Goroutines) + 1
+	if rf.n*(len(res.Objects)+objBase) > maxRaceCells {
+		rf.tooLarge = true
+		return
+	}
+	rf.limit = (len(res.Events) + 256) * maxWorkPerStep
+	if !rf.deadline.IsZero() && time.Now().After(rf.deadline) {
+		rf.late = true
+		return
+	}
 	rf.vc = make([][]int32, rf.n)
 	for i := range rf.vc {
 		rf.vc[i] = make([]int32, rf.n)
@@ -86,8 +138,7 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	// steps moves the step at which it is due.
 	timed := res.TimerReach
 	for j := range evs {
-		if j&(1<<10-1) == 0 && !rf.deadline.IsZero() && time.Now().After(rf.deadline) {
-			rf.late = true
+		if rf.work += rf.n; rf.over() {
 			return
 		}
 		e := &evs[j]
@@ -134,6 +185,9 @@ func (rf *raceFinder) forEachRace(res *rt.Result, f func(race)) {
 	}
 	// Goroutines that never performed the operation they were stopped before.
 	for _, gs := range res.Pending {
+		if rf.over() {
+			return
+		}
 		objs := gs.Objs
 		if objs == nil && gs.Obj != rt.NoObj {
 			objs = []rt.ObjID{gs.Obj}
@@ -159,6 +213,7 @@ func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []in
 		if op.ReadOnly() {
 			byQ = oa.write
 		}
+		rf.work += len(byQ)
 		for q := range byQ {
 			c := &byQ[q]
 			if c.count == 0 || q == p || c.count <= before[q] || c.op.ReadOnly() && op.ReadOnly() || rf.isCand(q, c) {
@@ -169,8 +224,13 @@ func (rf *raceFinder) check(j, p int, op rt.OpKind, objs []rt.ObjID, before []in
 		}
 	}
 	for i, c := range rf.cands {
-		if rf.immediate && rf.orderedThrough(i) {
-			continue
+		if rf.immediate {
+			if rf.work += len(rf.cands); rf.over() {
+				return
+			}
+			if rf.orderedThrough(i) {
+				continue
+			}
 		}
 		f(race{early: c.ev, late: j, g: rf.gid(p), op: op, objs: objs})
 	}

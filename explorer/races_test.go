@@ -48,3 +48,49 @@ func TestRaceFinderDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestRaceFinderTooLarge runs goroutines that each sleep once, all unordered: the analysis of
+// a run with many of them says that the run is too large rather than take seconds (its work
+// grows with the cube of the goroutines) or gigabytes (its clocks with their square), and
+// the analysis of a run with few finds its races.
+func TestRaceFinderTooLarge(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		goroutines int
+		tooLarge   bool
+	}{
+		{"few", 50, false},
+		{"too much work", 1500, true},   // goroutines × objects below maxRaceCells
+		{"too many clocks", 3000, true}, // above it
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := rt.Run(rt.Config{}, func() {
+				var wg rt.WaitGroup
+				for range tc.goroutines {
+					wg.Add(1)
+					rt.Go(func() {
+						defer wg.Done()
+						rt.Sleep(time.Millisecond)
+					})
+				}
+				wg.Wait()
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %v", res.Verdict)
+			}
+			cells := len(res.Goroutines) * len(res.Objects)
+			if big := cells > maxRaceCells; big != (tc.name == "too many clocks") {
+				t.Fatalf("%d goroutines × %d objects: over maxRaceCells = %v", len(res.Goroutines), len(res.Objects), big)
+			}
+			rf := raceFinder{immediate: true}
+			races := 0
+			rf.forEachRace(res, func(race) { races++ })
+			if rf.tooLarge != tc.tooLarge || !tc.tooLarge && races < tc.goroutines {
+				t.Errorf("tooLarge = %v after %d races, want %v", rf.tooLarge, races, tc.tooLarge)
+			}
+			if rf.tooLarge && rf.total > rf.limit+lateEvery {
+				t.Errorf("the analysis went on to %d work past its limit of %d", rf.total, rf.limit)
+			}
+		})
+	}
+}

@@ -77,9 +77,14 @@ type tree struct {
 	// run stops there, and sets late, which ends the search.
 	deadline time.Time
 	late     bool
-	nextID   int
-	onNode   func(n, parent *node, res *rt.Result)
-	onPop    func(n *node, pruned []record.Pruned)
+	// tooLarge is set when a run's races could not be found (raceFinder.tooLarge): the
+	// search cannot go on from it, and ends incomplete.
+	tooLarge bool
+	// work counts the race analysis's work since the portfolio last took it (raceFinder.total).
+	work   int
+	nextID int
+	onNode func(n, parent *node, res *rt.Result)
+	onPop  func(n *node, pruned []record.Pruned)
 	// decisions is the number of decisions of the last run after the fixed prefix: the next
 	// run's log is sized for about as many.
 	decisions int
@@ -334,3 +339,10 @@ func (naive) sleeping() bool             { return false }
 type bounded struct{ naive }
 
 // exitBlock and its variants (ExitBlock-RW, -DD, -RWDD) live in exitblock.go.
+
+// absorbFinder notes how the race analysis of a run ended: late or too large.
+func (t *tree) absorbFinder(rf *raceFinder) {
+	t.late = t.late || rf.late
+	t.tooLarge = t.tooLarge || rf.tooLarge
+	t.work += rf.total + rf.work
+}

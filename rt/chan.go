@@ -2,6 +2,7 @@ package rt
 
 import (
 	"reflect"
+	"slices"
 	"sync"
 	"unsafe"
 )
@@ -26,7 +27,52 @@ type chanState struct {
 	foreign bool
 	ops     chanOps
 	timer   *timer // the timer whose channel this is
+	// waiters are the goroutines that parked on the channel in run waitEpoch, each as of its
+	// park, some of them since resumed: a partner is found among them, not among all of the
+	// run's goroutines.
+	waiters   []waiter
+	waitEpoch uint64
 }
+
+// A waiter is a goroutine parked on a channel by the park that gave it since: once the
+// goroutine is resumed, or parks again, the waiter is void.
+type waiter struct {
+	g     *goroutine
+	since uint64
+}
+
+// waitOn records g, which parks on its channel operation, as a waiter of its channels.
+//
+//go:norace
+func (r *run) waitOn(g *goroutine) {
+	switch g.op.kind {
+	case OpSend, OpRecv:
+		r.addWaiter(g.op.ch, g)
+	case OpSelect:
+		for _, c := range g.op.cases {
+			r.addWaiter(c.st, g)
+		}
+	}
+}
+
+//go:norace
+func (r *run) addWaiter(st *chanState, g *goroutine) {
+	if st == nil {
+		return
+	}
+	if st.waitEpoch != r.epoch {
+		st.waiters, st.waitEpoch = st.waiters[:0], r.epoch
+	}
+	if len(st.waiters) == cap(st.waiters) {
+		// Void waiters go before the list grows: a goroutine that parks on the channel again
+		// and again, with nobody looking for a partner on it, would grow it without end.
+		st.waiters = slices.DeleteFunc(st.waiters, waiter.void)
+	}
+	st.waiters = append(st.waiters, waiter{g, g.since})
+}
+
+//go:norace
+func (w waiter) void() bool { return w.g.state != gParked || w.g.since != w.since }
 
 // chanOps are the type-specific operations on the real channel, all non-blocking.
 type chanOps interface {
@@ -355,12 +401,18 @@ func (r *run) parked(st *chanState, send bool) (*goroutine, int) {
 	if st == nil {
 		return nil, 0
 	}
+	if st.waitEpoch != r.epoch {
+		return nil, 0
+	}
 	var best *goroutine
 	bestCase := 0
-	for _, w := range r.gs {
-		if w.state != gParked {
+	kept := st.waiters[:0]
+	for _, wt := range st.waiters {
+		if wt.void() {
 			continue
 		}
+		kept = append(kept, wt)
+		w := wt.g
 		i := -2
 		switch w.op.kind {
 		case OpSend, OpRecv:
@@ -379,6 +431,7 @@ func (r *run) parked(st *chanState, send bool) (*goroutine, int) {
 			best, bestCase = w, i
 		}
 	}
+	st.waiters = kept
 	return best, bestCase
 }
 

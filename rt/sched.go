@@ -1,10 +1,12 @@
 package rt
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -165,6 +167,8 @@ type goroutine struct {
 	goid    int64   // its carrier's id in the runtime's stack traces
 	op      op
 	since   uint64 // order in which goroutines became pending: FIFO for channel partners
+	// listed says that g is in the run's candidates list (run.candidates).
+	listed bool
 	fn      uintptr
 	start   func() // its function until its carrier starts it, for Stack's listing
 	created int32  // step that created it, -1 for the root
@@ -241,6 +245,12 @@ type run struct {
 	altObjs   []ObjID
 	// parkedSelects are the goroutines parked in a select at the decision being made.
 	parkedSelects []*goroutine
+	// candidates holds, in the order of their ids once sorted, the goroutines a decision
+	// looks at: every pending goroutine and every one parked in a select, and others that
+	// were until the next decision drops them. A decision costs what it offers, not the
+	// run's goroutines: ants' tests start a hundred thousand.
+	candidates []*goroutine
+	unsorted   bool
 	point         Point
 	nsince        uint64
 	steps         int
@@ -449,6 +459,7 @@ func (r *run) reset(cfg Config) {
 		alts:          r.alts[:0],
 		altObjs:       r.altObjs[:0],
 		parkedSelects: r.parkedSelects[:0],
+		candidates:    r.candidates[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
 		syncs:         r.syncs,
@@ -457,7 +468,7 @@ func (r *run) reset(cfg Config) {
 		done:          r.done,
 		idle:          r.idle,
 		startG:        NoG,
-		clock:         clock{timers: r.clock.timers[:0], shortest: -1, mono: monoBase()},
+		clock:         clock{timers: r.clock.timers[:0], due: r.clock.due[:0], shortest: -1, mono: monoBase()},
 		early:         r.early[:0],
 		gcache:        r.gcache,
 		objNames:      r.objNames,
@@ -726,6 +737,7 @@ func (r *run) yield(g *goroutine) {
 		g.pc, g.stack = callers()
 	}
 	g.state = gPending
+	r.list(g)
 	g.done = false
 	g.offeredSince = int32(r.steps)
 	r.nsince++
@@ -768,6 +780,10 @@ func (r *run) park(g *goroutine) {
 	g.state = gParked
 	r.nsince++
 	g.since = r.nsince
+	if g.op.kind == OpSelect {
+		r.list(g)
+	}
+	r.waitOn(g)
 	r.switchTo(g, r.next(g))
 	if r.aborted {
 		runtime.Goexit()
@@ -867,6 +883,20 @@ func sleep(r *run, g *goroutine) {
 	raceWoken(g)
 }
 
+// list adds g, which became pending or parked in a select, to the decisions' candidates.
+//
+//go:norace
+func (r *run) list(g *goroutine) {
+	if g.listed {
+		return
+	}
+	g.listed = true
+	if n := len(r.candidates); n > 0 && r.candidates[n-1].id > g.id {
+		r.unsorted = true
+	}
+	r.candidates = append(r.candidates, g)
+}
+
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
 // time passing is progress.
 var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
@@ -892,8 +922,18 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			cur = r.gs[r.events[n-1].G]
 		}
 	}
-	for _, g := range r.gs {
-		if g.state == gParked && g.op.kind == OpSelect {
+	if r.unsorted {
+		slices.SortFunc(r.candidates, func(a, b *goroutine) int { return cmp.Compare(a.id, b.id) })
+		r.unsorted = false
+	}
+	kept := r.candidates[:0]
+	for _, g := range r.candidates {
+		if g.state != gPending && (g.state != gParked || g.op.kind != OpSelect) {
+			g.listed = false
+			continue
+		}
+		kept = append(kept, g)
+		if g.state == gParked {
 			r.parkedSelects = append(r.parkedSelects, g)
 		}
 		if g.state == gPending && r.enabled(g) {
@@ -905,6 +945,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			alts = r.appendAlt(alts, g)
 		}
 	}
+	r.candidates = kept
 	if len(alts) == 0 && r.waitForeign() {
 		return r.takeResumed()
 	}

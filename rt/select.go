@@ -207,6 +207,9 @@ func (r *run) onForeign(w *goroutine) bool {
 //
 //go:norace
 func (r *run) waitForeign() bool {
+	if !r.hasForeign {
+		return false
+	}
 	for _, w := range r.gs {
 		if w.state == gParked && r.onForeign(w) {
 			limit := r.cfg.ForeignWait

@@ -305,6 +305,38 @@ type clock struct {
 	// without the clock's own jumps to a timer. shortest is the shortest duration of a timer
 	// set in the run, -1 if none was.
 	worked, shortest int64
+	// due holds the objects the clock's next step touches (clockObjs) while dueValid: a
+	// decision offers the clock with them, and tens of thousands of sleepers due at once
+	// would otherwise be listed again at every decision. dueWhen is their deadline.
+	due      []ObjID
+	dueWhen  int64
+	dueValid bool
+}
+
+// push adds timer t to the heap, and to the objects of the next step if it falls due with
+// them.
+//
+//go:norace
+func (c *clock) push(t *timer) {
+	heap.Push(&c.timers, t)
+	switch {
+	case !c.dueValid:
+	case t.when < c.dueWhen:
+		c.dueValid = false
+	case t.when == c.dueWhen:
+		c.due = t.appendObjs(c.due)
+	}
+}
+
+// appendObjs appends the objects that firing t touches: the timer and its channel.
+//
+//go:norace
+func (t *timer) appendObjs(objs []ObjID) []ObjID {
+	objs = append(objs, t.obj.id)
+	if t.st != nil {
+		objs = append(objs, t.st.obj.id)
+	}
+	return objs
 }
 
 // reach reports whether a timer set in the run was short enough for the run's work to make it
@@ -362,7 +394,7 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	if t.kind != timerSleep && t.dur <= int64(timeoutLongest) && (r.cfg.TimerSites || r.cfg.Timeout != "") {
 		r.noteSite(t)
 	}
-	heap.Push(&r.clock.timers, t)
+	r.clock.push(t)
 }
 
 // after is the time d after now, saturated at the largest time as Go's runtime saturates a
@@ -404,6 +436,7 @@ func (r *run) unschedule(t *timer) bool {
 		return false
 	}
 	heap.Remove(&r.clock.timers, t.index)
+	r.clock.dueValid = false
 	t.active = false
 	return true
 }
@@ -413,18 +446,26 @@ func (r *run) unschedule(t *timer) bool {
 //
 //go:norace
 func (r *run) clockObjs() []ObjID {
-	start := len(r.altObjs)
-	r.altObjs = append(r.altObjs, ClockObj)
-	next := r.clock.timers[0].when
-	for _, t := range r.clock.timers {
-		if t.when == next {
-			r.altObjs = append(r.altObjs, t.obj.id)
-			if t.st != nil {
-				r.altObjs = append(r.altObjs, t.st.obj.id)
-			}
-		}
+	c := &r.clock
+	if !c.dueValid {
+		c.due = append(c.due[:0], ClockObj)
+		c.dueWhen, c.dueValid = c.timers[0].when, true
+		c.due = c.timers.appendDue(c.due, 0)
 	}
-	return r.altObjs[start:len(r.altObjs):len(r.altObjs)]
+	return c.due[:len(c.due):len(c.due)]
+}
+
+// appendDue appends the objects of the timers of the subheap at i that fall due with the
+// heap's first: by the heap's order, they are the subheap's root and the children of each.
+//
+//go:norace
+func (h timerHeap) appendDue(objs []ObjID, i int) []ObjID {
+	if i >= len(h) || h[i].when != h[0].when {
+		return objs
+	}
+	objs = h[i].appendObjs(objs)
+	objs = h.appendDue(objs, 2*i+1)
+	return h.appendDue(objs, 2*i+2)
 }
 
 // fireClock performs the clock's step: time advances to the next deadline and every timer due
@@ -440,6 +481,7 @@ func (r *run) fireClock() {
 	}
 	e.Objs = append(e.Objs, ClockObj)
 	early := r.cfg.Detail && len(r.alts) > 1 && (r.cfg.Time == TimeAdversarial || r.cfg.Time == TimeQuantum && r.bubble == nil)
+	r.clock.dueValid = false
 	for len(r.clock.timers) > 0 && r.clock.timers[0].when == next {
 		t := heap.Pop(&r.clock.timers).(*timer)
 		t.active = false
@@ -447,10 +489,7 @@ func (r *run) fireClock() {
 			r.noteEarly(t)
 		}
 		e = &r.events[len(r.events)-1]
-		e.Objs = append(e.Objs, t.obj.id)
-		if t.st != nil {
-			e.Objs = append(e.Objs, t.st.obj.id)
-		}
+		e.Objs = t.appendObjs(e.Objs)
 		switch t.kind {
 		case timerSleep:
 			if t.g.state == gParked && t.g.op.kind == OpSleep {
@@ -470,7 +509,7 @@ func (r *run) fireClock() {
 				r.clock.seq++
 				t.when, t.seq, t.active = when, r.clock.seq, true
 				t.dur, t.set = t.period, int32(len(r.events)-1)
-				heap.Push(&r.clock.timers, t)
+				r.clock.push(t)
 			}
 		case timerFunc:
 			child := r.newG(t.creator, t.f)
@@ -697,6 +736,11 @@ func (t *Timer) Reset(d time.Duration) bool {
 //go:norace
 func (r *run) stopTimer(t *timer, g *goroutine) bool {
 	id := r.timerObj(t, g)
+	if t.st != nil {
+		// A timer made in an earlier run (a package's) has its channel's object of that run:
+		// the clock's step, which lists it, needs this run's.
+		r.chanObj(t.st, g)
+	}
 	g.op = op{kind: OpTimer, obj: id}
 	r.yield(g)
 	r.timerEvent(g, OpTimer, id)

@@ -183,6 +183,14 @@ func serveRun(h explorer.Harness, req wire.Request) *wire.Message {
 	leftOut = req.LeftOut
 	defer func() { leftOut = nil }()
 	res := explorer.RunGuided(h, gd, explorer.OptionsOf(req.Options), req.Detail)
+	if res.Verdict.Kind == rt.VerdictStopped && !req.Detail {
+		// The time budget ended during the run, and the exploration ends with it: it needs
+		// the run's verdict and length, not its steps. ants' tests stopped after 600,000
+		// steps, whose answer took the rest of the budget twice over to encode and decode.
+		sent := *res
+		sent.Events, sent.Decisions, sent.Pending = nil, nil, nil
+		return &wire.Message{Type: wire.MsgResult, Result: &sent, Error: gd.Diverged(), Skipped: skipped, Skips: skips, Subtests: started}
+	}
 	if res.Steps > limitSteps {
 		// Said at once: encoding an answer of hundreds of megabytes for the controller to
 		// refuse took ants' TestAntsPoolWaitToGetWorker 8 minutes under the race detector.

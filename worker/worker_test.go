@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
@@ -132,5 +133,34 @@ func TestRunTooLong(t *testing.T) {
 		if m.Type != tc.want || tc.want == wire.MsgError && !strings.Contains(m.Error, "over heddle's limit of 256 MB") {
 			t.Errorf("%d sends: %s message (%s), want %s", tc.sends, m.Type, m.Error, tc.want)
 		}
+	}
+}
+
+// TestRunStopped: a run that the end of the time budget stops is answered with its verdict
+// and length and without its steps, which the exploration, ending with it, does not need; a
+// run that ends on its own carries them.
+func TestRunStopped(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		sends   int
+		maxTime time.Duration
+		want    rt.VerdictKind
+	}{{"ends", 100, time.Hour, rt.VerdictOK}, {"stopped", 1 << 30, 100 * time.Millisecond, rt.VerdictStopped}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := serveRun(explorer.Body(func() {
+				ch := rt.MakeChan[int](1)
+				for i := range tc.sends {
+					rt.Send(ch, i)
+					rt.Recv(ch)
+				}
+			}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}, Options: wire.Options{MaxTime: tc.maxTime}})
+			if m.Type != wire.MsgResult || m.Result.Verdict.Kind != tc.want {
+				t.Fatalf("%s message (%s), verdict %v: want a result, %s", m.Type, m.Error, m.Result, tc.want)
+			}
+			stopped := tc.want == rt.VerdictStopped
+			if m.Result.Steps == 0 || (len(m.Result.Events) == 0) != stopped {
+				t.Errorf("a run of %d steps answered with %d events", m.Result.Steps, len(m.Result.Events))
+			}
+		})
 	}
 }

@@ -194,6 +194,8 @@ export interface Stats {
   cut?: number;
   // runs stopped at the end of the time budget
   stopped?: number;
+  // runs with too many goroutines times objects for DPOR's race analysis: the systematic search ended at the first
+  tooLarge?: number;
   // distinct bugs
   bugs: number;
   // runs that ended in a bug
