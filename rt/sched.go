@@ -156,19 +156,19 @@ const (
 
 // goroutine is a controlled goroutine.
 type goroutine struct {
-	id      GID
-	parent  *goroutine
-	seq     int32 // 1-based index among the parent's children
-	nchild  int32
-	nobj    int32 // objects first touched by this goroutine
-	state   gstate
-	wake    *parker // its carrier's
-	gp      uintptr // its carrier's runtime descriptor (getg), to tell callers apart
-	goid    int64   // its carrier's id in the runtime's stack traces
-	op      op
-	since   uint64 // order in which goroutines became pending: FIFO for channel partners
+	id     GID
+	parent *goroutine
+	seq    int32 // 1-based index among the parent's children
+	nchild int32
+	nobj   int32 // objects first touched by this goroutine
+	state  gstate
+	wake   *parker // its carrier's
+	gp     uintptr // its carrier's runtime descriptor (getg), to tell callers apart
+	goid   int64   // its carrier's id in the runtime's stack traces
+	op     op
+	since  uint64 // order in which goroutines became pending: FIFO for channel partners
 	// listed says that g is in the run's candidates list (run.candidates).
-	listed bool
+	listed  bool
 	fn      uintptr
 	start   func() // its function until its carrier starts it, for Stack's listing
 	created int32  // step that created it, -1 for the root
@@ -251,10 +251,10 @@ type run struct {
 	// run's goroutines: ants' tests start a hundred thousand.
 	candidates []*goroutine
 	unsorted   bool
-	point         Point
-	nsince        uint64
-	steps         int
-	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
+	point      Point
+	nsince     uint64
+	steps      int
+	progress   atomic.Int64 // scheduling points reached, for the hang watchdog
 	// busy counts the running goroutine's calls into heddle between scheduling points (its
 	// memory accesses); activity publishes it to the watchdog every activityEvery calls, so
 	// that a goroutine that computes is not taken for one that hangs.
