@@ -260,7 +260,8 @@ type accesses struct {
 	// partial is set for a run whose clocks started late (the process's first access came
 	// during it): its warnings are left out.
 	partial bool
-	// overflow is set once the run touched maxVars variables: the check stops there.
+	// overflow is set once the run touched maxVars variables or started maxClocked
+	// goroutines: the check and its clocks stop there, and the locks held are still followed.
 	overflow bool
 	held     [][]heldLock
 	vars     map[unsafe.Pointer]int32 // index in shadows
@@ -333,15 +334,30 @@ func (c *clocks) reset() {
 	}
 }
 
-// goroutine makes g known: its clocks and its lockset.
+// maxClocked bounds the goroutines of a run whose clocks the check keeps: a clock has an entry
+// per goroutine, so the clocks of n goroutines take n² entries. ants' TestNoPool, whose
+// hundred thousand goroutines each sleep once, spent its budget filling them. Go's race
+// detector stops at 8,128 live goroutines; past this bound the rest of the run is left to it,
+// as past maxVars.
+const maxClocked = 4096
+
+// goroutine makes g known: its lockset and, unless the check has stopped, its clocks, which it
+// reports.
 //
 //go:norace
-func (a *accesses) goroutine(g GID) {
+func (a *accesses) goroutine(g GID) bool {
 	for int(g) >= len(a.held) {
 		a.held = append(a.held, nil)
 	}
+	if int(g) >= maxClocked {
+		a.overflow = true
+	}
+	if a.overflow {
+		return false
+	}
 	a.hb.clock(g)
 	a.full.clock(g)
+	return true
 }
 
 //go:norace
@@ -419,7 +435,7 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 		return
 	}
 	a := r.accessState()
-	a.goroutine(e.G)
+	clocked := a.goroutine(e.G)
 	r.fullAcquire(a, e, 2*id)
 	if e.Op != OpRLock && e.Op != OpTryRLock {
 		// An RUnlock orders the Lock that follows, not another RLock.
@@ -431,7 +447,9 @@ func (r *run) accessAcquire(e *Event, id ObjID) {
 	case OpRLock, OpTryRLock:
 		a.held[e.G] = append(a.held[e.G], heldLock{id: id, read: true})
 	default:
-		a.hb.acquire(e.G, id)
+		if clocked {
+			a.hb.acquire(e.G, id)
+		}
 	}
 }
 
@@ -441,7 +459,7 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 		return
 	}
 	a := r.accessState()
-	a.goroutine(e.G)
+	clocked := a.goroutine(e.G)
 	if e.Op == OpRUnlock {
 		r.fullRelease(a, e, 2*id+1)
 	} else {
@@ -454,9 +472,13 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 			a.held[e.G] = slices.Delete(h, i, i+1)
 		}
 	default:
-		a.hb.release(e.G, id)
+		if clocked {
+			a.hb.release(e.G, id)
+		}
 	}
-	a.tick(e.G)
+	if clocked {
+		a.tick(e.G)
+	}
 }
 
 // accessPool orders g's Put of item x into a sync.Pool (put) before the Get that returns x (not
@@ -471,7 +493,9 @@ func (r *run) accessPool(g *goroutine, x any, put bool) {
 		return
 	}
 	a := r.accessState()
-	a.goroutine(g.id)
+	if !a.goroutine(g.id) {
+		return
+	}
 	if !put {
 		if c := a.pooled[item]; c != nil {
 			a.hb.join(g.id, c[0])
@@ -506,22 +530,25 @@ func (r *run) accessGo(parent, child *goroutine) {
 		return
 	}
 	a := r.accessState()
-	a.goroutine(parent.id)
-	a.goroutine(child.id)
-	a.hb.join(child.id, a.hb.clock(parent.id))
-	a.full.join(child.id, a.full.clock(parent.id))
-	a.tick(parent.id)
+	if a.goroutine(parent.id) && a.goroutine(child.id) {
+		a.hb.join(child.id, a.hb.clock(parent.id))
+		a.full.join(child.id, a.full.clock(parent.id))
+		a.tick(parent.id)
+	}
 	if r.tx != nil {
 		r.tx.fork(parent.id, child.id, int32(len(r.events)-1))
 	}
 }
 
 // fullAcquire and fullRelease are where the full order, locks included, is built: the
-// transactional graph of atomic regions takes its synchronization edges from there.
+// transactional graph of atomic regions takes its synchronization edges from there, also once
+// the clocks have stopped.
 //
 //go:norace
 func (r *run) fullAcquire(a *accesses, e *Event, slot ObjID) {
-	a.full.acquire(e.G, slot)
+	if !a.overflow {
+		a.full.acquire(e.G, slot)
+	}
 	if r.tx != nil {
 		r.tx.acquire(e, slot)
 	}
@@ -529,7 +556,9 @@ func (r *run) fullAcquire(a *accesses, e *Event, slot ObjID) {
 
 //go:norace
 func (r *run) fullRelease(a *accesses, e *Event, slot ObjID) {
-	a.full.release(e.G, slot)
+	if !a.overflow {
+		a.full.release(e.G, slot)
+	}
 	if r.tx != nil {
 		r.tx.release(e, slot)
 	}
@@ -550,13 +579,14 @@ func (r *run) accessResume(w *goroutine) {
 	}
 	a := r.accessState()
 	cur := r.cur.id
-	a.goroutine(cur)
-	a.goroutine(w.id)
-	for _, c := range []*clocks{&a.hb, &a.full} {
-		c.join(w.id, c.clock(cur))
+	clocked := a.goroutine(cur) && a.goroutine(w.id)
+	if clocked {
+		for _, c := range []*clocks{&a.hb, &a.full} {
+			c.join(w.id, c.clock(cur))
+		}
+		a.tick(cur)
 	}
-	a.tick(cur)
-	if r.cur.op.kind != OpClose {
+	if clocked && r.cur.op.kind != OpClose {
 		for _, c := range []*clocks{&a.hb, &a.full} {
 			c.join(cur, c.clock(w.id))
 		}
@@ -663,7 +693,9 @@ type VarAccess struct {
 //
 //go:norace
 func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int32 {
-	a.goroutine(g)
+	if !a.goroutine(g) {
+		return -1
+	}
 	now := stamp{g: g, c: a.hb.clock(g)[g]}
 	held := a.held[g]
 	acc := Access{G: g, Write: write, Pos: pos}

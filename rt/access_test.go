@@ -375,3 +375,31 @@ func TestLocksetBound(t *testing.T) {
 		t.Fatalf("warnings %q, want the counter's alone", got)
 	}
 }
+
+// TestLocksetManyGoroutines: a run that starts more goroutines than the check keeps clocks
+// for (maxClocked, 4,096) still runs, fast, and warns of nothing from then on, as past maxVars;
+// the same unlocked counter among few goroutines is reported.
+func TestLocksetManyGoroutines(t *testing.T) {
+	counter := func(idle int) func() {
+		return func() {
+			var wg rt.WaitGroup
+			for range idle {
+				wg.Add(1)
+				rt.Go(wg.Done)
+			}
+			wg.Wait()
+			x := 0
+			for range 2 {
+				wg.Add(1)
+				rt.Go(func() { defer wg.Done(); rt.Update(&x, 1, "c:1") })
+			}
+			wg.Wait()
+		}
+	}
+	if got := lockset(t, counter(10)); len(got) != 1 {
+		t.Errorf("after 10 goroutines: warnings %v, want the unlocked counter", got)
+	}
+	if got := lockset(t, counter(5000)); len(got) != 0 {
+		t.Errorf("after 5,000 goroutines: warnings %v, want none: the check stopped", got)
+	}
+}
