@@ -1,12 +1,10 @@
 package rt
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -156,19 +154,17 @@ const (
 
 // goroutine is a controlled goroutine.
 type goroutine struct {
-	id     GID
-	parent *goroutine
-	seq    int32 // 1-based index among the parent's children
-	nchild int32
-	nobj   int32 // objects first touched by this goroutine
-	state  gstate
-	wake   *parker // its carrier's
-	gp     uintptr // its carrier's runtime descriptor (getg), to tell callers apart
-	goid   int64   // its carrier's id in the runtime's stack traces
-	op     op
-	since  uint64 // order in which goroutines became pending: FIFO for channel partners
-	// listed says that g is in the run's candidates list (run.candidates).
-	listed  bool
+	id      GID
+	parent  *goroutine
+	seq     int32 // 1-based index among the parent's children
+	nchild  int32
+	nobj    int32 // objects first touched by this goroutine
+	state   gstate
+	wake    *parker // its carrier's
+	gp      uintptr // its carrier's runtime descriptor (getg), to tell callers apart
+	goid    int64   // its carrier's id in the runtime's stack traces
+	op      op
+	since   uint64 // order in which goroutines became pending: FIFO for channel partners
 	fn      uintptr
 	start   func() // its function until its carrier starts it, for Stack's listing
 	created int32  // step that created it, -1 for the root
@@ -245,16 +241,10 @@ type run struct {
 	altObjs   []ObjID
 	// parkedSelects are the goroutines parked in a select at the decision being made.
 	parkedSelects []*goroutine
-	// candidates holds, in the order of their ids once sorted, the goroutines a decision
-	// looks at: every pending goroutine and every one parked in a select, and others that
-	// were until the next decision drops them. A decision costs what it offers, not the
-	// run's goroutines: ants' tests start a hundred thousand.
-	candidates []*goroutine
-	unsorted   bool
-	point      Point
-	nsince     uint64
-	steps      int
-	progress   atomic.Int64 // scheduling points reached, for the hang watchdog
+	point         Point
+	nsince        uint64
+	steps         int
+	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
 	// busy counts the running goroutine's calls into heddle between scheduling points (its
 	// memory accesses); activity publishes it to the watchdog every activityEvery calls, so
 	// that a goroutine that computes is not taken for one that hangs.
@@ -277,14 +267,14 @@ type run struct {
 	aborted      bool
 	tearing      atomic.Bool // teardown has begun (aborted is set): see sleep
 	// torn holds, from the start of teardown, the carriers of the goroutines it ends (controls).
-	torn atomic.Pointer[map[uintptr]struct{}]
-	verdict      Verdict
-	done         chan struct{} // receives when the run ends
-	live         atomic.Int32  // goroutines whose carrier has not finished with them
-	idle         chan struct{} // receives once when live drops to zero
-	chans        []chanKey
-	acc          *accesses // the lockset check's state, from the first synchronization or access
-	watched      []string  // the positions of Config.Watch reached, in order
+	torn    atomic.Pointer[map[uintptr]struct{}]
+	verdict Verdict
+	done    chan struct{} // receives when the run ends
+	live    atomic.Int32  // goroutines whose carrier has not finished with them
+	idle    chan struct{} // receives once when live drops to zero
+	chans   []chanKey
+	acc     *accesses // the lockset check's state, from the first synchronization or access
+	watched []string  // the positions of Config.Watch reached, in order
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
 	addrs      map[uintptr]ObjID
@@ -461,7 +451,6 @@ func (r *run) reset(cfg Config) {
 		alts:          r.alts[:0],
 		altObjs:       r.altObjs[:0],
 		parkedSelects: r.parkedSelects[:0],
-		candidates:    r.candidates[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
 		syncs:         r.syncs,
@@ -746,7 +735,6 @@ func (r *run) yield(g *goroutine) {
 		g.pc, g.stack = callers()
 	}
 	g.state = gPending
-	r.list(g)
 	g.done = false
 	g.offeredSince = int32(r.steps)
 	r.nsince++
@@ -789,9 +777,6 @@ func (r *run) park(g *goroutine) {
 	g.state = gParked
 	r.nsince++
 	g.since = r.nsince
-	if g.op.kind == OpSelect {
-		r.list(g)
-	}
 	r.waitOn(g)
 	r.switchTo(g, r.next(g))
 	if r.aborted {
@@ -892,20 +877,6 @@ func sleep(r *run, g *goroutine) {
 	raceWoken(g)
 }
 
-// list adds g, which became pending or parked in a select, to the decisions' candidates.
-//
-//go:norace
-func (r *run) list(g *goroutine) {
-	if g.listed {
-		return
-	}
-	g.listed = true
-	if n := len(r.candidates); n > 0 && r.candidates[n-1].id > g.id {
-		r.unsorted = true
-	}
-	r.candidates = append(r.candidates, g)
-}
-
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
 // time passing is progress.
 var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
@@ -931,18 +902,8 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			cur = r.gs[r.events[n-1].G]
 		}
 	}
-	if r.unsorted {
-		slices.SortFunc(r.candidates, func(a, b *goroutine) int { return cmp.Compare(a.id, b.id) })
-		r.unsorted = false
-	}
-	kept := r.candidates[:0]
-	for _, g := range r.candidates {
-		if g.state != gPending && (g.state != gParked || g.op.kind != OpSelect) {
-			g.listed = false
-			continue
-		}
-		kept = append(kept, g)
-		if g.state == gParked {
+	for _, g := range r.gs {
+		if g.state == gParked && g.op.kind == OpSelect {
 			r.parkedSelects = append(r.parkedSelects, g)
 		}
 		if g.state == gPending && r.enabled(g) {
@@ -954,7 +915,6 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			alts = r.appendAlt(alts, g)
 		}
 	}
-	r.candidates = kept
 	if len(alts) == 0 && r.waitForeign() {
 		return r.takeResumed()
 	}
