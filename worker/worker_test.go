@@ -64,7 +64,7 @@ func TestRunFailure(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRunFailure$", "-test.v=true")
 	cmd.Env = append(os.Environ(), "HEDDLE_HARNESS_FAILURE=1")
 	out, _ := cmd.CombinedOutput()
-	want := "verdict: fatal: subtest TestX/sub failed: worker_test.go:54: failed with 1\n"
+	want := "verdict: fatal: subtest TestX/sub failed: worker_test.go:55: failed with 1\n"
 	if !strings.Contains(string(out), want) {
 		t.Errorf("child output does not contain %q:\n%s", want, out)
 	}
