@@ -2,7 +2,6 @@ package rt
 
 import (
 	"reflect"
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -66,7 +65,14 @@ func (r *run) addWaiter(st *chanState, g *goroutine) {
 	if len(st.waiters) == cap(st.waiters) {
 		// Void waiters go before the list grows: a goroutine that parks on the channel again
 		// and again, with nobody looking for a partner on it, would grow it without end.
-		st.waiters = slices.DeleteFunc(st.waiters, waiter.void)
+		// Written out, not slices.DeleteFunc: see sortByID.
+		kept := st.waiters[:0]
+		for _, w := range st.waiters {
+			if !w.void() {
+				kept = append(kept, w)
+			}
+		}
+		st.waiters = kept
 	}
 	st.waiters = append(st.waiters, waiter{g, g.since})
 }

@@ -154,17 +154,19 @@ const (
 
 // goroutine is a controlled goroutine.
 type goroutine struct {
-	id      GID
-	parent  *goroutine
-	seq     int32 // 1-based index among the parent's children
-	nchild  int32
-	nobj    int32 // objects first touched by this goroutine
-	state   gstate
-	wake    *parker // its carrier's
-	gp      uintptr // its carrier's runtime descriptor (getg), to tell callers apart
-	goid    int64   // its carrier's id in the runtime's stack traces
-	op      op
-	since   uint64 // order in which goroutines became pending: FIFO for channel partners
+	id     GID
+	parent *goroutine
+	seq    int32 // 1-based index among the parent's children
+	nchild int32
+	nobj   int32 // objects first touched by this goroutine
+	state  gstate
+	wake   *parker // its carrier's
+	gp     uintptr // its carrier's runtime descriptor (getg), to tell callers apart
+	goid   int64   // its carrier's id in the runtime's stack traces
+	op     op
+	since  uint64 // order in which goroutines became pending: FIFO for channel partners
+	// listed says that g is in the run's candidates list (run.candidates).
+	listed  bool
 	fn      uintptr
 	start   func() // its function until its carrier starts it, for Stack's listing
 	created int32  // step that created it, -1 for the root
@@ -241,10 +243,16 @@ type run struct {
 	altObjs   []ObjID
 	// parkedSelects are the goroutines parked in a select at the decision being made.
 	parkedSelects []*goroutine
-	point         Point
-	nsince        uint64
-	steps         int
-	progress      atomic.Int64 // scheduling points reached, for the hang watchdog
+	// candidates holds, in the order of their ids once sorted, the goroutines a decision
+	// looks at: every pending goroutine and every one parked in a select, and others that
+	// were until the next decision drops them. A decision costs what it offers, not the
+	// run's goroutines: ants' tests start a hundred thousand.
+	candidates []*goroutine
+	unsorted   bool
+	point      Point
+	nsince     uint64
+	steps      int
+	progress   atomic.Int64 // scheduling points reached, for the hang watchdog
 	// busy counts the running goroutine's calls into heddle between scheduling points (its
 	// memory accesses); activity publishes it to the watchdog every activityEvery calls, so
 	// that a goroutine that computes is not taken for one that hangs.
@@ -451,6 +459,7 @@ func (r *run) reset(cfg Config) {
 		alts:          r.alts[:0],
 		altObjs:       r.altObjs[:0],
 		parkedSelects: r.parkedSelects[:0],
+		candidates:    r.candidates[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
 		syncs:         r.syncs,
@@ -735,6 +744,7 @@ func (r *run) yield(g *goroutine) {
 		g.pc, g.stack = callers()
 	}
 	g.state = gPending
+	r.list(g)
 	g.done = false
 	g.offeredSince = int32(r.steps)
 	r.nsince++
@@ -777,6 +787,9 @@ func (r *run) park(g *goroutine) {
 	g.state = gParked
 	r.nsince++
 	g.since = r.nsince
+	if g.op.kind == OpSelect {
+		r.list(g)
+	}
 	r.waitOn(g)
 	r.switchTo(g, r.next(g))
 	if r.aborted {
@@ -877,6 +890,34 @@ func sleep(r *run, g *goroutine) {
 	raceWoken(g)
 }
 
+// list adds g, which became pending or parked in a select, to the decisions' candidates.
+//
+//go:norace
+func (r *run) list(g *goroutine) {
+	if g.listed {
+		return
+	}
+	g.listed = true
+	if n := len(r.candidates); n > 0 && r.candidates[n-1].id > g.id {
+		r.unsorted = true
+	}
+	r.candidates = append(r.candidates, g)
+}
+
+// sortByID sorts gs by id, by insertion: the list is short and mostly sorted. It is written
+// out rather than a call of package slices, whose writes, made on one carrier, the race
+// detector would see race with a later append's read on another, the hand-offs between
+// carriers being hidden from it.
+//
+//go:norace
+func sortByID(gs []*goroutine) {
+	for i := 1; i < len(gs); i++ {
+		for j := i; j > 0 && gs[j-1].id > gs[j].id; j-- {
+			gs[j-1], gs[j] = gs[j], gs[j-1]
+		}
+	}
+}
+
 // clockG is the pseudo-goroutine whose step advances the virtual clock. Its steps are work:
 // time passing is progress.
 var clockG = &goroutine{id: ClockID, lastLoad: NoObj}
@@ -902,8 +943,18 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			cur = r.gs[r.events[n-1].G]
 		}
 	}
-	for _, g := range r.gs {
-		if g.state == gParked && g.op.kind == OpSelect {
+	if r.unsorted {
+		sortByID(r.candidates)
+		r.unsorted = false
+	}
+	kept := r.candidates[:0]
+	for _, g := range r.candidates {
+		if g.state != gPending && (g.state != gParked || g.op.kind != OpSelect) {
+			g.listed = false
+			continue
+		}
+		kept = append(kept, g)
+		if g.state == gParked {
 			r.parkedSelects = append(r.parkedSelects, g)
 		}
 		if g.state == gPending && r.enabled(g) {
@@ -915,6 +966,7 @@ func (r *run) decide(cur *goroutine) *goroutine {
 			alts = r.appendAlt(alts, g)
 		}
 	}
+	r.candidates = kept
 	if len(alts) == 0 && r.waitForeign() {
 		return r.takeResumed()
 	}
