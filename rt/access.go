@@ -467,10 +467,8 @@ func (r *run) accessRelease(e *Event, id ObjID) {
 	}
 	switch e.Op {
 	case OpUnlock, OpRUnlock:
-		h := a.held[e.G]
-		if i := slices.IndexFunc(h, func(l heldLock) bool { return l.id == id && l.read == (e.Op == OpRUnlock) }); i >= 0 {
-			a.held[e.G] = slices.Delete(h, i, i+1)
-		}
+		// remove, not slices.Delete: see remove.
+		remove(&a.held[e.G], heldLock{id: id, read: e.Op == OpRUnlock})
 	default:
 		if clocked {
 			a.hb.release(e.G, id)
