@@ -590,3 +590,30 @@ func TestElementaryCycles(t *testing.T) {
 		t.Errorf("cycle 27 has length %d, want 2", n)
 	}
 }
+
+// TestManyChildren: a goroutine that takes 100 locks one after the other, twice, has one
+// child per lock and mode at its root, in the order of first acquisition, whether the root
+// finds its children by a search or, past indexFrom of them, by its index.
+func TestManyChildren(t *testing.T) {
+	var evs []Event
+	for range 2 {
+		for i := range 100 {
+			for _, op := range []Op{RAcquire, RRelease, Acquire, Release} {
+				evs = append(evs, Event{G: "G1", Lock: fmt.Sprintf("G1#%d", i), Op: op})
+			}
+		}
+	}
+	r := Analyze(evs)
+	if len(r.Trees) != 1 {
+		t.Fatalf("%d trees, want 1", len(r.Trees))
+	}
+	kids := r.Trees[0].Root.Children
+	if len(kids) != 200 {
+		t.Fatalf("%d children, want 200", len(kids))
+	}
+	for i, c := range kids {
+		if want := fmt.Sprintf("G1#%d", i/2); c.Lock != want || c.Read != (i%2 == 0) {
+			t.Errorf("child %d: %s (read %v), want %s (read %v)", i, c.Lock, c.Read, want, i%2 == 0)
+		}
+	}
+}

@@ -13,19 +13,47 @@ type node struct {
 	pos      Pos
 	parent   *node
 	children []*node
+	// index finds a child by lock and mode once n has more than indexFrom children: a test
+	// that makes a thousand maps, each with its own locks, gave the root hundreds of
+	// thousands, and every acquisition searched them one by one.
+	index map[childKey]*node
 }
+
+type childKey struct {
+	lock string
+	read bool
+}
+
+// indexFrom is the number of children from which a node indexes them.
+const indexFrom = 16
 
 // child returns the child of n for lock in the given mode, adding it if n has none: in the
 // paper's words, "the lock operation creates a new child of the current node if the new lock
 // has not previously been taken" at this point of the tree.
 func (n *node) child(lock string, read bool, pos Pos) *node {
-	for _, c := range n.children {
-		if c.lock == lock && c.read == read {
+	k := childKey{lock, read}
+	if n.index != nil {
+		if c := n.index[k]; c != nil {
 			return c
+		}
+	} else {
+		for _, c := range n.children {
+			if c.lock == lock && c.read == read {
+				return c
+			}
 		}
 	}
 	c := &node{lock: lock, read: read, pos: pos, parent: n}
 	n.children = append(n.children, c)
+	switch {
+	case n.index != nil:
+		n.index[k] = c
+	case len(n.children) > indexFrom:
+		n.index = make(map[childKey]*node, 2*len(n.children))
+		for _, c := range n.children {
+			n.index[childKey{c.lock, c.read}] = c
+		}
+	}
 	return c
 }
 
