@@ -1,14 +1,17 @@
 package driver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/heddledbg/heddle/explorer"
@@ -232,5 +235,42 @@ func TestIsolatedDetailLimit(t *testing.T) {
 	r.LimitDetail(time.Now().Add(-time.Second))
 	if d := limit(true); d != time.Millisecond {
 		t.Errorf("a replay in detail mode past its deadline was limited to %v, want the least limit, 1ms", d)
+	}
+}
+
+// TestLineReader reads messages, one per line, through a pipe that gives a few bytes at a
+// time, as a worker's answer comes: a line of megabytes, lines around the buffer's size, a
+// last line without its newline, and a line over the limit, refused.
+func TestLineReader(t *testing.T) {
+	long := strings.Repeat("x", 3<<20)
+	for _, tc := range []struct {
+		name  string
+		in    string
+		want  []string
+		error bool
+	}{
+		{"short", "a\nbc\n", []string{"a", "bc"}, false},
+		{"megabytes", long + "\nend\n", []string{long, "end"}, false},
+		{"no newline at the end", "a\nlast", []string{"a", "last"}, false},
+		{"over the limit", "a\n" + long + long + "\n", []string{"a"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &lineReader{r: bufio.NewReaderSize(iotest.HalfReader(strings.NewReader(tc.in)), 1<<10), max: 4 << 20}
+			var got []string
+			var err error
+			for {
+				var line []byte
+				if line, err = l.next(); err != nil {
+					break
+				}
+				got = append(got, string(line))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("read %d lines, want %d", len(got), len(tc.want))
+			}
+			if (err != io.EOF) != tc.error {
+				t.Errorf("ended with %v", err)
+			}
+		})
 	}
 }
