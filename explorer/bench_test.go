@@ -115,25 +115,17 @@ func lockLoop(n int) func() { return lockLoops(2, n) }
 // lockLoops is lockLoop with g goroutines.
 func lockLoops(g, n int) func() {
 	return func() {
-		var mu rt.Mutex
-		var wg rt.WaitGroup
-		for range g {
-			wg.Add(1)
-			rt.Go(func() {
-				defer wg.Done()
-				for range n {
-					mu.Lock()
-					mu.Unlock()
-				}
-			})
-		}
-		wg.Wait()
+		var mu rt.Mutex // one per run
+		loops(g, n, func() { mu.Lock(); mu.Unlock() })()
 	}
 }
 
 // sleepLoops is g goroutines that each sleep n times: most of them are asleep at any time, so a
 // decision offers few of them.
-func sleepLoops(g, n int) func() {
+func sleepLoops(g, n int) func() { return loops(g, n, func() { rt.Sleep(time.Millisecond) }) }
+
+// loops is g goroutines that each do step n times, joined by a WaitGroup.
+func loops(g, n int, step func()) func() {
 	return func() {
 		var wg rt.WaitGroup
 		for range g {
@@ -141,7 +133,7 @@ func sleepLoops(g, n int) func() {
 			rt.Go(func() {
 				defer wg.Done()
 				for range n {
-					rt.Sleep(time.Millisecond)
+					step()
 				}
 			})
 		}
