@@ -1132,7 +1132,7 @@ func (r *run) fair(alts []Alt, cur int) ([]Alt, int) {
 	// Decide every alternative against the whole set before removing any.
 	r.waiting = r.waiting[:0]
 	for _, a := range alts {
-		r.waiting = append(r.waiting, a.G != ClockID && r.waits(r.gs[a.G], alts))
+		r.waiting = append(r.waiting, a.G != ClockID && r.waits(r.gs[a.G]))
 	}
 	out := alts[:0]
 	newCur := -1
@@ -1149,31 +1149,25 @@ func (r *run) fair(alts []Alt, cur int) ([]Alt, int) {
 }
 
 // waits reports whether g, which yielded, must still let an alternative step: one that was
-// enabled when g polled, is among alts now and has not stepped since. The clock counts as
+// enabled when g polled, is offered at this decision and has not stepped since. The clock counts as
 // enabled when g polled if a timer was set. Alternatives that stepped or were not offered
 // leave g.waitFor for good. Waiting is acyclic (a goroutine that waits for h polled after
 // h's last step, and the clock waits for no one), so some alternative never waits.
 //
 //go:norace
-func (r *run) waits(g *goroutine, alts []Alt) bool {
+func (r *run) waits(g *goroutine) bool {
+	// starved marked every alternative of this decision offered at r.decides-1: a lookup in
+	// alts would make a decision cost the square of the spinning goroutines (ants' workers,
+	// a thousand, spin on a lock of their own).
+	now := r.decides - 1
 	w := g.waitFor[:0]
 	for _, id := range g.waitFor {
-		if r.gOf(id).lastStep <= g.polled && offered(alts, id) {
+		if h := r.gOf(id); h.lastStep <= g.polled && h.offeredAt == now {
 			w = append(w, id)
 		}
 	}
 	g.waitFor = w
 	return len(w) > 0
-}
-
-//go:norace
-func offered(alts []Alt, id GID) bool {
-	for _, a := range alts {
-		if a.G == id {
-			return true
-		}
-	}
-	return false
 }
 
 // choose records a decision among alts and returns the chosen index, or -1 after ending the run
