@@ -64,9 +64,10 @@ func TestCutIsNotABug(t *testing.T) {
 	}
 }
 
-// TestBudgetStopsRun checks that the time budget bounds a run, not only the number of runs: a
-// run that works without end is stopped at the end of the budget; it is neither a bug nor a
-// cut run, the statistics count it stopped, and the search is not complete.
+// TestBudgetStopsRun checks that the time budget bounds a run, not only the number of runs:
+// a run that works without end is stopped, the first not before FirstRunLimit past the start
+// (a first run that ends by then gives the test a verdict); it is neither a bug nor a cut run,
+// the statistics count it stopped, and the search is not complete.
 func TestBudgetStopsRun(t *testing.T) {
 	const budget = 100 * time.Millisecond
 	for _, s := range []explorer.Strategy{"portfolio", "dpor", "random"} {
@@ -80,6 +81,22 @@ func TestBudgetStopsRun(t *testing.T) {
 		st := rep.Stats
 		if st.Runs != 1 || st.Stopped != 1 || st.Cut != 0 || st.Bugs != 0 || st.Complete {
 			t.Errorf("%s: %d runs, %d stopped, %d cut, %d bugs, complete %v; want one stopped run, no bug, incomplete", s, st.Runs, st.Stopped, st.Cut, st.Bugs, st.Complete)
+		}
+		if st.Elapsed < explorer.FirstRunLimit(budget) {
+			t.Errorf("%s: the first run stopped after %v, before the first run's limit of %v", s, st.Elapsed, explorer.FirstRunLimit(budget))
+		}
+	}
+}
+
+func TestFirstRunLimit(t *testing.T) {
+	for _, tc := range []struct{ budget, want time.Duration }{
+		{time.Second, 10 * time.Second},
+		{5 * time.Second, 50 * time.Second},
+		{time.Minute, 2 * time.Minute},
+		{5 * time.Minute, 5 * time.Minute}, // never less than the budget
+	} {
+		if got := explorer.FirstRunLimit(tc.budget); got != tc.want {
+			t.Errorf("FirstRunLimit(%v) = %v, want %v", tc.budget, got, tc.want)
 		}
 	}
 }
