@@ -885,10 +885,22 @@ func lockTrees(res *rt.Result) *locktree.Report {
 			}
 		})
 	}
+	held := map[rt.GID]int{}
+	work := 0
 	for j, e := range res.Events {
 		op, ok := lockOps[e.Op]
 		if !ok {
 			continue
+		}
+		if op == locktree.Acquire || op == locktree.RAcquire {
+			// The analysis of an acquisition costs the locks its goroutine holds: a run of a
+			// map that locks all its buckets at once made it quadratic, minutes of work.
+			held[e.G]++
+			if work += held[e.G]; work > maxLockWork {
+				break
+			}
+		} else if held[e.G] > 0 {
+			held[e.G]--
 		}
 		file, line, _ := rt.Position(e.PC)
 		lock := res.ObjName(e.Obj)
@@ -903,6 +915,10 @@ func lockTrees(res *rt.Result) *locktree.Report {
 	lt.Names = names
 	return lt
 }
+
+// maxLockWork bounds the work of lockTrees, in locks held at an acquisition, summed: the trees
+// of a longer run are those of its beginning.
+const maxLockWork = 1 << 18
 
 // maxStamped bounds the clock entries lockTrees keeps: 16 MB.
 const maxStamped = 1 << 22

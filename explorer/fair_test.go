@@ -100,3 +100,28 @@ func TestFirstRunLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLockTreesBounded: a goroutine that holds thousands of locks at once makes the lock trees'
+// analysis quadratic; the trees of its run are those of its beginning, and the run ends.
+func TestLockTreesBounded(t *testing.T) {
+	const n = 1000 // 500,500 locks held at an acquisition, summed: past maxLockWork
+	rep := explorer.Explore(func() {
+		mus := make([]rt.Mutex, n)
+		for i := range mus {
+			mus[i].Lock()
+		}
+		for i := range mus {
+			mus[i].Unlock()
+		}
+	}, explorer.Options{Strategy: "random", MaxRuns: 1})
+	if rep.Err != nil || len(rep.LockTrees.Trees) != 1 {
+		t.Fatalf("err %v, %d trees; want one tree", rep.Err, len(rep.LockTrees.Trees))
+	}
+	depth := 0
+	for n := rep.LockTrees.Trees[0].Root; len(n.Children) > 0; n = n.Children[0] {
+		depth++
+	}
+	if depth == 0 || depth >= n {
+		t.Errorf("the tree is %d locks deep, want the beginning of the %d nested locks", depth, n)
+	}
+}
