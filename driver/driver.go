@@ -544,7 +544,13 @@ func (r *isolated) run(gd *explorer.Guide, detail bool) *rt.Result {
 		Options: wire.Options{MaxSteps: r.opts.MaxSteps, Hang: r.opts.Hang, Time: r.opts.Time, Quantum: r.opts.Quantum}}
 	switch {
 	case r.opts.MaxTime > 0 && !detail:
-		req.Options.MaxTime = max(r.opts.MaxTime-time.Since(r.start), time.Millisecond)
+		budget := r.opts.MaxTime
+		if r.runs == 0 {
+			// As a search in one process does: a long run without a finding is answered
+			// without its steps (Result.Untold), so letting it end costs no long answer.
+			budget = explorer.FirstRunLimit(budget)
+		}
+		req.Options.MaxTime = max(budget-time.Since(r.start), time.Millisecond)
 	case detail && !r.detailDeadline.IsZero():
 		req.Options.MaxTime = max(time.Until(r.detailDeadline), time.Millisecond)
 	}

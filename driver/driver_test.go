@@ -238,6 +238,28 @@ func TestIsolatedDetailLimit(t *testing.T) {
 	}
 }
 
+// TestIsolatedFirstRunLimit: the first run of a search in a process per run may go on past the
+// budget (explorer.FirstRunLimit), as a search in one process's may; the runs after it keep
+// to the budget. The fake worker is TestIsolatedDetailLimit's.
+func TestIsolatedFirstRunLimit(t *testing.T) {
+	w := &Worker{Path: os.Args[0], Args: []string{"-test.run=^TestIsolatedDetailLimit$"}, Env: []string{"HEDDLE_LIMIT_WORKER=1"}}
+	const budget = time.Second
+	r := &isolated{ctx: context.Background(), w: w, test: "TestX", start: time.Now(), opts: explorer.Options{MaxTime: budget}}
+	defer r.close()
+	var limits []time.Duration
+	for range 2 {
+		res := r.Run(&explorer.Guide{Bound: -1}, false)
+		d, err := time.ParseDuration(res.Verdict.Message)
+		if err != nil {
+			t.Fatalf("run %d: %v %q", len(limits)+1, res.Verdict.Kind, res.Verdict.Message)
+		}
+		limits = append(limits, d)
+	}
+	if limits[0] <= budget || limits[0] > explorer.FirstRunLimit(budget) || limits[1] > budget {
+		t.Errorf("limits %v: want the first past the budget of %v, within %v, and the second within the budget", limits, budget, explorer.FirstRunLimit(budget))
+	}
+}
+
 // TestLineReader reads messages, one per line, through a pipe that gives a few bytes at a
 // time, as a worker's answer comes: a line of megabytes, lines around the buffer's size, a
 // last line without its newline, and a line over the limit, refused.

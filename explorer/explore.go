@@ -425,12 +425,11 @@ func (e *explorer) searchEnd() time.Time {
 // detail mode when the exploration ends.
 const reportShare = 10
 
-// FirstRunLimit is how long the first run of a search in one process with a time budget may
-// go on: past the budget, up to ten times it and at most two minutes, as go test runs a test
-// to its end. A test none of whose runs ended has no verdict, and one run of a test that
-// hammers a map from eight goroutines can take longer than a budget of seconds (xsync: 25 of
-// 190 tests at 5 s). A search that runs each schedule in a process of its own keeps to its
-// budget: such a run sends all its steps back (driver).
+// FirstRunLimit is how long the first run of a search with a time budget may go on: past the
+// budget, up to ten times it and at most two minutes, as go test runs a test to its end. A test
+// none of whose runs ended has no verdict, and one run of a test that hammers a map from eight
+// goroutines can take longer than a budget of seconds (xsync: 25 of 190 tests at 5 s). The
+// runner of a search in a process per run applies it too (driver).
 func FirstRunLimit(budget time.Duration) time.Duration {
 	return max(budget, min(10*budget, 2*time.Minute))
 }

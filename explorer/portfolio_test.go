@@ -218,3 +218,37 @@ func TestPortfolioTooLarge(t *testing.T) {
 		t.Errorf("tooLarge %d, complete %v, runs %d: want one run too large, an incomplete search, and 20 runs", s.TooLarge, s.Complete, s.Runs)
 	}
 }
+
+// untoldRunner answers as a worker does for a long run without a finding: without its steps.
+type untoldRunner struct{ h explorer.Harness }
+
+func (u untoldRunner) Run(gd *explorer.Guide, detail bool) *rt.Result {
+	res := explorer.RunGuided(u.h, gd, explorer.Options{}, detail)
+	if detail || res.Verdict.Kind.Bug() {
+		return res
+	}
+	told := *res
+	told.Events, told.Decisions, told.Pending, told.Untold = nil, nil, nil, true
+	return &told
+}
+
+// TestPortfolioUntold: a run answered without its steps ends DPOR's search incomplete, counted
+// too large, and the samplers go on and find the bug, whose run is answered whole.
+func TestPortfolioUntold(t *testing.T) {
+	body := func() {
+		var a, b rt.Mutex
+		var wg rt.WaitGroup
+		wg.Add(2)
+		rt.Go(func() { defer wg.Done(); a.Lock(); b.Lock(); b.Unlock(); a.Unlock() })
+		rt.Go(func() { defer wg.Done(); b.Lock(); a.Lock(); a.Unlock(); b.Unlock() })
+		wg.Wait()
+	}
+	rep := explorer.ExploreOn(untoldRunner{explorer.Body(body)}, explorer.Options{MaxRuns: 50})
+	s := rep.Stats
+	if s.TooLarge != 1 || s.Complete || s.Runs != 50 {
+		t.Errorf("tooLarge %d, complete %v, runs %d: want one run too large, an incomplete search, and 50 runs", s.TooLarge, s.Complete, s.Runs)
+	}
+	if !slices.Contains(kinds(rep), "deadlock") {
+		t.Errorf("bugs %v, want the deadlock, found by a sampler", kinds(rep))
+	}
+}

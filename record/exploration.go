@@ -113,7 +113,7 @@ type Stats struct {
 	Elsewhere        int `json:"elsewhere,omitempty"`   // runs of a sharded search that belong to another shard (explorer/shard.go)
 	Cut              int `json:"cut,omitempty"`         // runs stopped at the step bound while making progress
 	Stopped          int `json:"stopped,omitempty"`     // runs stopped at the end of the time budget
-	TooLarge         int `json:"tooLarge,omitempty"`    // runs with too many goroutines times objects for DPOR's race analysis: the systematic search ended at the first
+	TooLarge         int `json:"tooLarge,omitempty"`    // runs too large for DPOR: too many goroutines times objects for its race analysis, or a long run a worker answered without its steps; the systematic search ended at the first
 	Bugs             int `json:"bugs"`                  // distinct bugs
 	BuggyRuns        int `json:"buggyRuns,omitempty"`   // runs that ended in a bug
 	Steps            int `json:"steps,omitempty"`       // steps taken over all runs

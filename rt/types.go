@@ -518,6 +518,10 @@ type Result struct {
 	// TestFailed says that the test had failed (t.Error, t.Fatal) before the run ended,
 	// whatever its verdict (TestFailed).
 	TestFailed bool `json:",omitempty"`
+	// Untold says that a worker answered with the run's verdict and length but without its
+	// events, decisions and pending operations: a long run without a finding, in a process of
+	// its own. A search cannot branch from it.
+	Untold bool `json:",omitempty"`
 }
 
 // GoroutineInfo describes a goroutine of a run.

@@ -113,9 +113,9 @@ func TestBreakFunc(t *testing.T) {
 	}
 }
 
-// TestRunTooLong: a run whose answer would be over heddle's limit is refused at once, saying
-// so, where the worker used to encode hundreds of megabytes for the controller to refuse; a
-// shorter one is answered.
+// TestRunTooLong: a run with a bug whose answer would be over heddle's limit is refused at
+// once, saying so, where the worker used to encode hundreds of megabytes for the controller to
+// refuse; a shorter one is answered.
 func TestRunTooLong(t *testing.T) {
 	defer func(n int) { limitSteps = n }(limitSteps)
 	limitSteps = 1000
@@ -129,10 +129,44 @@ func TestRunTooLong(t *testing.T) {
 				rt.Send(ch, i)
 				rt.Recv(ch)
 			}
+			rt.Recv(ch) // all goroutines asleep
 		}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
 		if m.Type != tc.want || tc.want == wire.MsgError && !strings.Contains(m.Error, "over heddle's limit of 256 MB") {
 			t.Errorf("%d sends: %s message (%s), want %s", tc.sends, m.Type, m.Error, tc.want)
 		}
+	}
+}
+
+// TestRunUntold: a long run without a finding is answered without its steps (Result.Untold);
+// a long run with a bug, and a short one, carry them.
+func TestRunUntold(t *testing.T) {
+	defer func(n int) { untoldSteps = n }(untoldSteps)
+	untoldSteps = 1000
+	for _, tc := range []struct {
+		name   string
+		sends  int
+		bug    bool
+		untold bool
+	}{{"short", 100, false, false}, {"long", 2000, false, true}, {"long bug", 2000, true, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := serveRun(explorer.Body(func() {
+				ch := rt.MakeChan[int](1)
+				for i := range tc.sends {
+					rt.Send(ch, i)
+					rt.Recv(ch)
+				}
+				if tc.bug {
+					rt.Recv(ch) // all goroutines asleep
+				}
+			}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
+			if m.Type != wire.MsgResult {
+				t.Fatalf("%s message (%s), want a result", m.Type, m.Error)
+			}
+			r := m.Result
+			if r.Untold != tc.untold || r.Steps < tc.sends || (len(r.Events) == 0) != tc.untold || r.Verdict.Kind.Bug() != tc.bug {
+				t.Errorf("untold %v, %d steps, %d events, verdict %s; want untold %v, a bug %v", r.Untold, r.Steps, len(r.Events), r.Verdict.Kind, tc.untold, tc.bug)
+			}
+		})
 	}
 }
 
