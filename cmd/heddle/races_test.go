@@ -72,8 +72,8 @@ func checkRaces(t *testing.T, dir string, pkgs []string, want map[string]raceWan
 		if m[1] != w.file || m[3] != w.file || !slices.Equal(got, w.lines) {
 			t.Errorf("%s: race %q, want accesses at %s lines %v", test, msg, w.file, w.lines)
 		}
-		if out, _, _ := heddle(t, dir, "replay", "-count", "100", traces[test]); !strings.Contains(out, "reproduced 100/100 (verdict race)") {
-			t.Errorf("%s: heddle replay -count 100 %s did not reproduce the race every time:\n%s", test, traces[test], out)
+		if out, errOut, code := heddle(t, dir, "replay", "-count", "100", traces[test]); !strings.Contains(out, "reproduced 100/100 (verdict race)") {
+			t.Errorf("%s: heddle replay -count 100 %s did not reproduce the race every time (exit %d):\n%s\n%s", test, traces[test], code, out, errOut)
 		}
 	}
 }
