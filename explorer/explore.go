@@ -887,6 +887,9 @@ func lockTrees(res *rt.Result) *locktree.Report {
 	held := map[rt.GID]int{}
 	work := 0
 	for j, e := range res.Events {
+		if j%(1<<16) == 0 {
+			rt.Analysing()
+		}
 		op, ok := lockOps[e.Op]
 		if !ok {
 			continue

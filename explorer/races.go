@@ -92,6 +92,7 @@ func (rf *raceFinder) over() bool {
 	}
 	rf.total += rf.work
 	rf.work = 0
+	rt.Analysing()
 	if rf.limit > 0 && rf.total > rf.limit {
 		rf.tooLarge = true
 		return true

@@ -116,16 +116,21 @@ func TestClosedOutside(t *testing.T) {
 	}
 }
 
-// TestActivity: a run changes the process's activity (the workers' heartbeat), and waiting
-// outside any run does not.
+// TestActivity: a run changes the process's activity (the workers' heartbeat), and so does
+// heddle's analysis of a run that ended; waiting outside any run does not.
 func TestActivity(t *testing.T) {
 	a := rt.Activity()
 	if b := rt.Activity(); b != a {
 		t.Fatalf("activity %d, then %d with no run", a, b)
 	}
 	rt.Run(rt.Config{}, func() {})
-	if rt.Activity() == a {
+	b := rt.Activity()
+	if b == a {
 		t.Error("a run left the activity as it was")
+	}
+	rt.Analysing()
+	if rt.Activity() == b {
+		t.Error("an analysis left the activity as it was")
 	}
 }
 

@@ -139,15 +139,23 @@ const computeLimit = 10
 // awaited counts the waits of runs' drivers: a new run, or a run's next phase, is progress.
 var awaited atomic.Uint64
 
+// analysed counts the signs of heddle's own work on runs that ended (Analysing).
+var analysed atomic.Uint64
+
+// Analysing tells Activity that heddle is analysing a run that ended: DPOR's race analysis or
+// the lock trees of a run of millions of steps take seconds, tens on a loaded machine, during
+// which no run makes progress and the process is not stuck.
+func Analysing() { analysed.Add(1) }
+
 // Activity returns a number that changes while the process's runs make progress: a step, a
-// memory access the watchdog heard of, a new run. It is the same while a run hangs, and
-// while the process waits outside any run.
+// memory access the watchdog heard of, a new run, heddle's analysis of a run. It is the same
+// while a run hangs, and while the process waits outside any run.
 //
 //go:norace
 func Activity() uint64 {
 	watch.mu.Lock()
 	defer watch.mu.Unlock()
-	a := awaited.Load() << 40
+	a := awaited.Load()<<40 + analysed.Load()<<20
 	if r := watch.r; r != nil {
 		a += uint64(r.progress.Load()) + r.activity.Load()
 	}
