@@ -173,8 +173,9 @@ func TestBadInput(t *testing.T) {
 		{"no test matches", demo, []string{"test", "-run", "TestNothing", "."}, exitOK, "ok  \texample.com/bank\t"},
 		{"bad strategy", demo, []string{"test", "-strategy", "best", "."}, exitUsage, `-strategy: unknown strategy "best" (want one of portfolio, dpor,`},
 		{"bad budget", demo, []string{"test", "-budget", "forever", "."}, exitUsage, `-budget: "forever" is not a duration`},
-		{"os.Exit", "testdata/exits", []string{"test", "-run", "TestExit", "."}, exitBug, "os.Exit(3) called by G1.1 at exits_test.go:14"},
+		{"os.Exit", "testdata/exits", []string{"test", "-run", "TestExit", "."}, exitBug, "os.Exit(3) called by G1.1 at exits_test.go:15"},
 		{"log.Fatal", "testdata/exits", []string{"test", "-run", "TestLogFatal", "."}, exitBug, "the test process exit status 1:\n        giving up"},
+		{"killed", "testdata/exits", []string{"test", "-run", "TestKilled", "."}, exitOK, "cannot be explored: the test process ended on a signal (killed) without a Go traceback"},
 		{"infinite loop", "testdata/loops", []string{"test", "-hang", "2s", "."}, exitBug, "without reaching a scheduling point"},
 		// A test heddle cannot explore is a skip, as t.Skip is.
 		{"handler net/http runs", "testdata/outside", []string{"test", "-run", "TestHandler", "."}, exitOK,

@@ -4,6 +4,7 @@ import (
 	"log"
 	"os"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -20,4 +21,10 @@ func TestExit(t *testing.T) {
 func TestLogFatal(t *testing.T) {
 	log.SetFlags(0)
 	log.Fatal("giving up")
+}
+
+// TestKilled ends on SIGKILL, as a process the kernel kills when memory runs out does: no Go
+// traceback tells what happened, and heddle gives no verdict.
+func TestKilled(t *testing.T) {
+	syscall.Kill(os.Getpid(), syscall.SIGKILL)
 }
