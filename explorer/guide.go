@@ -53,8 +53,9 @@ type Guide struct {
 	// Serial runs the executions of //heddle:atomic functions serially (rt.Config.Serial).
 	Serial bool
 
-	// noLog leaves the log empty, for strategies that do not build a tree from it.
-	noLog bool
+	// noLog leaves the log empty, for strategies that do not build a tree from it. logFull
+	// says that the run had more decisions than the log keeps (maxLogged).
+	noLog, logFull bool
 	// footprints asks for the run's plain accesses (rt.Config.StepAccesses), by which the
 	// sleepers that carry the footprint of their step are woken (stoller); recorded is set
 	// by the runner that recorded them.
@@ -80,9 +81,12 @@ type Guide struct {
 	preempted int
 	planPos   int     // the next element of Plan, -1 once the plan is abandoned
 	planData  []int32 // data picks left of the planned step in progress
-	altBuf    []rt.Alt
-	sh        []share // the levels of the split
-	at        split   // the run's position in the split
+	// altBuf and objBuf hold the logged alternatives and their objects, in chunks: one
+	// allocation per thousands of them.
+	altBuf []rt.Alt
+	objBuf []rt.ObjID
+	sh     []share // the levels of the split
+	at     split   // the run's position in the split
 }
 
 // PlanStep is one step of a Guide's plan.
@@ -137,7 +141,7 @@ type logged struct {
 func (gd *Guide) Begin() { gd.start() }
 
 func (gd *Guide) start() {
-	gd.log = gd.log[:0]
+	gd.log, gd.logFull = gd.log[:0], false
 	gd.diverged = ""
 	gd.evSeen, gd.accSeen = 0, 0
 	gd.sleepOn = false
@@ -145,7 +149,7 @@ func (gd *Guide) start() {
 	gd.steps = 0
 	gd.preempted = 0
 	gd.planPos, gd.planData = -1, nil
-	gd.altBuf = nil
+	gd.altBuf, gd.objBuf = nil, nil
 	if gd.sh == nil {
 		gd.sh = sharesOf(gd.Shard, gd.Shards, gd.Part, gd.Parts)
 	}
@@ -245,7 +249,9 @@ func (gd *Guide) choose(p *rt.Point) int {
 //
 //go:norace
 func (gd *Guide) logPoint(p *rt.Point, i int) {
-	if !gd.noLog {
+	if len(gd.log) == maxLogged {
+		gd.logFull = true
+	} else if !gd.noLog {
 		gd.log = append(gd.log, logged{kind: p.Kind, alts: gd.cloneAlts(p.Alts), pick: i, current: p.Current, sleep: append([]Sleeper(nil), gd.sleep...), planAt: gd.planAt()})
 		if gd.recorded {
 			gd.log[len(gd.log)-1].objs = int32(p.Objects())
@@ -564,10 +570,31 @@ func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
 	for i, a := range alts {
 		out[i] = a
 		if a.Objs != nil {
-			out[i].Objs = append([]rt.ObjID(nil), a.Objs...)
+			out[i].Objs = gd.cloneObjs(a.Objs)
 		}
 	}
 	return out
+}
+
+// maxLogged is the most decisions a run's log keeps, about 120 MB: a tree search cannot branch
+// from a longer run. Each logged decision keeps its alternatives, and a first run of two
+// million decisions among eight goroutines took a worker built with the race detector to
+// 24 GB, where the kernel killed it (xsync's counters and maps).
+const maxLogged = 1 << 18
+
+// cloneObjs copies objs into objBuf, nil if empty. A slice per alternative made a first run of
+// two million decisions among eight goroutines allocate as many, which the race detector's
+// build of a worker took to 24 GB (xsync's counters).
+func (gd *Guide) cloneObjs(objs []rt.ObjID) []rt.ObjID {
+	if len(objs) == 0 {
+		return nil
+	}
+	if len(gd.objBuf)+len(objs) > cap(gd.objBuf) {
+		gd.objBuf = make([]rt.ObjID, 0, max(1024, 4*len(objs)))
+	}
+	k := len(gd.objBuf)
+	gd.objBuf = append(gd.objBuf, objs...)
+	return gd.objBuf[k:len(gd.objBuf):len(gd.objBuf)]
 }
 
 // callerPosition says where the program was when it asked for decision p: a chooser is called

@@ -188,10 +188,11 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 func (s *search) step() *rt.Result {
 	e, t := s.e, s.t
 	res := e.once(s.gd)
-	if res.Untold {
-		// A worker left out the run's steps (a long run without a finding): the tree does not
-		// know its decisions, so the search ends incomplete, as for a run too large to analyse,
-		// and the portfolio's samplers go on.
+	if res.Untold || s.gd.logFull {
+		// A worker left out the run's steps (a long run without a finding), or the run had
+		// more decisions than the guide logs: the tree does not know its decisions, so the
+		// search ends incomplete, as for a run too large to analyse, and the portfolio's
+		// samplers go on.
 		s.ended = true
 		e.rep.Stats.TooLarge++
 		return res

@@ -252,3 +252,27 @@ func TestPortfolioUntold(t *testing.T) {
 		t.Errorf("bugs %v, want the deadlock, found by a sampler", kinds(rep))
 	}
 }
+
+// TestPortfolioLogFull: a run of more decisions than the guide logs ends DPOR's search
+// incomplete, counted too large, where its log would have grown with the run (a worker of
+// 24 GB); the samplers go on.
+func TestPortfolioLogFull(t *testing.T) {
+	body := func() {
+		var n int64
+		var wg rt.WaitGroup
+		for range 2 {
+			wg.Add(1)
+			rt.Go(func() {
+				defer wg.Done()
+				for range 150_000 {
+					rt.AddInt64(&n, 1)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	rep := explorer.Explore(body, explorer.Options{MaxRuns: 3, MaxSteps: 1 << 30})
+	if s := rep.Stats; s.TooLarge != 1 || s.Complete || s.Runs != 3 {
+		t.Errorf("tooLarge %d, complete %v, runs %d: want one run too large, an incomplete search, and 3 runs", s.TooLarge, s.Complete, s.Runs)
+	}
+}

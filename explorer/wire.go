@@ -69,7 +69,8 @@ func (gd *Guide) SetLog(ls []wire.LoggedPoint, diverged string) error {
 	if err := wire.Undelta(ls); err != nil {
 		return err
 	}
-	gd.log = gd.log[:0]
+	// A full log may have left decisions out: the worker's guide stopped there (maxLogged).
+	gd.log, gd.logFull = gd.log[:0], len(ls) >= maxLogged
 	for _, l := range ls {
 		gd.log = append(gd.log, logged{kind: l.Kind, alts: l.Alts, pick: l.Pick, current: l.Current, sleep: sleepOf(l.Sleep), planAt: l.PlanAt})
 	}
