@@ -868,14 +868,17 @@ var lockOps = map[rt.OpKind]locktree.Op{rt.OpLock: locktree.Acquire, rt.OpUnlock
 
 // lockTrees analyses the lock acquisitions and releases of a detailed run, and names each
 // lock by the program's expression at its first operation. Acquisitions carry their place in
-// happens-before without locks, up to maxStamped clock entries in all: past them the run's
-// later inversions are judged without it, as unordered.
+// happens-before without locks, up to maxStamped clock entries in all (and none past
+// maxClockCells): past them the run's later inversions are judged without it, as unordered.
 func lockTrees(res *rt.Result) *locktree.Report {
 	var evs []locktree.Event
 	names := map[string]string{}
 	namer := record.NewNamer()
 	stamps := map[int]*locktree.Stamp{}
-	if slices.ContainsFunc(res.Events, func(e rt.Event) bool { return e.Op == rt.OpLock || e.Op == rt.OpRLock }) {
+	// The clocks cost goroutines times goroutines and objects: xsync's test of ten thousand
+	// maps, twenty thousand goroutines, made them tens of gigabytes.
+	slots := len(res.Goroutines) + 1
+	if slots*(slots+len(res.Objects)) <= maxClockCells && slices.ContainsFunc(res.Events, func(e rt.Event) bool { return e.Op == rt.OpLock || e.Op == rt.OpRLock }) {
 		budget := maxStamped
 		mutexFreeClocks(res, func(j, slot int, vc []int32) {
 			if op := res.Events[j].Op; (op == rt.OpLock || op == rt.OpRLock) && budget >= len(vc) {
@@ -921,6 +924,10 @@ func lockTrees(res *rt.Result) *locktree.Report {
 // maxLockWork bounds the work of lockTrees, in locks held at an acquisition, summed: the trees
 // of a longer run are those of its beginning.
 const maxLockWork = 1 << 18
+
+// maxClockCells bounds the clocks lockTrees computes, in entries: 64 MB. A run with more
+// goroutines times goroutines and objects has no stamps, its inversions judged as unordered.
+const maxClockCells = 1 << 24
 
 // maxStamped bounds the clock entries lockTrees keeps: 16 MB.
 const maxStamped = 1 << 22
