@@ -113,6 +113,21 @@ func TestBreakFunc(t *testing.T) {
 	}
 }
 
+// sendRecv is a test of n sends and receives on a buffered channel, and, if stuck, a last
+// receive that no send matches: a deadlock.
+func sendRecv(n int, stuck bool) explorer.Harness {
+	return explorer.Body(func() {
+		ch := rt.MakeChan[int](1)
+		for i := range n {
+			rt.Send(ch, i)
+			rt.Recv(ch)
+		}
+		if stuck {
+			rt.Recv(ch)
+		}
+	})
+}
+
 // TestRunTooLong: a run with a bug whose answer would be over heddle's limit is refused at
 // once, saying so, where the worker used to encode hundreds of megabytes for the controller to
 // refuse; a shorter one is answered.
@@ -123,14 +138,7 @@ func TestRunTooLong(t *testing.T) {
 		sends int
 		want  wire.MessageType
 	}{{100, wire.MsgResult}, {2000, wire.MsgError}} {
-		m := serveRun(explorer.Body(func() {
-			ch := rt.MakeChan[int](1)
-			for i := range tc.sends {
-				rt.Send(ch, i)
-				rt.Recv(ch)
-			}
-			rt.Recv(ch) // all goroutines asleep
-		}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
+		m := serveRun(sendRecv(tc.sends, true), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
 		if m.Type != tc.want || tc.want == wire.MsgError && !strings.Contains(m.Error, "over heddle's limit of 256 MB") {
 			t.Errorf("%d sends: %s message (%s), want %s", tc.sends, m.Type, m.Error, tc.want)
 		}
@@ -149,16 +157,7 @@ func TestRunUntold(t *testing.T) {
 		untold bool
 	}{{"short", 100, false, false}, {"long", 2000, false, true}, {"long bug", 2000, true, false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := serveRun(explorer.Body(func() {
-				ch := rt.MakeChan[int](1)
-				for i := range tc.sends {
-					rt.Send(ch, i)
-					rt.Recv(ch)
-				}
-				if tc.bug {
-					rt.Recv(ch) // all goroutines asleep
-				}
-			}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
+			m := serveRun(sendRecv(tc.sends, tc.bug), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}})
 			if m.Type != wire.MsgResult {
 				t.Fatalf("%s message (%s), want a result", m.Type, m.Error)
 			}
@@ -181,13 +180,7 @@ func TestRunStopped(t *testing.T) {
 		want    rt.VerdictKind
 	}{{"ends", 100, time.Hour, rt.VerdictOK}, {"stopped", 1 << 30, 100 * time.Millisecond, rt.VerdictStopped}} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := serveRun(explorer.Body(func() {
-				ch := rt.MakeChan[int](1)
-				for i := range tc.sends {
-					rt.Send(ch, i)
-					rt.Recv(ch)
-				}
-			}), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}, Options: wire.Options{MaxTime: tc.maxTime}})
+			m := serveRun(sendRecv(tc.sends, false), wire.Request{Cmd: wire.CmdRun, Guide: &wire.Guide{}, Options: wire.Options{MaxTime: tc.maxTime}})
 			if m.Type != wire.MsgResult || m.Result.Verdict.Kind != tc.want {
 				t.Fatalf("%s message (%s), verdict %v: want a result, %s", m.Type, m.Error, m.Result, tc.want)
 			}
