@@ -194,7 +194,7 @@ export interface Stats {
   cut?: number;
   // runs stopped at the end of the time budget
   stopped?: number;
-  // runs with too many goroutines times objects for DPOR's race analysis: the systematic search ended at the first
+  // runs too large for DPOR: too many goroutines times objects for its race analysis, or a long run a worker answered without its steps; the systematic search ended at the first
   tooLarge?: number;
   // distinct bugs
   bugs: number;
