@@ -72,6 +72,14 @@ type ExitError struct {
 	Stderr string
 }
 
+// Untraced reports whether the worker died of a signal without a Go traceback. A Go program
+// that crashes prints its goroutines; a process killed from outside (the kernel's
+// out-of-memory killer, a user) or one whose runtime failed says nothing: heddle's failure,
+// or one it cannot tell from it, never the program's bug.
+func (e *ExitError) Untraced() bool {
+	return strings.Contains(e.Status, "signal") && !strings.Contains(e.Stderr, "goroutine ")
+}
+
 func (e *ExitError) Error() string {
 	msg := fmt.Sprintf("%s: worker %s", e.Path, e.Status)
 	if s := strings.TrimSpace(e.Stderr); s != "" {
@@ -603,15 +611,12 @@ func (r *isolated) close() {
 func workerVerdict(err error) *rt.Result {
 	var we *ExitError
 	if errors.As(err, &we) {
+		if we.Untraced() {
+			return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the worker process died of a " + strings.TrimPrefix(we.Status, "signal: ") + " without a Go traceback" + lastLine(we.Stderr)}}
+		}
 		kind := rt.VerdictExit
 		if strings.Contains(we.Status, "signal") {
 			kind = rt.VerdictPanic
-			if !strings.Contains(we.Stderr, "goroutine ") {
-				// A Go program that crashes prints its goroutines; a process that died of a
-				// signal without a word is heddle's failure (or the race runtime's), not the
-				// program's bug.
-				return &rt.Result{Verdict: rt.Verdict{Kind: rt.VerdictInternal, Message: "the worker process died of a " + strings.TrimPrefix(we.Status, "signal: ") + " without a Go traceback" + lastLine(we.Stderr)}}
-			}
 		}
 		return &rt.Result{Verdict: rt.Verdict{Kind: kind, Message: "the program " + we.Status + lastLine(we.Stderr)}}
 	}

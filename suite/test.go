@@ -739,10 +739,9 @@ func (s *testSearch) ended(ctx context.Context, err error, total *record.Stats) 
 			reason = c.Error() // -timeout
 		}
 		return nil, s.rep.verdict(s.pkg, s.test, total, s.start, testOutcome{verdict: verdictInterrupted, reason: reason}), true
-	case errors.As(err, &we) && strings.Contains(we.Status, "signal") && !strings.Contains(we.Stderr, "goroutine "):
-		// A Go program that crashes prints its goroutines. A worker killed without a word was
-		// killed from outside: by the kernel when memory ran out (xsync's map tests, a worker
-		// of 24 GB), or by a user. The driver's runs in a process of their own say the same.
+	case errors.As(err, &we) && we.Untraced():
+		// Killed from outside, as by the kernel when memory ran out (xsync's map tests, a
+		// worker of 24 GB), or by a user.
 		reason := fmt.Sprintf("the test process ended on a signal (%s) without a Go traceback, as when the kernel kills a process whose memory ran out: heddle cannot tell it from the program's failure (a smaller -budget or -steps keeps runs shorter, and heddle's memory with them)", strings.TrimPrefix(we.Status, "signal: "))
 		return nil, s.rep.unexplorable(s.pkg, s.test, s.opts.Strategy, total, s.start, reason), true
 	case errors.As(err, &we):
