@@ -887,25 +887,10 @@ func lockTrees(res *rt.Result) *locktree.Report {
 			}
 		})
 	}
-	held := map[rt.GID]int{}
-	work := 0
 	for j, e := range res.Events {
-		if j%(1<<16) == 0 {
-			rt.Analysing()
-		}
 		op, ok := lockOps[e.Op]
 		if !ok {
 			continue
-		}
-		if op == locktree.Acquire || op == locktree.RAcquire {
-			// The analysis of an acquisition costs the locks its goroutine holds: a run of a
-			// map that locks all its buckets at once made it quadratic, minutes of work.
-			held[e.G]++
-			if work += held[e.G]; work > maxLockWork {
-				break
-			}
-		} else if held[e.G] > 0 {
-			held[e.G]--
 		}
 		file, line, _ := rt.Position(e.PC)
 		lock := res.ObjName(e.Obj)
@@ -920,10 +905,6 @@ func lockTrees(res *rt.Result) *locktree.Report {
 	lt.Names = names
 	return lt
 }
-
-// maxLockWork bounds the work of lockTrees, in locks held at an acquisition, summed: the trees
-// of a longer run are those of its beginning.
-const maxLockWork = 1 << 18
 
 // maxClockCells bounds the clocks lockTrees computes, in entries: 64 MB. A run with more
 // goroutines times goroutines and objects has no stamps, its inversions judged as unordered.

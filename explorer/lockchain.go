@@ -187,6 +187,9 @@ func mutexFreeClocks(res *rt.Result, at func(j, slot int, vc []int32)) {
 	}
 	last := map[rt.ObjID][]int32{}
 	for j := range res.Events {
+		if j%(1<<16) == 0 {
+			rt.Analysing()
+		}
 		e := &res.Events[j]
 		p := slot(e.G)
 		c := cur[p]

@@ -167,10 +167,14 @@ type Step struct {
 }
 
 // Analyze builds each goroutine's lock tree, compares the trees pairwise, and builds the
-// lock-order graph with its cycles.
+// lock-order graph with its cycles. Past maxWork, the trees and the graph are those of the
+// events' beginning.
 func Analyze(events []Event) *Report {
 	r := newRecorder()
 	for i, e := range events {
+		if r.work > maxWork {
+			break
+		}
 		r.record(i, e)
 	}
 	trees := r.sortedTrees()

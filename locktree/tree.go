@@ -136,6 +136,8 @@ type edge struct {
 // recorder replays events into lock trees and the lock-order graph.
 type recorder struct {
 	goroutines map[string]*goroutine
+	// work is the analysis's so far (maxWork).
+	work int
 	// holders lists for each lock the goroutines holding it, in acquisition order; it finds the
 	// owner when a goroutine releases a lock that another goroutine acquired.
 	holders map[string][]string
@@ -163,6 +165,11 @@ type nesting struct {
 	hold, wait []*Stamp
 	overflow   bool
 }
+
+// maxWork bounds an analysis, in locks held at an acquisition, summed: the key of an
+// acquisition, its nestings and its edges cost the locks its goroutine holds, so a goroutine
+// that locks every bucket of a map at once made the analysis, and the graph, quadratic.
+const maxWork = 1 << 18
 
 func newRecorder() *recorder {
 	return &recorder{
@@ -215,6 +222,7 @@ func (r *recorder) acquire(gid, lock string, read bool, pos Pos, hb *Stamp) {
 		}
 		return
 	}
+	r.work += len(g.held) + 1
 	cur := g.current()
 	if a := r.acquisition(gid, lock, read, pos, g.held); a != nil {
 		for _, h := range g.held {
