@@ -184,6 +184,12 @@ func (e *explorer) newSearch(br brancher, bound int) *search {
 		gd: &Guide{Prefix: e.base, Kinds: e.kinds, Bound: bound, Shard: o.Shard, Shards: o.Shards, Part: o.Part, Parts: o.Parts, SplitFrom: len(e.base), footprints: footprints, persistent: persistent}}
 }
 
+// tooLarge ends the search, incomplete, at a run too large for it.
+func (s *search) tooLarge() {
+	s.ended = true
+	s.e.rep.Stats.TooLarge++
+}
+
 // step performs the search's next run and returns its result, valid until the next run.
 func (s *search) step() *rt.Result {
 	e, t := s.e, s.t
@@ -193,8 +199,7 @@ func (s *search) step() *rt.Result {
 		// more decisions than the guide logs: the tree does not know its decisions, so the
 		// search ends incomplete, as for a run too large to analyse, and the portfolio's
 		// samplers go on.
-		s.ended = true
-		e.rep.Stats.TooLarge++
+		s.tooLarge()
 		return res
 	}
 	if res.Verdict.Kind == rt.VerdictDiverged {
@@ -236,8 +241,7 @@ func (s *search) step() *rt.Result {
 	if t.tooLarge {
 		// The run's races were not found, so the tree does not know which orders to try
 		// next: the search ends incomplete, and the portfolio's samplers go on.
-		s.ended = true
-		e.rep.Stats.TooLarge++
+		s.tooLarge()
 		return res
 	}
 	if p, ok := s.br.(predictor); ok {
