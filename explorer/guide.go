@@ -81,12 +81,9 @@ type Guide struct {
 	preempted int
 	planPos   int     // the next element of Plan, -1 once the plan is abandoned
 	planData  []int32 // data picks left of the planned step in progress
-	// altBuf and objBuf hold the logged alternatives and their objects, in chunks: one
-	// allocation per thousands of them.
-	altBuf []rt.Alt
-	objBuf []rt.ObjID
-	sh     []share // the levels of the split
-	at     split   // the run's position in the split
+	altBuf    []rt.Alt
+	sh        []share // the levels of the split
+	at        split   // the run's position in the split
 }
 
 // PlanStep is one step of a Guide's plan.
@@ -149,7 +146,7 @@ func (gd *Guide) start() {
 	gd.steps = 0
 	gd.preempted = 0
 	gd.planPos, gd.planData = -1, nil
-	gd.altBuf, gd.objBuf = nil, nil
+	gd.altBuf = nil
 	if gd.sh == nil {
 		gd.sh = sharesOf(gd.Shard, gd.Shards, gd.Part, gd.Parts)
 	}
@@ -570,7 +567,7 @@ func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
 	for i, a := range alts {
 		out[i] = a
 		if a.Objs != nil {
-			out[i].Objs = gd.cloneObjs(a.Objs)
+			out[i].Objs = append([]rt.ObjID(nil), a.Objs...)
 		}
 	}
 	return out
@@ -581,21 +578,6 @@ func (gd *Guide) cloneAlts(alts []rt.Alt) []rt.Alt {
 // million decisions among eight goroutines took a worker built with the race detector to
 // 24 GB, where the kernel killed it (xsync's counters and maps).
 const maxLogged = 1 << 18
-
-// cloneObjs copies objs into objBuf, nil if empty. A slice per alternative made a first run of
-// two million decisions among eight goroutines allocate as many, which the race detector's
-// build of a worker took to 24 GB (xsync's counters).
-func (gd *Guide) cloneObjs(objs []rt.ObjID) []rt.ObjID {
-	if len(objs) == 0 {
-		return nil
-	}
-	if len(gd.objBuf)+len(objs) > cap(gd.objBuf) {
-		gd.objBuf = make([]rt.ObjID, 0, max(1024, 4*len(objs)))
-	}
-	k := len(gd.objBuf)
-	gd.objBuf = append(gd.objBuf, objs...)
-	return gd.objBuf[k:len(gd.objBuf):len(gd.objBuf)]
-}
 
 // callerPosition says where the program was when it asked for decision p: a chooser is called
 // on the goroutine that reached the scheduling point, so the first frame of the stack that is
