@@ -220,12 +220,16 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 	in := &reading{r: p.resp}
 	in.last.Store(time.Now().UnixNano())
 	var late atomic.Bool
+	exited := make(chan struct{}) // the answer's pipe closed: the worker is gone
 	go func() {
 		l, kill := waitLimit(ctx, timer, stop, in, alive)
 		if !kill {
 			return
 		}
 		late.Store(l)
+		if l {
+			p.quit(exited)
+		}
 		// Kill the whole process group: the program may have started processes of its own.
 		spawn.Kill(p.cmd)
 	}()
@@ -255,6 +259,7 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		final = m.Final()
 		recv(&m)
 	}
+	close(exited)
 	if final && p.w.Output == nil {
 		// The answer is complete: what the worker does on its way out cannot change it, so
 		// the process is not waited for.
@@ -276,7 +281,7 @@ func (p *process) do(ctx context.Context, req wire.Request, recv func(*wire.Mess
 		werr := p.wait()
 		spawn.Kill(p.cmd)
 		if late.Load() {
-			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), nor did its runs make progress in the last %v, and was stopped (heddle's limit): the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)", p.w.Path, limit, answerGrace, alive)
+			return fmt.Errorf("worker %s did not answer within %v (its budget, the hang limit and %v to report), nor did its runs make progress in the last %v, and was stopped (heddle's limit)%s", p.w.Path, limit, answerGrace, alive, stuckAt(p.stderr.String()))
 		}
 		if ctx.Err() == nil && decodeErr == nil {
 			status := "exited without answering"
@@ -417,6 +422,13 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.buf = t.buf[len(t.buf)-t.max:]
 	}
 	return len(p), nil
+}
+
+// grow lets t keep up to max bytes from now on.
+func (t *tail) grow(max int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.max = max
 }
 
 func (t *tail) String() string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +22,8 @@ import (
 )
 
 // TestWorkerStuck runs a worker that reads its request and never answers, as one stuck in a
-// test's cleanup would: Do must stop it and say so, within the request's limits.
+// test's cleanup would: Do must stop it and say so, within the request's limits, and say
+// where its goroutines were.
 func TestWorkerStuck(t *testing.T) {
 	if os.Getenv("HEDDLE_STUCK_WORKER") == "1" {
 		buf := make([]byte, 1<<10)
@@ -35,6 +37,18 @@ func TestWorkerStuck(t *testing.T) {
 	err := w.Do(context.Background(), wire.Request{Cmd: wire.CmdExplore, Test: "TestX", Options: wire.Options{MaxTime: 200 * time.Millisecond, Hang: 200 * time.Millisecond}}, func(*wire.Message) {})
 	if err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
 		t.Fatalf("Do = %v, want an error saying that the worker did not answer within 500ms", err)
+	}
+	if !regexp.MustCompile(`\n\tgoroutine \d+ \[sleep\]: time.Sleep \(time.go:\d+\), in github.com/heddledbg/heddle/driver.TestWorkerStuck \(driver_test.go:\d+\)\n`).MatchString(err.Error()) {
+		t.Errorf("Do = %v, want the error to show the goroutine asleep in TestWorkerStuck", err)
+	}
+	if _, file, ok := strings.Cut(err.Error(), "(the whole traceback: "); !ok {
+		t.Errorf("Do = %v, want the error to name the file of the whole traceback", err)
+	} else {
+		file = strings.TrimSuffix(file, ")")
+		defer os.Remove(file)
+		if b, err := os.ReadFile(file); err != nil || !strings.Contains(string(b), "driver.TestWorkerStuck(") {
+			t.Errorf("the whole traceback (%v): %.200s", err, b)
+		}
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("Do returned after %v", d)
