@@ -612,3 +612,120 @@ func TestCloseIdle(t *testing.T) {
 		t.Errorf("verdict %s (%s), states %v, want %v", res.Verdict.Kind, res.Verdict.Message, states, want)
 	}
 }
+
+// TestMaxConnsPerHost compares the stand-in with net/http's transport when MaxConnsPerHost
+// connections to the server are in use: a second request waits for the first's connection,
+// and takes it once the first's body is read, or gives up when its context ends first. Both
+// worlds run the same code, with their own goroutines, wait groups and contexts.
+func TestMaxConnsPerHost(t *testing.T) {
+	type world struct {
+		start   func(*http.Server) (string, func())
+		get     func(*http.Client, *http.Request) (*http.Response, error)
+		spawn   func(func())
+		timeout func(time.Duration) (context.Context, context.CancelFunc)
+	}
+	for _, tc := range []struct {
+		name     string
+		max      int
+		deadline time.Duration // the second request's, if not zero
+	}{
+		{"one connection", 1, 0},
+		{"no bound", 0, 0},
+		{"the waiting request's context ends", 1, 100 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exchange := func(w world, wait func()) string {
+				var served []int
+				conns := map[net.Conn]int{}
+				srv := &http.Server{
+					Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, r.URL.Path) }),
+					ConnState: func(c net.Conn, s http.ConnState) {
+						if _, ok := conns[c]; !ok {
+							conns[c] = len(conns)
+							served = append(served, 0)
+						}
+						if s == http.StateActive {
+							served[conns[c]]++
+						}
+					},
+				}
+				url, stop := w.start(srv)
+				c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: tc.max}}
+				req := func(path string, ctx context.Context) *http.Request {
+					r, _ := http.NewRequestWithContext(ctx, "GET", url+path, nil)
+					return r
+				}
+				first, err := w.get(c, req("/first", context.Background()))
+				if err != nil {
+					return "first: " + err.Error()
+				}
+				var second string
+				w.spawn(func() {
+					ctx := context.Background()
+					if tc.deadline > 0 {
+						var cancel context.CancelFunc
+						ctx, cancel = w.timeout(tc.deadline)
+						defer cancel()
+					}
+					resp, err := w.get(c, req("/second", ctx))
+					switch {
+					case errors.Is(err, context.DeadlineExceeded):
+						second = "deadline exceeded"
+					case err != nil:
+						second = err.Error()
+					default:
+						b, _ := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						second = string(b)
+					}
+				})
+				if tc.max == 0 || tc.deadline > 0 {
+					// The second request gets a connection of its own, or gives up, while the
+					// first holds its connection.
+					wait()
+				}
+				b, _ := io.ReadAll(first.Body)
+				first.Body.Close()
+				wait()
+				c.CloseIdleConnections()
+				stop()
+				return fmt.Sprintf("first %q, second %q, requests by connection %v", b, second, served)
+			}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			want := exchange(world{
+				start: func(srv *http.Server) (string, func()) {
+					hook := srv.ConnState
+					srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+					s := stdhttptest.NewUnstartedServer(srv.Handler)
+					s.Config = srv
+					s.Start()
+					return s.URL, func() { s.Close(); mu.Lock(); mu.Unlock() }
+				},
+				get:   (*http.Client).Do,
+				spawn: func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() },
+				timeout: func(d time.Duration) (context.Context, context.CancelFunc) {
+					return context.WithTimeout(context.Background(), d)
+				},
+			}, wg.Wait)
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				var rwg rt.WaitGroup
+				got = exchange(world{
+					start: serve,
+					get:   rthttp.ClientDo,
+					spawn: func(f func()) { rwg.Add(1); rt.Go(func() { defer rwg.Done(); f() }) },
+					timeout: func(d time.Duration) (context.Context, context.CancelFunc) {
+						return rt.WithTimeout(context.Background(), d)
+					},
+				}, rwg.Wait)
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}

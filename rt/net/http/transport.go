@@ -47,13 +47,18 @@ type Transport struct {
 	// (http.DefaultMaxIdleConnsPerHost if zero).
 	DisableKeepAlives   bool
 	MaxIdleConnsPerHost int
+	// MaxConnsPerHost, as http.Transport's, bounds the connections to an address, dialing,
+	// in use and idle (0: no bound). A request that finds as many waits, first come first
+	// served, for one of them to be idle, which it takes, or closed, which lets it dial one.
+	MaxConnsPerHost int
 	// owner is what the idle connections are kept for: the net/http transport a StandIn
 	// stands for, whose stand-ins come and go with the requests, else the Transport.
 	owner any
 }
 
 // StandIn returns the Transport that carries t's requests in a run: t's TLS configuration,
-// dialer, compression and connection reuse, and HTTP/2 offered when net/http would offer it.
+// dialer, compression, connection reuse and bound on connections per host, and HTTP/2 offered
+// when net/http would offer it.
 // net/http's own would run each connection on goroutines of its own, which heddle does not
 // control.
 //
@@ -62,7 +67,7 @@ func StandIn(t *http.Transport) *Transport {
 	custom := t.TLSClientConfig != nil || t.DialContext != nil || t.Dial != nil || t.DialTLS != nil || t.DialTLSContext != nil
 	return &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext,
 		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom),
-		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, owner: t}
+		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, MaxConnsPerHost: t.MaxConnsPerHost, owner: t}
 }
 
 //go:norace
@@ -78,6 +83,97 @@ type persistConn struct {
 	c     net.Conn
 	br    *bufio.Reader
 	state *tls.ConnectionState
+	// key is where it goes; counted says that it is one of MaxConnsPerHost's.
+	key     idleKey
+	counted bool
+	closed  bool
+}
+
+// close closes pc, once, and gives its place among its host's connections to a request
+// that waits for one.
+//
+//go:norace
+func (pc *persistConn) close() {
+	if pc.closed {
+		return
+	}
+	pc.closed = true
+	pc.c.Close()
+	if pc.counted {
+		hostOf(pc.key).free()
+	}
+}
+
+// A host is what MaxConnsPerHost counts for a key: its connections, dialing, in use and idle,
+// and the requests that wait for one, first come first served, as net/http's transport keeps
+// them (connsPerHost, connsPerHostWait).
+type host struct {
+	n       int
+	waiting []*connWait
+}
+
+// A connWait is a request waiting for a connection: it gets an idle one, or nil, the right to
+// dial one, whose place is counted already.
+type connWait struct {
+	got chan *persistConn // buffered: the giver never waits
+}
+
+// hostOf returns the run's count for key.
+//
+//go:norace
+func hostOf(key idleKey) *host {
+	idleConns() // a new run starts with no connection
+	h := idle.hosts[key]
+	if h == nil {
+		if idle.hosts == nil {
+			idle.hosts = map[idleKey]*host{}
+		}
+		h = &host{}
+		idle.hosts[key] = h
+	}
+	return h
+}
+
+// free takes a connection off h's count, or gives its place to the first request waiting,
+// which dials one.
+//
+//go:norace
+func (h *host) free() {
+	conns.Lock()
+	w := h.next()
+	if w == nil {
+		h.n--
+	}
+	conns.Unlock()
+	if w != nil {
+		rt.Send(w.got, nil)
+	}
+}
+
+// next removes the first waiting request and returns it, or nil. conns is locked.
+//
+//go:norace
+func (h *host) next() *connWait {
+	if len(h.waiting) == 0 {
+		return nil
+	}
+	w := h.waiting[0]
+	h.waiting = h.waiting[:copy(h.waiting, h.waiting[1:])]
+	return w
+}
+
+// leave removes w, whose request gave up, from the waiting ones: false if it was given
+// something first. conns is locked.
+//
+//go:norace
+func (h *host) leave(w *connWait) bool {
+	for i, o := range h.waiting {
+		if o == w {
+			h.waiting = append(h.waiting[:i], h.waiting[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // idleKey says which connections may carry a request: those of the same owner to the same
@@ -87,12 +183,18 @@ type idleKey struct {
 	dest  string
 }
 
+// conns is locked around every look at the idle connections and MaxConnsPerHost's counts, as
+// net/http's transport locks its idleMu and connsPerHostMu: two requests taking or leaving
+// connections are then dependent steps of the run, and which comes first is explored.
+var conns rt.Mutex
+
 // idle holds the connections that the run's exchanges left alive, in the order they were
 // kept: a map's, which Go randomizes, would close them in another order in each run of a
 // schedule. Only the running goroutine touches it; a run starts with none.
 var idle struct {
 	epoch uint64
 	conns []idleConn
+	hosts map[idleKey]*host // MaxConnsPerHost's counts, looked up, never ranged over
 }
 
 type idleConn struct {
@@ -105,7 +207,7 @@ type idleConn struct {
 //go:norace
 func idleConns() *[]idleConn {
 	if e := rt.RunEpoch(); idle.epoch != e {
-		idle.epoch, idle.conns = e, nil
+		idle.epoch, idle.conns, idle.hosts = e, nil, nil
 	}
 	return &idle.conns
 }
@@ -118,7 +220,8 @@ func (t *Transport) ownerKey() any {
 	return t
 }
 
-// takeIdle returns the connection to reuse for key, the most recently kept, or nil.
+// takeIdle returns the connection to reuse for key, the most recently kept, or nil. conns is
+// locked.
 //
 //go:norace
 func takeIdle(key idleKey) *persistConn {
@@ -137,6 +240,16 @@ func takeIdle(key idleKey) *persistConn {
 //
 //go:norace
 func (t *Transport) putIdle(key idleKey, pc *persistConn) {
+	conns.Lock()
+	if pc.counted {
+		// A request waits for a connection to this host: it takes this one, as net/http's
+		// transport gives an idle connection to the first request in wait.
+		if w := hostOf(key).next(); w != nil {
+			conns.Unlock()
+			rt.Send(w.got, pc)
+			return
+		}
+	}
 	limit := t.MaxIdleConnsPerHost
 	if limit == 0 {
 		limit = http.DefaultMaxIdleConnsPerHost
@@ -149,10 +262,12 @@ func (t *Transport) putIdle(key idleKey, pc *persistConn) {
 		}
 	}
 	if n >= limit {
-		pc.c.Close()
+		conns.Unlock()
+		pc.close()
 		return
 	}
 	*l = append(*l, idleConn{key, pc})
+	conns.Unlock()
 }
 
 // CloseIdleConnections closes the connections that earlier exchanges left alive.
@@ -172,6 +287,7 @@ func (t *Transport) CloseIdleConnections() {
 //
 //go:norace
 func closeIdle(owner any) {
+	conns.Lock()
 	l := idleConns()
 	var closing []*persistConn
 	*l = slices.DeleteFunc(*l, func(ic idleConn) bool {
@@ -181,9 +297,10 @@ func closeIdle(owner any) {
 		}
 		return false
 	})
+	conns.Unlock()
 	// Closing is a step of the run, after which another goroutine may keep or take one.
 	for _, pc := range closing {
-		pc.c.Close()
+		pc.close()
 	}
 }
 
@@ -226,14 +343,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	key := idleKey{t.ownerKey(), req.URL.Scheme + "://" + addr}
 	for {
-		pc := takeIdle(key)
-		reused := pc != nil
-		if !reused {
-			var err error
-			if pc, err = t.dial(req, addr); err != nil {
-				closeBody(req)
-				return nil, err
-			}
+		pc, reused, err := t.getConn(req, key, addr)
+		if err != nil {
+			closeBody(req)
+			return nil, err
 		}
 		resp, err := t.exchange(req, pc, key)
 		if err != nil && reused && req.Context().Err() == nil {
@@ -255,6 +368,65 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return resp, err
 	}
+}
+
+// getConn returns the connection that carries req: an idle one (reused), else a new one, or,
+// with MaxConnsPerHost connections to key already, the first that one of them leaves, as
+// net/http's transport waits for it: an idle one, which it takes, or a place, in which it
+// dials one. A request whose context (a context made under control) ends meanwhile gives up
+// with its error.
+//
+//go:norace
+func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *persistConn, reused bool, err error) {
+	conns.Lock()
+	if pc := takeIdle(key); pc != nil {
+		conns.Unlock()
+		return pc, true, nil
+	}
+	if t.MaxConnsPerHost <= 0 {
+		conns.Unlock()
+		pc, err := t.dial(req, addr)
+		return pc, false, err
+	}
+	h := hostOf(key)
+	if h.n < t.MaxConnsPerHost {
+		h.n++
+		conns.Unlock()
+	} else {
+		w := &connWait{got: rt.MakeChan[*persistConn](1)}
+		h.waiting = append(h.waiting, w)
+		conns.Unlock()
+		ctx := req.Context()
+		cases := []rt.Case{rt.RecvCase(w.got)}
+		if rt.ControlledContext(ctx) {
+			cases = append(cases, rt.RecvCase(ctx.Done()))
+		}
+		i, v, _ := rt.Select(false, cases...)
+		if i == 1 {
+			conns.Lock()
+			left := h.leave(w)
+			conns.Unlock()
+			if !left {
+				// Given a connection or a place as the context ended: give it back.
+				if pc := rt.Recv(w.got); pc != nil {
+					t.putIdle(key, pc)
+				} else {
+					h.free()
+				}
+			}
+			return nil, false, ctx.Err()
+		}
+		if pc := rt.Recvd(w.got, v); pc != nil {
+			return pc, true, nil
+		}
+	}
+	pc, err = t.dial(req, addr)
+	if err != nil {
+		h.free()
+		return nil, false, err
+	}
+	pc.key, pc.counted = key, true
+	return pc, false, nil
 }
 
 // dial connects to addr for req, with TLS for https.
@@ -315,7 +487,7 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 	ctx := req.Context()
 	stop := func() bool { return false }
 	if rt.ControlledContext(ctx) {
-		stop = rt.ContextAfterFunc(ctx, func() { pc.c.Close() })
+		stop = rt.ContextAfterFunc(ctx, func() { pc.close() })
 	}
 	out := req.Clone(ctx)
 	out.Close = req.Close || t.DisableKeepAlives
@@ -327,13 +499,13 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 	}
 	if err := out.Write(pc.c); err != nil {
 		stop()
-		pc.c.Close()
+		pc.close()
 		return nil, ctxErr(ctx, err)
 	}
 	resp, err := http.ReadResponse(pc.br, req)
 	if err != nil {
 		stop()
-		pc.c.Close()
+		pc.close()
 		return nil, ctxErr(ctx, err)
 	}
 	resp.TLS = pc.state
@@ -343,7 +515,7 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 		if reuse && keep {
 			t.putIdle(key, pc)
 		} else {
-			pc.c.Close()
+			pc.close()
 		}
 	}
 	if resp.Body == http.NoBody {
