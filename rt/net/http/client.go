@@ -93,7 +93,8 @@ func ClientPostForm(c *http.Client, u string, data url.Values) (*http.Response, 
 	return ClientPost(c, u, "application/x-www-form-urlencoded", strings.NewReader(data.Encode()))
 }
 
-// timeoutError is net/http's error for a request that its client's Timeout ended.
+// timeoutError is net/http's error for a request that its client's Timeout, or its
+// transport's ResponseHeaderTimeout, ended.
 type timeoutError struct{ err string }
 
 func (e *timeoutError) Error() string   { return e.err }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	stdhttptest "net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
+	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
 	rtnet "github.com/heddledbg/heddle/rt/net"
 	rthttp "github.com/heddledbg/heddle/rt/net/http"
 	"github.com/heddledbg/heddle/rt/net/http/httptest"
@@ -721,6 +723,115 @@ func TestMaxConnsPerHost(t *testing.T) {
 				}, rwg.Wait)
 			})
 			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestTransportOptions compares the stand-in with net/http's transport on the options a
+// client sets to reach its server or to bound its wait: the deprecated Dial, DialTLSContext
+// with a connection that has not made its handshake, and ResponseHeaderTimeout, missed and
+// met. Both worlds run the same code, with their own dialers, TLS clients and sleeps.
+func TestTransportOptions(t *testing.T) {
+	type world struct {
+		start     func(http.Handler, bool) string
+		dial      func(network, addr string) (net.Conn, error)
+		tlsClient func(net.Conn, *tls.Config) net.Conn
+		sleep     func(time.Duration)
+		get       func(*http.Client, string) (*http.Response, error)
+	}
+	for _, tc := range []struct {
+		name      string
+		tls       bool
+		pause     time.Duration // the handler's, before it answers
+		transport func(w world, dials *int) *http.Transport
+	}{
+		{"Dial", false, 0, func(w world, dials *int) *http.Transport {
+			return &http.Transport{Dial: func(network, addr string) (net.Conn, error) { *dials++; return w.dial(network, addr) }}
+		}},
+		{"DialTLSContext", true, 0, func(w world, dials *int) *http.Transport {
+			return &http.Transport{DialTLSContext: func(_ context.Context, network, addr string) (net.Conn, error) {
+				*dials++
+				c, err := w.dial(network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return w.tlsClient(c, &tls.Config{InsecureSkipVerify: true}), nil
+			}}
+		}},
+		{"ResponseHeaderTimeout missed", false, 200 * time.Millisecond, func(world, *int) *http.Transport {
+			return &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}
+		}},
+		{"ResponseHeaderTimeout met", false, 50 * time.Millisecond, func(world, *int) *http.Transport {
+			return &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exchange := func(w world) string {
+				base := w.start(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+					w.sleep(tc.pause)
+					io.WriteString(rw, r.URL.Path)
+				}), tc.tls)
+				dials := 0
+				c := &http.Client{Transport: tc.transport(w, &dials)}
+				var out []string
+				for _, path := range []string{"/a", "/b"} {
+					resp, err := w.get(c, base+path)
+					if err != nil {
+						var ue *url.Error
+						if errors.As(err, &ue) {
+							err = ue.Err
+						}
+						var te interface{ Timeout() bool }
+						out = append(out, fmt.Sprintf("error %q (deadline exceeded %v, timeout %v)", err, errors.Is(err, context.DeadlineExceeded), errors.As(err, &te) && te.Timeout()))
+						continue
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					out = append(out, fmt.Sprintf("%s %q tls %v", resp.Status, b, resp.TLS != nil))
+				}
+				c.CloseIdleConnections()
+				return fmt.Sprintf("%s, dials %d", strings.Join(out, "; "), dials)
+			}
+			want := exchange(world{
+				start: func(h http.Handler, tls bool) string {
+					s := stdhttptest.NewUnstartedServer(h)
+					if tls {
+						s.StartTLS()
+					} else {
+						s.Start()
+					}
+					t.Cleanup(s.Close)
+					return s.URL
+				},
+				dial:      net.Dial,
+				tlsClient: func(c net.Conn, cfg *tls.Config) net.Conn { return tls.Client(c, cfg) },
+				sleep:     time.Sleep,
+				get:       (*http.Client).Get,
+			})
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				got = exchange(world{
+					start: func(h http.Handler, tls bool) string {
+						s := httptest.NewUnstartedServer(h)
+						if tls {
+							s.StartTLS()
+						} else {
+							s.Start()
+						}
+						return s.URL
+					},
+					dial:      rtnet.Dial,
+					tlsClient: func(c net.Conn, cfg *tls.Config) net.Conn { return rttls.Client(c, cfg) },
+					sleep:     rt.Sleep,
+					get:       rthttp.ClientGet,
+				})
+			})
+			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
 				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
 			}
 			if got != want {

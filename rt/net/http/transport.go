@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/heddledbg/heddle/rt"
 	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
@@ -38,6 +39,12 @@ type Transport struct {
 	// DialContext, if not nil, dials the connections, as http.Transport's; else the virtual
 	// network does.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// DialTLSContext, if not nil, dials the connections of https requests, TLS included, as
+	// http.Transport's: a connection that has not made its handshake makes it then.
+	DialTLSContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// ResponseHeaderTimeout, as http.Transport's, is how long a request waits, on the run's
+	// clock, for its response's headers once it is written (0: no limit).
+	ResponseHeaderTimeout time.Duration
 	// DisableCompression, as http.Transport's, does not ask for gzip: else a request that
 	// does not say which encodings it accepts asks for gzip, and a gzipped answer is
 	// decompressed as it is read.
@@ -65,9 +72,18 @@ type Transport struct {
 //go:norace
 func StandIn(t *http.Transport) *Transport {
 	custom := t.TLSClientConfig != nil || t.DialContext != nil || t.Dial != nil || t.DialTLS != nil || t.DialTLSContext != nil
-	return &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext,
+	s := &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext, DialTLSContext: t.DialTLSContext,
 		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom),
-		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, MaxConnsPerHost: t.MaxConnsPerHost, owner: t}
+		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, MaxConnsPerHost: t.MaxConnsPerHost,
+		ResponseHeaderTimeout: t.ResponseHeaderTimeout, owner: t}
+	// The deprecated dialers, which net/http uses when the others are nil.
+	if s.DialContext == nil && t.Dial != nil {
+		s.DialContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.Dial(network, addr) }
+	}
+	if s.DialTLSContext == nil && t.DialTLS != nil {
+		s.DialTLSContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.DialTLS(network, addr) }
+	}
+	return s
 }
 
 //go:norace
@@ -433,6 +449,29 @@ func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *pe
 //
 //go:norace
 func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
+	if req.URL.Scheme == "https" && t.DialTLSContext != nil {
+		c, err := t.DialTLSContext(req.Context(), "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			return nil, errors.New("net/http: Transport.DialTLS or DialTLSContext returned (nil, nil)")
+		}
+		pc := &persistConn{c: c, br: bufio.NewReader(c)}
+		if tc, ok := c.(interface {
+			HandshakeContext(context.Context) error
+			ConnectionState() tls.ConnectionState
+		}); ok {
+			// As net/http's: in case the dialer did not make it.
+			if err := tc.HandshakeContext(req.Context()); err != nil {
+				c.Close()
+				return nil, err
+			}
+			cs := tc.ConnectionState()
+			pc.state = &cs
+		}
+		return pc, nil
+	}
 	dial := rtnet.DialContext
 	if t.DialContext != nil {
 		dial = t.DialContext
@@ -502,10 +541,21 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 		pc.close()
 		return nil, ctxErr(ctx, err)
 	}
+	var late *rt.Timer
+	timedOut := false
+	if d := t.ResponseHeaderTimeout; d > 0 {
+		late = rt.AfterFunc(d, func() { timedOut = true; pc.close() })
+	}
 	resp, err := http.ReadResponse(pc.br, req)
+	if late != nil {
+		late.Stop()
+	}
 	if err != nil {
 		stop()
 		pc.close()
+		if timedOut {
+			return nil, errHeaderTimeout
+		}
 		return nil, ctxErr(ctx, err)
 	}
 	resp.TLS = pc.state
@@ -532,6 +582,10 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 	}
 	return resp, nil
 }
+
+// errHeaderTimeout is net/http's error for a response whose headers did not come within
+// ResponseHeaderTimeout: a timeout, and context.DeadlineExceeded to errors.Is.
+var errHeaderTimeout error = &timeoutError{"net/http: timeout awaiting response headers"}
 
 // gzipBody decompresses a body as net/http's transport does: lazily, at the first Read.
 type gzipBody struct {
