@@ -252,7 +252,7 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 	if tc, ok := c.(*rttls.Conn); ok {
 		// As net/http does: the handshake first, under the read timeout, and the state for
 		// every request on the connection.
-		if d := readTimeout(srv); d > 0 {
+		if d := headerTimeout(srv); d > 0 {
 			c.SetReadDeadline(rt.Now().Add(d))
 		}
 		if err := tc.Handshake(); err != nil {
@@ -265,10 +265,29 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		}
 	}
 	br := bufio.NewReader(c)
-	for {
-		if d := readTimeout(srv); d > 0 {
-			c.SetReadDeadline(rt.Now().Add(d))
+	for first := true; ; first = false {
+		if !first {
+			// As net/http: the next request is waited for under the idle timeout.
+			var idle time.Time
+			if d := idleTimeout(srv); d > 0 {
+				idle = rt.Now().Add(d)
+			}
+			c.SetReadDeadline(idle)
+			if _, err := br.Peek(4); err != nil {
+				return
+			}
 		}
+		// As net/http's readRequest: the header under ReadHeaderTimeout, the body under
+		// ReadTimeout, both from now, and the response under WriteTimeout from the end of
+		// the header.
+		var header, whole time.Time
+		if d := headerTimeout(srv); d > 0 {
+			header = rt.Now().Add(d)
+		}
+		if d := srv.ReadTimeout; d > 0 {
+			whole = rt.Now().Add(d)
+		}
+		c.SetReadDeadline(header)
 		req, err := http.ReadRequest(br)
 		if err != nil {
 			if err != io.EOF && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -279,7 +298,10 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 			}
 			return
 		}
-		c.SetReadDeadline(time.Time{})
+		c.SetReadDeadline(whole)
+		if d := srv.WriteTimeout; d > 0 {
+			c.SetWriteDeadline(rt.Now().Add(d))
+		}
 		st.active = true
 		hook(srv, c, http.StateActive)
 		rctx, cancel := rt.WithCancel(ctx)
@@ -310,10 +332,20 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 	}
 }
 
+// headerTimeout and idleTimeout are net/http's readHeaderTimeout and idleTimeout.
+//
 //go:norace
-func readTimeout(srv *http.Server) time.Duration {
-	if srv.ReadHeaderTimeout > 0 {
+func headerTimeout(srv *http.Server) time.Duration {
+	if srv.ReadHeaderTimeout != 0 {
 		return srv.ReadHeaderTimeout
+	}
+	return srv.ReadTimeout
+}
+
+//go:norace
+func idleTimeout(srv *http.Server) time.Duration {
+	if srv.IdleTimeout != 0 {
+		return srv.IdleTimeout
 	}
 	return srv.ReadTimeout
 }

@@ -435,12 +435,16 @@ func TestConnReuse(t *testing.T) {
 		name      string
 		transport *http.Transport
 		// idle, if not zero, is the server's read timeout, and twice it the pause between
-		// two requests: the server closes the idle connection in between.
-		idle time.Duration
+		// two requests: the server closes the idle connection in between, unless its
+		// IdleTimeout, which bounds the wait for the next request in place of the read
+		// timeout, is longer.
+		idle, idleTimeout time.Duration
 	}{
-		{"keep-alive", &http.Transport{}, 0},
-		{"DisableKeepAlives", &http.Transport{DisableKeepAlives: true}, 0},
-		{"closed while idle", &http.Transport{}, 20 * time.Millisecond},
+		{"keep-alive", &http.Transport{}, 0, 0},
+		{"DisableKeepAlives", &http.Transport{DisableKeepAlives: true}, 0, 0},
+		{"closed while idle", &http.Transport{}, 20 * time.Millisecond, 0},
+		{"kept by IdleTimeout", &http.Transport{}, 20 * time.Millisecond, time.Hour},
+		{"closed by IdleTimeout", &http.Transport{}, 20 * time.Millisecond, 10 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			exchange := func(start func(*http.Server) (string, func()), get func(*http.Client, string) (*http.Response, error), sleep func(time.Duration)) string {
@@ -461,7 +465,7 @@ func TestConnReuse(t *testing.T) {
 						}
 					},
 				}
-				srv.ReadTimeout = tc.idle
+				srv.ReadTimeout, srv.IdleTimeout = tc.idle, tc.idleTimeout
 				url, stop := start(srv)
 				c := &http.Client{Transport: tc.transport}
 				var bodies []string
@@ -832,6 +836,83 @@ func TestTransportOptions(t *testing.T) {
 				})
 			})
 			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestServerTimeouts compares heddle's server with net/http's on the timeouts that bound a
+// request: WriteTimeout, counted from the end of the request's header, missed by a handler
+// that answers late and met by one that answers in time, and ReadTimeout, which bounds the
+// reading of the body too.
+func TestServerTimeouts(t *testing.T) {
+	type world struct {
+		start func(*http.Server) (string, func())
+		sleep func(time.Duration)
+		dial  func(network, addr string) (net.Conn, error)
+	}
+	for _, tc := range []struct {
+		name        string
+		read, write time.Duration // the server's ReadTimeout and WriteTimeout
+		pause       time.Duration // the handler's before it answers, or the client's before the body's last byte
+		slowBody    bool
+	}{
+		{"WriteTimeout missed", 0, 100 * time.Millisecond, 200 * time.Millisecond, false},
+		{"WriteTimeout met", 0, 100 * time.Millisecond, 50 * time.Millisecond, false},
+		{"ReadTimeout over the body", 100 * time.Millisecond, 0, 200 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exchange := func(w world) string {
+				var handled string
+				srv := &http.Server{ReadTimeout: tc.read, WriteTimeout: tc.write, Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+					b, err := io.ReadAll(r.Body)
+					handled = fmt.Sprintf("body %q, error %v", b, err != nil)
+					if !tc.slowBody {
+						w.sleep(tc.pause)
+					}
+					io.WriteString(rw, "answer")
+				})}
+				base, stop := w.start(srv)
+				defer stop()
+				c, err := w.dial("tcp", strings.TrimPrefix(base, "http://"))
+				if err != nil {
+					return "dial: " + err.Error()
+				}
+				defer c.Close()
+				io.WriteString(c, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab")
+				if tc.slowBody {
+					w.sleep(tc.pause)
+				}
+				io.WriteString(c, "cd")
+				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+				if err != nil {
+					return fmt.Sprintf("handler: %s; client: %v", handled, err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				return fmt.Sprintf("handler: %s; client: %s %q", handled, resp.Status, b)
+			}
+			var mu sync.Mutex
+			want := exchange(world{
+				start: func(srv *http.Server) (string, func()) {
+					h := srv.Handler
+					srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { mu.Lock(); defer mu.Unlock(); h.ServeHTTP(w, r) })
+					s := stdhttptest.NewUnstartedServer(srv.Handler)
+					s.Config = srv
+					s.Start()
+					return s.URL, func() { s.Close(); mu.Lock(); mu.Unlock() }
+				},
+				sleep: time.Sleep,
+				dial:  net.Dial,
+			})
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				got = exchange(world{start: serve, sleep: rt.Sleep, dial: rtnet.Dial})
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
 				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
 			}
 			if got != want {
