@@ -26,10 +26,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/heddledbg/heddle/rt"
 	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
@@ -209,6 +212,9 @@ func ServerShutdown(srv *http.Server, ctx context.Context) error {
 	s := stateOf(srv)
 	s.closed = true
 	err := s.closeListeners()
+	for _, f := range onShutdown(srv) {
+		rt.Go(f)
+	}
 	for {
 		for _, c := range s.ordered() {
 			// Closing is a step of the run: a connection's goroutine may end, and leave
@@ -308,7 +314,7 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		req = req.WithContext(rctx)
 		req.RemoteAddr = c.RemoteAddr().String()
 		req.TLS = tlsState
-		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header)}
+		w := &response{conn: c, br: br, bw: bufio.NewWriter(c), req: req, header: make(http.Header), last: s.closed || !keepAlives(srv)}
 		// As net/http does, the connection is the handler's from its Hijack on: Close and
 		// Shutdown neither close it nor wait for the handler that holds it.
 		w.onHijack = func() {
@@ -330,6 +336,31 @@ func serveConn(srv *http.Server, s *served, st *connState, c net.Conn, ctx conte
 		}
 		hook(srv, c, http.StateIdle)
 	}
+}
+
+// onShutdown returns the functions registered with srv.RegisterOnShutdown, which net/http
+// keeps unexported and its Shutdown, which ServerShutdown stands for, starts each on a
+// goroutine of its own.
+//
+//go:norace
+func onShutdown(srv *http.Server) []func() {
+	f := reflect.ValueOf(srv).Elem().FieldByName("onShutdown")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[[]func()]() {
+		return nil
+	}
+	return *(*[]func())(unsafe.Pointer(f.UnsafeAddr()))
+}
+
+// keepAlives reports whether srv keeps connections for further requests: not after
+// srv.SetKeepAlivesEnabled(false), which net/http records unexported.
+//
+//go:norace
+func keepAlives(srv *http.Server) bool {
+	f := reflect.ValueOf(srv).Elem().FieldByName("disableKeepAlives")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[atomic.Bool]() {
+		return true
+	}
+	return !(*atomic.Bool)(unsafe.Pointer(f.UnsafeAddr())).Load()
 }
 
 // headerTimeout and idleTimeout are net/http's readHeaderTimeout and idleTimeout.
@@ -398,8 +429,9 @@ type response struct {
 	status  int
 	body    bytes.Buffer
 	chunked io.WriteCloser // after the first Flush
-	// hijacked: the handler took the connection; aborted: it panicked.
-	hijacked, aborted bool
+	// hijacked: the handler took the connection; aborted: it panicked; last: the server
+	// closes the connection after it (keep-alives disabled, or shutting down).
+	hijacked, aborted, last bool
 	onHijack          func() // tells the server that the connection is no longer its
 }
 
@@ -506,7 +538,7 @@ func (w *response) finish() bool {
 	if w.aborted {
 		return false
 	}
-	keep := !w.req.Close && w.req.ProtoAtLeast(1, 1) && w.discardBody()
+	keep := !w.last && !w.req.Close && w.req.ProtoAtLeast(1, 1) && w.discardBody()
 	if w.chunked != nil {
 		w.chunked.Close()
 		w.bw.WriteString("\r\n")

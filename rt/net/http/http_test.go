@@ -921,3 +921,102 @@ func TestServerTimeouts(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownHooksAndKeepAlives compares heddle's server with net/http's on what a server
+// records unexported: the functions registered with RegisterOnShutdown, which Shutdown starts
+// each on a goroutine, and SetKeepAlivesEnabled(false), after which every connection serves
+// one request.
+func TestShutdownHooksAndKeepAlives(t *testing.T) {
+	type waitGroup interface {
+		Add(int)
+		Done()
+		Wait()
+	}
+	type world struct {
+		listen   func() (net.Listener, error)
+		serve    func(*http.Server, net.Listener) // starts serving
+		shutdown func(*http.Server) error
+		get      func(*http.Client, string) (*http.Response, error)
+		wg       waitGroup
+	}
+	for _, keepAlives := range []bool{true, false} {
+		t.Run(fmt.Sprintf("keep-alives %v", keepAlives), func(t *testing.T) {
+			exchange := func(w world) string {
+				var served []int
+				conns := map[net.Conn]int{}
+				srv := &http.Server{
+					Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, "hi") }),
+					ConnState: func(c net.Conn, s http.ConnState) {
+						if _, ok := conns[c]; !ok {
+							conns[c] = len(conns)
+							served = append(served, 0)
+						}
+						if s == http.StateActive {
+							served[conns[c]]++
+						}
+					},
+				}
+				hooks := 0
+				w.wg.Add(2)
+				for range 2 {
+					srv.RegisterOnShutdown(func() { hooks++; w.wg.Done() })
+				}
+				srv.SetKeepAlivesEnabled(keepAlives)
+				l, err := w.listen()
+				if err != nil {
+					return err.Error()
+				}
+				w.serve(srv, l)
+				c := &http.Client{Transport: &http.Transport{}}
+				for range 3 {
+					resp, err := w.get(c, "http://"+l.Addr().String())
+					if err != nil {
+						return err.Error()
+					}
+					io.ReadAll(resp.Body)
+					resp.Body.Close()
+				}
+				c.CloseIdleConnections()
+				err = w.shutdown(srv)
+				w.wg.Wait()
+				return fmt.Sprintf("shutdown %v, hooks %d, requests by connection %v", err, hooks, served)
+			}
+			var mu sync.Mutex
+			var wg sync.WaitGroup
+			want := exchange(world{
+				listen: func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") },
+				serve: func(srv *http.Server, l net.Listener) {
+					hook := srv.ConnState
+					srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+					go srv.Serve(l)
+				},
+				shutdown: func(srv *http.Server) error {
+					err := srv.Shutdown(context.Background())
+					mu.Lock()
+					mu.Unlock()
+					return err
+				},
+				get: (*http.Client).Get,
+				wg:  &wg,
+			})
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				got = exchange(world{
+					listen: func() (net.Listener, error) { return rtnet.Listen("tcp", "127.0.0.1:0") },
+					serve:  func(srv *http.Server, l net.Listener) { rt.Go(func() { rthttp.ServerServe(srv, l) }) },
+					shutdown: func(srv *http.Server) error {
+						return rthttp.ServerShutdown(srv, context.Background())
+					},
+					get: rthttp.ClientGet,
+					wg:  &rt.WaitGroup{},
+				})
+			})
+			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}
