@@ -432,7 +432,7 @@ type response struct {
 	// hijacked: the handler took the connection; aborted: it panicked; last: the server
 	// closes the connection after it (keep-alives disabled, or shutting down).
 	hijacked, aborted, last bool
-	onHijack          func() // tells the server that the connection is no longer its
+	onHijack                func() // tells the server that the connection is no longer its
 }
 
 //go:norace
