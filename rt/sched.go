@@ -165,6 +165,9 @@ type goroutine struct {
 	goid   int64   // its carrier's id in the runtime's stack traces
 	op     op
 	since  uint64 // order in which goroutines became pending: FIFO for channel partners
+	// working is the virtual time since which g has worked without waiting: its creation, or
+	// the end of its last wait (timeoutAgainstWork).
+	working int64
 	// listed says that g is in the run's candidates list (run.candidates).
 	listed  bool
 	fn      uintptr
@@ -615,6 +618,7 @@ func (r *run) newG(parent *goroutine, f func()) *goroutine {
 		offeredAt:    -2,
 		lastLoad:     NoObj,
 		start:        f,
+		working:      r.clock.now,
 	}
 	if parent != nil {
 		ng.bound = parent.bound
@@ -1265,6 +1269,7 @@ func (r *run) resumeG(g *goroutine) {
 	}
 	r.raceResume(g)
 	r.accessResume(g)
+	g.working = r.clock.now
 	g.op.kind = OpNone
 	g.done = true
 	g.state = gReady

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	stdhttptest "net/http/httptest"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -1012,6 +1013,123 @@ func TestShutdownHooksAndKeepAlives(t *testing.T) {
 				})
 			})
 			if res.Verdict.Kind != rt.VerdictOK {
+				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+			}
+			if got != want {
+				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestTransportProxy compares the stand-in with net/http's transport on a client with a
+// Proxy: a request for an http URL goes to the proxy in absolute form, with the proxy's
+// credentials, and a Proxy that fails fails the request.
+func TestTransportProxy(t *testing.T) {
+	type world struct {
+		start func(http.Handler) string
+		get   func(*http.Client, string) (*http.Response, error)
+	}
+	exchange := func(w world) string {
+		proxy := w.start(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(rw, "%s %s, authorization %q", r.Method, r.URL, r.Header.Get("Proxy-Authorization"))
+		}))
+		u, _ := url.Parse(proxy)
+		u.User = url.UserPassword("user", "secret")
+		var out []string
+		for _, p := range []func(*http.Request) (*url.URL, error){
+			http.ProxyURL(u),
+			func(*http.Request) (*url.URL, error) { return nil, errors.New("no proxy for you") },
+		} {
+			c := &http.Client{Transport: &http.Transport{Proxy: p}}
+			resp, err := w.get(c, "http://service.test/path?q=1")
+			if err != nil {
+				var ue *url.Error
+				if errors.As(err, &ue) {
+					err = ue.Err
+				}
+				out = append(out, "error "+err.Error())
+				continue
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			out = append(out, string(b))
+			c.CloseIdleConnections()
+		}
+		return strings.Join(out, "; ")
+	}
+	want := exchange(world{
+		start: func(h http.Handler) string { s := stdhttptest.NewServer(h); t.Cleanup(s.Close); return s.URL },
+		get:   (*http.Client).Get,
+	})
+	var got string
+	res := rt.Run(rt.Config{}, func() {
+		got = exchange(world{start: func(h http.Handler) string { return httptest.NewServer(h).URL }, get: rthttp.ClientGet})
+	})
+	if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if got != want {
+		t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+	}
+}
+
+// TestClientTrace compares the httptrace.ClientTrace hooks that the stand-in calls with
+// net/http's transport's, over a new connection and a kept one, plain and with TLS: resty's
+// TraceInfo read the connection's address from GotConn, and a nil one panicked in a run.
+func TestClientTrace(t *testing.T) {
+	for _, tlsOn := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tls %v", tlsOn), func(t *testing.T) {
+			exchange := func(base string, get func(*http.Client, *http.Request) (*http.Response, error), lock func() func()) string {
+				var seen []string
+				note := func(s string) { defer lock()(); seen = append(seen, s) }
+				trace := &httptrace.ClientTrace{
+					GetConn: func(string) { note("GetConn") },
+					GotConn: func(i httptrace.GotConnInfo) {
+						note(fmt.Sprintf("GotConn(reused %v, was idle %v, remote %v)", i.Reused, i.WasIdle, i.Conn.RemoteAddr() != nil))
+					},
+					ConnectStart:         func(string, string) { note("ConnectStart") },
+					ConnectDone:          func(_, _ string, err error) { note(fmt.Sprintf("ConnectDone(%v)", err)) },
+					TLSHandshakeStart:    func() { note("TLSHandshakeStart") },
+					TLSHandshakeDone:     func(cs tls.ConnectionState, err error) { note(fmt.Sprintf("TLSHandshakeDone(%v, %v)", cs.HandshakeComplete, err)) },
+					WroteHeaders:         func() { note("WroteHeaders") },
+					WroteRequest:         func(i httptrace.WroteRequestInfo) { note(fmt.Sprintf("WroteRequest(%v)", i.Err)) },
+					GotFirstResponseByte: func() { note("GotFirstResponseByte") },
+				}
+				c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+				for range 2 {
+					req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", base, nil)
+					resp, err := get(c, req)
+					if err != nil {
+						return err.Error()
+					}
+					io.ReadAll(resp.Body)
+					resp.Body.Close()
+					note("--")
+				}
+				c.CloseIdleConnections()
+				defer lock()()
+				return strings.Join(seen, " ")
+			}
+			start := func(s interface{ Start(); StartTLS() }) {
+				if tlsOn {
+					s.StartTLS()
+				} else {
+					s.Start()
+				}
+			}
+			s := stdhttptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
+			start(s)
+			defer s.Close()
+			var mu sync.Mutex
+			want := exchange(s.URL, (*http.Client).Do, func() func() { mu.Lock(); return mu.Unlock })
+			var got string
+			res := rt.Run(rt.Config{}, func() {
+				s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
+				start(s)
+				got = exchange(s.URL, rthttp.ClientDo, func() func() { return func() {} })
+			})
+			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
 				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
 			}
 			if got != want {

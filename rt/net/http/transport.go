@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"encoding/base64"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -10,6 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -45,6 +48,12 @@ type Transport struct {
 	// ResponseHeaderTimeout, as http.Transport's, is how long a request waits, on the run's
 	// clock, for its response's headers once it is written (0: no limit).
 	ResponseHeaderTimeout time.Duration
+	// Proxy, ProxyConnectHeader and GetProxyConnectHeader are http.Transport's: a request
+	// for an http URL goes to an http proxy in absolute form, one for an https URL through a
+	// CONNECT tunnel. A proxy of another scheme is not spoken (rt.Differs).
+	Proxy                 func(*http.Request) (*url.URL, error)
+	ProxyConnectHeader    http.Header
+	GetProxyConnectHeader func(ctx context.Context, proxyURL *url.URL, target string) (http.Header, error)
 	// DisableCompression, as http.Transport's, does not ask for gzip: else a request that
 	// does not say which encodings it accepts asks for gzip, and a gzipped answer is
 	// decompressed as it is read.
@@ -75,7 +84,8 @@ func StandIn(t *http.Transport) *Transport {
 	s := &Transport{Fallback: t, TLSClientConfig: t.TLSClientConfig, DialContext: t.DialContext, DialTLSContext: t.DialTLSContext,
 		DisableCompression: t.DisableCompression, ForceAttemptHTTP2: t.TLSNextProto == nil && (t.ForceAttemptHTTP2 || !custom),
 		DisableKeepAlives: t.DisableKeepAlives, MaxIdleConnsPerHost: t.MaxIdleConnsPerHost, MaxConnsPerHost: t.MaxConnsPerHost,
-		ResponseHeaderTimeout: t.ResponseHeaderTimeout, owner: t}
+		ResponseHeaderTimeout: t.ResponseHeaderTimeout, Proxy: t.Proxy, ProxyConnectHeader: t.ProxyConnectHeader,
+		GetProxyConnectHeader: t.GetProxyConnectHeader, owner: t}
 	// The deprecated dialers, which net/http uses when the others are nil.
 	if s.DialContext == nil && t.Dial != nil {
 		s.DialContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.Dial(network, addr) }
@@ -103,6 +113,9 @@ type persistConn struct {
 	key     idleKey
 	counted bool
 	closed  bool
+	// used: it carried a request before; idleAt: since when it is idle, if it is.
+	used   bool
+	idleAt time.Time
 }
 
 // close closes pc, once, and gives its place among its host's connections to a request
@@ -252,10 +265,11 @@ func takeIdle(key idleKey) *persistConn {
 	return nil
 }
 
-// putIdle keeps pc for the next request to key, or closes it if as many are kept already.
+// putIdle keeps pc for the next request to key, or closes it if as many are kept already,
+// and says why with net/http's error.
 //
 //go:norace
-func (t *Transport) putIdle(key idleKey, pc *persistConn) {
+func (t *Transport) putIdle(key idleKey, pc *persistConn) error {
 	conns.Lock()
 	if pc.counted {
 		// A request waits for a connection to this host: it takes this one, as net/http's
@@ -263,7 +277,7 @@ func (t *Transport) putIdle(key idleKey, pc *persistConn) {
 		if w := hostOf(key).next(); w != nil {
 			conns.Unlock()
 			rt.Send(w.got, pc)
-			return
+			return nil
 		}
 	}
 	limit := t.MaxIdleConnsPerHost
@@ -280,11 +294,16 @@ func (t *Transport) putIdle(key idleKey, pc *persistConn) {
 	if n >= limit {
 		conns.Unlock()
 		pc.close()
-		return
+		return errTooManyIdleHost
 	}
+	pc.idleAt = rt.Now()
 	*l = append(*l, idleConn{key, pc})
 	conns.Unlock()
+	return nil
 }
+
+// errTooManyIdleHost is net/http's.
+var errTooManyIdleHost = errors.New("http: putIdleConn: too many idle connections for host")
 
 // CloseIdleConnections closes the connections that earlier exchanges left alive.
 //
@@ -357,14 +376,30 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), port)
 	}
-	key := idleKey{t.ownerKey(), req.URL.Scheme + "://" + addr}
-	for {
-		pc, reused, err := t.getConn(req, key, addr)
+	var proxy *url.URL
+	if t.Proxy != nil {
+		u, err := t.Proxy(req)
 		if err != nil {
 			closeBody(req)
 			return nil, err
 		}
-		resp, err := t.exchange(req, pc, key)
+		if u != nil && u.Scheme != "http" {
+			rt.Differs("sent a request through a proxy of scheme "+u.Scheme, "which heddle's transport does not speak: it connects to the server directly")
+			u = nil
+		}
+		proxy = u
+	}
+	key := idleKey{t.ownerKey(), req.URL.Scheme + "://" + addr}
+	if proxy != nil {
+		key.dest = proxy.Redacted() + " " + key.dest
+	}
+	for {
+		pc, reused, err := t.getConn(req, key, addr, proxy)
+		if err != nil {
+			closeBody(req)
+			return nil, err
+		}
+		resp, err := t.exchange(req, pc, key, proxy)
 		if err != nil && reused && req.Context().Err() == nil {
 			// The server closed the idle connection: as net/http's transport, send the
 			// request again on a new one, if its body can be sent again.
@@ -386,14 +421,37 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 }
 
-// getConn returns the connection that carries req: an idle one (reused), else a new one, or,
+// getConn returns the connection that carries req, as takeConn, and tells the request's
+// httptrace.ClientTrace as net/http's transport does.
+//
+//go:norace
+func (t *Transport) getConn(req *http.Request, key idleKey, addr string, proxy *url.URL) (pc *persistConn, reused bool, err error) {
+	trace := httptrace.ContextClientTrace(req.Context())
+	if trace != nil && trace.GetConn != nil {
+		trace.GetConn(addr)
+	}
+	pc, reused, err = t.takeConn(req, key, addr, proxy)
+	if err == nil && trace != nil && trace.GotConn != nil {
+		info := httptrace.GotConnInfo{Conn: pc.c, Reused: pc.used}
+		if !pc.idleAt.IsZero() {
+			info.WasIdle, info.IdleTime = true, rt.Now().Sub(pc.idleAt)
+		}
+		trace.GotConn(info)
+	}
+	if err == nil {
+		pc.idleAt = time.Time{}
+	}
+	return pc, reused, err
+}
+
+// takeConn returns the connection that carries req: an idle one (reused), else a new one, or,
 // with MaxConnsPerHost connections to key already, the first that one of them leaves, as
 // net/http's transport waits for it: an idle one, which it takes, or a place, in which it
 // dials one. A request whose context (a context made under control) ends meanwhile gives up
 // with its error.
 //
 //go:norace
-func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *persistConn, reused bool, err error) {
+func (t *Transport) takeConn(req *http.Request, key idleKey, addr string, proxy *url.URL) (pc *persistConn, reused bool, err error) {
 	conns.Lock()
 	if pc := takeIdle(key); pc != nil {
 		conns.Unlock()
@@ -401,7 +459,7 @@ func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *pe
 	}
 	if t.MaxConnsPerHost <= 0 {
 		conns.Unlock()
-		pc, err := t.dial(req, addr)
+		pc, err := t.dial(req, addr, proxy)
 		return pc, false, err
 	}
 	h := hostOf(key)
@@ -436,7 +494,7 @@ func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *pe
 			return pc, true, nil
 		}
 	}
-	pc, err = t.dial(req, addr)
+	pc, err = t.dial(req, addr, proxy)
 	if err != nil {
 		h.free()
 		return nil, false, err
@@ -445,11 +503,11 @@ func (t *Transport) getConn(req *http.Request, key idleKey, addr string) (pc *pe
 	return pc, false, nil
 }
 
-// dial connects to addr for req, with TLS for https.
+// dial connects to addr for req, with TLS for https, directly or through an http proxy.
 //
 //go:norace
-func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
-	if req.URL.Scheme == "https" && t.DialTLSContext != nil {
+func (t *Transport) dial(req *http.Request, addr string, proxy *url.URL) (*persistConn, error) {
+	if req.URL.Scheme == "https" && t.DialTLSContext != nil && proxy == nil {
 		c, err := t.DialTLSContext(req.Context(), "tcp", addr)
 		if err != nil {
 			return nil, err
@@ -472,13 +530,32 @@ func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
 		}
 		return pc, nil
 	}
-	dial := rtnet.DialContext
-	if t.DialContext != nil {
-		dial = t.DialContext
+	trace := httptrace.ContextClientTrace(req.Context())
+	to := addr
+	if proxy != nil {
+		to = proxy.Host
+		if proxy.Port() == "" {
+			to = net.JoinHostPort(proxy.Hostname(), "80")
+		}
 	}
-	c, err := dial(req.Context(), "tcp", addr)
+	var c net.Conn
+	var err error
+	if t.DialContext != nil {
+		c, err = t.DialContext(req.Context(), "tcp", to)
+	} else {
+		c, err = rtnet.DialContext(req.Context(), "tcp", to) // which tells the trace, as net.Dialer's
+	}
 	if err != nil {
+		if proxy != nil {
+			return nil, &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
+		}
 		return nil, err
+	}
+	if proxy != nil && req.URL.Scheme == "https" {
+		if err := t.tunnel(req.Context(), c, proxy, addr); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	var state *tls.ConnectionState
 	if req.URL.Scheme == "https" {
@@ -501,11 +578,20 @@ func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
 			}
 		}
 		tc := rttls.Client(c, cfg)
+		if trace != nil && trace.TLSHandshakeStart != nil {
+			trace.TLSHandshakeStart()
+		}
 		if err := tc.HandshakeContext(req.Context()); err != nil {
 			c.Close()
+			if trace != nil && trace.TLSHandshakeDone != nil {
+				trace.TLSHandshakeDone(tls.ConnectionState{}, err)
+			}
 			return nil, err
 		}
 		cs := tc.ConnectionState()
+		if trace != nil && trace.TLSHandshakeDone != nil {
+			trace.TLSHandshakeDone(cs, nil)
+		}
 		if cs.NegotiatedProtocol == "h2" {
 			rt.Differs("negotiated HTTP/2 with a server of the test", http2Differs)
 		}
@@ -514,12 +600,67 @@ func (t *Transport) dial(req *http.Request, addr string) (*persistConn, error) {
 	return &persistConn{c: c, br: bufio.NewReader(c), state: state}, nil
 }
 
+// tunnel asks the proxy at the other end of c for a tunnel to addr (CONNECT), as net/http's
+// transport does for an https request through a proxy.
+//
+//go:norace
+func (t *Transport) tunnel(ctx context.Context, c net.Conn, proxy *url.URL, addr string) error {
+	hdr := t.ProxyConnectHeader
+	if t.GetProxyConnectHeader != nil {
+		var err error
+		if hdr, err = t.GetProxyConnectHeader(ctx, proxy, addr); err != nil {
+			return err
+		}
+	}
+	if hdr == nil {
+		hdr = make(http.Header)
+	}
+	if pa := proxyAuth(proxy); pa != "" {
+		hdr = hdr.Clone()
+		hdr.Set("Proxy-Authorization", pa)
+	}
+	connect := &http.Request{Method: "CONNECT", URL: &url.URL{Opaque: addr}, Host: addr, Header: hdr}
+	if err := connect.Write(c); err != nil {
+		return err
+	}
+	// A reader of one byte at a time: what follows the answer is the TLS server's, read by
+	// the TLS client.
+	resp, err := http.ReadResponse(bufio.NewReaderSize(oneByte{c}, 16), connect)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != 200 {
+		_, text, ok := strings.Cut(resp.Status, " ")
+		if !ok {
+			return errors.New("unknown status code")
+		}
+		return errors.New(text)
+	}
+	return nil
+}
+
+// oneByte reads at most one byte at a time from r.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+// proxyAuth is net/http's Proxy-Authorization for proxy's user, or "".
+//
+//go:norace
+func proxyAuth(proxy *url.URL) string {
+	if proxy == nil || proxy.User == nil {
+		return ""
+	}
+	password, _ := proxy.User.Password()
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(proxy.User.Username()+":"+password))
+}
+
 // exchange writes req on pc and reads its response. The connection goes back to the idle ones
 // once the response's body is read to its end (at once if it has none), unless the request or
 // the response asked to close it.
 //
 //go:norace
-func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*http.Response, error) {
+func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey, proxy *url.URL) (*http.Response, error) {
 	// As net/http's transport, give up the exchange when the request's context ends, its
 	// body's reading included: closing the connection ends a read or write that waits. Only
 	// a context made under control is watched: another's deadline is on the real clock.
@@ -536,10 +677,35 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 		out.Header.Set("Accept-Encoding", "gzip")
 		gzipped = true
 	}
-	if err := out.Write(pc.c); err != nil {
+	write := out.Write
+	if proxy != nil && req.URL.Scheme == "http" {
+		// To the proxy, in absolute form, as net/http's transport sends it.
+		if pa := proxyAuth(proxy); pa != "" && out.Header.Get("Proxy-Authorization") == "" {
+			out.Header.Set("Proxy-Authorization", pa)
+		}
+		write = out.WriteProxy
+	}
+	werr := write(pc.c)
+	if werr != nil && ctx.Err() == nil {
+		// A server may answer before it has read the whole body, and close: net/http's
+		// transport reads the answer beside the writing, and returns it rather than the
+		// write's error (its server waits before it closes for this). The answer, if there is
+		// one, is already on the connection.
+		if resp, err := http.ReadResponse(pc.br, req); err == nil {
+			resp.Close = true
+			return t.answered(req, out, resp, pc, key, stop, gzipped)
+		}
+	}
+	if werr != nil {
 		stop()
 		pc.close()
-		return nil, ctxErr(ctx, err)
+		return nil, ctxErr(ctx, werr)
+	}
+	trace := httptrace.ContextClientTrace(ctx)
+	if trace != nil && trace.GotFirstResponseByte != nil {
+		if peek, err := pc.br.Peek(1); err == nil && len(peek) == 1 {
+			trace.GotFirstResponseByte()
+		}
 	}
 	var late *rt.Timer
 	timedOut := false
@@ -558,12 +724,26 @@ func (t *Transport) exchange(req *http.Request, pc *persistConn, key idleKey) (*
 		}
 		return nil, ctxErr(ctx, err)
 	}
+	return t.answered(req, out, resp, pc, key, stop, gzipped)
+}
+
+// answered completes the exchange of req (sent as out) on pc, whose response resp came: the
+// connection goes back to the idle ones when its body has been read, telling the request's
+// trace.
+//
+//go:norace
+func (t *Transport) answered(req, out *http.Request, resp *http.Response, pc *persistConn, key idleKey, stop func() bool, gzipped bool) (*http.Response, error) {
+	ctx := req.Context()
+	pc.used = true
 	resp.TLS = pc.state
 	keep := !out.Close && !resp.Close
 	release := func(reuse bool) {
 		stop()
 		if reuse && keep {
-			t.putIdle(key, pc)
+			err := t.putIdle(key, pc)
+			if trace := httptrace.ContextClientTrace(ctx); trace != nil && trace.PutIdleConn != nil {
+				trace.PutIdleConn(err)
+			}
 		} else {
 			pc.close()
 		}
