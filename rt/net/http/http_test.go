@@ -1088,10 +1088,12 @@ func TestClientTrace(t *testing.T) {
 					GotConn: func(i httptrace.GotConnInfo) {
 						note(fmt.Sprintf("GotConn(reused %v, was idle %v, remote %v)", i.Reused, i.WasIdle, i.Conn.RemoteAddr() != nil))
 					},
-					ConnectStart:         func(string, string) { note("ConnectStart") },
-					ConnectDone:          func(_, _ string, err error) { note(fmt.Sprintf("ConnectDone(%v)", err)) },
-					TLSHandshakeStart:    func() { note("TLSHandshakeStart") },
-					TLSHandshakeDone:     func(cs tls.ConnectionState, err error) { note(fmt.Sprintf("TLSHandshakeDone(%v, %v)", cs.HandshakeComplete, err)) },
+					ConnectStart:      func(string, string) { note("ConnectStart") },
+					ConnectDone:       func(_, _ string, err error) { note(fmt.Sprintf("ConnectDone(%v)", err)) },
+					TLSHandshakeStart: func() { note("TLSHandshakeStart") },
+					TLSHandshakeDone: func(cs tls.ConnectionState, err error) {
+						note(fmt.Sprintf("TLSHandshakeDone(%v, %v)", cs.HandshakeComplete, err))
+					},
 					WroteHeaders:         func() { note("WroteHeaders") },
 					WroteRequest:         func(i httptrace.WroteRequestInfo) { note(fmt.Sprintf("WroteRequest(%v)", i.Err)) },
 					GotFirstResponseByte: func() { note("GotFirstResponseByte") },
@@ -1111,13 +1113,14 @@ func TestClientTrace(t *testing.T) {
 				defer lock()()
 				return strings.Join(seen, " ")
 			}
-			start := func(s interface{ Start(); StartTLS() }) {
-				if tlsOn {
-					s.StartTLS()
-				} else {
-					s.Start()
-				}
-			}
+			start := func(s interface {
+				Start()
+				StartTLS()
+			}) { if tlsOn {
+				s.StartTLS()
+			} else {
+				s.Start()
+			} }
 			s := stdhttptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
 			start(s)
 			defer s.Close()

@@ -2,10 +2,10 @@ package http
 
 import (
 	"bufio"
-	"encoding/base64"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
