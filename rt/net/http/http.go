@@ -215,13 +215,16 @@ func ServerShutdown(srv *http.Server, ctx context.Context) error {
 	for _, f := range onShutdown(srv) {
 		rt.Go(f)
 	}
+	closed := map[net.Conn]bool{}
 	for {
 		for _, c := range s.ordered() {
 			// Closing is a step of the run: a connection's goroutine may end, and leave
-			// s.conns, before the loop reaches it.
-			if st, ok := s.conns[c]; ok && !st.active {
+			// s.conns, before the loop reaches it. A closed connection stays in s.conns
+			// until its goroutine has ended, as net/http's Shutdown waits for it: the
+			// goroutine may have read a whole request before the close, and then serves it.
+			if st, ok := s.conns[c]; ok && !st.active && !closed[c] {
+				closed[c] = true
 				c.Close()
-				delete(s.conns, c)
 			}
 		}
 		if len(s.conns) == 0 {
