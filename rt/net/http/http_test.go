@@ -43,6 +43,46 @@ func serve(srv *http.Server) (string, func()) {
 	}
 }
 
+// againstNetHTTP runs body in a run, which must end with one of the verdicts ok (rt.VerdictOK
+// if none), and compares what body returned with want, what the same code gave with net/http.
+func againstNetHTTP(t *testing.T, want string, body func() string, ok ...rt.VerdictKind) {
+	t.Helper()
+	var got string
+	res := rt.Run(rt.Config{}, func() { got = body() })
+	if ok = append(ok, rt.VerdictOK); !slices.Contains(ok, res.Verdict.Kind) {
+		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
+	}
+	if got != want {
+		t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
+	}
+}
+
+// A connLog is a server's ConnState hook that records the requests each connection served,
+// in the order the connections came.
+type connLog struct {
+	conns  map[net.Conn]int
+	served []int
+}
+
+func (l *connLog) hook(c net.Conn, s http.ConnState) {
+	if l.conns == nil {
+		l.conns = map[net.Conn]int{}
+	}
+	if _, ok := l.conns[c]; !ok {
+		l.conns[c] = len(l.conns)
+		l.served = append(l.served, 0)
+	}
+	if s == http.StateActive {
+		l.served[l.conns[c]]++
+	}
+}
+
+// locked has srv's ConnState hook, which net/http calls on goroutines of its own, take mu.
+func locked(srv *http.Server, mu *sync.Mutex) {
+	hook := srv.ConnState
+	srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+}
+
 // TestExchange: requests and responses as net/http's clients and handlers see them.
 func TestExchange(t *testing.T) {
 	for _, tc := range []struct {
@@ -404,9 +444,8 @@ func TestRealTransport(t *testing.T) {
 				t.Cleanup(s.Close)
 				return s.URL
 			}, (*http.Client).Get)
-			var got string
-			res := rt.Run(rt.Config{}, func() {
-				got = exchange(func(h http.Handler) string {
+			againstNetHTTP(t, want, func() string {
+				return exchange(func(h http.Handler) string {
 					s := httptest.NewUnstartedServer(h)
 					if tc.tls {
 						s.StartTLS()
@@ -415,13 +454,7 @@ func TestRealTransport(t *testing.T) {
 					}
 					return s.URL
 				}, rthttp.ClientGet)
-			})
-			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
-				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-			}
-			if got != want {
-				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-			}
+			}, rt.VerdictLeak)
 		})
 	}
 }
@@ -452,19 +485,10 @@ func TestConnReuse(t *testing.T) {
 				// The requests each connection served, in the order the connections came: when
 				// the server sees a connection close, and whether before or after the next one
 				// comes, is up to the schedule.
-				var served []int
-				conns := map[net.Conn]int{}
+				var log connLog
 				srv := &http.Server{
-					Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }),
-					ConnState: func(c net.Conn, s http.ConnState) {
-						if _, ok := conns[c]; !ok {
-							conns[c] = len(conns)
-							served = append(served, 0)
-						}
-						if s == http.StateActive {
-							served[conns[c]]++
-						}
-					},
+					Handler:   http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }),
+					ConnState: log.hook,
 				}
 				srv.ReadTimeout, srv.IdleTimeout = tc.idle, tc.idleTimeout
 				url, stop := start(srv)
@@ -483,27 +507,19 @@ func TestConnReuse(t *testing.T) {
 					bodies = append(bodies, string(b))
 				}
 				stop()
-				return fmt.Sprintf("bodies %q, requests by connection %v", bodies, served)
+				return fmt.Sprintf("bodies %q, requests by connection %v", bodies, log.served)
 			}
 			// Outside a run the hook runs on net/http's goroutines: the sequence is read once
 			// the server has closed.
 			var mu sync.Mutex
 			want := exchange(func(srv *http.Server) (string, func()) {
-				hook := srv.ConnState
-				srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+				locked(srv, &mu)
 				s := stdhttptest.NewUnstartedServer(srv.Handler)
 				s.Config = srv
 				s.Start()
 				return s.URL, func() { s.Close(); mu.Lock(); mu.Unlock() }
 			}, (*http.Client).Get, time.Sleep)
-			var got string
-			res := rt.Run(rt.Config{}, func() { got = exchange(serve, rthttp.ClientGet, rt.Sleep) })
-			if res.Verdict.Kind != rt.VerdictOK {
-				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-			}
-			if got != want {
-				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-			}
+			againstNetHTTP(t, want, func() string { return exchange(serve, rthttp.ClientGet, rt.Sleep) })
 		})
 	}
 }
@@ -642,19 +658,10 @@ func TestMaxConnsPerHost(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			exchange := func(w world, wait func()) string {
-				var served []int
-				conns := map[net.Conn]int{}
+				var log connLog
 				srv := &http.Server{
-					Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, r.URL.Path) }),
-					ConnState: func(c net.Conn, s http.ConnState) {
-						if _, ok := conns[c]; !ok {
-							conns[c] = len(conns)
-							served = append(served, 0)
-						}
-						if s == http.StateActive {
-							served[conns[c]]++
-						}
-					},
+					Handler:   http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, r.URL.Path) }),
+					ConnState: log.hook,
 				}
 				url, stop := w.start(srv)
 				c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: tc.max}}
@@ -696,14 +703,13 @@ func TestMaxConnsPerHost(t *testing.T) {
 				wait()
 				c.CloseIdleConnections()
 				stop()
-				return fmt.Sprintf("first %q, second %q, requests by connection %v", b, second, served)
+				return fmt.Sprintf("first %q, second %q, requests by connection %v", b, second, log.served)
 			}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
 			want := exchange(world{
 				start: func(srv *http.Server) (string, func()) {
-					hook := srv.ConnState
-					srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+					locked(srv, &mu)
 					s := stdhttptest.NewUnstartedServer(srv.Handler)
 					s.Config = srv
 					s.Start()
@@ -818,9 +824,8 @@ func TestTransportOptions(t *testing.T) {
 				sleep:     time.Sleep,
 				get:       (*http.Client).Get,
 			})
-			var got string
-			res := rt.Run(rt.Config{}, func() {
-				got = exchange(world{
+			againstNetHTTP(t, want, func() string {
+				return exchange(world{
 					start: func(h http.Handler, tls bool) string {
 						s := httptest.NewUnstartedServer(h)
 						if tls {
@@ -835,13 +840,7 @@ func TestTransportOptions(t *testing.T) {
 					sleep:     rt.Sleep,
 					get:       rthttp.ClientGet,
 				})
-			})
-			if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
-				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-			}
-			if got != want {
-				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-			}
+			}, rt.VerdictLeak)
 		})
 	}
 }
@@ -909,16 +908,9 @@ func TestServerTimeouts(t *testing.T) {
 				sleep: time.Sleep,
 				dial:  net.Dial,
 			})
-			var got string
-			res := rt.Run(rt.Config{}, func() {
-				got = exchange(world{start: serve, sleep: rt.Sleep, dial: rtnet.Dial})
+			againstNetHTTP(t, want, func() string {
+				return exchange(world{start: serve, sleep: rt.Sleep, dial: rtnet.Dial})
 			})
-			if res.Verdict.Kind != rt.VerdictOK {
-				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-			}
-			if got != want {
-				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-			}
 		})
 	}
 }
@@ -943,19 +935,10 @@ func TestShutdownHooksAndKeepAlives(t *testing.T) {
 	for _, keepAlives := range []bool{true, false} {
 		t.Run(fmt.Sprintf("keep-alives %v", keepAlives), func(t *testing.T) {
 			exchange := func(w world) string {
-				var served []int
-				conns := map[net.Conn]int{}
+				var log connLog
 				srv := &http.Server{
-					Handler: http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, "hi") }),
-					ConnState: func(c net.Conn, s http.ConnState) {
-						if _, ok := conns[c]; !ok {
-							conns[c] = len(conns)
-							served = append(served, 0)
-						}
-						if s == http.StateActive {
-							served[conns[c]]++
-						}
-					},
+					Handler:   http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) { io.WriteString(rw, "hi") }),
+					ConnState: log.hook,
 				}
 				hooks := 0
 				w.wg.Add(2)
@@ -980,15 +963,14 @@ func TestShutdownHooksAndKeepAlives(t *testing.T) {
 				c.CloseIdleConnections()
 				err = w.shutdown(srv)
 				w.wg.Wait()
-				return fmt.Sprintf("shutdown %v, hooks %d, requests by connection %v", err, hooks, served)
+				return fmt.Sprintf("shutdown %v, hooks %d, requests by connection %v", err, hooks, log.served)
 			}
 			var mu sync.Mutex
 			var wg sync.WaitGroup
 			want := exchange(world{
 				listen: func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") },
 				serve: func(srv *http.Server, l net.Listener) {
-					hook := srv.ConnState
-					srv.ConnState = func(c net.Conn, s http.ConnState) { mu.Lock(); hook(c, s); mu.Unlock() }
+					locked(srv, &mu)
 					go srv.Serve(l)
 				},
 				shutdown: func(srv *http.Server) error {
@@ -1000,9 +982,8 @@ func TestShutdownHooksAndKeepAlives(t *testing.T) {
 				get: (*http.Client).Get,
 				wg:  &wg,
 			})
-			var got string
-			res := rt.Run(rt.Config{}, func() {
-				got = exchange(world{
+			againstNetHTTP(t, want, func() string {
+				return exchange(world{
 					listen: func() (net.Listener, error) { return rtnet.Listen("tcp", "127.0.0.1:0") },
 					serve:  func(srv *http.Server, l net.Listener) { rt.Go(func() { rthttp.ServerServe(srv, l) }) },
 					shutdown: func(srv *http.Server) error {
@@ -1012,12 +993,6 @@ func TestShutdownHooksAndKeepAlives(t *testing.T) {
 					wg:  &rt.WaitGroup{},
 				})
 			})
-			if res.Verdict.Kind != rt.VerdictOK {
-				t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-			}
-			if got != want {
-				t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-			}
 		})
 	}
 }
@@ -1062,16 +1037,9 @@ func TestTransportProxy(t *testing.T) {
 		start: func(h http.Handler) string { s := stdhttptest.NewServer(h); t.Cleanup(s.Close); return s.URL },
 		get:   (*http.Client).Get,
 	})
-	var got string
-	res := rt.Run(rt.Config{}, func() {
-		got = exchange(world{start: func(h http.Handler) string { return httptest.NewServer(h).URL }, get: rthttp.ClientGet})
-	})
-	if res.Verdict.Kind != rt.VerdictOK && res.Verdict.Kind != rt.VerdictLeak {
-		t.Fatalf("verdict %s: %s", res.Verdict.Kind, res.Verdict.Message)
-	}
-	if got != want {
-		t.Errorf("in a run:\n%s\nwith net/http:\n%s", got, want)
-	}
+	againstNetHTTP(t, want, func() string {
+		return exchange(world{start: func(h http.Handler) string { return httptest.NewServer(h).URL }, get: rthttp.ClientGet})
+	}, rt.VerdictLeak)
 }
 
 // TestClientTrace compares the httptrace.ClientTrace hooks that the stand-in calls with
@@ -1116,11 +1084,13 @@ func TestClientTrace(t *testing.T) {
 			start := func(s interface {
 				Start()
 				StartTLS()
-			}) { if tlsOn {
-				s.StartTLS()
-			} else {
-				s.Start()
-			} }
+			}) {
+				if tlsOn {
+					s.StartTLS()
+				} else {
+					s.Start()
+				}
+			}
 			s := stdhttptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hi") }))
 			start(s)
 			defer s.Close()
