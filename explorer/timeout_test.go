@@ -31,7 +31,7 @@ func withinTimeout(buffered int, failOnTimeout bool, other time.Duration) func()
 			}
 			rt.Send(ch, work)
 		})
-		timeout := rt.After(time.Second) // the line the timing names
+		timeout := rt.After(500 * time.Millisecond) // the line the timing names
 		switch i, _, _ := rt.Select(false, rt.RecvCase(ch), rt.RecvCase(timeout)); {
 		case i == 1 && failOnTimeout:
 			rt.Fail(rt.VerdictAssert, "timed out", true)
@@ -53,7 +53,7 @@ func failedThenStuck() {
 		}
 		rt.Send(ch, 1)
 	})
-	timeout := rt.After(time.Second)
+	timeout := rt.After(500 * time.Millisecond)
 	if i, _, _ := rt.Select(false, rt.RecvCase(ch), rt.RecvCase(timeout)); i == 1 {
 		blocker.Lock()
 		rt.TestFailed()
@@ -63,7 +63,7 @@ func failedThenStuck() {
 
 // TestTimeoutSearch: the timeout search asks, timeout by timeout, what if the timer fires
 // before the work it waits for, and reports only what that breaks outside the timeout's own
-// branch. Under the default time a 1 s timeout never beats three lock steps, so the main
+// branch. Under the default time a 500 ms timeout never beats three lock steps, so the main
 // search alone finds nothing.
 func TestTimeoutSearch(t *testing.T) {
 	for _, tc := range []struct {
@@ -76,17 +76,17 @@ func TestTimeoutSearch(t *testing.T) {
 		timeouts int
 	}{
 		{"unbuffered", withinTimeout(0, false, 0), rt.VerdictLeak,
-			"if the timer of 1s set at timeout_test.go:34 fires before G1.1 reaches timeout_test.go:32, G1.1 blocks there forever", 1},
+			"if the timer of 500ms set at timeout_test.go:34 fires before G1.1 reaches timeout_test.go:32, G1.1 blocks there forever", 1},
 		{"buffered", withinTimeout(1, false, 0), rt.VerdictOK, "", 1},
 		// The test's own handling of its timeout is not a bug.
 		{"timeout branch fails", withinTimeout(1, true, 0), rt.VerdictOK, "", 1},
 		// Nor is what follows once the test has failed.
 		{"cleanup of a failed test", failedThenStuck, rt.VerdictOK, "", 1},
 		{"another timer", withinTimeout(0, false, time.Millisecond), rt.VerdictLeak,
-			"if the timer of 1s set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 2},
-		// A timer of over a second is not asked about (rt's timeoutLongest).
+			"if the timer of 500ms set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 2},
+		// A timer of a second or more is not asked about (rt's timeoutLongest).
 		{"a long timer", withinTimeout(0, false, time.Hour), rt.VerdictLeak,
-			"if the timer of 1s set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 1},
+			"if the timer of 500ms set at timeout_test.go:34 fires before G1.2 reaches timeout_test.go:32, G1.2 blocks there forever", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := Explore(tc.body, Options{Strategy: "dpor", MaxRuns: 1000, Seed: 1})

@@ -148,7 +148,7 @@ func (r *run) timeoutAgainstWork(alts []Alt) bool {
 		return true
 	}
 	for _, a := range alts {
-		if a.G != ClockID && r.clock.timers[0].when-r.gOf(a.G).working > int64(timeoutLongest) {
+		if a.G != ClockID && r.clock.timers[0].when-r.gOf(a.G).working >= int64(timeoutLongest) {
 			return false
 		}
 	}
@@ -405,7 +405,7 @@ func (r *run) schedule(t *timer, d time.Duration) {
 	if r.clock.shortest < 0 || t.dur < r.clock.shortest {
 		r.clock.shortest = t.dur
 	}
-	if t.kind != timerSleep && t.dur <= int64(timeoutLongest) && (r.cfg.TimerSites || r.cfg.Timeout != "") {
+	if t.kind != timerSleep && t.dur < int64(timeoutLongest) && (r.cfg.TimerSites || r.cfg.Timeout != "") {
 		r.noteSite(t)
 	}
 	r.clock.push(t)
@@ -423,9 +423,12 @@ func after(now, d int64) int64 {
 	return math.MaxInt64
 }
 
-// timeoutLongest is the longest timer the timeout search asks about. Firing a timer first is
-// the question of a machine that stalls a goroutine that could run for as long: tests' guards
-// of 10 ms to 1 s time out on loaded CI machines, but a goroutine delayed for 10 s needs a
+// timeoutLongest bounds the timers the timeout search asks about, and the work without a wait
+// it lets them beat: both stay under it. Firing a timer first is the question of a machine that
+// stalls a goroutine that could run for as long: tests' guards of 10 ms to a few hundred
+// time out on loaded CI machines, but a goroutine delayed for a second is rare enough that
+// tests rely on it: robfig/cron's, whose every-second jobs a stall of a second runs twice,
+// pass under go test -race at a load of 10, and a goroutine delayed for 10 s needs a
 // machine that has stopped. clockwork's TestMyFunc waits up to 10 s for a goroutine that is
 // about to sleep on its fake clock, and then advances the clock: firing that timeout first
 // deadlocks it, which go test -race -count=200 never showed.
