@@ -128,13 +128,17 @@ func ServerListenAndServe(srv *http.Server) error {
 }
 
 // ServerServe is srv.Serve(l): it accepts connections on l and serves each on a controlled
-// goroutine of its own, until l fails or srv is closed (http.ErrServerClosed).
+// goroutine of its own, until l fails or srv is closed (http.ErrServerClosed). As net/http's,
+// it closes l when it returns, also when srv was closed before it began: a listener left open
+// then took a client's dial into its backlog, which nobody accepted, and the client waited
+// for ever (TestCloseWaitsForHandlers).
 //
 //go:norace
 func ServerServe(srv *http.Server, l net.Listener) error {
 	if !rt.Running() {
 		return srv.Serve(l)
 	}
+	defer l.Close()
 	s := stateOf(srv)
 	if s.closed {
 		return http.ErrServerClosed

@@ -1145,3 +1145,35 @@ func TestAnswerBeforeBody(t *testing.T) {
 		t.Errorf("%s: %s", b.Kind, b.Message)
 	}
 }
+
+// TestCloseWaitsForHandlers: once httptest.Server.Close has returned, no handler of the server
+// runs, in any of 300 schedules, as with net/http, and a request sent while the server closes
+// ends, with its answer or an error. Before, a Close that came before Serve began left the
+// listener open, and the request waited for ever in its backlog: a deadlock go test does not
+// have.
+func TestCloseWaitsForHandlers(t *testing.T) {
+	rep := explorer.Explore(func() {
+		running := false
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			running = true
+			rt.Sleep(10 * time.Millisecond)
+			running = false
+		}))
+		done := rt.MakeChan[struct{}](0)
+		rt.Go(func() {
+			if resp, err := rthttp.ClientGet(&http.Client{Transport: &http.Transport{}}, srv.URL); err == nil {
+				resp.Body.Close()
+			}
+			rt.Close(done)
+		})
+		srv.Close()
+		if running {
+			rt.Fail(rt.VerdictAssert, "a handler runs after Close returned", true)
+		}
+		rt.Recv(done)
+	}, explorer.Options{Strategy: "random", MaxRuns: 300})
+	for _, b := range rep.Bugs {
+		t.Errorf("%s: %s", b.Kind, b.Message)
+
+	}
+}
