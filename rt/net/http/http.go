@@ -56,7 +56,8 @@ type served struct {
 
 type connState struct {
 	active bool
-	seq    int // the order in which the server accepted it
+	closed bool // by Shutdown, which waits for its goroutine to end all the same
+	seq    int  // the order in which the server accepted it
 }
 
 // ordered returns the server's connections in the order it accepted them: closing them in the
@@ -219,15 +220,14 @@ func ServerShutdown(srv *http.Server, ctx context.Context) error {
 	for _, f := range onShutdown(srv) {
 		rt.Go(f)
 	}
-	closed := map[net.Conn]bool{}
 	for {
 		for _, c := range s.ordered() {
 			// Closing is a step of the run: a connection's goroutine may end, and leave
 			// s.conns, before the loop reaches it. A closed connection stays in s.conns
 			// until its goroutine has ended, as net/http's Shutdown waits for it: the
 			// goroutine may have read a whole request before the close, and then serves it.
-			if st, ok := s.conns[c]; ok && !st.active && !closed[c] {
-				closed[c] = true
+			if st, ok := s.conns[c]; ok && !st.active && !st.closed {
+				st.closed = true
 				c.Close()
 			}
 		}
