@@ -39,17 +39,20 @@ func (p *process) quit(exited <-chan struct{}) {
 	}
 }
 
+// stuckOutside is what the error says of a worker that printed no traceback.
+const stuckOutside = ": the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)"
+
 // stuckAt describes where a stopped worker was, from the goroutines it printed to stderr:
 // a line per goroutine (the first maxShown), and the file that keeps the whole traceback.
 func stuckAt(stderr string) string {
 	i := strings.LastIndex(stderr, "SIGQUIT: quit")
 	if i < 0 {
-		return ": the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)"
+		return stuckOutside
 	}
 	dump := stderr[i:]
 	gs := goroutinesOf(dump)
 	if len(gs) == 0 {
-		return ": the test is stuck outside the runs heddle controls (in TestMain, or in a cleanup)"
+		return stuckOutside
 	}
 	var b strings.Builder
 	b.WriteString("; its goroutines then:")
