@@ -498,20 +498,24 @@ var (
 		"Client": {"Do": "ClientDo", "Get": "ClientGet", "Head": "ClientHead", "Post": "ClientPost", "PostForm": "ClientPostForm",
 			"CloseIdleConnections": "ClientCloseIdleConnections"},
 		"Transport": {"RoundTrip": "TransportRoundTrip", "CloseIdleConnections": "TransportCloseIdleConnections"},
+		// A RoundTripper that wraps another calls it through the interface (resty's digest
+		// authentication): an *http.Transport behind it is carried by its stand-in as well.
+		"RoundTripper": {"RoundTrip": "RoundTripperRoundTrip"},
 	}
 )
 
 // httpMethodCall rewrites srv.Serve(l) into rt/net/http's ServerServe(srv, l), and so on for
-// httpMethods, for srv an http.Server or a pointer to one, and alike for an http.Client.
-// Method values are left alone, and so are the methods promoted from an embedded one.
+// httpMethods, for srv an http.Server or a pointer to one, and alike for an http.Client and
+// the other types of httpMethods. Method values are left alone, and so are the methods
+// promoted from an embedded one.
 func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
-	name, recv, isPtr := r.httpMethod(call)
+	name, recv, addr := r.httpMethod(call)
 	if name == "" {
 		return
 	}
 	r.add(call, func(w *writer) {
 		w.insert(r.http() + "." + name + "(")
-		if !isPtr {
+		if addr {
 			w.insert("&")
 		}
 		w.insert("(")
@@ -526,10 +530,10 @@ func (r *rewriter) httpMethodCall(call *ast.CallExpr) {
 	})
 }
 
-// httpMethod returns, for a call of one of httpMethods on an http.Server or an http.Client,
-// the rt/net/http function that replaces it, the receiver, and whether the receiver is a
-// pointer.
-func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, isPtr bool) {
+// httpMethod returns, for a call of one of httpMethods, the rt/net/http function that replaces
+// it, the receiver, and whether the function takes the receiver's address: a struct held by
+// value, not a pointer or an interface.
+func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, addr bool) {
 	se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !ok {
 		return "", nil, false
@@ -545,8 +549,8 @@ func (r *rewriter) httpMethod(call *ast.CallExpr) (name string, recv ast.Expr, i
 	if name = httpMethods[n.Obj().Name()][se.Sel.Name]; name == "" {
 		return "", nil, false
 	}
-	_, isPtr = sel.Recv().Underlying().(*types.Pointer)
-	return name, se.X, isPtr
+	_, isStruct := sel.Recv().Underlying().(*types.Struct)
+	return name, se.X, isStruct
 }
 
 // http returns the name under which the rewritten file imports rt/net/http.
@@ -783,10 +787,10 @@ func (r *rewriter) goStmt(w *writer, s *ast.GoStmt) {
 	fun := value{expr: call.Fun}
 	// go srv.Serve(l) on an http.Server: the receiver is evaluated now, and the goroutine
 	// calls rt/net/http's ServerServe(srv, l).
-	httpName, httpRecv, httpPtr := r.httpMethod(call)
+	httpName, httpRecv, httpAddr := r.httpMethod(call)
 	if httpName != "" {
 		conv := ""
-		if !httpPtr {
+		if httpAddr {
 			conv = "&"
 		}
 		fun.temp = hoist(httpRecv, conv)

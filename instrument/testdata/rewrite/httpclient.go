@@ -22,5 +22,7 @@ func fetch(u string) {
 	tr := &http.Transport{}
 	tr.RoundTrip(req) // carried by the transport's stand-in in a run
 	tr.CloseIdleConnections()
+	var rt http.RoundTripper = tr
+	rt.RoundTrip(req) // through the interface: the same
 	_ = get
 }

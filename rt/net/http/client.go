@@ -146,6 +146,17 @@ func TransportCloseIdleConnections(t *http.Transport) {
 	closeIdle(t)
 }
 
+// RoundTripperRoundTrip is t.RoundTrip(req) for t an http.RoundTripper: an *http.Transport
+// behind the interface is carried as TransportRoundTrip carries it, any other goes on as it is.
+//
+//go:norace
+func RoundTripperRoundTrip(t http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if ht, ok := t.(*http.Transport); ok {
+		return TransportRoundTrip(ht, req)
+	}
+	return t.RoundTrip(req)
+}
+
 // TransportRoundTrip is t.RoundTrip(req): in a run, t's stand-in carries it (StandIn).
 //
 //go:norace

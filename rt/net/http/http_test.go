@@ -461,6 +461,56 @@ func TestRealTransport(t *testing.T) {
 	}
 }
 
+// roundTripper is a RoundTripper of the program's own.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestWrappedTransport: a RoundTripper of the program's that calls an *http.Transport through
+// the interface (resty's digest authentication) has its request carried in a run as the
+// transport's own RoundTrip has (the instrumenter rewrites the call into
+// RoundTripperRoundTrip); any other RoundTripper is called as it is. Before, net/http's own
+// transport ran in the run and dialed the test's listener from a goroutine of its own: the
+// run could not be explored.
+func TestWrappedTransport(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Method+" auth="+r.Header.Get("Authorization"))
+	})
+	exchange := func(url string, roundTrip func(http.RoundTripper, *http.Request) (*http.Response, error)) string {
+		var out []string
+		for _, inner := range []http.RoundTripper{
+			&http.Transport{},
+			roundTripper(func(req *http.Request) (*http.Response, error) {
+				req.Header.Set("Authorization", "Digest y")
+				return roundTrip(&http.Transport{DisableKeepAlives: true}, req)
+			}),
+		} {
+			req, _ := http.NewRequest("GET", url, nil)
+			req.Header.Set("Authorization", "Digest x")
+			resp, err := roundTrip(inner, req)
+			if err != nil {
+				out = append(out, "error: "+err.Error())
+				continue
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			out = append(out, fmt.Sprintf("%s %q (err %v)", resp.Status, b, err))
+			if tr, ok := inner.(*http.Transport); ok {
+				tr.CloseIdleConnections()
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	s := stdhttptest.NewServer(h)
+	t.Cleanup(s.Close)
+	want := exchange(s.URL, http.RoundTripper.RoundTrip)
+	againstNetHTTP(t, want, func() string {
+		s := httptest.NewServer(h)
+		defer s.Close()
+		return exchange(s.URL, rthttp.RoundTripperRoundTrip)
+	})
+}
+
 // TestConnReuse: a client's sequential requests reuse its connection, as net/http's transport
 // does: the server's ConnState hook sees as many connections as under net/http, each serving
 // as many requests: soheilhy/cmux's tests record their server's connections with the hook and close
