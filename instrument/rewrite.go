@@ -492,9 +492,10 @@ func testingSignature(name string, sig *types.Signature) bool {
 // Transport runs each connection on goroutines of its own, where rt/net/http's stand-in keeps
 // them on the calling one (docs/network.md).
 var (
-	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true}
+	httpFuncs   = map[string]bool{"Serve": true, "ListenAndServe": true, "ServeTLS": true, "ListenAndServeTLS": true}
 	httpMethods = map[string]map[string]string{
-		"Server": {"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "Close": "ServerClose", "Shutdown": "ServerShutdown"},
+		"Server": {"Serve": "ServerServe", "ListenAndServe": "ServerListenAndServe", "ServeTLS": "ServerServeTLS",
+			"ListenAndServeTLS": "ServerListenAndServeTLS", "Close": "ServerClose", "Shutdown": "ServerShutdown"},
 		"Client": {"Do": "ClientDo", "Get": "ClientGet", "Head": "ClientHead", "Post": "ClientPost", "PostForm": "ClientPostForm",
 			"CloseIdleConnections": "ClientCloseIdleConnections"},
 		"Transport": {"RoundTrip": "TransportRoundTrip", "CloseIdleConnections": "TransportCloseIdleConnections"},

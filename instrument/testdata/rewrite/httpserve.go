@@ -21,6 +21,10 @@ func serve(h http.Handler) error {
 	var plain http.Server
 	go plain.ListenAndServe()
 	go http.Serve(ln, h)
+	go srv.ServeTLS(ln, "cert.pem", "key.pem")
+	go plain.ListenAndServeTLS("cert.pem", "key.pem")
+	go http.ServeTLS(ln, h, "cert.pem", "key.pem")
+	go http.ListenAndServeTLS(":8443", "cert.pem", "key.pem", h)
 	stop := srv.Close // a method value: left alone
 	_ = stop
 	srv.Shutdown(context.Background())

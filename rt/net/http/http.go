@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"os"
 	"reflect"
 	"runtime"
 	"slices"
@@ -126,6 +127,109 @@ func ServerListenAndServe(srv *http.Server) error {
 		return err
 	}
 	return ServerServe(srv, l)
+}
+
+// ServeTLS is http.ServeTLS.
+//
+//go:norace
+func ServeTLS(l net.Listener, h http.Handler, certFile, keyFile string) error {
+	return ServerServeTLS(&http.Server{Handler: h}, l, certFile, keyFile)
+}
+
+// ListenAndServeTLS is http.ListenAndServeTLS.
+//
+//go:norace
+func ListenAndServeTLS(addr, certFile, keyFile string, h http.Handler) error {
+	return ServerListenAndServeTLS(&http.Server{Addr: addr, Handler: h}, certFile, keyFile)
+}
+
+// ServerListenAndServeTLS is srv.ListenAndServeTLS(certFile, keyFile).
+//
+//go:norace
+func ServerListenAndServeTLS(srv *http.Server, certFile, keyFile string) error {
+	if !rt.Running() {
+		return srv.ListenAndServeTLS(certFile, keyFile)
+	}
+	if stateOf(srv).closed {
+		return http.ErrServerClosed
+	}
+	addr := srv.Addr
+	if addr == "" {
+		addr = ":https"
+	}
+	if strings.HasSuffix(addr, ":https") {
+		addr = strings.TrimSuffix(addr, "https") + "443"
+	}
+	l, err := rtnet.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	return ServerServeTLS(srv, l, certFile, keyFile)
+}
+
+// ServerServeTLS is srv.ServeTLS(l, certFile, keyFile): ServerServe on l behind TLS, with
+// srv.TLSConfig, the certificate of the two files unless that configuration has one, and
+// the protocols that net/http's ServeTLS offers (h2 unless srv disables HTTP/2, which the
+// stand-in then carries as HTTP/1.1 and records, as it does for httptest's EnableHTTP2).
+//
+//go:norace
+func ServerServeTLS(srv *http.Server, l net.Listener, certFile, keyFile string) error {
+	if !rt.Running() {
+		return srv.ServeTLS(l, certFile, keyFile)
+	}
+	config := new(tls.Config)
+	if srv.TLSConfig != nil {
+		config = srv.TLSConfig.Clone()
+	}
+	config.NextProtos = nextProtos(config.NextProtos, srv)
+	hasCert := len(config.Certificates) > 0 || config.GetCertificate != nil || config.GetConfigForClient != nil
+	if !hasCert || certFile != "" || keyFile != "" {
+		cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+		if err != nil {
+			return err
+		}
+		config.Certificates = []tls.Certificate{cert}
+	}
+	return ServerServe(srv, rttls.NewListener(l, config))
+}
+
+// nextProtos is net/http's adjustNextProtos for the protocols srv serves over TLS: HTTP/1.1,
+// and HTTP/2 unless srv.Protocols leaves it out, srv.TLSNextProto is a map without "h2"
+// (the historic way to disable it), or GODEBUG has http2server=0.
+func nextProtos(have []string, srv *http.Server) []string {
+	var p http.Protocols
+	if srv.Protocols != nil {
+		p = *srv.Protocols
+	} else {
+		_, h2 := srv.TLSNextProto["h2"]
+		off := srv.TLSNextProto != nil && !h2 || !h2 && slices.Contains(strings.Split(os.Getenv("GODEBUG"), ","), "http2server=0")
+		p.SetHTTP1(true)
+		p.SetHTTP2(!off)
+	}
+	var got http.Protocols
+	out := slices.DeleteFunc(slices.Clone(have), func(s string) bool {
+		switch s {
+		case "http/1.1":
+			if !p.HTTP1() {
+				return true
+			}
+			got.SetHTTP1(true)
+		case "h2":
+			if !p.HTTP2() {
+				return true
+			}
+			got.SetHTTP2(true)
+		}
+		return false
+	})
+	if p.HTTP2() && !got.HTTP2() {
+		out = append(out, "h2")
+	}
+	if p.HTTP1() && !got.HTTP1() {
+		out = append(out, "http/1.1")
+	}
+	return out
 }
 
 // ServerServe is srv.Serve(l): it accepts connections on l and serves each on a controlled

@@ -5,15 +5,24 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
 	stdhttptest "net/http/httptest"
 	"net/http/httptrace"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -1226,4 +1235,148 @@ func TestCloseWaitsForHandlers(t *testing.T) {
 		t.Errorf("%s: %s", b.Kind, b.Message)
 
 	}
+}
+
+// TestServeTLS: a server started with ServeTLS or ListenAndServeTLS serves over TLS in a run
+// as net/http does, with the certificate of its files or of its TLSConfig, the protocols it
+// offers, and its errors: before, net/http's own ServeTLS served the virtual listener on
+// goroutines heddle did not start, and the run could not be explored.
+func TestServeTLS(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	cert := selfSigned(t, certFile, keyFile)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "tls %v, server name %q, protocol %q", r.TLS != nil, r.TLS.ServerName, r.TLS.NegotiatedProtocol)
+	})
+	insecure := func(protos ...string) *tls.Config { return &tls.Config{InsecureSkipVerify: true, NextProtos: protos} }
+	plain := func() *http.Server { return &http.Server{Handler: h} }
+	for _, tc := range []struct {
+		name      string
+		srv       func() *http.Server
+		closed    bool // before it serves
+		fails     bool // ServeTLS returns at once: the client dials after it, and the listener is closed
+		cert, key string
+		client    *tls.Config
+	}{
+		{"files", plain, false, false, certFile, keyFile, insecure()},
+		{"config", func() *http.Server {
+			return &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
+		}, false, false, "", "", &tls.Config{InsecureSkipVerify: true, ServerName: "example.com"}},
+		{"http/1.1 asked", plain, false, false, certFile, keyFile, insecure("http/1.1")},
+		{"h2 disabled", func() *http.Server {
+			return &http.Server{Handler: h, TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){}}
+		}, false, false, certFile, keyFile, insecure("h2", "http/1.1")},
+		{"h2 left out", func() *http.Server {
+			var p http.Protocols
+			p.SetHTTP1(true)
+			return &http.Server{Handler: h, Protocols: &p}
+		}, false, false, certFile, keyFile, insecure("h2", "http/1.1")},
+		{"no files", plain, false, true, "", "", insecure()},
+		{"closed", plain, true, true, certFile, keyFile, insecure()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			type world struct {
+				listen   func() (net.Listener, error)
+				serveTLS func(*http.Server, net.Listener, string, string) error
+				close    func(*http.Server) error
+				get      func(*http.Client, string) (*http.Response, error)
+				spawn    func(func() error) func() error // runs f on a goroutine, returns what receives its result
+			}
+			exchange := func(w world) string {
+				srv := tc.srv()
+				if tc.closed {
+					w.close(srv)
+				}
+				l, err := w.listen()
+				if err != nil {
+					return "listen: " + err.Error()
+				}
+				served := w.spawn(func() error { return w.serveTLS(srv, l, tc.cert, tc.key) })
+				var out string
+				if tc.fails {
+					out = fmt.Sprintf("ServeTLS returned %v; ", served())
+					l.Close()
+				}
+				c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc.client}}
+				resp, err := w.get(c, "https://"+l.Addr().String())
+				if err != nil {
+					out += "get: " + strings.ReplaceAll(err.Error(), l.Addr().String(), "ADDR")
+				} else {
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					out += fmt.Sprintf("%s %q, %s, client's protocol %q", resp.Status, b, resp.Proto, resp.TLS.NegotiatedProtocol)
+				}
+				if !tc.fails {
+					w.close(srv)
+					out += fmt.Sprintf("; ServeTLS returned %v", served())
+				}
+				return out
+			}
+			want := exchange(world{
+				listen:   func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") },
+				serveTLS: (*http.Server).ServeTLS,
+				close:    (*http.Server).Close,
+				get:      (*http.Client).Get,
+				spawn: func(f func() error) func() error {
+					c := make(chan error, 1)
+					go func() { c <- f() }()
+					return func() error { return <-c }
+				},
+			})
+			againstNetHTTP(t, want, func() string {
+				return exchange(world{
+					listen:   func() (net.Listener, error) { return rtnet.Listen("tcp", "127.0.0.1:0") },
+					serveTLS: rthttp.ServerServeTLS,
+					close:    rthttp.ServerClose,
+					get:      rthttp.ClientGet,
+					spawn: func(f func() error) func() error {
+						c := rt.MakeChan[error](1)
+						rt.Go(func() { rt.Send(c, f()) })
+						return func() error { return rt.Recv(c) }
+					},
+				})
+			})
+		})
+	}
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and example.com, and its key, to
+// the two files, and returns it.
+func selfSigned(t *testing.T, certFile, keyFile string) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{Organization: []string{"heddle test"}},
+		NotBefore:    time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
+		NotAfter:     time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:     []string{"example.com"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
 }
