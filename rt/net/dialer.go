@@ -28,6 +28,15 @@ type Dialer struct {
 	mptcp           *bool
 }
 
+// DialerOf returns the Dialer with d's settings.
+//
+//go:norace
+func DialerOf(d *net.Dialer) *Dialer {
+	return &Dialer{Timeout: d.Timeout, Deadline: d.Deadline, LocalAddr: d.LocalAddr, DualStack: d.DualStack,
+		FallbackDelay: d.FallbackDelay, KeepAlive: d.KeepAlive, KeepAliveConfig: d.KeepAliveConfig, Resolver: d.Resolver,
+		Cancel: d.Cancel, Control: d.Control, ControlContext: d.ControlContext}
+}
+
 // std returns the net.Dialer that d stands for.
 //
 //go:norace

@@ -835,6 +835,15 @@ func TestTransportOptions(t *testing.T) {
 				return w.tlsClient(c, &tls.Config{InsecureSkipVerify: true}), nil
 			}}
 		}},
+		// A transport made by code heddle does not instrument, with a net.Dialer of its own
+		// (hashicorp/go-cleanhttp's): the dialer's connections are the virtual network's.
+		{"a net.Dialer's DialContext", true, 0, func(world, *int) *http.Transport {
+			return &http.Transport{DialContext: (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+				TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+		}},
+		{"a net.Dialer's Dial", false, 0, func(world, *int) *http.Transport {
+			return &http.Transport{Dial: (&net.Dialer{Timeout: 30 * time.Second}).Dial}
+		}},
 		{"ResponseHeaderTimeout missed", false, 200 * time.Millisecond, func(world, *int) *http.Transport {
 			return &http.Transport{ResponseHeaderTimeout: 100 * time.Millisecond}
 		}},

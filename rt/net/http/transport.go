@@ -13,9 +13,12 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/heddledbg/heddle/rt"
 	rttls "github.com/heddledbg/heddle/rt/crypto/tls"
@@ -89,11 +92,44 @@ func StandIn(t *http.Transport) *Transport {
 	// The deprecated dialers, which net/http uses when the others are nil.
 	if s.DialContext == nil && t.Dial != nil {
 		s.DialContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.Dial(network, addr) }
+		if d := netDialer(t.Dial); d != nil {
+			s.DialContext = d.DialContext
+		}
+	}
+	if d := netDialer(t.DialContext); d != nil {
+		s.DialContext = d.DialContext
 	}
 	if s.DialTLSContext == nil && t.DialTLS != nil {
 		s.DialTLSContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.DialTLS(network, addr) }
 	}
 	return s
+}
+
+// netDialer returns, for dial a method value of a *net.Dialer (its DialContext or Dial), that
+// dialer as rt/net's, which connects on the virtual network in a run. A transport made by code
+// heddle does not instrument dials with a net.Dialer of its own (hashicorp/go-cleanhttp's,
+// which go-retryablehttp's clients use), whose connections would leave the virtual network.
+// The receiver is read from the method value's closure, whose first word is the code and
+// second the bound receiver (TestNetDialer checks this layout on the Go that runs it).
+//
+//go:norace
+func netDialer(dial any) *rtnet.Dialer {
+	v := reflect.ValueOf(dial)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return nil
+	}
+	f := runtime.FuncForPC(v.Pointer())
+	if f == nil || f.Name() != "net.(*Dialer).DialContext-fm" && f.Name() != "net.(*Dialer).Dial-fm" {
+		return nil
+	}
+	// A func is held in an interface as its closure pointer.
+	closure := (*struct {
+		typ, data *struct {
+			code uintptr
+			recv *net.Dialer
+		}
+	})(unsafe.Pointer(&dial)).data
+	return rtnet.DialerOf(closure.recv)
 }
 
 //go:norace
