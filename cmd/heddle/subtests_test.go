@@ -27,7 +27,7 @@ func TestUnexplorableSubtest(t *testing.T) {
 	}
 	const dir = "testdata/subtests"
 	const allocs = "heddle: cannot be explored: the test failed after it measured allocations with testing.AllocsPerRun"
-	const dial = "heddle: cannot be explored: dials 127.0.0.1:1 outside the process"
+	const dial = "heddle: cannot be explored: dials 192.0.2.1:1 outside the process"
 	for _, tc := range []struct {
 		name, pkg string
 		flags     []string

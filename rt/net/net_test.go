@@ -3,6 +3,7 @@ package net_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http/httptrace"
@@ -11,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,6 +70,12 @@ func TestReadDeadline(t *testing.T) {
 
 // TestConn: what a connection carries, and how its ends close.
 func TestConn(t *testing.T) {
+	// A listener of another program, which the run's dial must not take for its own.
+	outsider, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outsider.Close()
 	for _, tc := range []struct {
 		name string
 		body func() string // returns what went wrong, or ""
@@ -236,6 +244,32 @@ func TestConn(t *testing.T) {
 			rtnet.Dial("tcp", "192.0.2.1:80")
 			return "Dial of an address outside the process returned"
 		}, rt.VerdictUnsupported, "dials 192.0.2.1:80 outside the process"},
+		// go-retryablehttp's TestClient_Do dials, and retries, before its server listens on
+		// a given port: refused, as net's dial is, then connected.
+		{"dial before listen", func() string {
+			port := freePort(t)
+			addr := "127.0.0.1:" + strconv.Itoa(port)
+			_, want := net.Dial("tcp", addr)
+			_, err := rtnet.Dial("tcp", addr)
+			if !errors.Is(err, syscall.ECONNREFUSED) || errString(err) != errString(want) {
+				return fmt.Sprintf("Dial before Listen: %v, want %v", err, want)
+			}
+			l, err := rtnet.Listen("tcp", addr)
+			if err != nil {
+				return err.Error()
+			}
+			defer l.Close()
+			c, err := rtnet.Dial("tcp", addr)
+			if err != nil {
+				return "Dial after Listen: " + err.Error()
+			}
+			c.Close()
+			return ""
+		}, rt.VerdictOK, ""},
+		{"dial of a port another program holds", func() string {
+			rtnet.Dial("tcp", outsider.Addr().String())
+			return "Dial of a port outside the process returned"
+		}, rt.VerdictUnsupported, "dials " + outsider.Addr().String() + " outside the process"},
 		{"real client of port 0", func() string {
 			l, err := rtnet.Listen("tcp", "127.0.0.1:0")
 			if err != nil {

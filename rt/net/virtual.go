@@ -2,12 +2,15 @@ package net
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http/httptrace"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/heddledbg/heddle/rt"
@@ -185,7 +188,7 @@ func dial(ctx context.Context, network, address string, timeout time.Duration) (
 //
 //go:norace
 func dialVirtual(ctx context.Context, network, address string) (net.Conn, error) {
-	_, port, err := splitAddr(address)
+	host, port, err := splitAddr(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
@@ -195,6 +198,11 @@ func dialVirtual(ctx context.Context, network, address string) (net.Conn, error)
 	if l == nil || !loopback(address) {
 		if Outside != nil {
 			return Outside(ctx, network, address)
+		}
+		if loopback(address) && nobodyListens(port) {
+			// As on the machine: a client that dials before the test's server listens (and
+			// retries, as go-retryablehttp's tests do) is refused.
+			return nil, &net.OpError{Op: "dial", Net: network, Addr: tcpAddr(host, port), Err: errRefused}
 		}
 		rt.Fail(rt.VerdictUnsupported, fmt.Sprintf("dials %s outside the process (no listener of the test has that address)", address), true)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: fmt.Errorf("%s is outside the process", address)}
@@ -212,7 +220,31 @@ func dialVirtual(ctx context.Context, network, address string) (net.Conn, error)
 	return &TCPConn{client}, nil
 }
 
-var errRefused = fmt.Errorf("connect: connection refused")
+// errRefused is the error of a refused dial, as net's: errors.Is(err, syscall.ECONNREFUSED).
+var errRefused = os.NewSyscallError("connect", syscall.ECONNREFUSED)
+
+// nobodyListens reports whether no program listens on the loopback port: none of heddle's own
+// real listeners for the virtual ones of other runs (reserved, fixed), and nothing else, as a
+// real dial finds. A port that another program holds is outside the process.
+//
+//go:norace
+func nobodyListens(port int) bool {
+	reserved.Lock()
+	own := slices.Contains(reserved.ports, port)
+	reserved.Unlock()
+	fixed.Lock()
+	own = own || fixed.ports[port]
+	fixed.Unlock()
+	if own {
+		return true
+	}
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
+	if err == nil {
+		c.Close()
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
 
 // clientAddr numbers the client ends of the connections to l, as ephemeral ports.
 //
@@ -442,7 +474,7 @@ func reserve(slot int) (int, error) {
 // only, where it should be found outside heddle's control.
 var fixed struct {
 	sync.Mutex
-	ports map[int]bool
+	ports map[int]bool // tried, and whether heddle holds it
 }
 
 // reserveFixed listens on the real loopback port, once per process, if nothing else does.
@@ -451,14 +483,14 @@ var fixed struct {
 func reserveFixed(port int) {
 	fixed.Lock()
 	defer fixed.Unlock()
-	if fixed.ports[port] {
+	if _, tried := fixed.ports[port]; tried {
 		return
 	}
 	if fixed.ports == nil {
 		fixed.ports = make(map[int]bool)
 	}
-	fixed.ports[port] = true
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	fixed.ports[port] = err == nil
 	if err != nil {
 		// Another program has it: a real dial reaches that program, as under go test.
 		return
