@@ -115,18 +115,29 @@ func ServerListenAndServe(srv *http.Server) error {
 	if !rt.Running() {
 		return srv.ListenAndServe()
 	}
-	addr := srv.Addr
-	if addr == "" {
-		addr = ":http"
-	}
-	if strings.HasSuffix(addr, ":http") {
-		addr = strings.TrimSuffix(addr, "http") + "80"
-	}
-	l, err := rtnet.Listen("tcp", addr)
+	l, err := listen(srv, "http", "80")
 	if err != nil {
 		return err
 	}
 	return ServerServe(srv, l)
+}
+
+// listen opens the listener of srv.ListenAndServe or ListenAndServeTLS, as net/http's: on
+// srv.Addr, the scheme's port if it names none.
+//
+//go:norace
+func listen(srv *http.Server, scheme, port string) (net.Listener, error) {
+	if stateOf(srv).closed {
+		return nil, http.ErrServerClosed
+	}
+	addr := srv.Addr
+	if addr == "" {
+		addr = ":" + scheme
+	}
+	if strings.HasSuffix(addr, ":"+scheme) {
+		addr = strings.TrimSuffix(addr, scheme) + port
+	}
+	return rtnet.Listen("tcp", addr)
 }
 
 // ServeTLS is http.ServeTLS.
@@ -150,17 +161,7 @@ func ServerListenAndServeTLS(srv *http.Server, certFile, keyFile string) error {
 	if !rt.Running() {
 		return srv.ListenAndServeTLS(certFile, keyFile)
 	}
-	if stateOf(srv).closed {
-		return http.ErrServerClosed
-	}
-	addr := srv.Addr
-	if addr == "" {
-		addr = ":https"
-	}
-	if strings.HasSuffix(addr, ":https") {
-		addr = strings.TrimSuffix(addr, "https") + "443"
-	}
-	l, err := rtnet.Listen("tcp", addr)
+	l, err := listen(srv, "https", "443")
 	if err != nil {
 		return err
 	}

@@ -5,17 +5,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	stdhttptest "net/http/httptest"
@@ -1253,7 +1248,7 @@ func TestCloseWaitsForHandlers(t *testing.T) {
 func TestServeTLS(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	cert := selfSigned(t, certFile, keyFile)
+	cert := certFiles(t, certFile, keyFile)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "tls %v, server name %q, protocol %q", r.TLS != nil, r.TLS.ServerName, r.TLS.NegotiatedProtocol)
 	})
@@ -1349,43 +1344,37 @@ func TestServeTLS(t *testing.T) {
 	}
 }
 
-// selfSigned writes a self-signed certificate for 127.0.0.1 and example.com, and its key, to
-// the two files, and returns it.
-func selfSigned(t *testing.T, certFile, keyFile string) tls.Certificate {
+// certFiles writes the certificate of httptest's TLS servers (for 127.0.0.1 and example.com)
+// and its key to two files, and returns it.
+func certFiles(t *testing.T, certFile, keyFile string) tls.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	s := httptest.NewTLSServer(nil)
+	s.Close()
+	cert := s.TLS.Certificates[0]
+	key, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		Subject:      pkix.Name{Organization: []string{"heddle test"}},
-		NotBefore:    time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC),
-		NotAfter:     time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:     []string{"example.com"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
-	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return cert
+}
+
+// TestListenAndServeClosed: ListenAndServe and ListenAndServeTLS on a server already closed
+// return http.ErrServerClosed at once, as net/http's do, without listening.
+func TestListenAndServeClosed(t *testing.T) {
+	calls := func(listenAndServe func(*http.Server) error, listenAndServeTLS func(*http.Server, string, string) error,
+		close func(*http.Server) error) string {
+		srv := &http.Server{Addr: "127.0.0.1:0"}
+		close(srv)
+		return fmt.Sprintf("%v; %v", listenAndServe(srv), listenAndServeTLS(srv, "cert.pem", "key.pem"))
+	}
+	want := calls((*http.Server).ListenAndServe, (*http.Server).ListenAndServeTLS, (*http.Server).Close)
+	againstNetHTTP(t, want, func() string {
+		return calls(rthttp.ServerListenAndServe, rthttp.ServerListenAndServeTLS, rthttp.ServerClose)
+	})
 }
