@@ -101,19 +101,12 @@ func (r *run) waitsOutside(mode waitMode) string {
 		// cannot see the end of.
 		return ""
 	}
-	for _, fn := range fns {
-		if inRT(fn) {
-			// The innermost frame of heddle's: waiting in an operation is waiting inside heddle,
-			// but for a real socket that rt/net wraps, whose wait is the network poller's.
-			if fn != rtPrefix+".(*run).body" && fn != rtPrefix+".Subtest" && state != "IO wait" {
-				return ""
-			}
-			break
-		}
+	goroot := runtime.GOROOT() + "/src/"
+	if waitsInHeddle(state, fns, files, goroot) {
+		return ""
 	}
 	// Where the program called into the code it waits in: the innermost frame outside Go's
 	// sources, the module cache (dependencies) and heddle's runtime; else outside the first two.
-	goroot := runtime.GOROOT() + "/src/"
 	k := frameOf(fns, files, func(fn, file string) bool {
 		return !strings.HasPrefix(file, goroot) && !strings.Contains(file, "/pkg/mod/") && !inRT(fn)
 	})
@@ -141,6 +134,27 @@ func (r *run) waitsOutside(mode waitMode) string {
 		return fmt.Sprintf("goroutine %s has waited for over %s in uninstrumented code (%s, called at %s; %s)%s", r.gname(g), limit, called, at, state, instrumentHint(fns[:k], files[:k]))
 	}
 	return ""
+}
+
+// waitsInHeddle reports whether a goroutine blocked in state, with the stack fns and files
+// (innermost first), waits in an operation of heddle's: its innermost frame outside Go's
+// sources (goroot) is heddle's. A frame of the program's (or of a dependency) inside that one
+// called what waits: the heddle frame further out only runs the program's function (the run's
+// root, a subtest, synctest's bubble). A real socket that rt/net wraps waits in the network
+// poller, outside heddle, whoever called it.
+func waitsInHeddle(state string, fns, files []string, goroot string) bool {
+	if state == "IO wait" {
+		return false
+	}
+	for i, fn := range fns {
+		if inRT(fn) {
+			return fn != rtPrefix+".(*run).body" && fn != rtPrefix+".Subtest"
+		}
+		if i < len(files) && !strings.HasPrefix(files[i], goroot) {
+			return false
+		}
+	}
+	return false
 }
 
 // stackOf reads the stack of the goroutine with runtime id goid from a dump of all the

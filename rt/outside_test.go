@@ -135,3 +135,42 @@ func TestStallInHeddle(t *testing.T) {
 		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
+
+// TestWaitsInHeddle tells a goroutine that waits in an operation of heddle's from one that
+// waits in code the program called, from its stack: jrpc2's TestSeq, whose synctest bubble
+// (heddle's stand-in) dials an in-memory listener of a dependency, was reported as a hang of
+// the program when it waits outside heddle.
+func TestWaitsInHeddle(t *testing.T) {
+	const goroot = "/go/src/"
+	rtf := func(fn string) string { return rtPrefix + fn }
+	tests := []struct {
+		name  string
+		state string
+		fns   []string
+		files []string
+		want  bool
+	}{
+		{"a carrier parked by the scheduler", "waiting",
+			[]string{"runtime.gopark", rtf(".(*parker).park"), rtf(".(*run).yield"), rtf(".Recv[...]"), "example.com/m.TestX", rtf(".(*run).body")},
+			[]string{"/go/src/runtime/proc.go:462", "/h/rt/park.go:50", "/h/rt/sched.go:700", "/h/rt/chan.go:80", "/m/x_test.go:9", "/h/rt/sched.go:300"}, true},
+		{"heddle's own lock", "sync.Mutex.Lock",
+			[]string{"runtime.gopark", "sync.runtime_SemacquireMutex", "sync.(*Mutex).Lock", rtf(".takeCarrier"), rtf(".Go")},
+			[]string{"/go/src/runtime/proc.go:462", "/go/src/runtime/sema.go:90", "/go/src/sync/mutex.go:50", "/h/rt/carrier.go:40", "/h/rt/sched.go:800"}, true},
+		{"the test's function in a synctest bubble, in a dependency's select", "select",
+			[]string{"runtime.gopark", "runtime.selectgo", "github.com/creachadair/mds/mnet.Listener.dialContextAs", "github.com/creachadair/jrpc2/server_test.mustDial",
+				"github.com/creachadair/jrpc2/server_test.TestSeq.func1", rtf("/testing/synctest.Test.func1"), rtf(".(*run).body")},
+			[]string{"/go/src/runtime/proc.go:462", "/go/src/runtime/select.go:351", "/root/go/pkg/mod/github.com/creachadair/mds@v0.31.0/mnet/mnet.go:256", "/j/server/loop_test.go:40",
+				"/j/server/loop_test.go:107", "/h/rt/testing/synctest/synctest.go:30", "/h/rt/sched.go:300"}, false},
+		{"the run's root, in a dependency's select", "select",
+			[]string{"runtime.gopark", "runtime.selectgo", "example.com/dep.(*Pair).Send", "example.com/m.TestX", rtf(".(*run).body")},
+			[]string{"/go/src/runtime/proc.go:462", "/go/src/runtime/select.go:351", "/m/dep/dep.go:11", "/m/x_test.go:9", "/h/rt/sched.go:300"}, false},
+		{"a real socket that rt/net wraps", "IO wait",
+			[]string{"runtime.gopark", "internal/poll.runtime_pollWait", "net.(*conn).Read", rtf("/net.(*UnixConn).Read"), "example.com/m.TestX"},
+			[]string{"/go/src/runtime/proc.go:462", "/go/src/runtime/netpoll.go:351", "/go/src/net/net.go:196", "/h/rt/net/unix.go:90", "/m/x_test.go:9"}, false},
+	}
+	for _, tt := range tests {
+		if got := waitsInHeddle(tt.state, tt.fns, tt.files, goroot); got != tt.want {
+			t.Errorf("%s: waitsInHeddle = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -181,7 +181,12 @@ func TestBadInput(t *testing.T) {
 		{"handler net/http runs", "testdata/outside", []string{"test", "-run", "TestHandler", "."}, exitOK,
 			"    heddle: cannot be explored: instrumented code was called from a goroutine heddle did not start at " + filepath.Join(runtime.GOROOT(), "src/net/http/server.go")},
 		{"waits on a real pipe", "testdata/outside", []string{"test", "-run", "TestPipe", "."}, exitOK,
-			"    heddle: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (os.(*File).Read, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":45; IO wait)"},
+			"    heddle: cannot be explored: goroutine G1.1 has waited for over 1s in uninstrumented code (os.(*File).Read, called at " + filepath.Join(wd, "testdata/outside/outside_test.go") + ":48; IO wait)"},
+		// The bubble's function waits in a dependency's select: heddle's synctest stand-in is
+		// only the caller of the program's function, not where it waits (jrpc2's TestSeq was
+		// reported as a hang).
+		{"a bubble waits in a dependency", "testdata/outside", []string{"test", "-run", "TestBubble", "."}, exitOK,
+			"    heddle: cannot be explored: goroutine G1.1 has waited for over 1s outside heddle's control (select at " + filepath.Join(wd, "testdata/outside/rendezvous/rendezvous.go") + ":15)"},
 		{"unknown command", demo, []string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{"unknown flag", demo, []string{"run", "-bench", ".", "."}, exitUsage, "heddle run: flag provided but not defined: -bench"},
 		{"corrupt schedule", demo, []string{"replay", "go.mod"}, exitUsage, "go.mod"},

@@ -9,6 +9,9 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"testing/synctest"
+
+	"example.com/rendezvous"
 )
 
 // TestHandler's handler runs on a goroutine that net/http starts, not the test: the server's
@@ -50,4 +53,21 @@ func TestPipe(t *testing.T) {
 	mu.Unlock()
 	w.Write([]byte{1})
 	<-read
+}
+
+// TestBubble's bubble hands a value to a goroutine of its own through a dependency's channel,
+// which heddle does not instrument: the bubble's function waits in the dependency's select
+// (jrpc2's TestSeq dials a listener of creachadair/mds/mnet so).
+func TestBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := rendezvous.New()
+		got := make(chan int)
+		go func() { got <- p.Recv() }()
+		if err := p.Send(t.Context(), 1); err != nil {
+			t.Fatal(err)
+		}
+		if v := <-got; v != 1 {
+			t.Errorf("received %d, want 1", v)
+		}
+	})
 }

@@ -1,0 +1,3 @@
+module example.com/rendezvous
+
+go 1.26
