@@ -68,6 +68,45 @@ func BenchmarkUninstrumented(b *testing.B) {
 	}
 }
 
+// parkedSelects has fifty goroutines parked in a select while fifty others take a lock in
+// turn, as yamux's TestManyStreams parks its streams' readers: every decision offers the
+// lockers, and none of them completes a select.
+func parkedSelects() {
+	done := rt.MakeChan[struct{}](0)
+	var mu rt.Mutex
+	var parked, lockers rt.WaitGroup
+	for range 50 {
+		own := rt.MakeChan[int](0)
+		parked.Add(1)
+		rt.Go(func() {
+			defer parked.Done()
+			rt.Select(false, rt.RecvCase(own), rt.RecvCase(done))
+		})
+	}
+	for range 50 {
+		lockers.Add(1)
+		rt.Go(func() {
+			defer lockers.Done()
+			for range 4 {
+				mu.Lock()
+				mu.Unlock()
+			}
+		})
+	}
+	lockers.Wait()
+	rt.Close(done)
+	parked.Wait()
+}
+
+// BenchmarkParkedSelects measures the steps of a run with many selects parked (parkedSelects).
+func BenchmarkParkedSelects(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	b.ReportAllocs()
+	b.ResetTimer()
+	rep := explorer.Explore(parkedSelects, explorer.Options{Strategy: "random", MaxRuns: b.N})
+	b.ReportMetric(float64(rep.Stats.Steps)/b.Elapsed().Seconds(), "steps/s")
+}
+
 // BenchmarkDPOR measures a complete DPOR exploration of the small test.
 func BenchmarkDPOR(b *testing.B) {
 	for b.Loop() {

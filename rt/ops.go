@@ -245,6 +245,9 @@ func (r *run) appendAlt(alts []Alt, g *goroutine) []Alt {
 //
 //go:norace
 func (r *run) addCompletedSelects(a *Alt) {
+	if !r.selectsOn(a) {
+		return
+	}
 	start := len(r.altObjs)
 	if a.Objs != nil {
 		// One by one: append(s, t...) copies with runtime.slicecopy, which the race detector
@@ -271,6 +274,35 @@ func (r *run) addCompletedSelects(a *Alt) {
 		return
 	}
 	a.Objs = r.altObjs[start:len(r.altObjs):len(r.altObjs)]
+}
+
+// markSelect records that object o is a case of a parked select of this decision.
+//
+//go:norace
+func (r *run) markSelect(o ObjID) {
+	if o < 0 {
+		return
+	}
+	if int(o) >= len(r.selMarks) {
+		r.selMarks = append(r.selMarks, make([]uint32, int(o)+1-len(r.selMarks)+len(r.selMarks)/2)...)
+	}
+	r.selMarks[o] = r.selStamp
+}
+
+// selectsOn reports whether alternative a operates on an object of a parked select.
+//
+//go:norace
+func (r *run) selectsOn(a *Alt) bool {
+	on := func(o ObjID) bool { return o >= 0 && int(o) < len(r.selMarks) && r.selMarks[o] == r.selStamp }
+	if a.Objs != nil {
+		for _, o := range a.Objs {
+			if on(o) {
+				return true
+			}
+		}
+		return false
+	}
+	return on(a.Obj)
 }
 
 // waitsOnClock reports whether g's wait can still be ended by a timer.

@@ -246,6 +246,11 @@ type run struct {
 	altObjs   []ObjID
 	// parkedSelects are the goroutines parked in a select at the decision being made.
 	parkedSelects []*goroutine
+	// selMarks[o] is selStamp when object o is a case of a select in parkedSelects: an
+	// alternative on no such object completes no select, which addCompletedSelects then
+	// tells without looking at each select (yamux's fifty streams park a hundred).
+	selMarks []uint32
+	selStamp uint32
 	// candidates holds, in the order of their ids once sorted, the goroutines a decision
 	// looks at: every pending goroutine and every one parked in a select, and others that
 	// were until the next decision drops them. A decision costs what it offers, not the
@@ -462,6 +467,8 @@ func (r *run) reset(cfg Config) {
 		alts:          r.alts[:0],
 		altObjs:       r.altObjs[:0],
 		parkedSelects: r.parkedSelects[:0],
+		selMarks:      r.selMarks,
+		selStamp:      r.selStamp,
 		candidates:    r.candidates[:0],
 		chans:         r.chans[:0],
 		addrs:         r.addrs,
@@ -934,6 +941,10 @@ func (r *run) decide(cur *goroutine) *goroutine {
 	alts := r.alts[:0]
 	r.altObjs = r.altObjs[:0]
 	r.parkedSelects = r.parkedSelects[:0]
+	if r.selStamp++; r.selStamp == 0 {
+		clear(r.selMarks)
+		r.selStamp = 1
+	}
 	curIdx := -1
 	yielded, working := false, false
 	if cur != nil && cur == r.sliceG && r.slice >= sliceSteps {
@@ -960,6 +971,11 @@ func (r *run) decide(cur *goroutine) *goroutine {
 		kept = append(kept, g)
 		if g.state == gParked {
 			r.parkedSelects = append(r.parkedSelects, g)
+			for _, c := range g.op.cases {
+				if c.st != nil {
+					r.markSelect(c.st.obj.id)
+				}
+			}
 		}
 		if g.state == gPending && r.enabled(g) {
 			yielded = yielded || len(g.waitFor) > 0
