@@ -1,10 +1,8 @@
 package explorer_test
 
 import (
-	"runtime"
 	"testing"
 
-	"github.com/heddledbg/heddle/explorer"
 	"github.com/heddledbg/heddle/rt"
 )
 
@@ -21,11 +19,7 @@ func leakSmall() {
 // BenchmarkBuggySchedules measures schedules per second in process when every run is buggy:
 // b.N runs of leakSmall under random scheduling, on one core.
 func BenchmarkBuggySchedules(b *testing.B) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	b.ReportAllocs()
-	b.ResetTimer()
-	rep := explorer.Explore(leakSmall, explorer.Options{Strategy: "random", MaxRuns: b.N})
-	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "schedules/s")
+	rep := randomRuns(b, leakSmall)
 	if rep.Stats.BuggyRuns != rep.Stats.Runs {
 		b.Fatalf("%d buggy runs of %d", rep.Stats.BuggyRuns, rep.Stats.Runs)
 	}

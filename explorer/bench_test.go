@@ -51,12 +51,17 @@ func smallPlain() {
 
 // BenchmarkSchedules measures schedules per second in process: b.N runs of the small test
 // under random scheduling, on one core.
-func BenchmarkSchedules(b *testing.B) {
+func BenchmarkSchedules(b *testing.B) { randomRuns(b, small) }
+
+// randomRuns explores body for b.N runs under random scheduling, on one core, and reports
+// the schedules per second.
+func randomRuns(b *testing.B, body func()) *explorer.Report {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	b.ReportAllocs()
 	b.ResetTimer()
-	rep := explorer.Explore(small, explorer.Options{Strategy: "random", MaxRuns: b.N})
+	rep := explorer.Explore(body, explorer.Options{Strategy: "random", MaxRuns: b.N})
 	b.ReportMetric(float64(rep.Stats.Runs)/b.Elapsed().Seconds(), "schedules/s")
+	return rep
 }
 
 // BenchmarkUninstrumented runs the same body on Go's own scheduler, for the overhead ratio.
@@ -100,10 +105,7 @@ func parkedSelects() {
 
 // BenchmarkParkedSelects measures the steps of a run with many selects parked (parkedSelects).
 func BenchmarkParkedSelects(b *testing.B) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	b.ReportAllocs()
-	b.ResetTimer()
-	rep := explorer.Explore(parkedSelects, explorer.Options{Strategy: "random", MaxRuns: b.N})
+	rep := randomRuns(b, parkedSelects)
 	b.ReportMetric(float64(rep.Stats.Steps)/b.Elapsed().Seconds(), "steps/s")
 }
 
