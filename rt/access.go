@@ -264,7 +264,7 @@ type accesses struct {
 	// goroutines: the check and its clocks stop there, and the locks held are still followed.
 	overflow bool
 	held     [][]heldLock
-	vars     map[unsafe.Pointer]int32 // index in shadows
+	vars     ptrTable[int32] // index in shadows
 	shadows  []shadow
 	warnings []Warning
 	// pooled are the clocks released with each item put into a sync.Pool, hb's and full's,
@@ -288,7 +288,7 @@ type clocks struct {
 //go:norace
 func (r *run) accessState() *accesses {
 	if r.acc == nil {
-		r.acc = &accesses{vars: make(map[unsafe.Pointer]int32)}
+		r.acc = new(accesses)
 	}
 	return r.acc
 }
@@ -298,7 +298,7 @@ func (r *run) accessState() *accesses {
 //
 //go:norace
 func (a *accesses) reset() {
-	clear(a.vars)
+	a.vars.clear()
 	a.shadows = a.shadows[:0]
 	for i := range a.held {
 		a.held[i] = a.held[i][:0]
@@ -697,7 +697,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 	now := stamp{g: g, c: a.hb.clock(g)[g]}
 	held := a.held[g]
 	acc := Access{G: g, Write: write, Pos: pos}
-	k, ok := a.vars[addr]
+	k, ok := a.vars.get(addr)
 	if !ok {
 		if len(a.shadows) >= maxVars {
 			// A run that touches more variables than that (a loop that fills a buffer of
@@ -707,7 +707,7 @@ func (a *accesses) check(g GID, addr unsafe.Pointer, write bool, pos string) int
 			return -1
 		}
 		k = int32(len(a.shadows))
-		a.vars[addr] = k
+		a.vars.put(addr, k)
 		if len(a.shadows) < cap(a.shadows) {
 			// Reuse the slices of the previous run's shadow.
 			a.shadows = a.shadows[:k+1]

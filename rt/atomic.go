@@ -15,10 +15,10 @@ func atomicOp(addr unsafe.Pointer, kind OpKind) {
 	if r == nil {
 		return
 	}
-	id, ok := r.addrs[uintptr(addr)]
+	id, ok := r.addrs.get(addr)
 	if !ok {
 		id = r.newObj(ObjAtomic, g)
-		r.addrs[uintptr(addr)] = id
+		r.addrs.put(addr, id)
 	}
 	g.op = op{kind: kind, obj: id}
 	r.yield(g)

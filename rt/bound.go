@@ -170,7 +170,7 @@ func boundObjOf(o any) boundObj {
 	}
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
-	st := chans[v.UnsafePointer()]
+	st, _ := chans.get(v.UnsafePointer())
 	chansMu.Unlock()
 	raceShow()
 	if st == nil {
@@ -208,7 +208,7 @@ func (b *Bound) hasObj(r *run, id ObjID) bool {
 		}
 	}
 	for _, a := range b.atomics {
-		if x, ok := r.addrs[a]; ok && x == id {
+		if x, ok := r.addrs.at(a); ok && x == id {
 			return true
 		}
 	}

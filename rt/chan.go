@@ -138,7 +138,7 @@ func (t typedChan[T]) chanValue() any { return t.c }
 
 var (
 	chansMu sync.Mutex
-	chans   = map[chanKey]*chanState{}
+	chans   ptrTable[*chanState]
 )
 
 //go:norace
@@ -153,7 +153,7 @@ func MakeChan[T any](size int) chan T {
 	r := active
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
-	chans[chanPtr(c)] = st
+	chans.put(chanPtr(c), st)
 	chansMu.Unlock()
 	raceShow()
 	if r != nil && !r.aborted {
@@ -171,7 +171,7 @@ func MakeChan[T any](size int) chan T {
 func closedOutside(k chanKey) {
 	raceHide()
 	chansMu.Lock()
-	if st := chans[k]; st != nil {
+	if st, _ := chans.get(k); st != nil {
 		st.closed = true
 	}
 	chansMu.Unlock()
@@ -182,7 +182,7 @@ func closedOutside(k chanKey) {
 func unregisterChan(k chanKey) {
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
-	delete(chans, k)
+	chans.remove(k)
 	chansMu.Unlock()
 	raceShow()
 }
@@ -198,11 +198,11 @@ func stateOf(r *run, c chanOps) *chanState {
 	}
 	raceHide() // the registry orders nothing of the program's
 	chansMu.Lock()
-	st := chans[k]
+	st, _ := chans.get(k)
 	if st == nil {
 		st = &chanState{cap: c.capacity(), foreign: true, ops: c}
 		r.hasForeign = true
-		chans[k] = st
+		chans.put(k, st)
 		r.chans = append(r.chans, k)
 	}
 	chansMu.Unlock()

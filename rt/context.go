@@ -120,7 +120,7 @@ func newCancelCtx(parent context.Context) *cancelCtx {
 func controlledChan[T any](ch <-chan T) bool {
 	chansMu.Lock()
 	defer chansMu.Unlock()
-	_, ok := chans[chanPtr(ch)]
+	_, ok := chans.get(chanPtr(ch))
 	return ok
 }
 

@@ -76,7 +76,7 @@ func (r *run) persistent(alts []Alt, cur int) []bool {
 				}
 			}
 			for _, p := range b.atomics {
-				if id, ok := r.addrs[p]; ok {
+				if id, ok := r.addrs.at(p); ok {
 					keys[id] = p
 				}
 			}
@@ -197,7 +197,7 @@ func (m *mldG) pending(r *run, a *accesses, key func(ObjID) uintptr) {
 //
 //go:norace
 func mldAllows(a *accesses, p unsafe.Pointer, write bool, locks []ObjID) bool {
-	k, ok := a.vars[p]
+	k, ok := a.vars.get(p)
 	if !ok {
 		return true
 	}

@@ -420,14 +420,13 @@ func (r *run) accessors(addr uintptr, write bool) uint64 {
 	if r.acc == nil || addr == 0 {
 		return 0
 	}
-	for p, i := range r.acc.vars {
-		if uintptr(p) == addr {
-			v := &r.acc.shadows[i]
-			if write {
-				return v.writers
-			}
-			return v.readers | v.writers
-		}
+	i, ok := r.acc.vars.at(addr)
+	if !ok {
+		return 0
 	}
-	return 0
+	v := &r.acc.shadows[i]
+	if write {
+		return v.writers
+	}
+	return v.readers | v.writers
 }

@@ -293,7 +293,7 @@ type run struct {
 	watched []string  // the positions of Config.Watch reached, in order
 	// timerSites are the sites of Result.TimerSites, in the order the run first set them.
 	timerSites []string
-	addrs      map[uintptr]ObjID
+	addrs      ptrTable[ObjID]
 	// syncs is the side table of the stand-ins of package sync used in the run, by address,
 	// with their states in syncArena (nsync in use).
 	syncs     syncTable
@@ -490,13 +490,10 @@ func (r *run) reset(cfg Config) {
 		regions:       r.regions[:0],
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
-	clear(r.addrs)
+	r.addrs.clear()
 	r.syncs.reset()
 	if r.acc != nil {
 		r.acc.reset()
-	}
-	if r.addrs == nil {
-		r.addrs = make(map[uintptr]ObjID)
 	}
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
