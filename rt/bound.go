@@ -133,7 +133,7 @@ func (o boundObj) id(r *run) (ObjID, bool) {
 	if o.st != nil {
 		return o.st.id, o.st.epoch == r.epoch
 	}
-	if s := r.syncs.get(o.p); s != nil {
+	if s, _ := r.syncs.get(o.p); s != nil {
 		return s.id, true
 	}
 	return NoObj, false

@@ -55,20 +55,20 @@ func (r *run) unmirror() {
 	if !r.cfg.Mirror {
 		return
 	}
-	for i := range r.syncs.slots {
-		sl := &r.syncs.slots[i]
-		if sl.p == nil || !sl.so.mirrored {
+	for i, p := range r.syncs.keys {
+		so := r.syncs.vals[i]
+		if p == nil || !so.mirrored {
 			continue
 		}
-		switch sl.so.kind {
+		switch so.kind {
 		case ObjMutex:
-			*(*Mutex)(sl.p) = Mutex{}
+			*(*Mutex)(p) = Mutex{}
 		case ObjRWMutex:
-			*(*RWMutex)(sl.p) = RWMutex{}
+			*(*RWMutex)(p) = RWMutex{}
 		case ObjWaitGroup:
-			*(*WaitGroup)(sl.p) = WaitGroup{}
+			*(*WaitGroup)(p) = WaitGroup{}
 		case ObjOnce:
-			*(*Once)(sl.p) = Once{}
+			*(*Once)(p) = Once{}
 		}
 	}
 }

@@ -80,7 +80,7 @@ const objPool ObjKind = 255
 //
 //go:norace
 func (r *run) syncOf(p unsafe.Pointer, kind ObjKind, g *goroutine) *syncObj {
-	if so := r.syncs.get(p); so != nil && so.kind == kind {
+	if so, _ := r.syncs.get(p); so != nil && so.kind == kind {
 		return so
 	}
 	i := r.nsync
@@ -95,73 +95,6 @@ func (r *run) syncOf(p unsafe.Pointer, kind ObjKind, g *goroutine) *syncObj {
 	}
 	r.syncs.put(p, so)
 	return so
-}
-
-// syncTable is the side table: it maps the addresses of the stand-ins used in a run to their
-// states. It is an open-addressing hash table rather than a map, whose accesses the runtime
-// checks for the race detector even from rt's //go:norace functions: the detector would see
-// the goroutines of a run touch the table in turn, across hand-offs that rt hides from it, and
-// take each access for a race to match against its suppressions.
-type syncTable struct {
-	slots []syncSlot // a power of two in length, at most half full
-	n     int
-}
-
-type syncSlot struct {
-	p  unsafe.Pointer
-	so *syncObj
-}
-
-//go:norace
-func (t *syncTable) slot(p unsafe.Pointer) *syncSlot {
-	m := uint64(len(t.slots) - 1)
-	h := uint64(uintptr(p)) * 0x9e3779b97f4a7c15
-	for i := (h ^ h>>29) & m; ; i = (i + 1) & m {
-		if s := &t.slots[i]; s.p == p || s.p == nil {
-			return s
-		}
-	}
-}
-
-// get returns the state of the object at p, or nil.
-//
-//go:norace
-func (t *syncTable) get(p unsafe.Pointer) *syncObj {
-	if t.n == 0 {
-		return nil
-	}
-	return t.slot(p).so
-}
-
-// put sets the state of the object at p.
-//
-//go:norace
-func (t *syncTable) put(p unsafe.Pointer, so *syncObj) {
-	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
-		t.slots, t.n = make([]syncSlot, max(64, 2*len(old))), 0
-		for _, s := range old {
-			if s.p != nil {
-				t.put(s.p, s.so)
-			}
-		}
-	}
-	s := t.slot(p)
-	if s.p == nil {
-		s.p = p
-		t.n++
-	}
-	s.so = so
-}
-
-// reset empties the table, keeping its slots for the next run.
-//
-//go:norace
-func (t *syncTable) reset() {
-	if t.n > 0 {
-		clear(t.slots)
-		t.n = 0
-	}
 }
 
 //go:norace

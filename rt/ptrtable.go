@@ -7,7 +7,8 @@ import (
 
 // A ptrTable maps pointers to values, as a map[unsafe.Pointer]V would, for heddle's state that
 // the goroutines of a run look up in turn across hand-offs hidden from the race detector (the
-// registry of channels, the lockset check's variables). A map's accesses are the runtime's,
+// side table of the stand-ins of package sync, the registry of channels, the lockset check's
+// variables, the atomics by address). A map's accesses are the runtime's,
 // which the detector checks whoever calls them: each lookup from another goroutine was a race
 // of heddle's own, suppressed only after the detector had rebuilt both stacks
 // (RaceSuppressions). The table's loads and stores are in functions the detector does not

@@ -296,7 +296,7 @@ type run struct {
 	addrs      ptrTable[ObjID]
 	// syncs is the side table of the stand-ins of package sync used in the run, by address,
 	// with their states in syncArena (nsync in use).
-	syncs     syncTable
+	syncs     ptrTable[*syncObj]
 	syncArena []*[syncChunk]syncObj
 	nsync     int
 	clock     clock
@@ -491,7 +491,7 @@ func (r *run) reset(cfg Config) {
 		shared:        Result{Goroutines: r.shared.Goroutines, Objects: r.shared.Objects},
 	}
 	r.addrs.clear()
-	r.syncs.reset()
+	r.syncs.clear()
 	if r.acc != nil {
 		r.acc.reset()
 	}

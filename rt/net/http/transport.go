@@ -90,13 +90,12 @@ func StandIn(t *http.Transport) *Transport {
 		ResponseHeaderTimeout: t.ResponseHeaderTimeout, Proxy: t.Proxy, ProxyConnectHeader: t.ProxyConnectHeader,
 		GetProxyConnectHeader: t.GetProxyConnectHeader, owner: t}
 	// The deprecated dialers, which net/http uses when the others are nil.
+	var dial any = t.DialContext
 	if s.DialContext == nil && t.Dial != nil {
 		s.DialContext = func(_ context.Context, network, addr string) (net.Conn, error) { return t.Dial(network, addr) }
-		if d := netDialer(t.Dial); d != nil {
-			s.DialContext = d.DialContext
-		}
+		dial = t.Dial
 	}
-	if d := netDialer(t.DialContext); d != nil {
+	if d := netDialer(dial); d != nil {
 		s.DialContext = d.DialContext
 	}
 	if s.DialTLSContext == nil && t.DialTLS != nil {
