@@ -123,17 +123,13 @@ func (t *ptrTable[V]) remove(k unsafe.Pointer) {
 	}
 }
 
-// clear removes every key, keeping the storage, slot by slot: clear of a slice is the
-// runtime's.
+// clear removes every key, keeping the storage.
 //
 //go:norace
 func (t *ptrTable[V]) clear() {
-	if t.n == 0 {
-		return
+	if t.n > 0 {
+		clear(t.keys)
+		clear(t.vals)
+		t.n = 0
 	}
-	var zero V
-	for i := range t.keys {
-		t.keys[i], t.vals[i] = nil, zero
-	}
-	t.n = 0
 }
